@@ -1,0 +1,44 @@
+# fwbench: `make site` (set up, benchmark, probe, build the site) and `make test` (set up, run the tests).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.fwbench-installed
+RESULTS ?= results
+
+.PHONY: setup test site serve lint chromium clean-site
+
+# The stamp is rebuilt whenever pyproject.toml changes, so a stale venv never runs the tests.
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[cpu,dev]'
+	@touch $@
+
+setup: $(STAMP)
+
+# Browser tests need Debian's Chromium; install it when absent (as root, as on CI).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: setup chromium
+	$(BIN)/ruff check .
+	$(PY) -m pytest
+
+lint: setup
+	$(BIN)/ruff check .
+
+site: setup
+	$(BIN)/runners matrix --profile quick --out $(RESULTS)/runs
+	$(BIN)/runners probes --out $(RESULTS)/probes
+	@$(BIN)/ecosystem collect --out $(RESULTS)/ecosystem || \
+	  echo "ecosystem: collection failed (offline?); the site uses the latest snapshot in $(RESULTS)/ecosystem if any"
+	$(BIN)/generator build --results $(RESULTS) --site-dir site
+	@echo "Site built in site/ (open site/index.html). Browse it live with: make serve  (mkdocs serve)"
+
+serve: setup
+	$(BIN)/mkdocs serve
+
+clean-site:
+	rm -rf site

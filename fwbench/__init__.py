@@ -1,0 +1,1 @@
+"""Shared plumbing for fwbench's packages: versioned records and their JSON Schemas."""
