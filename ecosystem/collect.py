@@ -1,0 +1,90 @@
+"""One collection: check the network, run each source's collector, and build the dated snapshot."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from ecosystem import github_stats, pypi_stats, stackoverflow_stats
+from ecosystem.errors import OfflineError
+from ecosystem.metric import SourceMetrics
+from ecosystem.network import reachable
+from ecosystem.snapshot import build_snapshot, load_snapshots, star_baselines
+from runners.provenance import utc_now
+
+SOURCES = ("stackoverflow", "github", "pypi")
+HOSTS = {"stackoverflow": stackoverflow_stats.HOST, "github": github_stats.HOST, "pypi": pypi_stats.HOST}
+#: progress steps per source: the tags call plus one per tag, one per repository, one per package
+STEPS = {"stackoverflow": 1 + len(stackoverflow_stats.TAGS), "github": len(github_stats.REPOS),
+         "pypi": len(pypi_stats.PACKAGES)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to collect and how patiently."""
+
+    out_dir: Path = Path("results/ecosystem")
+    sources: tuple[str, ...] = SOURCES
+    window_days: int = 365
+    sample: int = 300
+    max_wait: float = 60.0  # the longest single wait for a backoff, retry or rate-limit reset
+
+
+def _warn(message: str) -> None:
+    print(f"ecosystem: {message}", file=sys.stderr)
+
+
+def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Callable[[], str] = utc_now,
+            is_reachable: Callable[[str], bool] = reachable, progress: bool = True,
+            warn: Callable[[str], None] = _warn) -> dict[str, Any]:
+    """Collect the selected sources and return the snapshot record (not yet written).
+
+    Raises OfflineError, before any request, when none of the sources' hosts can be reached.
+    A source whose host is down is recorded as failed; the others are collected.
+    """
+    env = os.environ if env is None else env
+    down = [source for source in settings.sources if not is_reachable(HOSTS[source])]
+    if len(down) == len(settings.sources):
+        hosts = ", ".join(HOSTS[source] for source in settings.sources)
+        raise OfflineError(f"offline: cannot reach {hosts} (port 443); nothing was collected or written")
+    collected_at = clock()
+    now = datetime.fromisoformat(collected_at.replace("Z", "+00:00"))
+    key = env.get("STACK_EXCHANGE_KEY") or None
+    token = env.get("GITHUB_TOKEN") or None
+
+    results = []
+    with tqdm(total=sum(STEPS[s] for s in settings.sources), desc="ecosystem", unit="step",
+              disable=not progress) as bar:
+
+        def advance(label: str) -> None:
+            bar.set_postfix_str(label)
+            bar.update(1)
+
+        for source in settings.sources:
+            metrics = SourceMetrics(source, clock)
+            if source in down:
+                metrics.stopped = f"cannot reach {HOSTS[source]} (port 443)"
+            if source == "stackoverflow":
+                stackoverflow_stats.collect_stackoverflow(
+                    lambda: stackoverflow_stats.StackClient(key=key, max_wait=settings.max_wait),
+                    now, settings.window_days, settings.sample, metrics, advance)
+            elif source == "github":
+                history = load_snapshots(settings.out_dir,
+                                         on_error=lambda exc: warn(f"skipping history: {exc}"))
+                github_stats.collect_github(
+                    lambda: github_stats.make_github(token, settings.max_wait),
+                    now, settings.window_days, metrics, token is not None,
+                    star_baselines(history, now.date(), settings.window_days), settings.max_wait, advance)
+            else:
+                pypi_stats.collect_pypi(lambda: pypi_stats.make_session(settings.max_wait), metrics, advance)
+            results.append(metrics)
+
+    authenticated = {s: bool({"stackoverflow": key, "github": token}.get(s)) for s in settings.sources}
+    return build_snapshot(results, settings.window_days, authenticated, collected_at, collected_at[:10])

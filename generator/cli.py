@@ -1,0 +1,123 @@
+"""The ``generator`` console script: ``generator build`` turns the records into the MkDocs site."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from fwbench.records import RecordError
+from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
+from generator.load import load_results
+from generator.pages import REPO_ROOT
+
+CONFIG_FILE = REPO_ROOT / "mkdocs.yml"
+
+
+def build_site(results: Path, site_dir: Path, frameworks_dir: Path | None = None) -> None:
+    """Run ``mkdocs build --strict`` on the records in ``results`` into ``site_dir``.
+
+    Raises mkdocs' Abort/ConfigurationError on a broken page or link (strict mode).
+    """
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
+    saved = {name: os.environ.get(name) for name in (RESULTS_ENV, FRAMEWORKS_ENV)}
+    os.environ[RESULTS_ENV] = str(results.resolve())
+    if frameworks_dir is not None:
+        os.environ[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
+    try:
+        config = load_config(config_file=str(CONFIG_FILE), site_dir=str(site_dir.resolve()), strict=True)
+        build(config)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Validate the records (all of them, or fail with --strict), then build the site."""
+    started = time.perf_counter()
+    if not args.results.is_dir():
+        print(
+            f"generator build: --results {args.results}: no such directory; the site will show its empty "
+            "states (produce records with `make site`)",
+            file=sys.stderr,
+        )
+    try:
+        results = load_results(args.results, strict=args.strict, progress=True)
+    except RecordError as exc:
+        print(f"generator build: invalid record (--strict): {exc}", file=sys.stderr)
+        return 1
+    for skipped in results.skipped:
+        print(f"generator build: skipped {skipped.message}", file=sys.stderr)
+    print(
+        f"generator build: {len(results.runs)} runs, {len(results.probes)} probes, "
+        f"{len(results.snapshots)} ecosystem snapshots, {len(results.skipped)} skipped"
+    )
+    logging.basicConfig(level=logging.WARNING, format="mkdocs: %(levelname)s %(message)s")
+    from mkdocs.exceptions import MkDocsException
+
+    try:
+        build_site(args.results, args.site_dir, args.frameworks_dir)
+    except MkDocsException as exc:
+        print(f"generator build: mkdocs build failed (strict): {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"generator build: site written to {args.site_dir} in {time.perf_counter() - started:.1f} s. "
+        "Browse it live with `mkdocs serve` (or `make serve`)."
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``generator`` console script."""
+    parser = argparse.ArgumentParser(
+        prog="generator",
+        description="Build fwbench's MkDocs Material site from the records under results/.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    build = sub.add_parser(
+        "build",
+        help="validate every record, render the pages and charts, run `mkdocs build --strict`",
+        description="Load and validate every record under --results (runs, probes, ecosystem), render the "
+        "pages through mkdocs-gen-files and build the site in strict mode. Invalid records are "
+        "skipped and listed on the site unless --strict is given.",
+    )
+    build.add_argument(
+        "--results",
+        type=Path,
+        default=Path("results"),
+        help="directory holding runs/, probes/ and ecosystem/ (default: results)",
+    )
+    build.add_argument("--site-dir", type=Path, default=Path("site"), help="output directory (default: site)")
+    build.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1) on the first invalid or unreadable record instead of skipping it",
+    )
+    build.add_argument(
+        "--frameworks-dir",
+        type=Path,
+        default=None,
+        help="where the framework implementations live for the code-size page "
+        "(default: runners/frameworks in this repository)",
+    )
+    build.set_defaults(func=cmd_build)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``generator`` console script."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

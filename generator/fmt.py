@@ -1,0 +1,82 @@
+"""Number and text formatting shared by the pages, the CSV tables and the claims check."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from generator.aggregate import FRAMEWORK_LABELS, Stats
+
+MIB = 1024 * 1024
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def num(value: float | None, digits: int = 1, unit: str = "") -> str:
+    """``12.3 s``-style text; an em dash for a missing value."""
+    if value is None:
+        return "—"
+    text = f"{value:,.{digits}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def pct(fraction: float | None, digits: int = 2) -> str:
+    """A 0..1 fraction as a percentage."""
+    return "—" if fraction is None else f"{100 * fraction:.{digits}f} %"
+
+
+def mib(nbytes: float | None) -> str:
+    """Bytes as MiB (what nvidia-smi calls MiB)."""
+    return "—" if nbytes is None else f"{nbytes / MIB:,.0f} MiB"
+
+
+def mean_std(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str = "") -> str:
+    """``mean ± std`` (std only with two or more values)."""
+    if stats is None:
+        return "—"
+    text = f"{stats.mean * scale:.{digits}f}"
+    if stats.std is not None:
+        text += f" ± {stats.std * scale:.{digits}f}"
+    return f"{text} {unit}".rstrip()
+
+
+def interval(stats: Stats | None, scale: float = 1.0, digits: int = 2) -> str:
+    """``[low, high]`` 95% interval, or a dash when there are too few runs for one."""
+    if stats is None or stats.ci95 is None:
+        return "—"
+    low, high = stats.ci95
+    return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+
+def label(framework: str) -> str:
+    """Display name of a framework."""
+    return FRAMEWORK_LABELS.get(framework, framework)
+
+
+def strip_ansi(text: str | None) -> str:
+    """Remove terminal colour codes (records keep the raw text; the site shows the clean one)."""
+    return _ANSI.sub("", text or "")
+
+
+def cell(text: object) -> str:
+    """Text safe inside a Markdown table cell: HTML-escaped, pipes and newlines neutralised."""
+    clean = html.escape(strip_ansi(str(text)), quote=False)
+    return clean.replace("|", "&#124;").replace("\r", " ").replace("\n", " ").replace("`", "&#96;")
+
+
+def fence(text: str, lang: str = "text", indent: str = "") -> str:
+    """A fenced block holding ``text`` verbatim (the renderer escapes it), fenced past any backtick run."""
+    text = strip_ansi(text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = "\n".join(indent + line if line else "" for line in text.splitlines())
+    return f"{indent}{ticks}{lang}\n{body}\n{indent}{ticks}"
+
+
+def title_text(text: object) -> str:
+    """Text safe inside a quoted admonition title."""
+    return cell(text).replace('"', "&quot;")
+
+
+def mark(flag: bool | None) -> str:
+    """A tick, a cross, or a dash for not applicable."""
+    return "—" if flag is None else ("✓" if flag else "✗")

@@ -1,0 +1,813 @@
+"""Render every page, chart and download of the site from loaded records (no mkdocs needed here).
+
+``build_pages`` returns ``{docs-relative path: text or bytes}``; ``gen_pages.py`` hands that to
+mkdocs-gen-files, the tests read it directly.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
+
+from generator import aggregate, charts, claims, codesize, fmt
+from generator.aggregate import FRAMEWORKS, Summary, Table
+from generator.load import Loaded, Results
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: page path -> template; the nav in mkdocs.yml lists the same paths
+PAGES = {
+    "index.md": "index.md.j2",
+    "method.md": "method.md.j2",
+    "results/speed.md": "speed.md.j2",
+    "results/memory.md": "memory.md.j2",
+    "results/accuracy.md": "accuracy.md.j2",
+    "devex/debugging.md": "debugging.md.j2",
+    "devex/code-size.md": "code_size.md.j2",
+    "devex/toolchains.md": "toolchains.md.j2",
+    "choose.md": "choose.md.j2",
+    "beyond/community.md": "community.md.j2",
+    "beyond/maintenance.md": "maintenance.md.j2",
+    "appendix/claims.md": "claims.md.j2",
+    "appendix/raw-data.md": "raw_data.md.j2",
+    "appendix/reproduce.md": "reproduce.md.j2",
+}
+
+#: memory field -> (axis/column title, what it means)
+MEMORY_METRICS = {
+    "allocator_peak_bytes": (
+        "allocator peak",
+        "the most memory the framework's own allocator held in live tensors",
+    ),
+    "allocator_reserved_bytes": (
+        "allocator reserved",
+        "what the allocator had reserved from the device (cache included)",
+    ),
+    "nvml_process_peak_bytes": (
+        "NVML process peak",
+        "the process's GPU memory as the driver sees it (what "
+        "nvidia-smi shows), sampled during training with preallocation off",
+    ),
+    "host_peak_rss_bytes": (
+        "host peak RSS",
+        "the process's peak resident host memory above its post-import baseline",
+    ),
+}
+
+#: ecosystem metric -> definition shown beside its figure
+METRIC_DEFINITIONS = {
+    "total_questions": "questions ever asked with the tag",
+    "questions_in_window": "questions asked with the tag within the window",
+    "unanswered_share_in_window": "share of the window's questions with no answer",
+    "first_answer_median_minutes": "median minutes from question to first answer, over the sampled questions",
+    "answered_within_1h_share": "share of sampled questions answered within 1 hour",
+    "answered_within_24h_share": "share of sampled questions answered within 24 hours",
+    "first_answer_sample_size": "questions sampled for the answer-time figures",
+    "sample_unanswered": "sampled questions still without an answer",
+    "stars": "GitHub stargazers",
+    "forks": "forks",
+    "subscribers": "watchers (subscribers)",
+    "open_issues": "open issues (pull requests excluded)",
+    "open_pull_requests": "open pull requests",
+    "contributors": "contributors",
+    "releases_in_window": "releases published within the window",
+    "latest_release_date": "date of the latest release",
+    "issues_opened_in_window": "issues opened within the window",
+    "stars_gained_in_window": "stars gained within the window",
+    "star_growth_percent_in_window": "stars gained within the window as a share of the stars at its start",
+    "downloads_last_month": "PyPI downloads in the last month",
+}
+SHARE_METRICS = {"unanswered_share_in_window", "answered_within_1h_share", "answered_within_24h_share"}
+
+
+# ---- table cells -------------------------------------------------------------------------------
+
+
+def _failed(summary: Summary) -> str:
+    return f"**✗ {summary.failure_note}**"
+
+
+def _with_notes(text: str, summary: Summary) -> str:
+    if summary.n_ok > 1:
+        text += f" (n={summary.n_ok})"
+    if summary.failure_note:
+        text += f" ⚠ {summary.failure_note}"
+    return text
+
+
+def time_cell(summary: Summary | None) -> str:
+    """Median seconds per epoch, the run count, and failures spelled out (never a blank or a zero)."""
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return _failed(summary)
+    return _with_notes(fmt.num(summary.epoch_seconds.median, 2, "s"), summary)
+
+
+def rate_cell(summary: Summary | None) -> str:
+    """Median images per second."""
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return _failed(summary)
+    return _with_notes(fmt.num(summary.images_per_second.median, 1), summary)
+
+
+def compile_cell(summary: Summary | None) -> str:
+    """Median compile / first-step seconds."""
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return _failed(summary)
+    stats = summary.compile_seconds
+    return fmt.num(stats.median if stats else None, 2, "s")
+
+
+def memory_cell(summary: Summary | None, name: str) -> str:
+    """Median of one memory figure in MiB."""
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return _failed(summary)
+    stats = summary.memory(name)
+    return _with_notes(fmt.mib(stats.median if stats else None), summary)
+
+
+def accuracy_cell(summary: Summary | None) -> str:
+    """Mean ± std of the final test accuracy in percent, with the 95% interval when there are enough runs."""
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return _failed(summary)
+    text = fmt.mean_std(summary.accuracy, scale=100, unit="%")
+    if summary.accuracy.ci95:
+        text += f" 95% CI {fmt.interval(summary.accuracy, scale=100)}"
+    return _with_notes(text, summary)
+
+
+# ---- derived views -----------------------------------------------------------------------------
+
+
+@dataclass
+class Lead:
+    """Who is fastest at one batch size of one table, and by how much over the next one."""
+
+    batch_size: int
+    leader: str
+    leader_seconds: float
+    runner_up: str | None
+    runner_up_seconds: float | None
+    margin: float | None
+    overlapping: bool
+    failed: list[str] = field(default_factory=list)
+
+
+def leads(table: Table, mode: str = "compiled") -> list[Lead]:
+    """Per batch size, the framework with the lowest median seconds per epoch in ``mode``."""
+    found = []
+    for bs in table.batch_sizes:
+        ok, failed = [], []
+        for fw in FRAMEWORKS:
+            s = table.cell(fw, mode, bs)
+            if s and s.epoch_seconds:
+                ok.append(s)
+            elif s:
+                failed.append(f"{fmt.label(fw)} ({s.failure_note})")
+        if not ok:
+            continue
+        ok.sort(key=lambda s: s.epoch_seconds.median)
+        first = ok[0]
+        second = ok[1] if len(ok) > 1 else None
+        overlapping = bool(
+            second
+            and first.epoch_seconds.ci95
+            and second.epoch_seconds.ci95
+            and first.epoch_seconds.ci95[1] >= second.epoch_seconds.ci95[0]
+        )
+        found.append(
+            Lead(
+                batch_size=bs,
+                leader=first.key.framework,
+                leader_seconds=first.epoch_seconds.median,
+                runner_up=second.key.framework if second else None,
+                runner_up_seconds=second.epoch_seconds.median if second else None,
+                margin=(second.epoch_seconds.median / first.epoch_seconds.median - 1) if second else None,
+                overlapping=overlapping,
+                failed=failed,
+            )
+        )
+    return found
+
+
+def versions_in(table: Table) -> list[str]:
+    """``PyTorch 2.x`` strings for the framework versions a table's runs used."""
+    seen = sorted(
+        {
+            (
+                FRAMEWORKS.index(r.record["framework"]["name"]),
+                r.record["framework"]["name"],
+                r.record["framework"]["version"] or "unknown",
+            )
+            for s in table.summaries
+            for r in s.runs
+        }
+    )
+    return [f"{fmt.label(name)} {version}" for _, name, version in seen]
+
+
+def git_commits(table: Table) -> list[str]:
+    """The benchmark code's commits the table's runs came from (``+dirty`` when uncommitted changes)."""
+    commits = set()
+    for s in table.summaries:
+        for r in s.runs:
+            software = r.record.get("software")
+            if software and software.get("git_commit"):
+                commits.add(software["git_commit"][:12] + ("+dirty" if software.get("git_dirty") else ""))
+    return sorted(commits)
+
+
+def memory_metrics_of(table: Table) -> list[str]:
+    """The memory fields that at least one run of the table recorded."""
+    return [name for name in MEMORY_METRICS if any(s.memory(name) for s in table.summaries)]
+
+
+def probe_scores(probes: list[Loaded]) -> dict[str, float]:
+    """Mean probe score (fraction of the maximum) per framework."""
+    by_framework: dict[str, list[float]] = defaultdict(list)
+    for p in probes:
+        score = p.record["score"]
+        if score["max"]:
+            by_framework[p.record["framework"]["name"]].append(score["total"] / score["max"])
+    return {fw: sum(v) / len(v) for fw, v in by_framework.items()}
+
+
+def parity_tests(repo_root: Path) -> list[tuple[str, list[str]]]:
+    """(file, test names) of the repository's parity tests: the proof that the three models match."""
+    found = []
+    for path in sorted((repo_root / "tests").rglob("test_*parity*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError):
+            continue
+        names = [
+            n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("test")
+        ]
+        found.append((path.relative_to(repo_root).as_posix(), names))
+    return found
+
+
+def metric_text(metric: dict[str, Any] | None, name: str) -> str:
+    """An ecosystem metric's value with its status; a reason instead of a figure when it was not collected."""
+    if metric is None:
+        return "—"
+    if metric["status"] != "ok" or metric["value"] is None:
+        return f"{metric['status'].replace('_', ' ')}" + (
+            f": {fmt.cell(metric['reason'])}" if metric.get("reason") else ""
+        )
+    value = metric["value"]
+    if isinstance(value, str):
+        return fmt.cell(value)
+    if name in SHARE_METRICS:
+        return fmt.pct(value, 1)
+    if name.endswith("_percent_in_window"):
+        return f"{value:.1f} %"
+    if name.endswith("_minutes"):
+        return f"{value:,.0f} min"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def ecosystem_rows(
+    snapshot: dict[str, Any], source: str
+) -> tuple[list[str], list[str], dict[tuple[str, str], Any]]:
+    """(subjects, metric names, {(subject, metric): metric}) of one source of a snapshot."""
+    subjects = snapshot["sources"].get(source, {})
+    names: list[str] = []
+    for metrics in subjects.values():
+        names += [m for m in metrics if m not in names]
+    return list(subjects), names, {(s, m): v for s, metrics in subjects.items() for m, v in metrics.items()}
+
+
+def method_notes(snapshot: dict[str, Any], source: str) -> list[str]:
+    """Distinct ``endpoint, window, sample size`` descriptions of how a source's metrics were computed."""
+    notes = set()
+    for metrics in snapshot["sources"].get(source, {}).values():
+        for name, metric in metrics.items():
+            method = metric["method"]
+            parts = [f"`{name}`: {fmt.cell(method['endpoint'])}"]
+            if method.get("window_days"):
+                parts.append(f"window {method['window_days']} days")
+            if method.get("sample_size") is not None:
+                parts.append(f"sample {method['sample_size']}")
+            notes.add(", ".join(parts))
+    return sorted(notes)
+
+
+def history(snapshots: list[Loaded], source: str, metric: str) -> dict[str, list[tuple[str, float]]]:
+    """Subject -> [(snapshot date, value)] for one numeric metric, across all snapshots that have it."""
+    series: dict[str, dict[str, float]] = defaultdict(dict)
+    for snap in snapshots:
+        for subject, metrics in snap.record["sources"].get(source, {}).items():
+            m = metrics.get(metric)
+            if m and m["status"] == "ok" and isinstance(m["value"], int | float):
+                series[subject][snap.record["date"]] = m["value"]
+    return {s: sorted(points.items()) for s, points in series.items() if len(points) >= 2}
+
+
+# ---- CSV downloads ---------------------------------------------------------------------------
+
+
+def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _stat_columns(stats) -> list[Any]:
+    if stats is None:
+        return ["", "", "", "", ""]
+    low, high = stats.ci95 if stats.ci95 else ("", "")
+    return [stats.median, stats.mean, "" if stats.std is None else stats.std, low, high]
+
+
+def summaries_csv(summaries: list[Summary]) -> str:
+    """Every configuration: counts, statuses and each statistic (median, mean, std, 95% interval)."""
+    header = [
+        "machine_id",
+        "profile",
+        "dataset",
+        "images_per_epoch",
+        "epochs",
+        "precision",
+        "framework",
+        "mode",
+        "batch_size",
+        "runs",
+        "ok",
+        "failures",
+    ]
+    metrics = ["epoch_seconds", "images_per_second", "compile_seconds", "final_test_accuracy"] + list(
+        MEMORY_METRICS
+    )
+    for m in metrics:
+        header += [f"{m}_median", f"{m}_mean", f"{m}_std", f"{m}_ci95_low", f"{m}_ci95_high"]
+    rows = []
+    for s in summaries:
+        k = s.key
+        row = [
+            k.machine_id,
+            k.setting.profile,
+            k.setting.dataset,
+            k.setting.images_per_epoch,
+            k.setting.epochs,
+            k.setting.precision,
+            k.framework,
+            k.mode,
+            k.batch_size,
+            s.n_runs,
+            s.n_ok,
+            s.failure_note,
+        ]
+        for stats in (s.epoch_seconds, s.images_per_second, s.compile_seconds, s.accuracy):
+            row += _stat_columns(stats)
+        for name in MEMORY_METRICS:
+            row += _stat_columns(s.memory(name))
+        rows.append(row)
+    return _csv(header, rows)
+
+
+def runs_csv(runs: list[Loaded], root: Path) -> str:
+    """One row per run record, failed runs included with their exception."""
+    header = [
+        "record",
+        "machine_id",
+        "status",
+        "framework",
+        "version",
+        "mode",
+        "dataset",
+        "batch_size",
+        "seed",
+        "epoch_seconds",
+        "images_per_second",
+        "compile_seconds",
+        "final_test_accuracy",
+        "exception_type",
+    ]
+    rows = []
+    for item in runs:
+        r = item.record
+        timing, accuracy, failure = r.get("timing") or {}, r.get("accuracy") or {}, r.get("failure") or {}
+        rows.append(
+            [
+                item.path.relative_to(root).as_posix(),
+                item.machine_id,
+                r["status"],
+                r["framework"]["name"],
+                r["framework"]["version"],
+                r["framework"]["mode"],
+                r["config"]["dataset"],
+                r["config"]["batch_size"],
+                r["config"]["seed"],
+                timing.get("epoch_seconds"),
+                timing.get("images_per_second"),
+                timing.get("compile_seconds"),
+                accuracy.get("final_test_accuracy"),
+                failure.get("exception_type"),
+            ]
+        )
+    return _csv(header, rows)
+
+
+def probes_csv(probes: list[Loaded]) -> str:
+    """One row per probe record with its score parts."""
+    header = [
+        "machine_id",
+        "bug",
+        "tooling",
+        "framework",
+        "version",
+        "mode",
+        "outcome",
+        "exception_type",
+        "score_total",
+        "score_max",
+        "names_shapes",
+        "points_to_file",
+        "points_to_line",
+        "names_layer",
+        "traceback_lines",
+        "traceback_frames",
+        "seconds_to_error",
+    ]
+    rows = [
+        [
+            p.machine_id,
+            r["bug"],
+            r["tooling"],
+            r["framework"]["name"],
+            r["framework"]["version"],
+            r["framework"]["mode"],
+            r["outcome"],
+            r["exception_type"],
+            r["score"]["total"],
+            r["score"]["max"],
+            r["names_shapes"],
+            r["points_to_file"],
+            r["points_to_line"],
+            r["names_layer"],
+            r["traceback_lines"],
+            r["traceback_frames"],
+            r["seconds_to_error"],
+        ]
+        for p in probes
+        for r in [p.record]
+    ]
+    return _csv(header, rows)
+
+
+def ecosystem_csv(snapshots: list[Loaded]) -> str:
+    """Every metric of every snapshot, long format."""
+    header = [
+        "date",
+        "source",
+        "subject",
+        "metric",
+        "value",
+        "status",
+        "reason",
+        "endpoint",
+        "window_days",
+        "sample_size",
+        "collected_at",
+    ]
+    rows = []
+    for snap in snapshots:
+        for source, subjects in snap.record["sources"].items():
+            for subject, metrics in subjects.items():
+                for name, m in metrics.items():
+                    rows.append(
+                        [
+                            snap.record["date"],
+                            source,
+                            subject,
+                            name,
+                            m["value"],
+                            m["status"],
+                            m.get("reason"),
+                            m["method"]["endpoint"],
+                            m["method"].get("window_days"),
+                            m["method"].get("sample_size"),
+                            m["collected_at"],
+                        ]
+                    )
+    return _csv(header, rows)
+
+
+def claims_csv(rows: list[tuple[str, claims.Claim]]) -> str:
+    """The claims check with its scope (internal, a machine, or the ecosystem snapshot)."""
+    return _csv(
+        ["scope", "section", "claim", "article", "fwbench", "verdict", "reason"],
+        [[scope, c.section, c.claim, c.article, c.ours, c.verdict, c.reason] for scope, c in rows],
+    )
+
+
+# ---- the site --------------------------------------------------------------------------------
+
+
+@pass_context
+def rel(context, target: str) -> str:
+    """Link to ``target`` (docs-relative) from the page being rendered."""
+    return posixpath.relpath(target, posixpath.dirname(context["page"]) or ".")
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("generator", "templates"),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=StrictUndefined,
+        autoescape=False,
+    )
+    env.globals.update(
+        fmt=fmt,
+        label=fmt.label,
+        time_cell=time_cell,
+        rate_cell=rate_cell,
+        compile_cell=compile_cell,
+        memory_cell=memory_cell,
+        accuracy_cell=accuracy_cell,
+        metric_text=metric_text,
+        METRIC_DEFINITIONS=METRIC_DEFINITIONS,
+        MEMORY_METRICS=MEMORY_METRICS,
+        FRAMEWORKS=FRAMEWORKS,
+        rel=rel,
+        versions_in=versions_in,
+        memory_metrics_of=memory_metrics_of,
+        git_commits=git_commits,
+        leads=leads,
+        mark=fmt.mark,
+    )
+    env.filters.update(cell=fmt.cell, fence=fmt.fence, title_text=fmt.title_text)
+    return env
+
+
+def _chart_name(kind: str, table: Table) -> str:
+    return f"charts/{kind}-{table.machine_id}-{table.setting.slug}.png"
+
+
+def build_pages(
+    results: Results, frameworks_dir: Path | None = None, repo_root: Path = REPO_ROOT
+) -> dict[str, Any]:
+    """Every file of the generated site: Markdown pages (str), charts (bytes), CSV and JSON downloads."""
+    frameworks_dir = frameworks_dir or repo_root / "runners" / "frameworks"
+    summaries = aggregate.summarise(results.runs)
+    tables = aggregate.tables(summaries)
+    machines = aggregate.machines(results.runs)
+    machine_by_id = {m.machine_id: m for m in machines}
+    snapshot = results.latest_snapshot()
+    article = claims.load_article_figures()
+    claim_scopes = [("article's own tables", claims.internal_claims(article))]
+    claim_scopes += [(m.machine_id, claims.machine_claims(article, m, tables)) for m in machines]
+    claim_scopes.append(("ecosystem snapshot", claims.ecosystem_claims(article, snapshot)))
+    claim_scopes = [(scope, rows) for scope, rows in claim_scopes if rows]
+    toolchains = json.loads((claims.DATA_DIR / "toolchains.json").read_text(encoding="utf-8"))
+    sources = codesize.measure(frameworks_dir)
+
+    files: dict[str, Any] = {}
+    for table in tables:
+        files[_chart_name("speed", table)] = charts.speed_chart(table)
+        memory_metrics = [(name, MEMORY_METRICS[name][0]) for name in memory_metrics_of(table)]
+        if memory_metrics:
+            files[_chart_name("memory", table)] = charts.memory_chart(table, memory_metrics)
+        if any(s.curve("test_accuracy") for s in table.summaries):
+            files[_chart_name("convergence", table)] = charts.convergence_chart(table)
+    history_charts = {}
+    for source, metric, ylabel in (
+        ("github", "stars", "stars"),
+        ("stackoverflow", "total_questions", "questions"),
+    ):
+        series = history(results.snapshots, source, metric)
+        if series:
+            name = f"charts/history-{source}-{metric}.png"
+            files[name] = charts.history_chart(series, ylabel, f"{source}: {METRIC_DEFINITIONS[metric]}")
+            history_charts[(source, metric)] = name
+
+    records = [
+        (kind, item)
+        for kind, items in (
+            ("runs", results.runs),
+            ("probes", results.probes),
+            ("ecosystem", results.snapshots),
+        )
+        for item in items
+    ]
+    record_links = []
+    for kind, item in records:
+        target = "data/records/" + item.path.relative_to(results.root).as_posix()
+        files[target] = item.path.read_bytes()
+        record_links.append((kind, item.machine_id if kind != "ecosystem" else "", target))
+    all_claims = [(scope, c) for scope, rows in claim_scopes for c in rows]
+    files["data/configurations.csv"] = summaries_csv(summaries)
+    files["data/runs.csv"] = runs_csv(results.runs, results.root)
+    files["data/probes.csv"] = probes_csv(results.probes)
+    files["data/ecosystem.csv"] = ecosystem_csv(results.snapshots)
+    files["data/claims.csv"] = claims_csv(all_claims)
+    files["data/code-size.csv"] = _csv(
+        ["part", "framework", "file", "code_lines"],
+        [[s.part, s.framework, s.path.name, s.lines] for s in sources],
+    )
+
+    scores = probe_scores(results.probes)
+    probes_by_machine: dict[str, list[Loaded]] = defaultdict(list)
+    for p in sorted(
+        results.probes,
+        key=lambda p: (
+            p.record["bug"],
+            str(p.record["tooling"]),
+            FRAMEWORKS.index(p.record["framework"]["name"]),
+            p.record["framework"]["mode"],
+        ),
+    ):
+        probes_by_machine[p.machine_id].append(p)
+    context = dict(
+        results=results,
+        root=results.root,
+        summaries=summaries,
+        tables=tables,
+        machines=machines,
+        machine_by_id=machine_by_id,
+        snapshot=snapshot.record if snapshot else None,
+        snapshots=results.snapshots,
+        claim_scopes=claim_scopes,
+        verdict_counts=_verdict_counts(all_claims),
+        article=article,
+        toolchains=toolchains,
+        sources=sources,
+        parts=list(codesize.PARTS),
+        chart=_chart_name,
+        files=files,
+        history_charts=history_charts,
+        probes_by_machine=dict(probes_by_machine),
+        probe_scores=scores,
+        parity=parity_tests(repo_root),
+        record_links=record_links,
+        frameworks_dir=_display_path(frameworks_dir, repo_root),
+        skipped=results.skipped,
+        commands=_recorded_commands(results.runs),
+        choices=choices(tables, machine_by_id, scores, sources, snapshot),
+        ecosystem_rows=ecosystem_rows,
+        method_notes=method_notes,
+    )
+    env = _environment()
+    for page, template in PAGES.items():
+        files[page] = env.get_template(template).render(page=page, **context)
+    return files
+
+
+def _display_path(path: Path, repo_root: Path) -> str:
+    try:
+        return path.resolve().relative_to(repo_root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _verdict_counts(rows: list[tuple[str, claims.Claim]]) -> dict[str, int]:
+    counts = {claims.CONFIRMED: 0, claims.CONTRADICTED: 0, claims.NOT_COMPARABLE: 0}
+    for _, c in rows:
+        counts[c.verdict] += 1
+    return counts
+
+
+def _recorded_commands(runs: list[Loaded]) -> list[str]:
+    """Distinct command lines stored in the run records (what actually produced them)."""
+    seen = {" ".join(r.record["command"]) for r in runs if r.record.get("command")}
+    return sorted(seen)
+
+
+def _best(values: dict[str, float], lowest: bool = True) -> tuple[str, float]:
+    """(display names of every framework tied for the best value, that value)."""
+    target = min(values.values()) if lowest else max(values.values())
+    return " and ".join(fmt.label(k) for k, v in values.items() if v == target), target
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One scenario of the "which to choose" page and what the records favour for it."""
+
+    scenario: str
+    favoured: str
+    evidence: str
+    link: str
+
+
+def choices(
+    tables: list[Table],
+    machines: dict[str, aggregate.Machine],
+    scores: dict[str, float],
+    sources: list[codesize.SourceFile],
+    snapshot: Loaded | None,
+) -> list[Choice]:
+    """Scenario guidance computed from the measured tables (nothing here is asserted without a figure)."""
+    found = []
+    for table in tables:
+        where = (
+            f"{machines[table.machine_id].device if table.machine_id in machines else table.machine_id}, "
+            f"{table.setting.dataset}"
+        )
+        table_leads = leads(table)
+        if table_leads:
+            small, large = table_leads[0], table_leads[-1]
+            for size, lead in (("small", small), ("large", large)):
+                margin = f", {lead.margin:.1%} ahead of {fmt.label(lead.runner_up)}" if lead.runner_up else ""
+                found.append(
+                    Choice(
+                        f"fast training at {size} batches (batch {lead.batch_size}) on {where}",
+                        fmt.label(lead.leader),
+                        f"{lead.leader_seconds:.2f} s per epoch{margin}",
+                        "results/speed.md",
+                    )
+                )
+        compiles = {
+            s.key.framework: s.compile_seconds.median
+            for s in table.summaries
+            if s.key.mode == "compiled" and s.compile_seconds and s.key.batch_size == table.batch_sizes[-1]
+        }
+        if compiles:
+            best, seconds = _best(compiles)
+            found.append(
+                Choice(
+                    f"short start-up (compile time) on {where}",
+                    best,
+                    f"{seconds:.2f} s to compile at batch {table.batch_sizes[-1]}",
+                    "results/speed.md",
+                )
+            )
+        for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
+            peaks = {
+                s.key.framework: s.memory(name).median
+                for s in table.summaries
+                if s.key.mode == "compiled" and s.key.batch_size == table.batch_sizes[-1] and s.memory(name)
+            }
+            if peaks:
+                best, peak = _best(peaks)
+                found.append(
+                    Choice(
+                        f"tight memory on {where}",
+                        best,
+                        f"{fmt.mib(peak)} {MEMORY_METRICS[name][0]} at batch {table.batch_sizes[-1]}",
+                        "results/memory.md",
+                    )
+                )
+                break
+    if scores:
+        best, score = _best(scores, lowest=False)
+        found.append(
+            Choice(
+                "clear error messages",
+                best,
+                f"mean probe score {score:.0%} of the maximum",
+                "devex/debugging.md",
+            )
+        )
+    totals: dict[str, int] = defaultdict(int)
+    for s in sources:
+        if s.lines is not None:
+            totals[s.framework] += s.lines
+    if all(s.lines is not None for s in sources):
+        best, lines = _best(totals)
+        found.append(
+            Choice(
+                "the least code to read", best, f"{lines} lines (model + training step)", "devex/code-size.md"
+            )
+        )
+    if snapshot:
+        questions = {
+            tag: m["value"]
+            for tag in ("pytorch", "tensorflow", "jax")
+            if (m := snapshot.record["sources"].get("stackoverflow", {}).get(tag, {}).get("total_questions"))
+            and m["status"] == "ok"
+            and m["value"] is not None
+        }
+        if questions:
+            best, count = _best(questions, lowest=False)
+            found.append(
+                Choice(
+                    "the most Stack Overflow questions to search",
+                    best,
+                    f"{count:,} questions tagged ({snapshot.record['date']})",
+                    "beyond/community.md",
+                )
+            )
+    return found

@@ -1,0 +1,82 @@
+"""CIFAR ResNet-18 in Flax NNX (NHWC), with weight import/export in the canonical layout."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from runners import arch
+
+
+def conv_bn(cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs) -> tuple[nnx.Conv, nnx.BatchNorm]:
+    pad = kernel // 2  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
+    conv = nnx.Conv(cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)),
+                    use_bias=False, rngs=rngs)
+    return conv, nnx.BatchNorm(cout, momentum=arch.BN_DECAY, epsilon=arch.BN_EPSILON, rngs=rngs)
+
+
+class ConvBN(nnx.Module):
+    def __init__(self, cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs):
+        self.conv, self.bn = conv_bn(cin, cout, kernel, stride, rngs)
+
+    def __call__(self, x):
+        return self.bn(self.conv(x))
+
+
+class BasicBlock(nnx.Module):
+    def __init__(self, cin: int, cout: int, stride: int, rngs: nnx.Rngs):
+        self.conv1, self.bn1 = conv_bn(cin, cout, 3, stride, rngs)
+        self.conv2, self.bn2 = conv_bn(cout, cout, 3, 1, rngs)
+        self.shortcut = ConvBN(cin, cout, 1, stride, rngs) if stride != 1 or cin != cout else None
+
+    def __call__(self, x):
+        out = nnx.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return nnx.relu(out + (x if self.shortcut is None else self.shortcut(x)))
+
+
+class ResNet18(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs):
+        self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1, rngs)
+        cin = arch.STEM_WIDTH
+        for s, (width, stride) in enumerate(arch.STAGES):
+            blocks = [BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs)
+                      for b in range(arch.BLOCKS_PER_STAGE)]
+            setattr(self, f"layer{s + 1}", nnx.List(blocks))
+            cin = width
+        self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, rngs=rngs)
+
+    def __call__(self, x):
+        x = nnx.relu(self.stem(x))
+        for s in range(len(arch.STAGES)):
+            for block in getattr(self, f"layer{s + 1}"):
+                x = block(x)
+        return self.fc(jnp.mean(x, axis=(1, 2)))  # global average pool over H, W
+
+
+# layer kind → canonical field → Flax variable attribute (Flax already uses HWIO and (in, out))
+LAYOUT = {
+    "conv": {"kernel": "kernel"},
+    "bn": {"scale": "scale", "bias": "bias", "mean": "mean", "var": "var"},
+    "fc": {"kernel": "kernel", "bias": "bias"},
+}
+
+
+def _variable(model: ResNet18, key: str) -> nnx.Variable:
+    layer, _, field = key.rpartition(".")
+    module = model
+    for part in layer.split("."):
+        module = module[int(part)] if part.isdigit() else getattr(module, part)
+    return getattr(module, LAYOUT[arch.layer_kind(layer)][field])
+
+
+def load_weights(model: ResNet18, weights: dict[str, np.ndarray]) -> None:
+    """Set the model's variables from canonical NumPy weights."""
+    for key, value in weights.items():
+        _variable(model, key).value = jnp.asarray(value)
+
+
+def export_weights(model: ResNet18) -> dict[str, np.ndarray]:
+    """The model's weights and BN statistics in the canonical layout."""
+    return {key: np.asarray(_variable(model, key).value) for key in arch.weight_names()}

@@ -1,0 +1,116 @@
+"""Training step in JAX with Flax NNX and optax: SGD with momentum and coupled weight decay.
+
+``optax.add_decayed_weights`` before ``optax.sgd`` is PyTorch's coupled rule (g += wd·p); the step is
+a pure function of (params, batch stats, optimizer state) compiled with ``jax.jit``, the pattern of
+Flax's performance guide (``nnx.split`` once, no graph traversal per step).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from runners import arch
+from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
+
+
+def make_optimizer() -> optax.GradientTransformation:
+    # inject_hyperparams makes the learning rate an input of each step instead of a constant.
+    return optax.inject_hyperparams(lambda learning_rate: optax.chain(
+        optax.add_decayed_weights(arch.WEIGHT_DECAY),
+        optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)))(learning_rate=0.0)
+
+
+class Trainer:
+    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+
+    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
+        if mode != "compiled":
+            raise ValueError(f"--mode {mode}: JAX trains only through jax.jit (mode 'compiled')")
+        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
+        jax.config.update("jax_default_matmul_precision", "highest")
+        self.dtype = np.dtype(dtype)  # float64 only for parity tests
+        jax.config.update("jax_enable_x64", self.dtype == np.float64)
+        gpus = [d for d in jax.devices() if d.platform == "gpu"]
+        if device == "gpu" and not gpus:
+            raise RuntimeError("--device gpu: JAX sees no GPU")
+        self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+        self.model = ResNet18(nnx.Rngs(0))
+        self.tx = make_optimizer()
+        self.model.eval()
+        self.eval_graph = nnx.graphdef(self.model)
+        self.model.train()
+        self.graph = nnx.graphdef(self.model)
+        self.restore(weights)
+        self.step_fn = jax.jit(self._step, donate_argnums=(0, 1, 2))
+        self.forward_fn = jax.jit(self._forward, static_argnums=3)
+
+    def _step(self, params, stats, opt_state, x, y, lr):
+        def loss_fn(params, stats):  # stats as an argument: BN updates them inside the grad trace
+            model = nnx.merge(self.graph, params, stats)
+            logits = model(x)
+            loss = optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+            return loss, (logits, nnx.pure(nnx.state(model, nnx.BatchStat)))
+
+        (loss, (logits, new_stats)), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, stats)
+        opt_state.hyperparams["learning_rate"] = lr
+        updates, opt_state = self.tx.update(grads, opt_state, params)
+        params = optax.apply_updates(params, updates)
+        correct = jnp.sum(jnp.argmax(logits, axis=1) == y)
+        return params, new_stats, opt_state, loss, correct
+
+    def _forward(self, params, stats, x, training):
+        model = nnx.merge(self.graph if training else self.eval_graph, params, stats)
+        return model(x), nnx.pure(nnx.state(model, nnx.BatchStat))
+
+    def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
+        """Per-step (NHWC images, labels) resident on the device."""
+        return [(jax.device_put(x.astype(self.dtype), self.device), jax.device_put(y, self.device))
+                for x, y in zip(images, labels, strict=True)]
+
+    def train_step(self, x: jax.Array, y: jax.Array, lr: float) -> tuple[jax.Array, jax.Array]:
+        """One SGD step at learning rate ``lr``; returns (loss, correct predictions) without syncing."""
+        self.params, self.stats, self.opt_state, loss, correct = self.step_fn(
+            self.params, self.stats, self.opt_state, x, y, self.dtype.type(lr))
+        return loss, correct
+
+    def logits(self, x: jax.Array, training: bool = False) -> np.ndarray:
+        """Forward pass only; ``training`` uses batch statistics (and updates the running ones, like
+        training does)."""
+        logits, self.stats = self.forward_fn(self.params, self.stats, x, training)
+        return np.asarray(logits)
+
+    def sync(self) -> None:
+        jax.block_until_ready((self.params, self.stats, self.opt_state))
+
+    def weights(self) -> dict[str, np.ndarray]:
+        nnx.update(self.model, self.params, self.stats)
+        return export_weights(self.model)
+
+    def restore(self, weights: dict[str, np.ndarray]) -> None:
+        """Load ``weights`` and start the optimizer afresh (used to undo the compile warm-up step)."""
+        load_weights(self.model, {k: v.astype(self.dtype) for k, v in weights.items()})
+        _, params, stats = nnx.split(self.model, nnx.Param, nnx.BatchStat)
+        # plain arrays, not Variables: the step merges them into fresh modules inside its own trace
+        self.params, self.stats = jax.device_put(nnx.pure((params, stats)), self.device)
+        self.opt_state = jax.device_put(self.tx.init(self.params), self.device)
+
+    def memory(self) -> dict[str, int | None]:
+        stats = self.device.memory_stats() or {}
+        return {"allocator_peak_bytes": stats.get("peak_bytes_in_use"),
+                "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved"))}
+
+    def device_info(self) -> dict:
+        on_gpu = self.device.platform == "gpu"
+        cuda = cudnn = None
+        if on_gpu:
+            try:  # jaxlib exposes the CUDA/cuDNN versions it loaded only through this private module
+                from jax._src.lib import cuda_versions
+                cuda, cudnn = str(cuda_versions.cuda_runtime_get_version()), str(cuda_versions.cudnn_get_version())
+            except Exception:
+                pass
+        return {"device_kind": "gpu" if on_gpu else "cpu", "device_name": self.device.device_kind if on_gpu else None,
+                "cuda": cuda, "cudnn": cudnn, "framework_threads": None}

@@ -1,0 +1,96 @@
+"""Training step in TensorFlow/Keras 3: SGD with momentum and coupled weight decay, written out.
+
+Keras' SGD folds the learning rate into the velocity (v = m·v − lr·g) and its ``weight_decay`` is
+decoupled; PyTorch's rule is v = m·v + (g + wd·p), p −= lr·v. The step spells out PyTorch's rule so
+the three frameworks make the same update even while the learning rate changes.
+"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from runners import arch
+from runners.frameworks.tf_model import ResNet18, build, export_weights, load_weights
+
+
+class Trainer:
+    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+
+    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
+        gpus = tf.config.list_physical_devices("GPU")
+        if device == "gpu" and not gpus:
+            raise RuntimeError("--device gpu: TensorFlow sees no GPU")
+        for gpu in gpus:
+            tf.config.experimental.set_memory_growth(gpu, True)  # measure use, not a preallocated pool
+        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        self.device = "/GPU:0" if gpus and device != "cpu" else "/CPU:0"
+        self.dtype = dtype  # float64 only for parity tests
+        keras.config.set_floatx(dtype)
+        with tf.device(self.device):
+            self.model = build(ResNet18())
+            load_weights(self.model, weights)
+            self.velocity = [tf.Variable(tf.zeros_like(v), trainable=False) for v in self.model.trainable_variables]
+        self.step_fn = tf.function(self._step, jit_compile=True) if mode == "compiled" else self._step
+        # evaluation is outside the clock: plain graph mode, traced once per mode
+        self.forward_fn = tf.function(lambda x, training: self.model(x, training=training))
+
+    def _step(self, x: tf.Tensor, y: tf.Tensor, lr: tf.Tensor):
+        with tf.GradientTape() as tape:
+            logits = self.model(x, training=True)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+        params = self.model.trainable_variables
+        for param, grad, velocity in zip(params, tape.gradient(loss, params), self.velocity, strict=True):
+            grad = grad + arch.WEIGHT_DECAY * param.value  # coupled weight decay
+            velocity.assign(arch.SGD_MOMENTUM * velocity + grad)
+            param.assign_sub(lr * velocity)
+        correct = tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=y.dtype), y), tf.int32))
+        return loss, correct
+
+    def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[tf.Tensor, tf.Tensor]]:
+        """Per-step (NHWC images, labels) resident on the device."""
+        with tf.device(self.device):
+            return [(tf.cast(x, self.dtype), tf.identity(y)) for x, y in zip(images, labels, strict=True)]
+
+    def train_step(self, x: tf.Tensor, y: tf.Tensor, lr: float) -> tuple[tf.Tensor, tf.Tensor]:
+        """One SGD step at learning rate ``lr``; returns (loss, correct predictions) without syncing."""
+        return self.step_fn(x, y, tf.constant(lr, self.dtype))  # a tensor, so a new rate never retraces
+
+    def logits(self, x: tf.Tensor, training: bool = False) -> np.ndarray:
+        """Forward pass only; ``training`` uses batch statistics (and updates the moving ones, like
+        training does)."""
+        return self.forward_fn(x, training).numpy()
+
+    def sync(self) -> None:
+        # Reading a value back waits for every op queued before it on the device.
+        if self.velocity:
+            self.velocity[-1][0].numpy()
+
+    def weights(self) -> dict[str, np.ndarray]:
+        return export_weights(self.model)
+
+    def restore(self, weights: dict[str, np.ndarray]) -> None:
+        """Load ``weights`` and zero the momentum (used to undo the compile warm-up step)."""
+        load_weights(self.model, weights)
+        for velocity in self.velocity:
+            velocity.assign(tf.zeros_like(velocity))
+
+    def memory(self) -> dict[str, int | None]:
+        if self.device == "/CPU:0":
+            return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
+        info = tf.config.experimental.get_memory_info("GPU:0")
+        return {"allocator_peak_bytes": int(info["peak"]), "allocator_reserved_bytes": None}
+
+    def device_info(self) -> dict:
+        on_gpu = self.device != "/CPU:0"
+        build_info = tf.sysconfig.get_build_info()
+        name = None
+        if on_gpu:
+            gpu = tf.config.list_physical_devices("GPU")[0]
+            name = tf.config.experimental.get_device_details(gpu).get("device_name")
+        return {"device_kind": "gpu" if on_gpu else "cpu", "device_name": name,
+                "cuda": build_info.get("cuda_version") if on_gpu else None,
+                "cudnn": build_info.get("cudnn_version") if on_gpu else None,
+                "framework_threads": tf.config.threading.get_intra_op_parallelism_threads() or None}

@@ -1,0 +1,86 @@
+"""Training step in PyTorch: SGD with momentum and coupled weight decay (PyTorch's own semantics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from runners import arch
+from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
+
+
+class Trainer:
+    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+
+    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
+        gpu = torch.cuda.is_available()
+        if device == "gpu" and not gpu:
+            raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
+        self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
+        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = True  # PyTorch's performance guide: fixed shapes → autotune once
+        self.dtype = getattr(torch, dtype)  # float64 only for parity tests
+        self.model = ResNet18().to(self.device, self.dtype)
+        load_weights(self.model, weights)
+        self.model.train()
+        self.forward = torch.compile(self.model) if mode == "compiled" else self.model
+        self.optimizer = self._new_optimizer()
+
+    def _new_optimizer(self) -> torch.optim.SGD:
+        return torch.optim.SGD(self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM,
+                               weight_decay=arch.WEIGHT_DECAY)
+
+    def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Per-step (NCHW images, labels) resident on the device."""
+        x = torch.from_numpy(images).permute(0, 1, 4, 2, 3).contiguous().to(self.device, self.dtype)
+        y = torch.from_numpy(labels).long().to(self.device)
+        return list(zip(x.unbind(0), y.unbind(0), strict=True))
+
+    def train_step(self, x: torch.Tensor, y: torch.Tensor, lr: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """One SGD step at learning rate ``lr``; returns (loss, correct predictions) without syncing."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.optimizer.zero_grad(set_to_none=True)
+        logits = self.forward(x)
+        loss = F.cross_entropy(logits, y)
+        loss.backward()
+        self.optimizer.step()
+        return loss.detach(), (logits.argmax(dim=1) == y).sum()
+
+    def logits(self, x: torch.Tensor, training: bool = False) -> np.ndarray:
+        """Forward pass only; ``training`` uses batch statistics (and updates the running ones, like
+        training does). Evaluation is outside the clock, so it runs the eager model."""
+        self.model.train(training)
+        with torch.no_grad():
+            logits = self.model(x).cpu().numpy()
+        self.model.train()
+        return logits
+
+    def sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+
+    def weights(self) -> dict[str, np.ndarray]:
+        return export_weights(self.model)
+
+    def restore(self, weights: dict[str, np.ndarray]) -> None:
+        """Load ``weights`` and start the optimizer afresh (used to undo the compile warm-up step)."""
+        load_weights(self.model, weights)
+        self.optimizer = self._new_optimizer()
+
+    def memory(self) -> dict[str, int | None]:
+        if self.device.type != "cuda":
+            return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
+        return {"allocator_peak_bytes": torch.cuda.max_memory_allocated(),
+                "allocator_reserved_bytes": torch.cuda.max_memory_reserved()}
+
+    def device_info(self) -> dict:
+        on_gpu = self.device.type == "cuda"
+        return {"device_kind": "gpu" if on_gpu else "cpu",
+                "device_name": torch.cuda.get_device_name(0) if on_gpu else None,
+                "cuda": torch.version.cuda if on_gpu else None,
+                "cudnn": str(torch.backends.cudnn.version()) if on_gpu else None,
+                "framework_threads": torch.get_num_threads()}

@@ -1,0 +1,92 @@
+"""What the suite probes: the frameworks, bugs and modes, and what a good error message for each bug names.
+
+The planted line of a probe is found by reading its program file for the ``# PLANTED: <bug>`` marker,
+so the programs can be edited freely without line numbers going stale.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+BUGS = ("dense_shape", "dtype", "loss_shape", "nan")
+#: every framework has both: torch.compile, tf.function(jit_compile=True), jax.jit; and op-by-op execution
+MODES = ("eager", "compiled")
+
+PROGRAMS_DIR = Path(__file__).resolve().parent / "programs"
+REPO_ROOT = PROGRAMS_DIR.parent.parent.parent
+
+#: the offending shapes (their distinctive sizes), dtypes or value that a helpful message names.
+#: dense_shape: the body emits 128 features, the head declares 64; loss_shape: 10 logits vs 7-class
+#: one-hot targets; dtype: float64 data into a float32 model.
+EXPECTED_TOKENS = {
+    "dense_shape": ("128", "64"),
+    "dtype": ("float64", "float32"),
+    "loss_shape": ("10", "7"),
+    "nan": ("nan",),
+}
+
+#: the layer a helpful message names (the name the probe program gives it); None where no layer is at fault
+LAYER_NAMES = {"dense_shape": "head", "dtype": "body", "loss_shape": None, "nan": None}
+#: the class of that layer in each framework: naming the class also counts as naming the layer
+LAYER_CLASSES = {"torch": "Linear", "tensorflow": "Dense", "jax": "Linear"}
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """One probe: a bug in one framework and mode; ``tooling`` (NaN checks on/off) only for the NaN bug."""
+
+    framework: str
+    bug: str
+    mode: str
+    tooling: bool | None = None
+
+    @property
+    def record_id(self) -> str:
+        """File-name-safe id, unique per framework, bug, mode and tooling."""
+        suffix = "" if self.tooling is None else f"-tooling-{'on' if self.tooling else 'off'}"
+        return f"{self.bug}-{self.framework}-{self.mode}{suffix}"
+
+    @property
+    def label(self) -> str:
+        """Short human-readable name for progress bars and tables."""
+        tooling = "" if self.tooling is None else f" tooling={'on' if self.tooling else 'off'}"
+        return f"{self.framework} {self.bug} {self.mode}{tooling}"
+
+
+def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, True)) -> list[ProbeSpec]:
+    """Every probe in the given subsets, in a stable order (framework, bug, mode, tooling)."""
+    specs = []
+    for framework in frameworks:
+        for bug in bugs:
+            for mode in modes:
+                if bug == "nan":
+                    specs.extend(ProbeSpec(framework, bug, mode, on) for on in tooling)
+                else:
+                    specs.append(ProbeSpec(framework, bug, mode))
+    return specs
+
+
+def program_path(framework: str) -> Path:
+    """The probe program file of ``framework``."""
+    return PROGRAMS_DIR / f"{framework}_probes.py"
+
+
+@cache
+def planted_line(framework: str, bug: str) -> int:
+    """1-based line of the ``# PLANTED: <bug>`` marker in the framework's program; exactly one must exist."""
+    path = program_path(framework)
+    marker = re.compile(rf"#\s*PLANTED:\s*{re.escape(bug)}\b")
+    source = path.read_text(encoding="utf-8").splitlines()
+    lines = [number for number, text in enumerate(source, 1) if marker.search(text)]
+    if len(lines) != 1:
+        raise ValueError(f"{path}: expected exactly one '# PLANTED: {bug}' marker, found {len(lines)}")
+    return lines[0]
+
+
+def relative_to_repo(path: Path) -> str:
+    """``path`` relative to the repository root, with forward slashes (as stored in records)."""
+    return path.resolve().relative_to(REPO_ROOT).as_posix()

@@ -1,0 +1,132 @@
+"""``runners probes``: run the planted-bug probes, write one record per probe and print a summary table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from fwbench.records import write_record
+from runners import provenance
+from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
+from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs
+from runners.probes.record import build_record
+
+DEFAULT_OUT = Path("results/probes")
+TOOLING_CHOICES = {"on": True, "off": False}
+
+
+class UsageError(ValueError):
+    """Bad command-line input; the message names the flag."""
+
+
+def parse_choices(flag: str, values: list[str] | None, allowed) -> tuple:
+    """The chosen subset of ``allowed`` from repeated or comma-separated ``values`` (all when none given)."""
+    if not values:
+        return tuple(allowed)
+    chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    unknown = [v for v in chosen if v not in allowed]
+    if unknown or not chosen:
+        raise UsageError(f"{flag}: unknown value {', '.join(map(repr, unknown)) or repr('')}; "
+                         f"choose from {', '.join(allowed)}")
+    return tuple(a for a in allowed if a in chosen)
+
+
+def selected_specs(args: argparse.Namespace) -> list[ProbeSpec]:
+    """The probes the filters select; raises UsageError naming the bad flag."""
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
+    tooling = parse_choices("--tooling", args.tooling, tuple(TOOLING_CHOICES))
+    return all_specs(frameworks=parse_choices("--framework", args.framework, FRAMEWORKS),
+                     bugs=parse_choices("--bug", args.bug, BUGS),
+                     modes=parse_choices("--mode", args.mode, MODES),
+                     tooling=tuple(TOOLING_CHOICES[t] for t in tooling))
+
+
+def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
+               progress: bool = True) -> list[dict]:
+    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``."""
+    machine_id = provenance.hardware_info()["machine_id"]
+    software = provenance.software_info()
+    records = []
+    bar = tqdm(specs, desc="probes", unit="probe", disable=not progress, file=sys.stderr)
+    for spec in bar:
+        bar.set_postfix_str(spec.label)
+        started_at = provenance.utc_now()
+        capture = run_child(spec, timeout_s)
+        record = build_record(spec, capture, machine_id=machine_id, software=software, started_at=started_at,
+                              finished_at=provenance.utc_now())
+        write_record(out / machine_id / f"{spec.record_id}.json", record)
+        records.append(record)
+    return records
+
+
+def _flag(value: bool | None) -> str:
+    return "-" if value is None else "yes" if value else "no"
+
+
+def summary_table(records: list[dict]) -> str:
+    """A plain-text table: one row per record, the fields the site's debuggability table shows."""
+    header = ("bug", "framework", "mode", "tooling", "outcome", "exception", "line", "shapes", "layer",
+              "tb lines", "s to error", "score")
+    rows = [header]
+    for r in records:
+        rows.append((
+            r["bug"], r["framework"]["name"], r["framework"]["mode"], _flag(r["tooling"]), r["outcome"],
+            (r["exception_type"] or "-").rsplit(".", 1)[-1], _flag(r["points_to_line"]),
+            _flag(r["names_shapes"]),
+            _flag(r["names_layer"]), "-" if r["traceback_lines"] is None else str(r["traceback_lines"]),
+            "-" if r["seconds_to_error"] is None else f"{r['seconds_to_error']:.2f}",
+            f"{r['score']['total']:g}/{r['score']['max']:g}",
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_probes(args: argparse.Namespace) -> int:
+    """Run the selected probes, write their records and print the summary table."""
+    try:
+        specs = selected_specs(args)
+    except UsageError as exc:
+        print(f"runners probes: {exc}", file=sys.stderr)
+        return 2
+    records = run_probes(specs, Path(args.out), args.timeout, progress=not args.no_progress)
+    print(summary_table(records))
+    if records:
+        print(f"\n{len(records)} records written under {Path(args.out) / records[0]['machine_id']}")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``probes`` subcommand to the ``runners`` CLI."""
+    parser = subparsers.add_parser(
+        "probes",
+        help="run planted bugs in each framework and record their real error messages",
+        description=(
+            "Plant four bugs (a dense layer with the wrong input width, float64 data into a float32 model, "
+            "logits/labels shape mismatch in the loss, a NaN with the framework's NaN tooling on and off) in "
+            "tiny PyTorch, TensorFlow/Keras and JAX/Flax programs, run each in eager and compiled mode in a "
+            "fresh subprocess on the CPU, and write one fwbench.probe/1 record per probe with the "
+            "framework's verbatim error, its traceback and a debuggability score. Filters take repeated or "
+            "comma-separated values."
+        ),
+    )
+    parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+                        help=f"directory for the records, one subfolder per machine (default: {DEFAULT_OUT})")
+    parser.add_argument("--framework", action="append", metavar="NAME",
+                        help=f"only these frameworks: {', '.join(FRAMEWORKS)} (default: all)")
+    parser.add_argument("--bug", action="append", metavar="BUG",
+                        help=f"only these bugs: {', '.join(BUGS)} (default: all)")
+    parser.add_argument("--mode", action="append", metavar="MODE",
+                        help=f"only these modes: {', '.join(MODES)} (default: all)")
+    parser.add_argument("--tooling", action="append", metavar="ON_OFF",
+                        help="NaN probe only: run with the framework's NaN tooling on, off (default: both)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="stop a probe after this many seconds and record it as a timeout "
+                        f"(default: {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=cmd_probes)

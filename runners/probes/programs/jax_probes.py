@@ -1,0 +1,94 @@
+"""The four planted bugs in JAX with Flax NNX and optax (compare with torch_probes.py, tensorflow_probes.py).
+
+Each probe builds a tiny two-layer model, runs one training step (forward, loss, gradients) op by op or
+through ``jax.jit``, and lets whatever the framework raises propagate. The statement carrying each bug
+ends with a ``# PLANTED: <bug>`` marker, which the suite reads to locate it.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+VERSION = jax.__version__
+BATCH, FEATURES, HIDDEN, CLASSES, WRONG_CLASSES = 8, 32, 128, 10, 7
+
+
+class Net(nnx.Module):
+    """body: FEATURES -> HIDDEN, head: ``head_in`` -> CLASSES."""
+
+    def __init__(self, head_in: int = HIDDEN):
+        rngs = nnx.Rngs(0)
+        self.body = nnx.Linear(FEATURES, HIDDEN, rngs=rngs)
+        self.head = nnx.Linear(head_in, CLASSES, rngs=rngs)
+
+    def __call__(self, x):
+        h = jax.nn.relu(self.body(x))
+        return self.head(h)  # PLANTED: dense_shape
+
+
+def enable_nan_tooling() -> None:
+    """JAX's NaN tooling: every primitive's output is checked, and a jitted function re-runs op by op."""
+    jax.config.update("jax_debug_nans", True)
+
+
+def _batch():
+    x = jax.random.normal(jax.random.key(0), (BATCH, FEATURES))
+    return x, jnp.arange(BATCH) % WRONG_CLASSES
+
+
+def _train_step(model, loss_fn, x, y, compiled: bool) -> str:
+    """One forward and backward pass; returns what came out, for probes that raise nothing."""
+    step = jax.value_and_grad(loss_fn)
+    loss, grads = (jax.jit(step) if compiled else step)(model, x, y)
+    finite = all(bool(jnp.isfinite(g).all()) for g in jax.tree.leaves(grads))
+    return f"loss={float(loss):.6g} dtype={loss.dtype} gradients_finite={finite}"
+
+
+def _cross_entropy(model, x, y):
+    return optax.softmax_cross_entropy_with_integer_labels(model(x), y).mean()
+
+
+def _float64_input(model, x, y):
+    logits = model(x.astype(jnp.float64))  # PLANTED: dtype
+    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+
+def _seven_class_targets(model, x, y):
+    targets = jax.nn.one_hot(y, WRONG_CLASSES)
+    return optax.softmax_cross_entropy(model(x), targets).mean()  # PLANTED: loss_shape
+
+
+def _sqrt_of_logits(model, x, y):
+    logits = jnp.sqrt(model(x))  # PLANTED: nan
+    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+
+def probe_dense_shape(compiled: bool) -> str:
+    """The head declares 64 input features; the body gives it 128."""
+    return _train_step(Net(head_in=64), _cross_entropy, *_batch(), compiled)
+
+
+def probe_dtype(compiled: bool) -> str:
+    """float64 data into a float32 model."""
+    return _train_step(Net(), _float64_input, *_batch(), compiled)
+
+
+def probe_loss_shape(compiled: bool) -> str:
+    """10 logits against one-hot targets with 7 classes."""
+    return _train_step(Net(), _seven_class_targets, *_batch(), compiled)
+
+
+def probe_nan(compiled: bool) -> str:
+    """sqrt of logits, some negative: NaN in the forward pass and the backward pass."""
+    return _train_step(Net(), _sqrt_of_logits, *_batch(), compiled)
+
+
+PROBES = {
+    "dense_shape": probe_dense_shape,
+    "dtype": probe_dtype,
+    "loss_shape": probe_loss_shape,
+    "nan": probe_nan,
+}

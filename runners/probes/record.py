@@ -1,0 +1,97 @@
+"""Turn one captured probe into a ``fwbench.probe/1`` record: measures, score and provenance."""
+
+from __future__ import annotations
+
+from runners.probes import analysis, rubric
+from runners.probes.catalog import (
+    EXPECTED_TOKENS,
+    LAYER_CLASSES,
+    LAYER_NAMES,
+    ProbeSpec,
+    planted_line,
+    program_path,
+    relative_to_repo,
+)
+
+SCHEMA = "fwbench.probe/1"
+
+
+#: the distributions that carry each framework's version, for probes that died before reporting it
+FRAMEWORK_DISTRIBUTIONS = {
+    "torch": ("torch",),
+    "tensorflow": ("tensorflow", "tensorflow-cpu"),
+    "jax": ("jax",),
+}
+
+
+def installed_version(framework: str, software: dict) -> str | None:
+    """The framework's installed version from the record's software block, or None."""
+    packages = software.get("packages", {})
+    return next((packages[d] for d in FRAMEWORK_DISTRIBUTIONS[framework] if packages.get(d)), None)
+
+
+def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: dict, started_at: str,
+                 finished_at: str) -> dict:
+    """The record of ``spec`` from the child's ``capture`` (see capture.run_child) and provenance.
+
+    Text is stored raw (``message``, ``traceback``) and without colour codes (``*_clean``); the
+    measures are computed on the clean text. Escaping for HTML is the renderer's job.
+    """
+    message, trace = capture.get("message"), capture.get("traceback")
+    message_clean, trace_clean = analysis.strip_ansi(message), analysis.strip_ansi(trace)
+    warnings = capture.get("warnings", [])
+    planted = {"file": relative_to_repo(program_path(spec.framework)),
+               "line": planted_line(spec.framework, spec.bug)}
+    errored = capture["outcome"] == "error"
+    if errored:
+        shown = [trace_clean, *map(analysis.strip_ansi, warnings)]
+        locations = analysis.source_locations(capture["frames"], shown)
+        points_to_file, points_to_line = analysis.points_to(locations, planted["file"], planted["line"])
+    else:
+        points_to_file = points_to_line = None
+    tokens = list(EXPECTED_TOKENS[spec.bug])
+    layer_name = LAYER_NAMES[spec.bug]
+    names_shapes = analysis.names_all_tokens(message_clean, tokens)
+    names_layer = analysis.names_layer(message_clean, layer_name, LAYER_CLASSES[spec.framework])
+    traceback_lines = analysis.count_lines(trace_clean)
+    return {
+        "schema": SCHEMA,
+        "record_id": spec.record_id,
+        "bug": spec.bug,
+        "tooling": spec.tooling,
+        "framework": {
+            "name": spec.framework,
+            "version": capture.get("framework_version") or installed_version(spec.framework, software),
+            "mode": spec.mode,
+        },
+        "device": "cpu",
+        "outcome": capture["outcome"],
+        "exception_type": capture.get("exception_type"),
+        "message": message,
+        "message_clean": message_clean,
+        "traceback": trace,
+        "traceback_clean": trace_clean,
+        "traceback_lines": traceback_lines,
+        "traceback_frames": len(capture["frames"]) if errored else None,
+        "expected_tokens": tokens,
+        "names_shapes": names_shapes,
+        "planted": planted,
+        "points_to_file": points_to_file,
+        "points_to_line": points_to_line,
+        "layer_name": layer_name,
+        "layer_class": LAYER_CLASSES[spec.framework] if layer_name else None,
+        "names_layer": names_layer,
+        "seconds_to_error": capture.get("seconds_to_error"),
+        "import_seconds": capture.get("import_seconds"),
+        "wall_seconds": capture["wall_seconds"],
+        "result": capture.get("result"),
+        "warnings": warnings,
+        "exit_code": capture["exit_code"],
+        "score": rubric.score(capture["outcome"], points_to_file, points_to_line, names_shapes, names_layer,
+                              has_layer=layer_name is not None, traceback_lines=traceback_lines),
+        "stderr_tail": capture["stderr_tail"],
+        "machine_id": machine_id,
+        "software": software,
+        "started_at": started_at,
+        "finished_at": finished_at,
+    }

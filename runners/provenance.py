@@ -1,0 +1,126 @@
+"""Where and with what a measurement was made: hardware, software and a stable machine id."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import psutil
+
+#: distributions whose versions every record carries (None when not installed)
+KEY_PACKAGES = ("torch", "tensorflow", "tensorflow-cpu", "keras", "jax", "jaxlib", "flax", "optax", "numpy")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def utc_now() -> str:
+    """The current UTC time as an ISO 8601 string with a ``Z`` suffix."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | None]:
+    """Installed version of each distribution, None for those not installed."""
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name (from /proc/cpuinfo on Linux), else platform's best guess."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit() -> tuple[str | None, bool | None]:
+    """(commit hash, dirty?) of the benchmark code, or (None, None) outside a git checkout."""
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return commit or None, bool(status.strip())
+
+
+def software_info() -> dict:
+    """Python, OS, key package versions and the git commit of the benchmark code."""
+    commit, dirty = git_commit()
+    return {
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        "packages": package_versions(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+    }
+
+
+def nvidia_info() -> dict | None:
+    """GPU name, count and driver through NVML, or None when no NVIDIA GPU/driver is present."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # no driver, no library: simply not a GPU machine
+        return None
+    try:
+        count = pynvml.nvmlDeviceGetCount()
+        if count == 0:
+            return None
+        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+        driver = pynvml.nvmlSystemGetDriverVersion()
+        return {"device_name": _text(name), "device_count": count, "gpu_driver": _text(driver)}
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _text(value: str | bytes) -> str:
+    """Older nvidia-ml-py releases return bytes."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def slug(text: str) -> str:
+    """Lower-case ``text`` into a file-name-safe identifier."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def hardware_info() -> dict:
+    """Host description plus the GPU when NVML sees one. Device-specific fields are filled by the runner."""
+    gpu = nvidia_info()
+    threads = os.cpu_count() or 1
+    info = {
+        "device_kind": "gpu" if gpu else "cpu",
+        "device_name": gpu["device_name"] if gpu else cpu_model(),
+        "device_count": gpu["device_count"] if gpu else None,
+        "gpu_driver": gpu["gpu_driver"] if gpu else None,
+        "cuda": None,
+        "cudnn": None,
+        "cpu_model": cpu_model(),
+        "cpu_threads": threads,
+        "framework_threads": None,
+        "host_memory_bytes": psutil.virtual_memory().total,
+    }
+    info["machine_id"] = machine_id(info)
+    return info
+
+
+def machine_id(hardware: dict) -> str:
+    """A stable id that groups records by hardware: the device, plus CPU threads for CPU runs."""
+    if hardware["device_kind"] == "gpu":
+        count = hardware.get("device_count") or 1
+        return slug(f"{hardware['device_name']}" + (f" x{count}" if count > 1 else ""))
+    return slug(f"cpu {hardware['cpu_model']} {hardware['cpu_threads']}t")

@@ -1,0 +1,153 @@
+"""The `ecosystem` command end to end: collect (mocked APIs, offline), show, usage errors, no secrets."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+
+import pytest
+import responses
+from eco_mocks import (
+    GH,
+    SE,
+    SECRET_KEY,
+    SECRET_TOKEN,
+    add_github,
+    add_stackexchange,
+    body,
+    fixed_clock,
+)
+
+from ecosystem import cli, github_stats
+from ecosystem.collect import collect
+from ecosystem.github_stats import REPOS
+from fwbench.records import read_record
+
+
+@pytest.fixture
+def online(monkeypatch):
+    """Every host reachable, the fixed test clock, no request pacing, no real sleeping."""
+    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True,
+                                                          clock=fixed_clock))
+    monkeypatch.setattr(github_stats, "REQUEST_PACE_S", 0.0)
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+
+
+def mock_all_apis(rsps: responses.RequestsMock) -> None:
+    add_stackexchange(rsps)
+    for repo in REPOS:
+        add_github(rsps, repo)
+    rsps.get("https://pypistats.org/api/packages/torch/recent", json={"error": "busy"}, status=429)
+    for package in ("torch", "tensorflow", "jax", "flax"):  # torch: 429 first, then this
+        rsps.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))
+
+
+@responses.activate
+def test_collect_writes_a_complete_valid_snapshot_without_secrets(online, tmp_path, monkeypatch, capsys,
+                                                                   caplog):
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET_TOKEN)
+    monkeypatch.setenv("STACK_EXCHANGE_KEY", SECRET_KEY)
+    caplog.set_level(logging.DEBUG)
+    mock_all_apis(responses.mock)
+    assert cli.main(["collect", "--out", str(tmp_path), "--sample", "5", "--no-progress"]) == 0
+    record = read_record(tmp_path / "2025-06-01.json", kind="fwbench.ecosystem/1")
+    assert record["complete"]
+    assert record["authenticated"] == {"stackoverflow": True, "github": True, "pypi": False}
+    assert set(record["sources"]) == {"stackoverflow", "github", "pypi"}
+    assert record["sources"]["pypi"]["torch"]["downloads_last_month"]["value"] == 45000000
+    assert "conda" in record["sources"]["pypi"]["torch"]["downloads_last_month"]["method"]["caveat"]
+    assert record["sources"]["github"]["jax-ml/jax"]["stars_gained_in_window"]["value"] == 4
+    out = capsys.readouterr()
+    assert "wrote" in out.out
+    for secret in (SECRET_TOKEN, SECRET_KEY):
+        assert secret not in (tmp_path / "2025-06-01.json").read_text()
+        assert secret not in out.out + out.err + caplog.text
+    assert any(SECRET_TOKEN in c.request.headers.get("Authorization", "") for c in responses.calls)
+
+
+@responses.activate
+def test_failures_and_exceptions_never_carry_secrets(online, tmp_path, monkeypatch, capsys, caplog):
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET_TOKEN)
+    monkeypatch.setenv("STACK_EXCHANGE_KEY", SECRET_KEY)
+    caplog.set_level(logging.DEBUG)
+    responses.get(f"{SE}/sites/", json=body("se_sites.json"))  # the rest is refused: errors quote the URL
+    responses.get(f"{GH}/repos/pytorch/pytorch", json={"message": "Bad credentials"}, status=401)
+    assert cli.main(["collect", "--out", str(tmp_path), "--only", "stackoverflow", "--no-progress"]) == 1
+    assert cli.main(["collect", "--out", str(tmp_path), "--only", "github", "--no-progress"]) == 1
+    out = capsys.readouterr()
+    assert "failed" in out.err and "Bad credentials" in out.err
+    files = "".join(p.read_text() for p in tmp_path.glob("*.json"))
+    for secret in (SECRET_TOKEN, SECRET_KEY):
+        assert secret not in out.out + out.err + caplog.text + files
+
+
+def test_offline_fails_fast_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: False))
+    assert cli.main(["collect", "--out", str(tmp_path / "eco"), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "offline: cannot reach api.stackexchange.com, api.github.com, pypistats.org" in err
+    assert not (tmp_path / "eco").exists()
+
+
+@responses.activate
+def test_unreachable_source_is_recorded_as_failed_and_the_rest_collected(tmp_path, monkeypatch, capsys):
+    only_pypi = functools.partial(collect, is_reachable=lambda host: host == "pypistats.org",
+                                  clock=fixed_clock)
+    monkeypatch.setattr(cli, "collect", only_pypi)
+    for package in ("torch", "tensorflow", "jax", "flax"):
+        responses.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))
+    assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1
+    record = read_record(tmp_path / "2025-06-01.json")
+    assert not record["complete"]
+    assert record["sources"]["pypi"]["jax"]["downloads_last_month"]["status"] == "ok"
+    reason = record["sources"]["github"]["google/flax"]["stars"]["reason"]
+    assert reason == "not attempted: cannot reach api.github.com (port 443)"
+
+
+@pytest.mark.parametrize("argv, flag", [(["collect", "--window-days", "0"], "--window-days"),
+                                        (["collect", "--sample", "many"], "--sample"),
+                                        (["collect", "--only", "reddit"], "--only"),
+                                        (["collect", "--max-wait", "-1"], "--max-wait")])
+def test_usage_errors_exit_2_naming_the_flag(argv, flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2 and f"argument {flag}" in capsys.readouterr().err
+
+
+def test_help_explains_credentials_and_exit_status(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["collect", "--help"])
+    text = capsys.readouterr().out
+    assert "GITHUB_TOKEN" in text and "STACK_EXCHANGE_KEY" in text and "exit status" in text
+
+
+def _write(tmp_path, day: str, stars: int, latest: str) -> None:
+    method = {"endpoint": "https://api.github.com/repos/google/flax"}
+    metric = {"status": "ok", "reason": None, "method": method, "collected_at": f"{day}T10:00:00Z"}
+    record = {"schema": "fwbench.ecosystem/1", "collected_at": f"{day}T10:00:00Z", "date": day,
+              "window_days": 365, "complete": True, "authenticated": {"github": False}, "failures": [],
+              "sources": {"github": {"google/flax": {"stars": dict(metric, value=stars),
+                                                     "latest_release_date": dict(metric, value=latest)}}}}
+    (tmp_path / f"{day}.json").write_text(json.dumps(record))
+
+
+def test_show_prints_the_latest_snapshot_and_the_change(tmp_path, capsys):
+    _write(tmp_path, "2025-05-01", 6000, "2025-04-01")
+    _write(tmp_path, "2025-06-01", 6250, "2025-05-20")
+    assert cli.main(["show", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Ecosystem snapshot 2025-06-01 (complete; 2 metrics collected" in out
+    assert "change since 2025-05-01" in out
+    stars_row = next(line for line in out.splitlines() if " stars " in line)
+    assert "6,250" in stars_row and "+250" in stars_row
+    assert "was 2025-04-01" in next(line for line in out.splitlines() if "latest_release_date" in line)
+
+
+def test_show_without_snapshots_or_with_a_bad_one(tmp_path, capsys):
+    assert cli.main(["show", "--out", str(tmp_path)]) == 1
+    assert "no snapshot in" in capsys.readouterr().err
+    (tmp_path / "2025-06-01.json").write_text('{"schema": "fwbench.ecosystem/1"}')
+    assert cli.main(["show", "--out", str(tmp_path)]) == 1
+    assert "2025-06-01.json: field '(top level)'" in capsys.readouterr().err

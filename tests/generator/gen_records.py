@@ -1,0 +1,266 @@
+"""Factories for schema-valid fixture records (runs, probes, ecosystem snapshots) for the generator tests."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from fwbench.records import write_record
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CPU_MACHINE = "cpu-test-cpu-2t"
+GPU_MACHINE = "nvidia-rtx-4090"
+VERSIONS = {"torch": "2.14.1", "tensorflow": "2.21.0", "jax": "0.10.2"}
+#: a deliberately hostile probe message: HTML, an ampersand and terminal colour codes
+HOSTILE_MESSAGE = (
+    "mat1 and mat2 shapes cannot be multiplied (128x64 and 128x128) "
+    "<script>alert(1)</script> & \x1b[31mred\x1b[0m"
+)
+
+
+def hardware(machine_id: str = CPU_MACHINE) -> dict[str, Any]:
+    """A hardware section; a GPU one when the machine id names the RTX 4090."""
+    gpu = machine_id == GPU_MACHINE
+    return {
+        "machine_id": machine_id,
+        "device_kind": "gpu" if gpu else "cpu",
+        "device_name": "NVIDIA GeForce RTX 4090" if gpu else "Test CPU @ 2.0GHz",
+        "device_count": 1 if gpu else None,
+        "gpu_driver": "535.129.03" if gpu else None,
+        "cuda": "12.2" if gpu else None,
+        "cudnn": "8.9.7" if gpu else None,
+        "cpu_model": "Test CPU @ 2.0GHz",
+        "cpu_threads": 2,
+        "framework_threads": 2,
+        "host_memory_bytes": 8 * 2**30,
+    }
+
+
+def software() -> dict[str, Any]:
+    """A software section."""
+    return {
+        "python": "3.11.9",
+        "os": "Linux 6.1 (x86_64)",
+        "packages": {"torch": "2.14.1", "numpy": "2.4.6"},
+        "git_commit": "0123456789abcdef0123",
+        "git_dirty": False,
+    }
+
+
+def run(
+    framework: str = "torch",
+    batch_size: int = 32,
+    seed: int = 0,
+    *,
+    seconds: float = 10.0,
+    accuracy: float = 0.5,
+    status: str = "ok",
+    machine_id: str = CPU_MACHINE,
+    dataset: str = "synthetic",
+    images_per_epoch: int = 512,
+    epochs: int = 2,
+    mode: str = "compiled",
+    nvml: int | None = None,
+) -> dict:
+    """One run record; ``status`` other than ``ok`` gives a failed run with null measurement sections."""
+    record_id = f"{framework}-{mode}-{dataset}-bs{batch_size}-seed{seed}-{machine_id}-{status}"
+    ok = status == "ok"
+    return {
+        "schema": "fwbench.run/1",
+        "record_id": record_id,
+        "status": status,
+        "framework": {"name": framework, "version": VERSIONS[framework], "mode": mode},
+        "config": {
+            "profile": "quick",
+            "dataset": dataset,
+            "batch_size": batch_size,
+            "epochs": epochs,
+            "seed": seed,
+            "images_per_epoch": images_per_epoch,
+            "test_images": 256,
+            "steps_per_epoch": images_per_epoch // batch_size,
+            "lr_schedule": {"name": "constant"},
+            "device": "auto",
+            "precision": "float32",
+        },
+        "model": {"name": "resnet18-cifar", "trainable_params": 11173962, "flops_per_image": 1.1108e9}
+        if ok
+        else None,
+        "hardware": hardware(machine_id) if ok else None,
+        "software": software() if ok else None,
+        "timing": {
+            "compile_seconds": 3.0,
+            "epoch_seconds": seconds,
+            "epoch_seconds_each": [seconds] * epochs,
+            "images_per_second": images_per_epoch / seconds,
+            "step_seconds_median": seconds / 16,
+            "step_seconds_p90": seconds / 15,
+        }
+        if ok
+        else None,
+        "memory": {
+            "allocator_peak_bytes": None,
+            "allocator_reserved_bytes": None,
+            "nvml_process_peak_bytes": nvml,
+            "host_peak_rss_bytes": 900 * 2**20 + batch_size * 2**20,
+            "data_bytes": 2**20,
+        }
+        if ok
+        else None,
+        "accuracy": {
+            "epochs": [
+                {
+                    "epoch": e + 1,
+                    "train_loss": 2.0 - e * 0.3,
+                    "train_accuracy": accuracy - 0.1,
+                    "test_loss": 2.1 - e * 0.3,
+                    "test_accuracy": accuracy - 0.05 * (epochs - e - 1),
+                }
+                for e in range(epochs)
+            ],
+            "final_test_accuracy": accuracy,
+            "final_train_loss": 1.7,
+        }
+        if ok
+        else None,
+        "mfu": {"value": None, "peak_flops_per_second": None, "basis": None} if ok else None,
+        "failure": None
+        if ok
+        else {
+            "exception_type": "torch.OutOfMemoryError",
+            "message": "CUDA out of memory. Tried to allocate 2.00 GiB",
+            "stderr_tail": "",
+            "exit_code": 1,
+        },
+        "started_at": "2026-11-30T06:00:00.000Z",
+        "finished_at": "2026-11-30T06:01:00.000Z",
+        "command": ["runners", "run", "--framework", framework, "--batch-size", str(batch_size)],
+    }
+
+
+def probe(
+    framework: str = "torch",
+    bug: str = "dense_shape",
+    *,
+    message: str | None = HOSTILE_MESSAGE,
+    outcome: str = "error",
+    tooling: bool | None = None,
+    machine_id: str = CPU_MACHINE,
+) -> dict:
+    """One probe record; the default message contains HTML and ANSI codes that the site must neutralise."""
+    clean = message.replace("\x1b[31m", "").replace("\x1b[0m", "") if message else None
+    return {
+        "schema": "fwbench.probe/1",
+        "record_id": f"{bug}-{framework}-compiled-{str(tooling).lower()}",
+        "bug": bug,
+        "tooling": tooling,
+        "framework": {"name": framework, "version": VERSIONS[framework], "mode": "compiled"},
+        "outcome": outcome,
+        "exception_type": "RuntimeError" if message else None,
+        "message": message,
+        "message_clean": clean,
+        "traceback": 'Traceback (most recent call last):\n  File "m.py", line 3',
+        "traceback_clean": 'Traceback (most recent call last):\n  File "m.py", line 3',
+        "traceback_lines": 2,
+        "traceback_frames": 1,
+        "expected_tokens": ["128x64"],
+        "names_shapes": bool(message),
+        "planted": {"file": "m.py", "line": 3},
+        "points_to_file": True,
+        "points_to_line": False,
+        "layer_name": "fc",
+        "names_layer": False,
+        "seconds_to_error": 0.5,
+        "score": {
+            "total": 3 if message else 0,
+            "max": 5,
+            "parts": {"names_shapes": 1 if message else 0},
+            "rubric": "1 point each: names the shapes, points to the file, the line, the layer",
+        },
+        "machine_id": machine_id,
+        "software": software(),
+        "started_at": "2026-11-30T06:00:00Z",
+        "finished_at": "2026-11-30T06:00:01Z",
+    }
+
+
+def _metric(value: Any, *, window: int | None = 365, sample: int | None = None, status: str = "ok") -> dict:
+    return {
+        "value": value if status == "ok" else None,
+        "status": status,
+        "reason": None if status == "ok" else "rate limited",
+        "collected_at": "2026-11-30T05:00:00Z",
+        "method": {"endpoint": "/2.3/questions", "window_days": window, "sample_size": sample},
+    }
+
+
+def snapshot(date: str = "2026-11-30", stars: int = 90000, window: int = 365) -> dict:
+    """An ecosystem snapshot with Stack Overflow and GitHub figures (one of them not collected)."""
+    tags = {"pytorch": (25000, 9000, 30.0), "tensorflow": (90000, 4000, 60.0), "jax": (1500, 500, 300.0)}
+    repos = {"pytorch/pytorch": 1.0, "tensorflow/tensorflow": 2.0, "jax-ml/jax": 0.4}
+    return {
+        "schema": "fwbench.ecosystem/1",
+        "collected_at": f"{date}T05:00:00Z",
+        "date": date,
+        "window_days": window,
+        "complete": False,
+        "authenticated": {"github": False},
+        "sources": {
+            "stackoverflow": {
+                tag: {
+                    "total_questions": _metric(total, window=None),
+                    "questions_in_window": _metric(in_window, window=window),
+                    "first_answer_median_minutes": _metric(minutes, sample=200),
+                    "answered_within_1h_share": _metric(0.4, sample=200),
+                }
+                for tag, (total, in_window, minutes) in tags.items()
+            },
+            "github": {
+                repo: {
+                    "stars": _metric(int(stars * scale), window=None),
+                    "star_growth_percent_in_window": _metric(10.0 * scale, window=window),
+                    "releases_in_window": _metric(None, status="failed"),
+                }
+                for repo, scale in repos.items()
+            },
+        },
+        "failures": [
+            {"source": "github", "subject": None, "metric": "releases_in_window", "reason": "rate limited"}
+        ],
+    }
+
+
+def write_results(root: Path) -> Path:
+    """A results tree of every record kind: seeds, a failed run, probes, two snapshots, one invalid file."""
+    runs = root / "runs" / CPU_MACHINE
+    for fw, base in (("torch", 10.0), ("tensorflow", 12.0), ("jax", 9.0)):
+        for bs in (32, 64):
+            for seed in range(3):
+                record = run(fw, bs, seed, seconds=base * 32 / bs + 0.1 * seed, accuracy=0.40 + 0.01 * seed)
+                write_record(runs / f"{record['record_id']}.json", record)
+    failed = run("torch", 128, 0, status="oom")
+    write_record(runs / f"{failed['record_id']}.json", failed)
+    for fw, bug in (("torch", "dense_shape"), ("jax", "dense_shape")):
+        record = probe(fw, bug)
+        write_record(root / "probes" / CPU_MACHINE / f"{record['record_id']}.json", record)
+    silent = probe("tensorflow", "nan", message=None, outcome="no_error", tooling=False)
+    write_record(root / "probes" / CPU_MACHINE / f"{silent['record_id']}.json", silent)
+    write_record(root / "ecosystem" / "2026-11-01.json", snapshot("2026-11-01", stars=88000))
+    write_record(root / "ecosystem" / "2026-11-30.json", snapshot("2026-11-30"))
+    shutil.copy(FIXTURES / "invalid_run.json", runs / "invalid_run.json")
+    return root
+
+
+def invalid_run() -> dict:
+    """The fixture's invalid record, parsed."""
+    return json.loads((FIXTURES / "invalid_run.json").read_text())
+
+
+def with_changes(record: dict, **changes: Any) -> dict:
+    """A deep copy of ``record`` with top-level keys replaced."""
+    changed = copy.deepcopy(record)
+    changed.update(changes)
+    return changed
