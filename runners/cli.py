@@ -1,12 +1,152 @@
-"""The ``runners`` console script: ``run``, ``matrix``, ``env`` and ``probes``."""
+"""The ``runners`` console script: ``run``, ``matrix``, ``env`` and ``probes``.
+
+Usage errors (unknown framework, mode or profile, a batch size that is not a positive integer, an
+unwritable output directory, a framework missing from the interpreter) print one line naming the
+flag and exit with code 2, having written nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
+import tempfile
+from pathlib import Path
 
-from runners import provenance
+from fwbench.records import write_record
+from runners import data, provenance
+from runners.frameworks import FRAMEWORKS, IMPORT_NAMES, MODES
+from runners.profiles import DATASETS, DEVICES, expand, load_profiles
+
+DEFAULT_RUNS_OUT = Path("results/runs")
+
+
+class UsageError(ValueError):
+    """Bad command-line input; the message names the flag."""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+def csv_of(kind, allowed: tuple[str, ...] | None = None):
+    """An argparse type for comma-separated values, each checked by ``kind`` and ``allowed``."""
+    def parse(text: str) -> list:
+        items = [kind(part.strip()) for part in text.split(",") if part.strip()]
+        bad = [i for i in items if allowed and i not in allowed]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; "
+                                             f"choose from {', '.join(allowed or ())}")
+        return items
+    return parse
+
+
+def ensure_writable(directory: Path) -> None:
+    """Create ``directory`` if needed and check a file can be written there, else UsageError naming --out."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--out: cannot write to {directory} ({exc.strerror or exc})") from exc
+
+
+def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
+    """Flags shared by ``run`` (one value each) and ``matrix`` (comma-separated lists)."""
+    profiles = tuple(load_profiles())
+    parser.add_argument("--profile", default="quick" if many else "smoke", choices=profiles,
+                        help="profile whose settings are the defaults (%(choices)s; default %(default)s)")
+    parser.add_argument("--dataset", choices=DATASETS, help="cifar10 (downloaded or found under --data-dir) or "
+                        "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)")
+    parser.add_argument("--epochs", type=positive_int, help="timed epochs (default: the profile's)")
+    parser.add_argument("--train-images", type=positive_int, help="training images per epoch (default: profile)")
+    parser.add_argument("--test-images", type=positive_int, help="test images evaluated after each epoch")
+    parser.add_argument("--device", choices=DEVICES, default="auto",
+                        help="auto: the GPU when the framework sees one, else CPU (default auto)")
+    parser.add_argument("--data-dir", type=Path, help=f"where CIFAR-10 is looked for and downloaded "
+                        f"(default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_RUNS_OUT,
+                        help="results directory; records go to OUT/<machine>/<record>.json (default %(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def profile_overrides(args: argparse.Namespace) -> dict:
+    return {"dataset": args.dataset, "epochs": args.epochs, "train_images": args.train_images,
+            "test_images": args.test_images, "device": None if args.device == "auto" else args.device}
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Measure one configuration in this process and write its record; print the record's path."""
+    if args.mode not in MODES[args.framework]:
+        raise UsageError(f"--mode {args.mode}: {args.framework} has only {', '.join(MODES[args.framework])}")
+    if importlib.util.find_spec(IMPORT_NAMES[args.framework]) is None:
+        raise UsageError(f"--framework {args.framework}: not installed in {sys.executable}")
+    ensure_writable(args.out)
+    (config,) = expand(args.profile, frameworks=[args.framework], modes=[args.mode], batch_sizes=[args.batch_size],
+                       seeds=[args.seed], **profile_overrides(args))
+    if config.train_images < config.batch_size:
+        raise UsageError(f"--batch-size {config.batch_size}: larger than --train-images {config.train_images}")
+    from runners.record import record_path
+    from runners.run import measure_or_fail
+
+    record = measure_or_fail(config, args.data_dir, progress=not args.no_progress)
+    path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
+    print(path)
+    return 0 if record["status"] == "ok" else 1
+
+
+def parse_pythons(values: list[str]) -> dict[str, str]:
+    pythons = {}
+    for value in values:
+        framework, sep, path = value.partition("=")
+        if not sep or framework not in FRAMEWORKS or not path:
+            raise UsageError(f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of "
+                             f"{', '.join(FRAMEWORKS)}")
+        if not Path(path).is_file():
+            raise UsageError(f"--python {value!r}: no interpreter at {path}")
+        pythons[framework] = path
+    return pythons
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Run a profile's configurations, each in a fresh subprocess; resume what is done; summarise."""
+    from runners.matrix import LocalExecutor, run_matrix, summary_table
+
+    pythons = parse_pythons(args.python)
+    ensure_writable(args.out)
+    configs = expand(args.profile, frameworks=args.frameworks, modes=args.modes, batch_sizes=args.batch_sizes,
+                     seeds=args.seeds, **profile_overrides(args))
+    if not configs:
+        raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
+    too_big = [c for c in configs if c.train_images < c.batch_size]
+    if too_big:
+        raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images "
+                         f"{too_big[0].train_images}")
+    timeout = args.timeout or load_profiles()[args.profile]["timeout"]
+    executor = LocalExecutor(pythons=pythons, timeout_s=timeout, data_dir=args.data_dir)
+    results = run_matrix(configs, args.out, executor, force=args.force, progress=not args.no_progress)
+    print(summary_table(results))
+    failed = [r for _, r, _ in results if r and r["status"] != "ok"]
+    print(f"{len(results)} configurations: {sum(1 for _, r, _ in results if r and r['status'] == 'ok')} ok, "
+          f"{len(failed)} failed, {sum(1 for _, r, _ in results if r is None)} skipped; records in {args.out}")
+    return 1 if failed else 0
 
 
 def cmd_env(args: argparse.Namespace) -> int:
@@ -19,9 +159,37 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for all ``runners`` subcommands."""
     parser = argparse.ArgumentParser(
         prog="runners",
-        description="Benchmark the same CIFAR-10 ResNet-18 in PyTorch, TensorFlow and JAX, and probe their errors.",
-    )
+        description="Benchmark the same CIFAR-10 ResNet-18 in PyTorch, TensorFlow and JAX, and probe their errors.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="measure one configuration in this process and write one run record",
+                         description="Train one configuration here and write one fwbench.run/1 record. Timing "
+                         "covers training steps only (data resident on the device before the clock); compile time "
+                         "is its own figure; evaluation runs after each epoch, outside the clock.")
+    run.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    run.add_argument("--mode", default="compiled", choices=("compiled", "eager"),
+                     help="compiled: torch.compile / tf.function(jit_compile=True) / jax.jit; eager: the "
+                     "framework's baseline (not JAX)")
+    run.add_argument("--batch-size", type=positive_int, default=32)
+    run.add_argument("--seed", type=non_negative_int, default=0, help="weights init and data order (default 0)")
+    add_config_flags(run, many=False)
+    run.set_defaults(func=cmd_run)
+
+    matrix = sub.add_parser("matrix", help="run a profile's configurations, each in a fresh subprocess",
+                            description="Expand a profile (and the lists given) into configurations and run each "
+                            "in a fresh subprocess. Configurations with an ok record are skipped (resume); failures "
+                            "(OOM, exception, crash, timeout) become records and the matrix goes on.")
+    matrix.add_argument("--frameworks", type=csv_of(str, FRAMEWORKS), help="e.g. torch,jax (default: profile)")
+    matrix.add_argument("--modes", type=csv_of(str, ("compiled", "eager")), help="e.g. compiled,eager")
+    matrix.add_argument("--batch-sizes", type=csv_of(positive_int), help="e.g. 32,64,128,256")
+    matrix.add_argument("--seeds", type=csv_of(non_negative_int), help="e.g. 0,1,2")
+    matrix.add_argument("--python", action="append", default=[], metavar="FRAMEWORK=PATH",
+                        help="interpreter for one framework (repeatable); default the current one")
+    matrix.add_argument("--timeout", type=positive_int, help="seconds per configuration (default: profile's)")
+    matrix.add_argument("--force", action="store_true", help="rerun configurations that already have ok records")
+    add_config_flags(matrix, many=True)
+    matrix.set_defaults(func=cmd_matrix)
+
     env = sub.add_parser("env", help="print this machine's hardware and software provenance as JSON")
     env.set_defaults(func=cmd_env)
     from runners.probes.cli import register as register_probes
@@ -32,8 +200,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``runners`` console script."""
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (UsageError, data.DataError) as exc:
+        print(f"runners {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"runners {args.command}: interrupted; finished records are kept", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

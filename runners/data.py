@@ -7,10 +7,11 @@ the same order, the same augmentation (pad-4 random crop, horizontal flip), the 
 from __future__ import annotations
 
 import hashlib
+import http.client
+import io
 import os
 import pickle
 import tarfile
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,22 +67,30 @@ def file_md5(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify_archive(path: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5) -> None:
-    """Raise DataError naming ``path`` unless it has the expected size and MD5."""
+def _archive_problem(path: Path, size: int, md5: str) -> str | None:
+    """Why ``path`` is not the expected archive, or None when its size and MD5 match."""
     actual_size = path.stat().st_size
     if actual_size != size:
-        raise DataError(f"{path}: size is {actual_size:,} bytes, expected {size:,} (truncated or wrong file); "
-                        f"delete it and download it again")
+        return f"size is {actual_size:,} bytes, expected {size:,} (truncated or wrong file)"
     actual_md5 = file_md5(path)
     if actual_md5 != md5:
-        raise DataError(f"{path}: MD5 is {actual_md5}, expected {md5} (corrupt or wrong file); "
-                        f"delete it and download it again")
+        return f"MD5 is {actual_md5}, expected {md5} (corrupt or wrong file)"
+    return None
+
+
+def verify_archive(path: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5) -> None:
+    """Raise DataError naming ``path`` unless it has the expected size and MD5."""
+    problem = _archive_problem(path, size, md5)
+    if problem:
+        raise DataError(f"{path}: {problem}; delete it and download it again")
 
 
 def download(url: str, dest: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5, progress: bool = True) -> Path:
     """Download ``url`` to ``dest`` through a temporary file, verify it, then rename: no half file is left."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.part")
+    offline = (f"Put {CIFAR10_FILE} (or the extracted {CIFAR10_DIR}/) in {dest.parent}, pass --data-dir, "
+               f"or use --dataset synthetic, which works offline")
     try:
         with urllib.request.urlopen(url, timeout=30) as response, open(tmp, "wb") as out:
             total = int(response.headers.get("Content-Length") or size)
@@ -90,23 +99,35 @@ def download(url: str, dest: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_
                 for chunk in iter(lambda: response.read(1 << 20), b""):
                     out.write(chunk)
                     bar.update(len(chunk))
-        verify_archive(tmp, size, md5)
+        problem = _archive_problem(tmp, size, md5)
+        if problem:
+            raise DataError(f"the file downloaded from {url} failed verification: {problem}; nothing was "
+                            f"saved. Try again later. {offline}")
         os.replace(tmp, dest)
-    except (urllib.error.URLError, OSError) as exc:
-        tmp.unlink(missing_ok=True)
-        raise DataError(
-            f"could not download CIFAR-10 from {url} ({getattr(exc, 'reason', exc)}). Put {CIFAR10_FILE} "
-            f"(or the extracted {CIFAR10_DIR}/) in {dest.parent}, pass --data-dir, or use --dataset synthetic, "
-            f"which works offline") from exc
-    except DataError:
-        tmp.unlink(missing_ok=True)
-        raise
+    except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
+        raise DataError(f"could not download CIFAR-10 from {url} ({getattr(exc, 'reason', exc)}). "
+                        f"{offline}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)  # also on Ctrl-C; after a successful rename there is nothing to remove
     return dest
+
+
+class _ArrayOnlyUnpickler(pickle.Unpickler):
+    """Unpickles plain containers and NumPy arrays only: a CIFAR batch needs nothing else, and a
+    pickle that asks for any other callable (code execution) is refused."""
+
+    ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+               ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode")}  # protocol-2 bytes
+
+    def find_class(self, module: str, name: str):
+        if (module, name) not in self.ALLOWED:
+            raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
+        return super().find_class(module, name)
 
 
 def _unpickle(blob: bytes, source: str) -> tuple[np.ndarray, np.ndarray]:
     try:
-        batch = pickle.loads(blob, encoding="bytes")
+        batch = _ArrayOnlyUnpickler(io.BytesIO(blob), encoding="bytes").load()
         data = np.asarray(batch[b"data"], dtype=np.uint8)
         labels = np.asarray(batch[b"labels"], dtype=np.int32)
     except Exception as exc:  # any parse failure of a verified file is a format error
@@ -218,21 +239,27 @@ def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return padded[np.arange(n)[:, None, None], rows[:, :, None], cols[:, None, :]]
 
 
+def _check_batch_size(batch_size: int) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch size must be a positive integer, got {batch_size!r}")
+
+
 def epoch_batches(images: np.ndarray, labels: np.ndarray, seed: int, epoch: int,
                   batch_size: int) -> tuple[np.ndarray, np.ndarray]:
     """One epoch as ``(steps, batch, 32, 32, 3)`` float32 and ``(steps, batch)`` int32, ``drop_last``.
 
     The order and augmentation depend on (seed, epoch) only, not on the batch size.
     """
-    if batch_size < 1:
-        raise ValueError(f"batch size must be a positive integer, got {batch_size}")
+    _check_batch_size(batch_size)
     steps = len(images) // batch_size
     if steps == 0:
         raise ValueError(f"{len(images)} images make no full batch of {batch_size}")
     rng = np.random.default_rng([seed, epoch])
-    order = rng.permutation(len(images))[: steps * batch_size]
-    x = normalize(augment(images[order], rng))
-    return x.reshape(steps, batch_size, *x.shape[1:]), labels[order].reshape(steps, batch_size)
+    order = rng.permutation(len(images))
+    # crops and flips are drawn for every image before drop_last, so they don't depend on the batch size
+    kept = steps * batch_size
+    x = normalize(augment(images[order], rng)[:kept])
+    return x.reshape(steps, batch_size, *x.shape[1:]), labels[order[:kept]].reshape(steps, batch_size)
 
 
 def eval_batches(images: np.ndarray, batch_size: int) -> tuple[np.ndarray, int]:
@@ -240,6 +267,7 @@ def eval_batches(images: np.ndarray, batch_size: int) -> tuple[np.ndarray, int]:
 
     Returns the ``(steps, batch, 32, 32, 3)`` array and the number of real images; callers drop the padding.
     """
+    _check_batch_size(batch_size)
     n = len(images)
     steps = -(-n // batch_size)
     x = np.zeros((steps * batch_size, *images.shape[1:]), np.float32)

@@ -34,6 +34,16 @@ def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | N
     return versions
 
 
+#: the distributions that may provide each framework, first installed wins
+FRAMEWORK_DISTRIBUTIONS = {"torch": ("torch",), "tensorflow": ("tensorflow", "tensorflow-cpu"), "jax": ("jax",)}
+
+
+def framework_version(framework: str) -> str | None:
+    """The installed version of a framework (None when not installed), without importing it."""
+    versions = package_versions(FRAMEWORK_DISTRIBUTIONS[framework])
+    return next((v for v in versions.values() if v), None)
+
+
 def cpu_model() -> str:
     """The CPU's marketing name (from /proc/cpuinfo on Linux), else platform's best guess."""
     try:

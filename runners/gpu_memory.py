@@ -1,0 +1,63 @@
+"""Process GPU memory sampled through NVML in a background thread (what nvidia-smi would show)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+SAMPLE_INTERVAL_S = 0.05
+
+
+class NvmlPeakSampler:
+    """Tracks the peak GPU memory NVML attributes to this process.
+
+    ``peak_bytes`` is None when there is no NVIDIA GPU, or when NVML cannot see this PID (common in
+    containers with a private PID namespace): unknown is recorded as null, never as 0.
+    """
+
+    def __init__(self, interval_s: float = SAMPLE_INTERVAL_S):
+        self.interval_s = interval_s
+        self.peak_bytes: int | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._handles: list = []
+
+    def __enter__(self) -> NvmlPeakSampler:
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        except Exception:  # no driver or library: not a GPU machine
+            return self
+        self._thread = threading.Thread(target=self._run, name="nvml-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> int | None:
+        import pynvml
+
+        pid, total, seen = os.getpid(), 0, False
+        for handle in self._handles:
+            for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
+                if proc.pid == pid and proc.usedGpuMemory is not None:
+                    total, seen = total + proc.usedGpuMemory, True
+        return total if seen else None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                used = self._sample()
+            except Exception:
+                used = None
+            if used is not None:
+                self.peak_bytes = max(self.peak_bytes or 0, used)
+            self._stop.wait(self.interval_s)
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            import pynvml
+
+            pynvml.nvmlShutdown()

@@ -1,0 +1,162 @@
+"""`runners matrix` and `runners run` for real: smoke runs of all three frameworks, resume after
+SIGKILL, failures turned into records, and usage errors that write nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fwbench.records import read_record, validate
+from runners import cli, profiles
+
+RUNNERS = [sys.executable, "-m", "runners.cli"]
+
+
+def runners(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([*RUNNERS, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def records_in(out: Path) -> dict[str, dict]:
+    return {p.stem: read_record(p) for p in sorted(out.glob("*/*.json"))}
+
+
+def fake_python(tmp_path: Path, body: str) -> Path:
+    """An 'interpreter' that passes the framework check but behaves as ``body`` when asked to run."""
+    script = tmp_path / "fake-python"
+    script.write_text(f"#!/usr/bin/env bash\nif [ \"$1\" = -c ]; then exit 0; fi\n{body}\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.slow
+def test_smoke_profile_runs_all_three_frameworks(tmp_path):
+    result = runners("matrix", "--profile", "smoke", "--out", str(tmp_path), "--no-progress")
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = records_in(tmp_path)
+    assert sorted(r["framework"]["name"] for r in found.values()) == ["jax", "tensorflow", "torch"]
+    for record in found.values():
+        assert record["status"] == "ok"
+        assert record["model"]["trainable_params"] == 11_173_962
+        timing, memory = record["timing"], record["memory"]
+        for key in ("compile_seconds", "epoch_seconds", "images_per_second", "step_seconds_median",
+                    "step_seconds_p90"):
+            assert timing[key] > 0, key
+        assert memory["host_peak_rss_bytes"] > 0 and memory["data_bytes"] > 0
+        assert memory["nvml_process_peak_bytes"] is None  # no GPU here: unknown, never 0
+        assert record["hardware"]["cpu_threads"] >= 1 and record["software"]["packages"]["numpy"]
+        assert record["mfu"]["value"] is None  # CPU peak unknown: no guess
+        assert 0 <= record["accuracy"]["final_test_accuracy"] <= 1
+    assert "3 ok, 0 failed" in result.stdout
+
+
+@pytest.mark.slow
+def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
+    args = [*RUNNERS, "matrix", "--profile", "smoke", "--frameworks", "tensorflow", "--batch-sizes", "16,32",
+            "--train-images", "32", "--test-images", "16", "--out", str(tmp_path), "--no-progress"]
+    matrix = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not list(tmp_path.glob("*/*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(matrix.pid, signal.SIGKILL)  # the matrix and the run in flight, mid-configuration
+    matrix.wait()
+    first = records_in(tmp_path)
+    assert len(first) == 1, "exactly the finished configuration has a record"
+    (path,) = tmp_path.glob("*/*.json")
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".json"], "no temporary files left"
+    mtime = path.stat().st_mtime_ns
+
+    result = subprocess.run(args, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "done before (resumed)" in result.stdout
+    assert path.stat().st_mtime_ns == mtime, "the finished configuration was not run again"
+    assert [r["status"] for r in records_in(tmp_path).values()] == ["ok", "ok"]
+
+
+@pytest.mark.slow
+def test_crashing_and_hanging_configurations_become_records_and_the_matrix_goes_on(tmp_path):
+    crash = fake_python(tmp_path, 'echo "Fatal Python error: Segmentation fault" >&2; kill -SEGV $$')
+    out = tmp_path / "runs"
+    result = runners("matrix", "--profile", "smoke", "--frameworks", "jax,tensorflow", "--train-images", "32",
+                     "--test-images", "16", "--python", f"jax={crash}", "--out", str(out), "--no-progress")
+    assert result.returncode == 1  # a failed configuration makes the exit status non-zero
+    found = {r["framework"]["name"]: r for r in records_in(out).values()}
+    assert found["tensorflow"]["status"] == "ok", "the matrix went on after the crash"
+    failure = found["jax"]["failure"]
+    assert found["jax"]["status"] == "error" and failure["exit_code"] == -signal.SIGSEGV
+    assert "Segmentation fault" in failure["stderr_tail"] and "signal 11" in failure["message"]
+
+    hang = fake_python(tmp_path, "sleep 60")
+    result = runners("matrix", "--profile", "smoke", "--frameworks", "jax", "--python", f"jax={hang}",
+                     "--timeout", "2", "--out", str(out), "--no-progress")
+    timed_out = [r for r in records_in(out).values() if r["status"] == "timeout"]
+    assert len(timed_out) == 1 and "2 s" in timed_out[0]["failure"]["message"]
+    validate(timed_out[0])
+
+
+def test_framework_missing_from_an_interpreter_is_skipped_not_a_crash(tmp_path):
+    bare = fake_python(tmp_path, "exit 1")
+    bare.write_text("#!/usr/bin/env bash\nexit 3\n")  # find_spec fails: framework not installed
+    result = runners("matrix", "--profile", "smoke", "--frameworks", "torch", "--python", f"torch={bare}",
+                     "--out", str(tmp_path / "runs"), "--no-progress")
+    assert result.returncode == 0
+    assert f"torch is not installed in {bare}" in result.stderr
+    assert "1 skipped" in result.stdout and not list((tmp_path / "runs").glob("*/*.json"))
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["run", "--framework", "mxnet"], "--framework"),
+    (["run", "--framework", "torch", "--mode", "lazy"], "--mode"),
+    (["run", "--framework", "torch", "--batch-size", "0"], "--batch-size"),
+    (["run", "--framework", "torch", "--batch-size", "x"], "--batch-size"),
+    (["run", "--framework", "torch", "--profile", "huge"], "--profile"),
+    (["run", "--framework", "jax", "--mode", "eager"], "--mode"),
+    (["matrix", "--batch-sizes", "32,-1"], "--batch-sizes"),
+    (["matrix", "--frameworks", "torch,caffe"], "--frameworks"),
+    (["matrix", "--python", "torch"], "--python"),
+])
+def test_usage_errors_name_the_flag_exit_2_and_write_nothing(tmp_path, args, flag, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        code = cli.main([*args, "--out", str(out)])
+        raise SystemExit(code)
+    assert exit_info.value.code == 2
+    assert flag in capsys.readouterr().err
+    assert not out.exists() or not any(out.rglob("*"))
+
+
+def test_unwritable_output_directory_is_a_usage_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert cli.main(["run", "--framework", "torch", "--out", str(blocker / "runs")]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_framework_not_installed_is_a_usage_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
+    assert cli.main(["run", "--framework", "tensorflow", "--out", str(tmp_path)]) == 2
+    assert "--framework tensorflow: not installed" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_profiles_expand_and_name_records_stably():
+    quick = profiles.expand("quick")
+    assert len(quick) == 12 and {c.batch_size for c in quick} == {32, 64, 128, 256}
+    assert {c.mode for c in profiles.expand("article")} == {"compiled", "eager"}
+    assert not [c for c in profiles.expand("article") if c.framework == "jax" and c.mode == "eager"]
+    again = profiles.expand("quick")
+    assert [c.record_id for c in quick] == [c.record_id for c in again]
+    assert profiles.expand("quick", epochs=2)[0].record_id != quick[0].record_id
+
+
+def test_env_prints_provenance_json():
+    result = runners("env")
+    info = json.loads(result.stdout)
+    assert info["hardware"]["machine_id"] and info["hardware"]["cpu_threads"] >= 1
+    assert set(info["software"]) >= {"python", "os", "packages", "git_commit"}

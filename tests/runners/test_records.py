@@ -1,0 +1,65 @@
+"""Run records: the schema accepts what the runners write and rejects what they must not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fwbench.records import RecordError, find_key, read_record, validate, write_record
+from runners import provenance, run
+from runners.profiles import expand
+from runners.record import failed_record
+
+CONFIG = expand("smoke", frameworks=["torch"])[0]
+
+
+def failed(status="error"):
+    return failed_record(CONFIG, provenance.hardware_info(), provenance.utc_now(), status, "RuntimeError",
+                         "boom <b>&</b>", stderr_tail="x" * 10_000, exit_code=1, version="2.14.1")
+
+
+def test_failed_record_validates_and_keeps_the_error():
+    record = failed("oom")
+    validate(record)
+    assert record["status"] == "oom" and record["timing"] is None
+    assert record["failure"]["message"] == "boom <b>&</b>"  # raw; escaping is the renderer's job
+    assert len(record["failure"]["stderr_tail"]) == 4000
+    assert find_key(record, "trainable_params") == 11_173_962
+
+
+def test_ok_record_without_measurements_is_rejected_naming_the_field(tmp_path):
+    record = failed()
+    record["status"] = "ok"
+    record["failure"] = None
+    with pytest.raises(RecordError, match=r"field '(timing|memory|accuracy)'"):
+        write_record(tmp_path / "r.json", record)
+    assert not list(tmp_path.iterdir()), "an invalid record is never written"
+
+
+def test_read_record_names_file_and_field(tmp_path):
+    path = tmp_path / "bad.json"
+    record = failed()
+    record["config"]["batch_size"] = "thirty-two"
+    path.write_text(json.dumps(record))
+    with pytest.raises(RecordError, match=r"bad\.json: field 'config\.batch_size'"):
+        read_record(path)
+    path.write_text("{ truncated")
+    with pytest.raises(RecordError, match=r"bad\.json: not valid JSON"):
+        read_record(path)
+
+
+@pytest.mark.parametrize("exc, oom", [
+    (MemoryError(), True),
+    (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
+    (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
+    (type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), True),
+    (ValueError("shapes (3,) and (4,) not aligned"), False),
+])
+def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
+    assert run.is_out_of_memory(exc) is oom
+
+
+def test_mfu_is_null_for_unknown_devices():
+    assert run.peak_flops("AMD EPYC") is None
+    assert run.peak_flops("NVIDIA H200") > 0
