@@ -5,7 +5,7 @@ alternately (A B A B …) in one process so drift and noise hit both. Prints ima
 ratio harness / minimal (target ≥ 0.97). Each framework runs in its own subprocess.
 
     python benchmarks/harness_overhead.py [--frameworks torch,tensorflow,jax] [--batch-size 32]
-        [--steps 16] [--rounds 3]
+        [--steps 8] [--rounds 6]
 """
 
 from __future__ import annotations
@@ -47,6 +47,23 @@ def minimal_loop(framework: str, trainer, batches: list, lr: float):
         trainer.params, trainer.stats, trainer.opt_state = params, stats, opt_state
 
 
+def run_harness(trainer, batches: list, rates: np.ndarray) -> float:
+    """images/s of the runner's own timed epoch (windows, syncs, bookkeeping included)."""
+    from runners import run
+
+    seconds, _, _ = run.timed_epoch(trainer, batches, rates)
+    return len(batches) * len(batches[0][1]) / seconds
+
+
+def run_minimal(framework: str, trainer, batches: list, rates: np.ndarray) -> float:
+    """images/s of the minimal loop, synced at both ends only."""
+    trainer.sync()
+    start = time.perf_counter()
+    minimal_loop(framework, trainer, batches, float(rates[0]))
+    trainer.sync()
+    return len(batches) * len(batches[0][1]) / (time.perf_counter() - start)
+
+
 def measure_one(framework: str, batch_size: int, steps: int, rounds: int) -> dict:
     """Alternate harness and minimal epochs of ``steps`` steps; median images/s of each."""
     from runners import arch, data, run
@@ -61,38 +78,40 @@ def measure_one(framework: str, batch_size: int, steps: int, rounds: int) -> dic
     rates = np.full(steps, 0.01, np.float32)
     minimal_loop(framework, trainer, batches[:1], 0.01)  # compile both paths before any timing
     run.timed_epoch(trainer, batches[:1], rates[:1])
-    harness, minimal = [], []
-    for _ in range(rounds):
-        seconds, _, _ = run.timed_epoch(trainer, batches, rates)
-        harness.append(steps * batch_size / seconds)
-        trainer.sync()
-        start = time.perf_counter()
-        minimal_loop(framework, trainer, batches, 0.01)
-        trainer.sync()
-        minimal.append(steps * batch_size / (time.perf_counter() - start))
-    h, m = statistics.median(harness), statistics.median(minimal)
-    return {"framework": framework, "harness_images_per_second": h, "minimal_images_per_second": m, "ratio": h / m}
+    loops = {"harness": lambda: run_harness(trainer, batches, rates),
+             "minimal": lambda: run_minimal(framework, trainer, batches, rates)}
+    ratios, harness, minimal = [], [], []
+    for i in range(rounds):
+        # alternate which loop goes first, so drift and warm-up favour neither
+        order = ("harness", "minimal") if i % 2 == 0 else ("minimal", "harness")
+        results = {name: loops[name]() for name in order}
+        harness.append(results["harness"])
+        minimal.append(results["minimal"])
+        ratios.append(results["harness"] / results["minimal"])
+    return {"framework": framework, "harness_images_per_second": statistics.median(harness),
+            "minimal_images_per_second": statistics.median(minimal), "ratio": statistics.median(ratios),
+            "ratio_min": min(ratios), "ratio_max": max(ratios)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frameworks", default="torch,tensorflow,jax")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--steps", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one framework here
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure_one(args.one, args.batch_size, args.steps, args.rounds)))
         return 0
-    print(f"{'framework':<12}{'harness img/s':>15}{'minimal img/s':>15}{'ratio':>8}")
+    print(f"{'framework':<12}{'harness img/s':>15}{'minimal img/s':>15}{'ratio':>8}  per-round range")
     for framework in args.frameworks.split(","):
         out = subprocess.run([sys.executable, __file__, "--one", framework, "--batch-size", str(args.batch_size),
                               "--steps", str(args.steps), "--rounds", str(args.rounds)],
                              capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{framework:<12}{r['harness_images_per_second']:>15.1f}{r['minimal_images_per_second']:>15.1f}"
-              f"{r['ratio']:>8.3f}")
+              f"{r['ratio']:>8.3f}  {r['ratio_min']:.3f}–{r['ratio_max']:.3f}")
     return 0
 
 

@@ -49,6 +49,10 @@ def describe_exception(exc: BaseException) -> dict:
     }
 
 
+#: the head's declared input width in the dense_shape probe (the body emits HIDDEN = 128)
+WRONG_HEAD_IN = 64
+
+
 def run_probe(framework: str, bug: str, compiled: bool, tooling: bool) -> dict:
     """Import the framework's probe program, run one probe and describe the outcome."""
     started = time.perf_counter()
@@ -60,7 +64,8 @@ def run_probe(framework: str, bug: str, compiled: bool, tooling: bool) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         started = time.perf_counter()
         try:
-            outcome = program.PROBES[bug](compiled)
+            model = program.Net(head_in=WRONG_HEAD_IN) if bug == "dense_shape" else program.Net()
+            outcome = program.train_step(model, program.LOSSES[bug], *program.batch(), compiled)
         except Exception as exc:  # the whole point: whatever the framework raises is the finding
             result.update(outcome="error", seconds_to_error=round(time.perf_counter() - started, 4),
                           result=None, **describe_exception(exc))
