@@ -11,6 +11,7 @@ from ecosystem.errors import OfflineError
 from ecosystem.redact import redact
 from ecosystem.show import show
 from ecosystem.snapshot import ok_count, save_snapshot
+from fwbench.cliargs import positive_float, positive_int
 from fwbench.records import RecordError
 
 _MAX_FAILURES_LISTED = 10
@@ -26,26 +27,6 @@ A snapshot never replaces a better one of the same day, and earlier days are nev
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `ecosystem` command."""
     parser = argparse.ArgumentParser(prog="ecosystem", description=__doc__)
@@ -56,13 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
                                           "<out>/<UTC date>.json (schema fwbench.ecosystem/1).",
                               epilog=_COLLECT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("--only", choices=SOURCES, help="collect this source only (default: all)")
-    run.add_argument("--window-days", type=_positive_int, default=365,
+    run.add_argument("--window-days", type=positive_int, default=365,
                      help="the window of the *_in_window metrics, in days (default: %(default)s)")
-    run.add_argument("--sample", type=_positive_int, default=300,
+    run.add_argument("--sample", type=positive_int, default=300,
                      help="questions per tag sampled for the time to first answer (default: %(default)s)")
     run.add_argument("--out", type=Path, default=Path("results/ecosystem"),
                      help="snapshot directory (default: %(default)s)")
-    run.add_argument("--max-wait", type=_positive_float, default=60.0,
+    run.add_argument("--max-wait", type=positive_float, default=60.0,
                      help="longest single wait in seconds for a backoff, retry or rate-limit reset; a source "
                           "that asks for more is recorded as failed (default: %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")

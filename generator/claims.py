@@ -77,31 +77,18 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 + ("" if verdict == CONFIRMED else ": the text and the table disagree"),
             )
         )
-    wins = [bs for bs, row in speed["table"].items() if ranking(row) == speed["stated_ranking"]]
-    verdict = CONFIRMED if len(wins) == len(speed["table"]) else CONTRADICTED
-    claims.append(
-        Claim(
-            speed["section"],
-            speed["stated_ranking_text"],
-            _names(speed["stated_ranking"]) + " (time)",
-            f"order holds at {len(wins)} of {len(speed['table'])} batch sizes of its table",
-            verdict,
-            "ranking of each row of the article's own table",
+    for spec, what in ((speed, "time"), (article["memory"], "memory")):
+        wins = [bs for bs, row in spec["table"].items() if ranking(row) == spec["stated_ranking"]]
+        claims.append(
+            Claim(
+                spec["section"],
+                spec["stated_ranking_text"],
+                _names(spec["stated_ranking"]) + f" ({what})",
+                f"order holds at {len(wins)} of {len(spec['table'])} batch sizes of its table",
+                CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
+                "ranking of each row of the article's own table",
+            )
         )
-    )
-    mem = article["memory"]
-    wins = [bs for bs, row in mem["table"].items() if ranking(row) == mem["stated_ranking"]]
-    verdict = CONFIRMED if len(wins) == len(mem["table"]) else CONTRADICTED
-    claims.append(
-        Claim(
-            mem["section"],
-            mem["stated_ranking_text"],
-            _names(mem["stated_ranking"]) + " (memory)",
-            f"order holds at {len(wins)} of {len(mem['table'])} batch sizes of its table",
-            verdict,
-            "ranking of each row of the article's own table",
-        )
-    )
     over = article["python_overhead"]
     computed = over["total_seconds"] - over["overhead_seconds"]
     claims.append(

@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fwbench.cliargs import non_negative_int, positive_int
 from fwbench.records import write_record
 from runners import data, provenance
 from runners.frameworks import FRAMEWORKS, IMPORT_NAMES, MODES
@@ -24,26 +25,6 @@ DEFAULT_RUNS_OUT = Path("results/runs")
 
 class UsageError(ValueError):
     """Bad command-line input; the message names the flag."""
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
-    return value
 
 
 def csv_of(kind, allowed: tuple[str, ...] | None = None):
