@@ -181,7 +181,7 @@ class Summary:
 
     @property
     def compile_seconds(self) -> Stats | None:
-        """Compile / first-step time."""
+        """Compile time: the first step minus the median steady step (cold compiler caches)."""
         return describe(self._values("timing", "compile_seconds"))
 
     @property
