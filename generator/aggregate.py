@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -81,25 +82,29 @@ def describe(values: list[float]) -> Stats | None:
 
 @dataclass(frozen=True, order=True)
 class Setting:
-    """What must match for runs to share a table: same profile, data, epoch size, epochs and precision."""
+    """What must match for runs to share a table: same profile, data, epoch size, epochs, precision and
+    tuning environment (empty when out of the box)."""
 
     profile: str
     dataset: str
     images_per_epoch: int
     epochs: int
     precision: str
+    tuning: str = ""  # "NAME=value; …" of the record's config.tuning_environment
 
     @property
     def label(self) -> str:
         """Human-readable one-liner, e.g. ``quick · synthetic · 512 images/epoch · 1 epoch · float32``."""
         epochs = f"{self.epochs} epoch" + ("s" if self.epochs != 1 else "")
         images = f"{self.images_per_epoch:,} images/epoch"
-        return " · ".join((self.profile, self.dataset, images, epochs, self.precision))
+        parts = (self.profile, self.dataset, images, epochs, self.precision)
+        return " · ".join(parts + ((f"tuned: {self.tuning}",) if self.tuning else ()))
 
     @property
     def slug(self) -> str:
         """File-name-safe id of the setting."""
-        return f"{self.profile}-{self.dataset}-{self.images_per_epoch}-{self.epochs}e-{self.precision}"
+        slug = f"{self.profile}-{self.dataset}-{self.images_per_epoch}-{self.epochs}e-{self.precision}"
+        return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 
 @dataclass(frozen=True, order=True)
@@ -121,6 +126,7 @@ def _setting_of(record: dict[str, Any]) -> Setting:
         config["images_per_epoch"],
         config["epochs"],
         config["precision"],
+        "; ".join(f"{name}={value}" for name, value in sorted(config.get("tuning_environment", {}).items())),
     )
 
 

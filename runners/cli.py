@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -131,8 +132,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    """Print this machine's provenance (hardware, software) as JSON."""
-    print(json.dumps({"hardware": provenance.hardware_info(), "software": provenance.software_info()}, indent=2))
+    """Print this machine's provenance (hardware, software, tuning variables set) as JSON."""
+    print(json.dumps({"hardware": provenance.hardware_info(), "software": provenance.software_info(),
+                      "tuning_environment": provenance.tuning_environment()}, indent=2))
     return 0
 
 
@@ -194,4 +196,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The matrix runs each configuration as ``python -m runners.cli run``. Once the record is on disk, the
+    # frameworks' interpreter teardown (Inductor's compile workers, TF's thread pools) only delays the next
+    # configuration, by up to 2.4 s on a 2-core CPU: flush and leave without it.
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

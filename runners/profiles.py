@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from runners import provenance
 from runners.frameworks import MODES
 
 DATASETS = ("cifar10", "synthetic")
@@ -31,10 +32,14 @@ class RunConfig:
     train_images: int
     test_images: int
     device: str = "auto"
+    tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from provenance.tuning_environment()
 
     @property
     def record_id(self) -> str:
-        digest = hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:8]
+        fields = asdict(self)
+        if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
+            del fields["tuning"]
+        digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
         return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
 
     @property
@@ -60,10 +65,13 @@ def profile(name: str) -> dict:
 def expand(name: str, **overrides) -> list[RunConfig]:
     """The profile's configurations (framework × mode × batch size × seed) after overrides.
 
-    Overrides with value None are ignored. Modes a framework lacks (JAX has no eager) are left out.
+    Overrides with value None are ignored. Modes a framework lacks (JAX has no eager) are left out. Tuning
+    variables set in the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every
+    configuration, so a tuned run never resumes, replaces or averages with an out-of-the-box one.
     """
     spec = {**profile(name), **{k: v for k, v in overrides.items() if v is not None}}
     full_train, full_test = FULL_SIZES[spec["dataset"]]
+    tuning = tuple(provenance.tuning_environment().items())
     configs = []
     for framework, mode, batch, seed in itertools.product(spec["frameworks"], spec["modes"], spec["batch_sizes"],
                                                           spec["seeds"]):
@@ -73,5 +81,5 @@ def expand(name: str, **overrides) -> list[RunConfig]:
                                  dataset=spec["dataset"], epochs=spec["epochs"],
                                  train_images=spec["train_images"] or full_train,
                                  test_images=spec["test_images"] or full_test,
-                                 device=spec.get("device", "auto")))
+                                 device=spec.get("device", "auto"), tuning=tuning))
     return configs

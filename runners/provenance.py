@@ -17,10 +17,23 @@ KEY_PACKAGES = ("torch", "tensorflow", "tensorflow-cpu", "keras", "jax", "jaxlib
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+#: environment variables that change how a framework compiles or threads: a run made with any of them
+#: set is not out of the box, so its configuration (and record id) carries them
+TUNING_VARIABLES = ("XLA_FLAGS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                    "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "NVIDIA_TF32_OVERRIDE",
+                    "JAX_DEFAULT_MATMUL_PRECISION")
+TUNING_PREFIXES = ("TORCHINDUCTOR_", "TORCHDYNAMO_", "TORCH_COMPILE_")
+
 
 def utc_now() -> str:
     """The current UTC time as an ISO 8601 string with a ``Z`` suffix."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def tuning_environment() -> dict[str, str]:
+    """The tuning variables set in this environment (cache locations, which change no code, left out)."""
+    return {name: value for name, value in sorted(os.environ.items())
+            if (name in TUNING_VARIABLES or name.startswith(TUNING_PREFIXES)) and not name.endswith("_CACHE_DIR")}
 
 
 def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | None]:

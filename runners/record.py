@@ -25,7 +25,7 @@ def config_section(config: RunConfig) -> dict:
             "epochs": config.epochs, "seed": config.seed, "images_per_epoch": steps * config.batch_size,
             "test_images": config.test_images, "steps_per_epoch": max(1, steps),
             "lr_schedule": schedule.describe(config.batch_size, max(1, steps) * config.epochs),
-            "device": config.device, "precision": PRECISION}
+            "device": config.device, "precision": PRECISION, "tuning_environment": dict(config.tuning)}
 
 
 def model_section() -> dict:

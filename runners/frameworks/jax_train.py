@@ -38,7 +38,9 @@ class Trainer:
         if device == "gpu" and not gpus:
             raise RuntimeError("--device gpu: JAX sees no GPU")
         self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
-        self.model = ResNet18(nnx.Rngs(0))
+        # Shapes only: every variable is overwritten by ``restore``, and NNX's eager initialisers would
+        # compile one kernel per distinct shape (about 9 s on a 2-core CPU) for values thrown away.
+        self.model = nnx.eval_shape(lambda: ResNet18(nnx.Rngs(0)))
         self.tx = make_optimizer()
         self.model.eval()
         self.eval_graph = nnx.graphdef(self.model)

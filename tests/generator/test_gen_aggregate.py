@@ -74,3 +74,15 @@ def test_speedup_and_leads_come_from_the_table(results_dir):
     assert by_batch[32].leader == "jax" and by_batch[32].runner_up == "torch"
     assert by_batch[32].margin == pytest.approx(10.1 / 9.1 - 1)
     assert 128 not in by_batch  # nobody finished batch 128
+
+
+def test_tuning_environment_splits_tables_and_is_labelled():
+    from generator.aggregate import _setting_of
+
+    record = gen_records.run("jax", 32)
+    plain = _setting_of(record)
+    record["config"]["tuning_environment"] = {"XLA_FLAGS": "--f", "OMP_NUM_THREADS": "1"}
+    tuned = _setting_of(record)
+    assert plain != tuned and plain.slug != tuned.slug
+    assert "tuned" not in plain.label
+    assert tuned.label.endswith("tuned: OMP_NUM_THREADS=1; XLA_FLAGS=--f")

@@ -122,3 +122,19 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main([])
     assert exc.value.code == 2
+
+
+def test_tuned_runs_get_their_own_labelled_escaped_table(tmp_path):
+    from fwbench.records import write_record
+
+    runs = tmp_path / "results" / "runs" / gen_records.CPU_MACHINE
+    plain = gen_records.run("jax", 32, seconds=20.0)
+    tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=9.0), record_id="jax-tuned")
+    tuned["config"]["tuning_environment"] = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type=<b>"}
+    for record in (plain, tuned):
+        write_record(runs / f"{record['record_id']}.json", record)
+    assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
+    html = page(tmp_path / "site", "results/speed/index.html")
+    assert "tuned: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;" in html
+    assert "<b>" not in html
+    assert "20.00 s" in html and "9.00 s" in html  # two tables: the tuned run is never averaged in

@@ -19,8 +19,9 @@ from runners import cli, profiles
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 
 
-def runners(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([*RUNNERS, *args], capture_output=True, text=True, timeout=timeout)
+def runners(*args: str, timeout: float = 900, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*RUNNERS, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env_extra or {})})
 
 
 def records_in(out: Path) -> dict[str, dict]:
@@ -156,7 +157,8 @@ def test_profiles_expand_and_name_records_stably():
 
 
 def test_env_prints_provenance_json():
-    result = runners("env")
+    result = runners("env", env_extra={"XLA_FLAGS": "--xla_cpu_enable_fast_math=false"})
     info = json.loads(result.stdout)
+    assert info["tuning_environment"]["XLA_FLAGS"] == "--xla_cpu_enable_fast_math=false"
     assert info["hardware"]["machine_id"] and info["hardware"]["cpu_threads"] >= 1
     assert set(info["software"]) >= {"python", "os", "packages", "git_commit"}

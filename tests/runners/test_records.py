@@ -63,3 +63,22 @@ def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
 def test_mfu_is_null_for_unknown_devices():
     assert run.peak_flops("AMD EPYC") is None
     assert run.peak_flops("NVIDIA H200") > 0
+
+
+def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
+    for name in ("XLA_FLAGS", "TORCHINDUCTOR_CACHE_DIR", "GITHUB_TOKEN", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    (plain,) = expand("quick", frameworks=["jax"], batch_sizes=[32])
+    # out-of-the-box ids are those of the records already committed under results/
+    assert plain.record_id == "jax-compiled-synthetic-bs32-seed0-f4f59c56"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/somewhere")  # a cache location changes no code
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")  # never a tuning variable, never recorded
+    assert expand("quick", frameworks=["jax"], batch_sizes=[32])[0] == plain
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
+    (tuned,) = expand("quick", frameworks=["jax"], batch_sizes=[32])
+    assert tuned.tuning == (("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type="),)
+    assert tuned.record_id != plain.record_id  # a tuned run never resumes or replaces an untuned one
+    record = failed_record(tuned, provenance.hardware_info(), provenance.utc_now(), "error", "E", "m")
+    validate(record)
+    assert record["config"]["tuning_environment"] == {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
+    assert "ghp_secret" not in json.dumps(record)
