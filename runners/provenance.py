@@ -69,11 +69,14 @@ def cpu_model() -> str:
 
 
 def git_commit() -> tuple[str | None, bool | None]:
-    """(commit hash, dirty?) of the benchmark code, or (None, None) outside a git checkout."""
+    """(commit hash, dirty?) of the benchmark code (``results/`` excluded), or (None, None) outside a git
+    checkout."""
     try:
         commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        # records under results/ are outputs, not code: writing them must not make the code look modified
+        status = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no",
+                                 "--", ".", ":(exclude)results"],
                                 capture_output=True, text=True, timeout=10, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return None, None

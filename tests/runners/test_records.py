@@ -82,3 +82,23 @@ def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
     validate(record)
     assert record["config"]["tuning_environment"] == {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
     assert "ghp_secret" not in json.dumps(record)
+
+
+def test_git_dirty_means_changed_code_not_new_results(tmp_path, monkeypatch):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "run.json").write_text("{}\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "init")
+    monkeypatch.setattr(provenance, "REPO_ROOT", tmp_path)
+    (tmp_path / "results" / "run.json").write_text('{"new": true}\n')  # a rerun rewrote a committed record
+    commit, dirty = provenance.git_commit()
+    assert len(commit) == 40 and dirty is False
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert provenance.git_commit() == (commit, True)
