@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -103,7 +104,8 @@ class Setting:
     @property
     def slug(self) -> str:
         """File-name-safe id of the setting."""
-        slug = f"{self.profile}-{self.dataset}-{self.images_per_epoch}-{self.epochs}e-{self.precision}"
+        text = f"{self.profile}-{self.dataset}-{self.images_per_epoch}-{self.epochs}e-{self.precision}"
+        slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")  # "float32 (TF32 off)" → "float32-tf32-off"
         return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 

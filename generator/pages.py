@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import posixpath
+import shlex
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,7 +183,7 @@ def leads(table: Table, mode: str = "compiled") -> list[Lead]:
                 ok.append(s)
             elif s:
                 failed.append(f"{fmt.label(fw)} ({s.failure_note})")
-        if not ok:
+        if not ok or len(ok) + len(failed) < 2:  # a lead needs a competitor that ran, even if it failed
             continue
         ok.sort(key=lambda s: s.epoch_seconds.median)
         first = ok[0]
@@ -574,12 +575,14 @@ def build_pages(
     frameworks_dir = frameworks_dir or repo_root / "runners" / "frameworks"
     summaries = aggregate.summarise(results.runs)
     tables = aggregate.tables(summaries)
+    # conclusions (headline, claims, choices) compare out-of-the-box runs only; tuned ones are shown apart
+    out_of_box = [t for t in tables if not t.setting.tuning]
     machines = aggregate.machines(results.runs)
     machine_by_id = {m.machine_id: m for m in machines}
     snapshot = results.latest_snapshot()
     article = claims.load_article_figures()
     claim_scopes = [("article's own tables", claims.internal_claims(article))]
-    claim_scopes += [(m.machine_id, claims.machine_claims(article, m, tables)) for m in machines]
+    claim_scopes += [(m.machine_id, claims.machine_claims(article, m, out_of_box)) for m in machines]
     claim_scopes.append(("ecosystem snapshot", claims.ecosystem_claims(article, snapshot)))
     claim_scopes = [(scope, rows) for scope, rows in claim_scopes if rows]
     toolchains = json.loads((claims.DATA_DIR / "toolchains.json").read_text(encoding="utf-8"))
@@ -646,6 +649,8 @@ def build_pages(
         root=results.root,
         summaries=summaries,
         tables=tables,
+        headline_tables=out_of_box,
+        tuned_tables=[t for t in tables if t.setting.tuning],
         machines=machines,
         machine_by_id=machine_by_id,
         snapshot=snapshot.record if snapshot else None,
@@ -666,7 +671,7 @@ def build_pages(
         frameworks_dir=_display_path(frameworks_dir, repo_root),
         skipped=results.skipped,
         commands=_recorded_commands(results.runs),
-        choices=choices(tables, machine_by_id, scores, sources, snapshot),
+        choices=choices(out_of_box, machine_by_id, scores, sources, snapshot),
         ecosystem_rows=ecosystem_rows,
         method_notes=method_notes,
     )
@@ -691,8 +696,14 @@ def _verdict_counts(rows: list[tuple[str, claims.Claim]]) -> dict[str, int]:
 
 
 def _recorded_commands(runs: list[Loaded]) -> list[str]:
-    """Distinct command lines stored in the run records (what actually produced them)."""
-    seen = {" ".join(r.record["command"]) for r in runs if r.record.get("command")}
+    """Distinct command lines stored in the run records (what actually produced them), each prefixed with
+    the tuning variables it ran with."""
+    seen = set()
+    for r in runs:
+        if r.record.get("command"):
+            tuning = r.record["config"].get("tuning_environment", {})
+            assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted(tuning.items())]
+            seen.add(" ".join([*assignments, shlex.join(r.record["command"])]))
     return sorted(seen)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 
 import gen_records
@@ -84,5 +85,15 @@ def test_tuning_environment_splits_tables_and_is_labelled():
     record["config"]["tuning_environment"] = {"XLA_FLAGS": "--f", "OMP_NUM_THREADS": "1"}
     tuned = _setting_of(record)
     assert plain != tuned and plain.slug != tuned.slug
+    assert re.fullmatch(r"[a-z0-9.-]+", tuned.slug)  # chart file names: no spaces or brackets
     assert "tuned" not in plain.label
     assert tuned.label.endswith("tuned: OMP_NUM_THREADS=1; XLA_FLAGS=--f")
+
+
+def test_no_lead_without_a_competitor(tmp_path):
+    from fwbench.records import write_record
+
+    record = gen_records.run("jax", 32)
+    write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    (table,) = tables(summarise(load_results(tmp_path).runs))
+    assert leads(table) == []  # JAX alone is not "fastest"

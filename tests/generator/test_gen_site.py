@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import gen_records
 import pytest
@@ -124,17 +125,22 @@ def test_usage_errors_exit_2(capsys):
     assert exc.value.code == 2
 
 
-def test_tuned_runs_get_their_own_labelled_escaped_table(tmp_path):
+def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_headline(tmp_path):
     from fwbench.records import write_record
 
     runs = tmp_path / "results" / "runs" / gen_records.CPU_MACHINE
-    plain = gen_records.run("jax", 32, seconds=20.0)
     tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=9.0), record_id="jax-tuned")
     tuned["config"]["tuning_environment"] = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type=<b>"}
-    for record in (plain, tuned):
+    for record in (gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=20.0), tuned):
         write_record(runs / f"{record['record_id']}.json", record)
     assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
-    html = page(tmp_path / "site", "results/speed/index.html")
-    assert "tuned: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;" in html
-    assert "<b>" not in html
-    assert "20.00 s" in html and "9.00 s" in html  # two tables: the tuned run is never averaged in
+    speed = page(tmp_path / "site", "results/speed/index.html")
+    assert "tuned: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;" in speed
+    assert "20.00 s" in speed and "9.00 s" in speed  # two tables: the tuned run is never averaged in
+    index = page(tmp_path / "site", "index.html")
+    assert "<b>" not in speed and "<b>" not in index
+    assert "<strong>PyTorch</strong> is fastest" in index  # 10 s beats the out-of-the-box 20 s
+    assert "<strong>JAX</strong> is fastest" not in index  # the tuned 9 s is not a headline
+    assert "The headline compares out-of-the-box runs only" in index
+    reproduce = re.sub(r"<[^>]+>", "", page(tmp_path / "site", "appendix/reproduce/index.html"))  # no highlighting
+    assert "XLA_FLAGS='--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;' runners run --framework jax" in reproduce
