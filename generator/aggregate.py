@@ -120,6 +120,12 @@ class ConfigKey:
     batch_size: int
 
 
+def tuning_of(record: dict[str, Any]) -> str:
+    """The run's tuning variables as ``NAME=value; …`` (empty for an out-of-the-box run)."""
+    tuning = record["config"].get("tuning_environment", {})
+    return "; ".join(f"{name}={value}" for name, value in sorted(tuning.items()))
+
+
 def _setting_of(record: dict[str, Any]) -> Setting:
     config = record["config"]
     return Setting(
@@ -128,7 +134,7 @@ def _setting_of(record: dict[str, Any]) -> Setting:
         config["images_per_epoch"],
         config["epochs"],
         config["precision"],
-        "; ".join(f"{name}={value}" for name, value in sorted(config.get("tuning_environment", {}).items())),
+        tuning_of(record),
     )
 
 

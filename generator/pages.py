@@ -19,6 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
 
+from fwbench.records import find_key
 from generator import aggregate, charts, claims, codesize, fmt
 from generator.aggregate import FRAMEWORKS, Summary, Table
 from generator.load import Loaded, Results
@@ -350,6 +351,7 @@ def summaries_csv(summaries: list[Summary]) -> str:
         "images_per_epoch",
         "epochs",
         "precision",
+        "tuning",
         "framework",
         "mode",
         "batch_size",
@@ -372,6 +374,7 @@ def summaries_csv(summaries: list[Summary]) -> str:
             k.setting.images_per_epoch,
             k.setting.epochs,
             k.setting.precision,
+            k.setting.tuning,
             k.framework,
             k.mode,
             k.batch_size,
@@ -387,90 +390,33 @@ def summaries_csv(summaries: list[Summary]) -> str:
     return _csv(header, rows)
 
 
+#: run-record keys copied into runs.csv, read by name wherever they sit (DESIGN.md, "Records")
+RUN_CSV_KEYS = ("dataset", "batch_size", "seed", "epoch_seconds", "images_per_second", "compile_seconds",
+                "final_test_accuracy", "exception_type")
+#: probe-record fields copied into probes.csv as they are
+PROBE_CSV_FIELDS = ("bug", "tooling", "outcome", "exception_type", "names_shapes", "points_to_file",
+                    "points_to_line", "names_layer", "traceback_lines", "traceback_frames", "seconds_to_error")
+
+
 def runs_csv(runs: list[Loaded], root: Path) -> str:
     """One row per run record, failed runs included with their exception."""
-    header = [
-        "record",
-        "machine_id",
-        "status",
-        "framework",
-        "version",
-        "mode",
-        "dataset",
-        "batch_size",
-        "seed",
-        "epoch_seconds",
-        "images_per_second",
-        "compile_seconds",
-        "final_test_accuracy",
-        "exception_type",
+    header = ["record", "machine_id", "status", "framework", "version", "mode", "tuning", *RUN_CSV_KEYS]
+    rows = [
+        [item.path.relative_to(root).as_posix(), item.machine_id, r["status"], r["framework"]["name"],
+         r["framework"]["version"], r["framework"]["mode"], aggregate.tuning_of(r),
+         *(find_key(r, key) for key in RUN_CSV_KEYS)]
+        for item in runs
+        for r in [item.record]
     ]
-    rows = []
-    for item in runs:
-        r = item.record
-        timing, accuracy, failure = r.get("timing") or {}, r.get("accuracy") or {}, r.get("failure") or {}
-        rows.append(
-            [
-                item.path.relative_to(root).as_posix(),
-                item.machine_id,
-                r["status"],
-                r["framework"]["name"],
-                r["framework"]["version"],
-                r["framework"]["mode"],
-                r["config"]["dataset"],
-                r["config"]["batch_size"],
-                r["config"]["seed"],
-                timing.get("epoch_seconds"),
-                timing.get("images_per_second"),
-                timing.get("compile_seconds"),
-                accuracy.get("final_test_accuracy"),
-                failure.get("exception_type"),
-            ]
-        )
     return _csv(header, rows)
 
 
 def probes_csv(probes: list[Loaded]) -> str:
     """One row per probe record with its score parts."""
-    header = [
-        "machine_id",
-        "bug",
-        "tooling",
-        "framework",
-        "version",
-        "mode",
-        "outcome",
-        "exception_type",
-        "score_total",
-        "score_max",
-        "names_shapes",
-        "points_to_file",
-        "points_to_line",
-        "names_layer",
-        "traceback_lines",
-        "traceback_frames",
-        "seconds_to_error",
-    ]
+    header = ["machine_id", "framework", "version", "mode", "score_total", "score_max", *PROBE_CSV_FIELDS]
     rows = [
-        [
-            p.machine_id,
-            r["bug"],
-            r["tooling"],
-            r["framework"]["name"],
-            r["framework"]["version"],
-            r["framework"]["mode"],
-            r["outcome"],
-            r["exception_type"],
-            r["score"]["total"],
-            r["score"]["max"],
-            r["names_shapes"],
-            r["points_to_file"],
-            r["points_to_line"],
-            r["names_layer"],
-            r["traceback_lines"],
-            r["traceback_frames"],
-            r["seconds_to_error"],
-        ]
+        [p.machine_id, r["framework"]["name"], r["framework"]["version"], r["framework"]["mode"],
+         r["score"]["total"], r["score"]["max"], *(r[name] for name in PROBE_CSV_FIELDS)]
         for p in probes
         for r in [p.record]
     ]

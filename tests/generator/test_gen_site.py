@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 
@@ -142,5 +144,9 @@ def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_hea
     assert "<strong>PyTorch</strong> is fastest" in index  # 10 s beats the out-of-the-box 20 s
     assert "<strong>JAX</strong> is fastest" not in index  # the tuned 9 s is not a headline
     assert "The headline compares out-of-the-box runs only" in index
+    for name in ("configurations", "runs"):  # the downloads tell the tuned rows apart too
+        rows = list(csv.DictReader(io.StringIO(page(tmp_path / "site", f"data/{name}.csv"))))
+        assert sorted(row["tuning"] for row in rows if row["framework"] == "jax") == [
+            "", "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=<b>"]
     reproduce = re.sub(r"<[^>]+>", "", page(tmp_path / "site", "appendix/reproduce/index.html"))  # no highlighting
     assert "XLA_FLAGS='--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;' runners run --framework jax" in reproduce
