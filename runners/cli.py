@@ -109,7 +109,7 @@ def parse_pythons(values: list[str]) -> dict[str, str]:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Run a profile's configurations, each in a fresh subprocess; resume what is done; summarise."""
-    from runners.matrix import LocalExecutor, run_matrix, summary_table
+    from runners.matrix import LocalExecutor, breakdown_line, run_matrix, summary_table, time_breakdown
 
     pythons = parse_pythons(args.python)
     ensure_writable(args.out)
@@ -128,6 +128,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     failed = [r for _, r, _ in results if r and r["status"] != "ok"]
     print(f"{len(results)} configurations: {sum(1 for _, r, _ in results if r and r['status'] == 'ok')} ok, "
           f"{len(failed)} failed, {sum(1 for _, r, _ in results if r is None)} skipped; records in {args.out}")
+    ran = [r for _, r, note in results if r and not note]  # not the resumed ones: their time was spent before
+    if ran:
+        print(f"time of the runs made now: {breakdown_line(time_breakdown(ran))}")
     return 1 if failed else 0
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
@@ -155,3 +156,34 @@ def summary_table(results: list[tuple[RunConfig, dict | None, str]]) -> str:
                      f"{cell(peak / 2**20 if peak else None, '10.0f')}{cell(timing.get('compile_seconds'), '10.1f')}"
                      f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200])
     return "\n".join(lines)
+
+
+TIME_PARTS = {"compile_s": "compile", "warm_up_s": "warm-up steps", "timed_s": "timed epochs",
+              "in_run_other_s": "imports, set-up, evaluation, record", "between_runs_s": "between runs"}
+
+
+def time_breakdown(records: list[dict]) -> dict[str, float]:
+    """Where the wall time of ``ok`` run records went, summed (seconds): ``span_s`` from the first start to
+    the last finish, split into the parts of ``TIME_PARTS``; ``between_runs_s`` is the span not covered by
+    any run (process start-up, the matrix's own work), meaningful for records of one sequential matrix."""
+    ok = [r for r in records if r["status"] == "ok"]
+    if not ok:
+        return {}
+    start = {id(r): datetime.fromisoformat(r["started_at"]) for r in ok}
+    end = {id(r): datetime.fromisoformat(r["finished_at"]) for r in ok}
+    run_s = sum((end[id(r)] - start[id(r)]).total_seconds() for r in ok)
+    first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
+    parts = {"compile_s": sum(r["timing"]["compile_seconds"] for r in ok),
+             "timed_s": sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)}
+    parts["warm_up_s"] = first_s - parts["compile_s"]
+    parts["in_run_other_s"] = run_s - first_s - parts["timed_s"]
+    span_s = (max(end.values()) - min(start.values())).total_seconds()
+    return {"span_s": span_s, **{key: parts.get(key, span_s - run_s) for key in TIME_PARTS}}
+
+
+def breakdown_line(breakdown: dict[str, float]) -> str:
+    """``time_breakdown`` as one line: the span and its parts, in seconds."""
+    if not breakdown:
+        return "no ok runs to account for"
+    parts = " + ".join(f"{label} {breakdown[key]:.0f}" for key, label in TIME_PARTS.items())
+    return f"{breakdown['span_s']:.0f} s = {parts}"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import read_record, validate
-from runners import cli, profiles
+from runners import cli, matrix, profiles
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 
@@ -55,6 +55,7 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert record["mfu"]["value"] is None  # CPU peak unknown: no guess
         assert 0 <= record["accuracy"]["final_test_accuracy"] <= 1
     assert "3 ok, 0 failed" in result.stdout
+    assert "time of the runs made now: " in result.stdout and "timed epochs" in result.stdout
 
 
 @pytest.mark.slow
@@ -162,3 +163,16 @@ def test_env_prints_provenance_json():
     assert info["tuning_environment"]["XLA_FLAGS"] == "--xla_cpu_enable_fast_math=false"
     assert info["hardware"]["machine_id"] and info["hardware"]["cpu_threads"] >= 1
     assert set(info["software"]) >= {"python", "os", "packages", "git_commit"}
+
+
+def test_time_breakdown_splits_the_span_of_sequential_runs():
+    def run(start: str, end: str, first: float, compile_s: float, epochs: list[float], status: str = "ok") -> dict:
+        return {"status": status, "started_at": f"2026-11-30T10:{start}Z", "finished_at": f"2026-11-30T10:{end}Z",
+                "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs}}
+
+    records = [run("00:00.000", "01:00.000", 20, 15, [30]), run("01:02.000", "01:32.000", 10, 8, [12, 5]),
+               {"status": "error", "started_at": "2026-11-30T11:00:00.000Z", "timing": None}]
+    assert matrix.time_breakdown(records) == {"span_s": 92, "compile_s": 23, "warm_up_s": 7, "timed_s": 47,
+                                              "in_run_other_s": 13, "between_runs_s": 2}
+    assert matrix.breakdown_line(matrix.time_breakdown(records)).startswith("92 s = compile 23 + warm-up steps 7 + ")
+    assert matrix.time_breakdown(records[2:]) == {}

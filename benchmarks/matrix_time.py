@@ -1,0 +1,78 @@
+"""Where a benchmark matrix's wall time went, from its run records, and how it compares with a budget.
+
+Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick] [--budget 600]
+
+For each machine and tuning (out of the box, or the tuning variables a run recorded), per framework and in
+all: the span from the first start to the last finish, split into compile, the warm-up step's own run,
+the timed epochs, the rest inside each run (imports, set-up, evaluation, the record) and the time between
+runs. The span is a wall time only for records written by one sequential ``runners matrix``. Where a
+framework also has tuned runs, the out-of-the-box span with that framework's runs swapped for the tuned
+ones is printed too: a projection from two measured spans, not a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from fwbench.records import RecordError, read_record
+from runners.matrix import breakdown_line, time_breakdown
+
+
+def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
+    """``ok`` runs of ``profile`` under ``root``, grouped by (machine id, tuning label)."""
+    groups = defaultdict(list)
+    for path in sorted(root.rglob("*.json")):
+        try:
+            record = read_record(path, kind="fwbench.run/1")
+        except RecordError as exc:
+            print(f"skipped {exc}", file=sys.stderr)
+            continue
+        if record["status"] == "ok" and record["config"]["profile"] == profile:
+            tuning = record["config"].get("tuning_environment") or {}
+            label = "tuned: " + " ".join(f"{k}={v}" for k, v in sorted(tuning.items())) if tuning else "out of the box"
+            groups[(record["hardware"]["machine_id"], label)].append(record)
+    return groups
+
+
+def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
+    by_framework = defaultdict(list)
+    for record in records:
+        by_framework[record["framework"]["name"]].append(record)
+    return by_framework
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="?", type=Path, default=Path("results/runs"), help="run records directory")
+    parser.add_argument("--profile", default="quick", help="profile whose runs are counted (default quick)")
+    parser.add_argument("--budget", type=float, default=600, help="budget in seconds (default 600)")
+    args = parser.parse_args(argv)
+    groups = load_runs(args.results, args.profile)
+    if not groups:
+        print(f"no ok {args.profile} runs under {args.results}", file=sys.stderr)
+        return 1
+    spans = {}
+    for (machine, label), records in sorted(groups.items()):
+        print(f"{machine} · {label} · {len(records)} runs")
+        for framework, runs in framework_spans(records).items():
+            breakdown = time_breakdown(runs)
+            spans[machine, label, framework] = breakdown["span_s"]
+            print(f"  {framework:<11} {breakdown_line(breakdown)}")
+        total = time_breakdown(records)
+        spans[machine, label, None] = total["span_s"]
+        print(f"  {'all':<11} {breakdown_line(total)}  →  {total['span_s'] / args.budget:.2f} × the "
+              f"{args.budget:g} s budget")
+    for (machine, label, framework), span in spans.items():
+        plain = (machine, "out of the box")
+        if label != plain[1] and framework and (*plain, framework) in spans and (*plain, None) in spans:
+            projected = spans[(*plain, None)] - spans[(*plain, framework)] + span
+            print(f"{machine}: out of the box with {framework}'s runs {label}: {projected:.0f} s (projected) →  "
+                  f"{projected / args.budget:.2f} × the budget")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
