@@ -2,7 +2,8 @@
 
 A training step costs about 3× the forward FLOPs (forward, input gradient, weight gradient), so a
 throughput quoted for "a training step" can be checked against this pair. Both run on the same
-device-resident batch, alternately (forward, step, forward, step, …), after one of each to compile.
+device-resident batch (the GPU when the framework sees one, else the CPU), alternately (forward, step,
+forward, step, …), after one of each to compile.
 The forward pass is the runner's evaluation path with batch statistics (``Trainer.logits``): PyTorch's
 eager module, a TensorFlow graph (``tf.function``, no XLA), ``jax.jit``.
 
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=5, help="timed forward/step pairs (default 5)")
     args = parser.parse_args(argv)
-    os.environ.update(framework_environment("cpu", tempfile.mkdtemp(prefix="fwbench-compile-cache-")))
+    os.environ.update(framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-compile-cache-")))
     from runners.frameworks import trainer_class  # imports the framework: after the environment is set
 
     trainer = trainer_class(args.framework)(arch.init_weights(0), mode=args.mode, device="auto")

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from fwbench.records import RecordError, read_record
+from generator.aggregate import tuning_of
 from runners.matrix import breakdown_line, time_breakdown
 
 
@@ -31,8 +32,8 @@ def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
             print(f"skipped {exc}", file=sys.stderr)
             continue
         if record["status"] == "ok" and record["config"]["profile"] == profile:
-            tuning = record["config"].get("tuning_environment") or {}
-            label = "tuned: " + " ".join(f"{k}={v}" for k, v in sorted(tuning.items())) if tuning else "out of the box"
+            tuning = tuning_of(record)
+            label = f"tuned: {tuning}" if tuning else "out of the box"
             groups[(record["hardware"]["machine_id"], label)].append(record)
     return groups
 

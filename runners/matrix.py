@@ -169,16 +169,15 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
     ok = [r for r in records if r["status"] == "ok"]
     if not ok:
         return {}
-    start = {id(r): datetime.fromisoformat(r["started_at"]) for r in ok}
-    end = {id(r): datetime.fromisoformat(r["finished_at"]) for r in ok}
-    run_s = sum((end[id(r)] - start[id(r)]).total_seconds() for r in ok)
+    starts = [datetime.fromisoformat(r["started_at"]) for r in ok]
+    ends = [datetime.fromisoformat(r["finished_at"]) for r in ok]
+    run_s = sum((end - start).total_seconds() for start, end in zip(starts, ends, strict=True))
+    span_s = (max(ends) - min(starts)).total_seconds()
+    compile_s = sum(r["timing"]["compile_seconds"] for r in ok)
     first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
-    parts = {"compile_s": sum(r["timing"]["compile_seconds"] for r in ok),
-             "timed_s": sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)}
-    parts["warm_up_s"] = first_s - parts["compile_s"]
-    parts["in_run_other_s"] = run_s - first_s - parts["timed_s"]
-    span_s = (max(end.values()) - min(start.values())).total_seconds()
-    return {"span_s": span_s, **{key: parts.get(key, span_s - run_s) for key in TIME_PARTS}}
+    timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
+    return {"span_s": span_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s, "timed_s": timed_s,
+            "in_run_other_s": run_s - first_s - timed_s, "between_runs_s": span_s - run_s}
 
 
 def breakdown_line(breakdown: dict[str, float]) -> str:
