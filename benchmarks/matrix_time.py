@@ -1,6 +1,6 @@
 """Where a benchmark matrix's wall time went, from its run records, and how it compares with a budget.
 
-Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick] [--budget 600]
+Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick] [--budget 720]
 
 For each machine and tuning (out of the box, or the tuning variables a run recorded), per framework and in
 all: the span from the first start to the last finish, split into compile, the warm-up step's own run,
@@ -27,7 +27,7 @@ def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
     groups = defaultdict(list)
     for path in sorted(root.rglob("*.json")):
         try:
-            record = read_record(path, kind="fwbench.run/1")
+            record = read_record(path, kind="fwbench.run/2")
         except RecordError as exc:
             print(f"skipped {exc}", file=sys.stderr)
             continue
@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="?", type=Path, default=Path("results/runs"), help="run records directory")
     parser.add_argument("--profile", default="quick", help="profile whose runs are counted (default quick)")
-    parser.add_argument("--budget", type=float, default=600, help="budget in seconds (default 600)")
+    parser.add_argument("--budget", type=float, default=720,
+                        help="budget in seconds (default 720: the quick profile's 12 minutes on a 2-core CPU)")
     args = parser.parse_args(argv)
     groups = load_runs(args.results, args.profile)
     if not groups:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 
 def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
@@ -29,3 +31,59 @@ def non_negative_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """A number > 0."""
     return _number(text, float, 0, False, "a positive number")
+
+
+#: exit codes shared by the three console scripts
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(ValueError):
+    """Bad command-line input; the message names the flag. The commands print it on one line and exit 2."""
+
+
+def csv_of(kind, allowed: tuple[str, ...] | None = None):
+    """An argparse type for comma-separated values, each converted by ``kind`` and checked against ``allowed``."""
+    def parse(text: str) -> list:
+        try:
+            items = [kind(part.strip()) for part in text.split(",") if part.strip()]
+        except (ValueError, argparse.ArgumentTypeError) as exc:
+            raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+        bad = [i for i in items if allowed and i not in allowed]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; "
+                                             f"choose from {', '.join(allowed or ())}")
+        return items
+    return parse
+
+
+def add_frameworks_flag(parser: argparse.ArgumentParser, old_spellings: tuple[str, ...] = ()) -> None:
+    """``--frameworks a,b``: the one way every command chooses frameworks (default: all of them).
+
+    ``old_spellings`` (e.g. ``--framework``, ``--only``) are still accepted, repeatable or comma-separated,
+    and print a note naming the new flag.
+    """
+    from fwbench.frameworks import FRAMEWORKS
+
+    parser.add_argument("--frameworks", type=csv_of(str, FRAMEWORKS), action=_Extend, metavar="A,B",
+                        help=f"comma-separated, from {', '.join(FRAMEWORKS)} (default: all)")
+    for spelling in old_spellings:
+        parser.add_argument(spelling, type=csv_of(str, FRAMEWORKS), action=_Extend, dest="frameworks",
+                            help=argparse.SUPPRESS, metavar="A,B")
+
+
+class _Extend(argparse.Action):
+    """Collect the values of ``--frameworks`` and of its old spellings into one list, noting an old spelling."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string != "--frameworks":
+            print(f"{parser.prog}: note: {option_string} is now spelled --frameworks", file=sys.stderr)
+        current = getattr(namespace, self.dest, None) or []
+        setattr(namespace, self.dest, current + [v for v in values if v not in current])
+
+
+def existing_directory(text: str) -> Path:
+    """An argparse type for a directory that is read: a missing path is a usage error, not an empty result."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {'not a directory' if path.exists() else 'no such directory'}")
+    return path

@@ -1,12 +1,18 @@
 """Versioned JSON records: validated against their JSON Schema on write and on read, written atomically.
 
-The packages (runners, ecosystem, generator) talk to each other only through these files.
+The packages (runners, ecosystem, generator) talk to each other only through these files. Reading never
+fails with anything but a one-line RecordError naming the file and the problem, whatever the file holds:
+a record file is a regular file of at most ``MAX_RECORD_BYTES`` (2 MiB), UTF-8 (a leading byte-order mark is
+accepted), one JSON object without NaN, infinities, numbers beyond a float's range or unpaired surrogates,
+nested at most ``MAX_RECORD_DEPTH`` levels deep.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
 import tempfile
 from functools import cache
 from importlib import resources
@@ -15,16 +21,42 @@ from typing import Any
 
 import jsonschema
 
+from fwbench.upgrade import upgrade
+
 #: record kind -> schema file under fwbench/schemas/
 SCHEMA_FILES = {
-    "fwbench.run/1": "run.schema.json",
+    "fwbench.run/1": "run.v1.schema.json",  # read only to check a record before it is upgraded
+    "fwbench.run/2": "run.schema.json",
     "fwbench.probe/1": "probe.schema.json",
     "fwbench.ecosystem/1": "ecosystem.schema.json",
 }
 
 
+#: a record is a few kB (a probe's, with its traceback, under 40 kB); a reader never loads a bigger file
+MAX_RECORD_BYTES = 2 * 2**20
+#: records nest 5 levels deep; readers walk them recursively (``find_key``), so depth is bounded
+MAX_RECORD_DEPTH = 64
+#: a RecordError's message is one line of at most this many characters (it may quote a bad value)
+MAX_MESSAGE_CHARS = 500
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: line breaks, other control characters and unpaired surrogates escaped as in Python."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 class RecordError(ValueError):
-    """A record that is unreadable or does not match its schema; the message names file and field."""
+    """A record that is unreadable or does not match its schema; the message names file and field.
+
+    The message is one line, control characters escaped and shortened to ``MAX_MESSAGE_CHARS``: it is printed
+    and shown on the site as the reason a file was skipped.
+    """
+
+    def __init__(self, message: str) -> None:
+        line = printable(message)
+        if len(line) > MAX_MESSAGE_CHARS:
+            line = line[: MAX_MESSAGE_CHARS - 1] + "…"
+        super().__init__(line)
 
 
 @cache
@@ -51,7 +83,7 @@ def validate(record: Any, source: str | os.PathLike = "<record>", kind: str | No
     declared = record.get("schema")
     if kind is not None and declared != kind:
         raise RecordError(f"{source}: field 'schema' is {declared!r}, expected {kind!r}")
-    if declared not in SCHEMA_FILES:
+    if not isinstance(declared, str) or declared not in SCHEMA_FILES:
         raise RecordError(f"{source}: field 'schema' is {declared!r}, expected one of {', '.join(SCHEMA_FILES)}")
     validator = jsonschema.Draft202012Validator(load_schema(declared))
     errors = sorted(validator.iter_errors(record), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
@@ -84,16 +116,96 @@ def write_record(path: str | os.PathLike, record: dict[str, Any]) -> Path:
     return atomic_write_text(path, json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n")
 
 
-def read_record(path: str | os.PathLike, kind: str | None = None) -> dict[str, Any]:
-    """Read and validate one record; raise RecordError naming the file (and field) when it is bad."""
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a device or other special file")
+
+
+def _read_bytes(path: str | os.PathLike) -> bytes:
+    too_big = f"larger than {MAX_RECORD_BYTES:,} bytes (2 MiB), the most a record file may hold"
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
+        info = os.stat(path)  # before opening: opening a named pipe would wait for a writer
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(f"{path}: {_file_kind(info.st_mode)}, not a record file")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: {info.st_size:,} bytes, {too_big}")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:  # also a symbolic link loop (ELOOP) or a dangling link
         raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_RECORD_BYTES:  # it grew after the check
+        raise RecordError(f"{path}: {too_big}")
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is beyond the range of a float")
+    return value
+
+
+def _float_sized_int(text: str) -> int:
+    # a larger integer passes a schema's "number" but overflows the first float() a reader applies to it
+    value = int(text)  # Python refuses more than 4,300 digits itself (ValueError)
+    if abs(value) > sys.float_info.max:
+        raise ValueError(f"integer of {len(text.lstrip('-')):,} digits is beyond the range of a float")
+    return value
+
+
+def _shape_problem(value: Any) -> str | None:
+    """Why a parsed JSON value cannot be a record whatever its schema says (too deep, an unpaired surrogate)."""
+    pending = [(value, "(top level)", 1)]
+    while pending:
+        item, where, depth = pending.pop()
+        if depth > MAX_RECORD_DEPTH:
+            return f"nested more than {MAX_RECORD_DEPTH} levels deep"
+        if isinstance(item, dict):
+            for key, child in item.items():
+                pending += [(key, where, depth), (child, f"{where}.{key}".removeprefix("(top level)."), depth + 1)]
+        elif isinstance(item, list):
+            pending += [(child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item)]
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"a string at {where[:80]} holds an unpaired surrogate escape (not Unicode text)"
+    return None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value in the record file ``path``, checked as the module's docstring says; RecordError naming
+    the file and the problem otherwise (whether it is a record is ``validate``'s question)."""
+    data = _read_bytes(path)
+    if not data.strip():
+        raise RecordError(f"{path}: empty file, no JSON in it")
     try:
-        record = json.loads(text)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start:,})") from exc
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_float_sized_int)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+    except ValueError as exc:  # from the number hooks, or Python's limit on digits
+        raise RecordError(f"{path}: not valid JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise RecordError(f"{path}: not valid JSON (nested too deeply to parse)") from exc
+    problem = _shape_problem(value)
+    if problem:
+        raise RecordError(f"{path}: {problem}")
+    return value
+
+
+def read_record(path: str | os.PathLike, kind: str | None = None) -> dict[str, Any]:
+    """Read, upgrade (``fwbench.upgrade``) and validate one record; raise RecordError naming the file (and field)
+    when it is bad."""
+    record = read_json(path)
+    record = upgrade(record, source=path)
     validate(record, source=path, kind=kind)
     return record
 

@@ -1,4 +1,8 @@
-"""Group run records by machine and configuration and summarise repeats (median time, mean ± std accuracy)."""
+"""Group run records by machine and configuration and summarise repeats (mean, spread, 95 % interval).
+
+Busy-flagged runs (``load.busy``) and older records (upgraded ``fwbench.run/1``) are kept and shown, but a
+configuration's figures leave them out whenever it has clean runs, and only clean runs enter a verdict.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +56,15 @@ _T95 = (
 )
 #: fewer runs than this give no interval: two points say little about spread
 MIN_RUNS_FOR_INTERVAL = 3
+#: why a run is shown but never judged
+BUSY = "busy"
+OLDER = "older record"
+#: flag -> the runs it marks, in words
+FLAGGED_RUNS = {BUSY: "busy-flagged runs", OLDER: "older records"}
+#: how two figures compare once their noise is taken into account (see ``separation``)
+APART = "apart"
+WITHIN_NOISE = "within noise"
+TOO_FEW_RUNS = "too few runs"
 
 
 @dataclass(frozen=True)
@@ -81,31 +94,65 @@ def describe(values: list[float]) -> Stats | None:
     return Stats(n=n, mean=mean, median=statistics.median(values), std=std, ci95=ci)
 
 
+def separation(a: Stats, b: Stats) -> str:
+    """APART when the two 95 % intervals do not overlap, WITHIN_NOISE when they do, TOO_FEW_RUNS when either
+    figure has fewer than MIN_RUNS_FOR_INTERVAL runs (no interval: the data cannot tell)."""
+    if a.ci95 is None or b.ci95 is None:
+        return TOO_FEW_RUNS
+    return APART if a.ci95[1] < b.ci95[0] or b.ci95[1] < a.ci95[0] else WITHIN_NOISE
+
+
+def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
+    """Why a run may be shown but never judged: BUSY (the machine was busy) and OLDER (an upgraded /1 record)."""
+    flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
+    return flags + ((OLDER,) if record.get("upgraded_from") else ())
+
+
+def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
+    """Training seconds until the test accuracy first reaches ``target`` (a fraction): the compile time plus
+    the timed epochs up to that epoch, evaluation excluded. None when it never did or a figure is missing."""
+    timing, accuracy = record.get("timing") or {}, record.get("accuracy") or {}
+    each = timing.get("epoch_seconds_each") or []
+    if timing.get("compile_seconds") is None:
+        return None
+    for row in sorted(accuracy.get("epochs") or [], key=lambda r: r["epoch"]):
+        if row.get("test_accuracy") is not None and row["test_accuracy"] >= target:
+            return timing["compile_seconds"] + sum(each[: row["epoch"]]) if len(each) >= row["epoch"] else None
+    return None
+
+
 @dataclass(frozen=True, order=True)
 class Setting:
-    """What must match for runs to share a table: same profile, data, epoch size, epochs, precision and
-    tuning environment (empty when out of the box)."""
+    """What must match for runs to share a table: same profile, data, requested training-set size, epochs,
+    precision and tuning environment (empty when out of the box).
+
+    The size is ``config.train_images`` (the request), never the images trained per epoch, which drop-last
+    makes differ between batch sizes. Older records lack it: they are keyed on ``images_per_epoch`` instead
+    and ``older`` keeps them in tables of their own.
+    """
 
     profile: str
     dataset: str
-    images_per_epoch: int
+    train_images: int
     epochs: int
     precision: str
     tuning: str = ""  # "NAME=value; …" of the record's config.tuning_environment
+    older: bool = False
 
     @property
     def label(self) -> str:
-        """Human-readable one-liner, e.g. ``quick · synthetic · 512 images/epoch · 1 epoch · float32``."""
+        """Human-readable one-liner, e.g. ``quick · synthetic · 256 training images · 1 epoch · float32``."""
         epochs = f"{self.epochs} epoch" + ("s" if self.epochs != 1 else "")
-        images = f"{self.images_per_epoch:,} images/epoch"
+        images = f"{self.train_images:,} " + ("images/epoch (older records)" if self.older else "training images")
         parts = (self.profile, self.dataset, images, epochs, self.precision)
         return " · ".join(parts + ((f"tuned: {self.tuning}",) if self.tuning else ()))
 
     @property
     def slug(self) -> str:
         """File-name-safe id of the setting."""
-        text = f"{self.profile}-{self.dataset}-{self.images_per_epoch}-{self.epochs}e-{self.precision}"
+        text = f"{self.profile}-{self.dataset}-{self.train_images}-{self.epochs}e-{self.precision}"
         slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")  # "float32 (TF32 off)" → "float32-tf32-off"
+        slug += "-older" if self.older else ""
         return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 
@@ -128,32 +175,70 @@ def tuning_of(record: dict[str, Any]) -> str:
 
 def _setting_of(record: dict[str, Any]) -> Setting:
     config = record["config"]
+    older = config.get("train_images") is None  # an upgraded /1 record: only the trained count is known
     return Setting(
         config["profile"],
         config["dataset"],
-        config["images_per_epoch"],
+        config["images_per_epoch"] if older else config["train_images"],
         config["epochs"],
         config["precision"],
         tuning_of(record),
+        older,
     )
 
 
 @dataclass
 class Summary:
-    """All runs of one configuration and their statistics (computed from the successful runs only)."""
+    """All runs of one configuration and their statistics.
+
+    The statistics come from the counted runs: the successful clean ones, or, where a configuration has
+    none, its successful flagged ones (busy or older), so that they are still shown — marked, and never judged.
+    """
 
     key: ConfigKey
     runs: list[Loaded] = field(default_factory=list)
 
-    def _ok(self) -> list[dict[str, Any]]:
+    def _ok_records(self) -> list[dict[str, Any]]:
         return [r.record for r in self.runs if r.record["status"] == "ok"]
 
+    def _clean_records(self) -> list[dict[str, Any]]:
+        return [rec for rec in self._ok_records() if not flags_of(rec)]
+
+    def _ok(self) -> list[dict[str, Any]]:
+        return self._clean_records() or self._ok_records()
+
     def _values(self, section: str, name: str) -> list[float]:
-        return [
-            rec[section][name]
-            for rec in self._ok()
-            if rec.get(section) and rec[section].get(name) is not None
-        ]
+        return [rec[section][name] for rec in self._ok() if rec.get(section) and rec[section].get(name) is not None]
+
+    @property
+    def judgeable(self) -> bool:
+        """True when clean successful runs exist: only then may the figures enter a verdict, lead or choice."""
+        return bool(self._clean_records())
+
+    @property
+    def flags(self) -> list[str]:
+        """The flags of the counted runs (empty when they are clean): why the figures are never judged."""
+        return [] if self.judgeable else sorted({f for rec in self._ok() for f in flags_of(rec)})
+
+    @property
+    def flagged(self) -> Counter:
+        """Flag -> how many successful runs carry it."""
+        return Counter(f for rec in self._ok_records() for f in flags_of(rec))
+
+    @property
+    def left_out(self) -> Counter:
+        """Flag -> how many successful flagged runs the figures leave out because clean runs exist."""
+        return self.flagged if self.judgeable else Counter()
+
+    @property
+    def missing(self) -> list[str]:
+        """The fwbench.run/2 fields that this configuration's older records lack."""
+        return sorted({name for r in self.runs for name in r.record.get("missing") or ()})
+
+    @property
+    def images_per_epoch(self) -> int:
+        """Images actually trained per epoch (after drop-last) at this batch size."""
+        return self.runs[0].record["config"]["images_per_epoch"]
 
     @property
     def statuses(self) -> Counter:
@@ -167,8 +252,13 @@ class Summary:
 
     @property
     def n_ok(self) -> int:
-        """Number of successful runs."""
+        """Number of successful runs (flagged ones included)."""
         return self.statuses.get("ok", 0)
+
+    @property
+    def n_clean(self) -> int:
+        """Number of successful runs that may enter a verdict (neither busy nor older)."""
+        return len(self._clean_records())
 
     @property
     def failure_note(self) -> str:
@@ -179,9 +269,7 @@ class Summary:
     @property
     def failures(self) -> list[dict[str, Any]]:
         """The failure sections of the failed runs (exception type, message, stderr tail)."""
-        return [
-            r.record["failure"] for r in self.runs if r.record["status"] != "ok" and r.record.get("failure")
-        ]
+        return [r.record["failure"] for r in self.runs if r.record["status"] != "ok" and r.record.get("failure")]
 
     @property
     def epoch_seconds(self) -> Stats | None:
@@ -214,14 +302,19 @@ class Summary:
             [rec["mfu"]["value"] for rec in self._ok() if rec.get("mfu") and rec["mfu"]["value"] is not None]
         )
 
-    def curve(self, metric: str) -> list[tuple[int, float]]:
-        """Per-epoch mean of ``metric`` (e.g. ``test_accuracy``) over the successful runs."""
+    def curve(self, metric: str) -> list[tuple[int, Stats]]:
+        """Per-epoch statistics of ``metric`` (e.g. ``test_accuracy``) over the counted runs."""
         by_epoch: dict[int, list[float]] = defaultdict(list)
         for rec in self._ok():
             for row in rec["accuracy"]["epochs"]:
                 if row.get(metric) is not None:
                     by_epoch[row["epoch"]].append(row[metric])
-        return [(epoch, statistics.fmean(vals)) for epoch, vals in sorted(by_epoch.items())]
+        return [(epoch, describe(vals)) for epoch, vals in sorted(by_epoch.items())]
+
+    def time_to_accuracy(self, target: float) -> tuple[Stats | None, int]:
+        """(Seconds to reach ``target`` over the counted runs that reached it, number of counted runs)."""
+        counted = self._ok()
+        return describe([time_to_accuracy(rec, target) for rec in counted]), len(counted)
 
 
 def summarise(runs: list[Loaded]) -> list[Summary]:
@@ -276,15 +369,18 @@ class Table:
         return None
 
     def speedup(self, framework: str, mode: str) -> tuple[float, int, int] | None:
-        """(median epoch time at the smallest batch ÷ at the largest, smallest, largest), over the batch
+        """(mean epoch time at the smallest batch ÷ at the largest, smallest, largest), over the batch
         sizes of this column that have a successful run; None with fewer than two of them."""
-        ran = [
-            (bs, s) for bs in self.batch_sizes if (s := self.cell(framework, mode, bs)) and s.epoch_seconds
-        ]
+        ran = [(bs, s) for bs in self.batch_sizes if (s := self.cell(framework, mode, bs)) and s.epoch_seconds]
         if len(ran) < 2:
             return None
         (first_bs, first), (last_bs, last) = ran[0], ran[-1]
-        return first.epoch_seconds.median / last.epoch_seconds.median, first_bs, last_bs
+        return first.epoch_seconds.mean / last.epoch_seconds.mean, first_bs, last_bs
+
+    @property
+    def runs(self) -> list[Loaded]:
+        """Every run of the table."""
+        return [r for s in self.summaries for r in s.runs]
 
 
 def tables(summaries: list[Summary]) -> list[Table]:
@@ -325,9 +421,7 @@ def machines(runs: list[Loaded]) -> list[Machine]:
         by_machine[item.machine_id].append(item)
     found = []
     for machine_id, items in sorted(by_machine.items()):
-        with_hw = sorted(
-            (i.record for i in items if i.record.get("hardware")), key=lambda r: r["finished_at"]
-        )
+        with_hw = sorted((i.record for i in items if i.record.get("hardware")), key=lambda r: r["finished_at"])
         newest = with_hw[-1] if with_hw else None
         times = sorted(i.record["started_at"] for i in items)
         found.append(

@@ -1,4 +1,8 @@
-"""Matplotlib charts (PNG bytes) drawn from aggregated records; every axis carries a label and a unit."""
+"""Matplotlib charts (PNG bytes) drawn from aggregated records; every axis carries a label and a unit.
+
+Points are means over runs; error bars show the 95 % interval's half-width (n ≥ 3) or the standard
+deviation (n = 2), as the tables do; a single run has none.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from generator import fmt
-from generator.aggregate import Table
+from generator.aggregate import Stats, Table
 
 COLORS = {"torch": "#ee4c2c", "tensorflow": "#ff8f00", "jax": "#4285f4"}
 LINESTYLES = {"compiled": "-", "eager": "--"}
@@ -21,6 +25,28 @@ def _png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
     return buffer.getvalue()
+
+
+#: what the error bars mean, for axis labels
+SPREAD_NOTE = "mean; bars: 95 % CI, sd at n=2"
+
+
+def _error(stats: Stats, scale: float = 1.0) -> float:
+    """The error bar's half-length: the interval's half-width, else the standard deviation, else none."""
+    if stats.ci95 is not None:
+        return (stats.ci95[1] - stats.mean) * scale
+    return (stats.std or 0.0) * scale
+
+
+def _plot(axes, points: list[tuple[float, Stats]], scale: float = 1.0, **style) -> None:
+    """One series of (x, statistics) as means with error bars."""
+    axes.errorbar(
+        [x for x, _ in points],
+        [st.mean * scale for _, st in points],
+        yerr=[_error(st, scale) for _, st in points],
+        capsize=3,
+        **style,
+    )
 
 
 def _series_label(framework: str, mode: str) -> str:
@@ -39,9 +65,7 @@ def speed_chart(table: Table) -> bytes:
     figure = Figure(figsize=(10, 4))
     left, right = figure.subplots(1, 2)
     for framework, mode in table.columns:
-        points = [
-            (bs, s) for bs in table.batch_sizes if (s := table.cell(framework, mode, bs)) and s.epoch_seconds
-        ]
+        points = [(bs, s) for bs in table.batch_sizes if (s := table.cell(framework, mode, bs)) and s.epoch_seconds]
         if not points:
             continue
         style = dict(
@@ -50,9 +74,12 @@ def speed_chart(table: Table) -> bytes:
             marker="o",
             label=_series_label(framework, mode),
         )
-        left.plot([bs for bs, _ in points], [s.epoch_seconds.median for _, s in points], **style)
-        right.plot([bs for bs, _ in points], [s.images_per_second.median for _, s in points], **style)
-    for axes, ylabel in ((left, "seconds per epoch (s, median)"), (right, "throughput (images/s, median)")):
+        _plot(left, [(bs, s.epoch_seconds) for bs, s in points], **style)
+        _plot(right, [(bs, s.images_per_second) for bs, s in points if s.images_per_second], **style)
+    for axes, ylabel in (
+        (left, f"seconds per epoch (s, {SPREAD_NOTE})"),
+        (right, f"throughput (images/s, {SPREAD_NOTE})"),
+    ):
         _batch_axis(axes, table.batch_sizes)
         axes.set_ylabel(ylabel)
         axes.set_ylim(bottom=0)
@@ -68,21 +95,22 @@ def memory_chart(table: Table, metrics: list[tuple[str, str]]) -> bytes:
     for axes, (name, title) in zip(panels, metrics, strict=True):
         for framework, mode in table.columns:
             points = [
-                (bs, st.median / fmt.MIB)
+                (bs, st)
                 for bs in table.batch_sizes
                 if (s := table.cell(framework, mode, bs)) and (st := s.memory(name))
             ]
             if points:
-                axes.plot(
-                    [p[0] for p in points],
-                    [p[1] for p in points],
+                _plot(
+                    axes,
+                    points,
+                    1 / fmt.MIB,
                     color=COLORS[framework],
                     linestyle=LINESTYLES[mode],
                     marker="o",
                     label=_series_label(framework, mode),
                 )
         _batch_axis(axes, table.batch_sizes)
-        axes.set_ylabel(f"{title} (MiB, median)")
+        axes.set_ylabel(f"{title} (MiB, {SPREAD_NOTE})")
         axes.set_ylim(bottom=0)
     panels[0].legend(fontsize="small")
     figure.suptitle(f"Peak memory — {table.machine_id}")
@@ -90,7 +118,8 @@ def memory_chart(table: Table, metrics: list[tuple[str, str]]) -> bytes:
 
 
 def convergence_chart(table: Table) -> bytes:
-    """Test accuracy and training loss per epoch (mean over seeds); colour = framework, style = batch size."""
+    """Test accuracy and training loss per epoch (mean over runs with error bars); colour = framework,
+    style = batch size."""
     figure = Figure(figsize=(10, 4))
     left, right = figure.subplots(1, 2)
     styles = ("-", "--", "-.", ":")
@@ -100,16 +129,17 @@ def convergence_chart(table: Table) -> bytes:
         for axes, metric, scale in ((left, "test_accuracy", 100), (right, "train_loss", 1)):
             curve = summary.curve(metric)
             if curve:
-                axes.plot(
-                    [e for e, _ in curve],
-                    [v * scale for _, v in curve],
+                _plot(
+                    axes,
+                    curve,
+                    scale,
                     color=COLORS[summary.key.framework],
                     linestyle=styles[style_index],
                     marker=".",
                     label=label,
                 )
-    left.set_ylabel("test accuracy (%, mean over seeds)")
-    right.set_ylabel("training loss (cross-entropy, mean over seeds)")
+    left.set_ylabel(f"test accuracy (%, {SPREAD_NOTE})")
+    right.set_ylabel(f"training loss (cross-entropy, {SPREAD_NOTE})")
     for axes in (left, right):
         axes.set_xlabel("epoch")
         axes.grid(True, alpha=0.3)

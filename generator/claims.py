@@ -1,24 +1,30 @@
 """The claims check: the article's published figures beside fwbench's measurements and its own tables.
 
 Every verdict is computed: the article's figures come from ``data/article_figures.json`` (transcribed,
-with sections), fwbench's from the records. A figure measured under different conditions (another
-device, synthetic data, another window) is "not comparable", with the reason.
+with sections), fwbench's from the records. A measurement is judged only where the comparability rules
+(``data/comparability.json``) hold, else it is "not comparable" with the broken rules named; where its
+95 % interval cannot tell, the verdict is "within noise".
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator import fmt
-from generator.aggregate import FRAMEWORKS, Machine, Table
+from generator import comparability, fmt
+from generator.aggregate import APART, FRAMEWORKS, WITHIN_NOISE, Machine, Stats, Summary, Table, separation
 from generator.load import Loaded
 
 CONFIRMED = "confirmed"
 CONTRADICTED = "contradicted"
 NOT_COMPARABLE = "not comparable"
+#: every verdict, in the order the claims page counts them (WITHIN_NOISE: the intervals cannot tell)
+VERDICTS = (CONFIRMED, CONTRADICTED, WITHIN_NOISE, NOT_COMPARABLE)
+#: what the article-against-itself rows check
+OWN_FIGURES = ("the article's own figures",)
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
@@ -32,6 +38,7 @@ class Claim:
     ours: str
     verdict: str
     reason: str
+    conditions: tuple[str, ...] = ()  # the comparability conditions this row checked
 
 
 def load_article_figures() -> dict[str, Any]:
@@ -75,6 +82,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 verdict,
                 "stated ratio vs the ratio of the article's own table"
                 + ("" if verdict == CONFIRMED else ": the text and the table disagree"),
+                OWN_FIGURES,
             )
         )
     for spec, what in ((speed, "time"), (article["memory"], "memory")):
@@ -87,6 +95,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 f"order holds at {len(wins)} of {len(spec['table'])} batch sizes of its table",
                 CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
                 "ranking of each row of the article's own table",
+                OWN_FIGURES,
             )
         )
     over = article["python_overhead"]
@@ -99,6 +108,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
             f"{computed:.1f} s ({over['total_seconds']} − {over['overhead_seconds']})",
             within_absolute(computed, over["without_overhead_seconds"], 0.05),
             "arithmetic on its figures",
+            OWN_FIGURES,
         )
     )
     acc = article["accuracy"]
@@ -111,226 +121,289 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
             f"largest in its table: {largest}",
             CONFIRMED if largest <= acc["stated_std_bound"] else CONTRADICTED,
             "its own table",
+            OWN_FIGURES,
         )
     )
     return claims
 
 
-def _device_mismatch(machine: Machine, setup: dict[str, Any]) -> str | None:
-    """Why this machine's absolute speed/memory cannot be set beside the article's, or None if it can."""
-    if not machine.hardware:
-        return "this machine recorded no hardware (no successful run)"
-    if not machine.is_gpu:
-        return f"article: {setup['device_name']} GPU; this machine trains on the CPU ({machine.device})"
-    if setup["device_match"].lower() not in machine.device.lower():
-        return f"different GPU (article: {setup['device_name']}; this machine: {machine.device})"
-    return None
+def band_verdict(low: float, high: float, published: float, tolerance: float, relative: bool) -> str:
+    """The verdict of a 95 % interval ``[low, high]`` against ``published`` ± ``tolerance`` (a fraction of it
+    when ``relative``): CONFIRMED inside the band, CONTRADICTED wholly outside it, WITHIN_NOISE across an edge."""
+    margin = tolerance * abs(published) if relative else tolerance
+    if published - margin <= low and high <= published + margin:
+        return CONFIRMED
+    if high < published - margin or low > published + margin:
+        return CONTRADICTED
+    return WITHIN_NOISE
 
 
-def _data_mismatch(table: Table, setup: dict[str, Any], check_epochs: bool) -> str | None:
-    """Why this table's runs do not follow the article's data protocol, or None when they do."""
-    s = table.setting
-    if s.dataset != setup["dataset"]:
-        return f"{s.dataset} data ({s.images_per_epoch:,} images/epoch), not CIFAR-10"
-    if s.images_per_epoch != setup["images_per_epoch"]:
-        return f"{s.images_per_epoch:,} images per epoch, not {setup['images_per_epoch']:,}"
-    if check_epochs and s.epochs != setup["epochs"]:
-        return f"{s.epochs} epochs, not {setup['epochs']}"
-    return None
+def every(verdicts: list[str]) -> str:
+    """The verdict on a statement made of parts that must all hold: CONTRADICTED when one part is contradicted,
+    CONFIRMED when every part is confirmed, otherwise WITHIN_NOISE."""
+    if CONTRADICTED in verdicts:
+        return CONTRADICTED
+    return CONFIRMED if all(v == CONFIRMED for v in verdicts) else WITHIN_NOISE
+
+
+def order_verdict(stats: dict[str, Stats], stated: list[str]) -> str:
+    """Does ``stated`` (smallest first) hold for these figures beyond the noise? Each neighbouring pair of the
+    stated order is compared by its 95 % intervals: apart and in order confirms it, apart and reversed
+    contradicts it, overlapping is within noise (see ``every``)."""
+    outcomes = []
+    for first, second in zip(stated, stated[1:], strict=False):
+        a, b = stats[first], stats[second]
+        if separation(a, b) != APART:
+            outcomes.append(WITHIN_NOISE)
+        else:
+            outcomes.append(CONFIRMED if a.mean < b.mean else CONTRADICTED)
+    return every(outcomes)
 
 
 def _best_table(tables: list[Table], setup: dict[str, Any]) -> Table | None:
-    """The table closest to the article's protocol: CIFAR-10 first, then the most images and epochs."""
+    """The table closest to the article's protocol: clean records first, then CIFAR-10, then the most images
+    and epochs."""
     if not tables:
         return None
     return max(
         tables,
         key=lambda t: (
+            not t.setting.older,
             t.setting.dataset == setup["dataset"],
+            t.setting.train_images == setup["train_images"],
             t.setting.epochs == setup["epochs"],
-            t.setting.images_per_epoch,
+            t.setting.train_images,
             t.setting.epochs,
         ),
     )
 
 
-def _figure_rows(
-    section: dict[str, Any],
-    subject: str,
-    table: Table,
-    value_of,
-    ours_text,
-    article_text,
-    mismatch: str | None,
-) -> list[Claim]:
-    """Claims for a batch-size × framework table of the article beside the same cells of ours."""
-    claims = []
-    for bs, row in section["table"].items():
-        for fw in FRAMEWORKS:
-            summary = table.cell(fw, "compiled", int(bs))
-            measured = value_of(summary) if summary else None
-            if summary and not measured and summary.n_ok == 0:
-                ours = f"failed: {summary.failure_note}"
-            else:
-                ours = ours_text(measured) if measured is not None else "not measured"
-            if mismatch or measured is None:
-                verdict, reason = NOT_COMPARABLE, mismatch or "no successful compiled run at this batch size"
-            else:
-                verdict = within_relative(measured, row[fw], section["tolerance_relative"])
-                reason = (
-                    f"within ±{section['tolerance_relative']:.0%}"
-                    if verdict == CONFIRMED
-                    else f"differs by {measured / row[fw] - 1:+.0%}"
+def _with_notes(reason: str, check: comparability.Check) -> str:
+    return "; ".join((reason, *check.notes))
+
+
+@dataclass(frozen=True)
+class _Figure:
+    """How one measured figure is read from a configuration and written, in the article's unit."""
+
+    subject: str
+    stats_of: Callable[[Summary], Stats | None]
+    scale: float
+    digits: int
+    unit: str
+    article_unit: str
+
+    def stats(self, summary: Summary | None) -> Stats | None:
+        return self.stats_of(summary) if summary and summary.n_ok else None
+
+    def text(self, stats: Stats) -> str:
+        return fmt.spread(stats, self.scale, self.digits, self.unit)
+
+    def ci_text(self, stats: Stats) -> str:
+        low, high = (v * self.scale for v in stats.ci95)
+        return f"95 % CI {low:,.{self.digits}f}–{high:,.{self.digits}f} {self.unit}".rstrip()
+
+
+SECONDS = _Figure("seconds per epoch", lambda s: s.epoch_seconds, 1.0, 1, "s", "s")
+NVML = _Figure("peak GPU memory (NVML)", lambda s: s.memory("nvml_process_peak_bytes"), 1 / fmt.MIB, 0, "MiB", "MB")
+ACCURACY = _Figure("final test accuracy", lambda s: s.accuracy, 100.0, 2, "%", "%")
+
+
+def _ours(summary: Summary | None, stats: Stats | None, figure: _Figure) -> str:
+    if summary is None:
+        return "not run"
+    if summary.n_ok == 0:
+        return f"failed: {summary.failure_note}"
+    if stats is None:
+        return "not measured"
+    marks = f" [{', '.join(summary.flags)}]" if summary.flags else ""
+    return figure.text(stats) + marks
+
+
+def _band_reason(verdict: str, stats: Stats, figure: _Figure, band: str, differs: str) -> str:
+    """Why ``band_verdict`` decided as it did: where the interval lies against ``band`` (both in words)."""
+    if verdict == CONFIRMED:
+        return f"{figure.ci_text(stats)} lies inside {band}"
+    if verdict == CONTRADICTED:
+        return f"mean differs by {differs}; {figure.ci_text(stats)} lies outside {band}"
+    return f"{figure.ci_text(stats)} reaches across the edge of {band}"
+
+
+class _MachineCheck:
+    """The article's 3.1–3.3 figures beside one machine's table, each row checked against the rules."""
+
+    def __init__(self, article: dict[str, Any], machine: Machine, table: Table):
+        self.article, self.setup, self.machine, self.table = article, article["setup"], machine, table
+        self.rules = comparability.load_rules(self.setup)
+
+    def check(self, needs: tuple[tuple[str, int], ...]) -> comparability.Check:
+        evidence = comparability.Evidence(self.machine, self.table, needs)
+        return comparability.check(self.rules, self.setup, evidence)
+
+    def claim(
+        self, section: str, claim: str, article: str, ours: str, verdict: str, reason: str, check: comparability.Check
+    ) -> Claim:
+        return Claim(section, claim, article, ours, verdict, reason, check.conditions)
+
+    def figure_rows(self, spec: dict[str, Any], figure: _Figure) -> list[Claim]:
+        """One row per batch size × framework of an article table, beside the same cell of ours."""
+        rows = []
+        for bs, published_row in spec["table"].items():
+            for fw in FRAMEWORKS:
+                summary = self.table.cell(fw, "compiled", int(bs))
+                stats = figure.stats(summary)
+                published = published_row[fw]
+                check = self.check(((fw, int(bs)),))
+                if not check.comparable:
+                    verdict, reason = NOT_COMPARABLE, "; ".join(check.problems)
+                elif stats is None:
+                    verdict, reason = NOT_COMPARABLE, f"no {figure.subject} recorded"
+                else:
+                    low, high = (v * figure.scale for v in stats.ci95)
+                    tolerance = spec["tolerance_relative"]
+                    verdict = band_verdict(low, high, published, tolerance, relative=True)
+                    band = f"±{tolerance:.0%} of {published:,} {figure.article_unit}"
+                    differs = f"{stats.mean * figure.scale / published - 1:+.0%}"
+                    reason = _with_notes(_band_reason(verdict, stats, figure, band, differs), check)
+                rows.append(
+                    self.claim(
+                        spec["section"],
+                        f"{fmt.label(fw)}, batch {bs}: {figure.subject}",
+                        f"{published:,} {figure.article_unit}",
+                        _ours(summary, stats, figure),
+                        verdict,
+                        reason,
+                        check,
+                    )
                 )
-            claims.append(
-                Claim(
-                    section["section"],
-                    f"{fmt.label(fw)}, batch {bs}: {subject}",
-                    article_text(row[fw]),
+        return rows
+
+    def ranking_row(self, spec: dict[str, Any], figure: _Figure) -> Claim:
+        """The stated order of the frameworks at every batch size of the article's table."""
+        sizes = [int(bs) for bs in spec["table"]]
+        check = self.check(comparability.needs(FRAMEWORKS, sizes))
+        per_size: dict[int, dict[str, Stats]] = {}
+        for bs in sizes:
+            found = {fw: figure.stats(self.table.cell(fw, "compiled", bs)) for fw in FRAMEWORKS}
+            if all(found.values()):
+                per_size[bs] = found
+        means_hold = sum(
+            ranking({fw: st.mean for fw, st in found.items()}) == spec["stated_ranking"] for found in per_size.values()
+        )
+        ours = f"order of the means holds at {means_hold} of {len(per_size)} batch sizes with all three"
+        if not check.comparable or len(per_size) < len(sizes):
+            problems = check.problems or (f"no {figure.subject} for all three frameworks at every batch size",)
+            return self.claim(
+                spec["section"],
+                spec["stated_ranking_text"],
+                _names(spec["stated_ranking"]),
+                ours,
+                NOT_COMPARABLE,
+                "; ".join(problems),
+                check,
+            )
+        verdicts = {bs: order_verdict(found, spec["stated_ranking"]) for bs, found in per_size.items()}
+        ours = ", ".join(f"batch {bs}: {v}" for bs, v in verdicts.items())
+        overall = every(list(verdicts.values()))
+        reason = "neighbours in the stated order compared by their 95 % intervals at every batch size"
+        return self.claim(
+            spec["section"],
+            spec["stated_ranking_text"],
+            _names(spec["stated_ranking"]),
+            ours,
+            overall,
+            _with_notes(reason, check),
+            check,
+        )
+
+    def speedup_rows(self) -> list[Claim]:
+        """Each framework's speed-up from the article's smallest to its largest batch size."""
+        up, speed = self.article["speedup"], self.article["speed"]["table"]
+        rows = []
+        for fw in FRAMEWORKS:
+            computed = speed[str(up["from_batch"])][fw] / speed[str(up["to_batch"])][fw]
+            first = SECONDS.stats(self.table.cell(fw, "compiled", up["from_batch"]))
+            last = SECONDS.stats(self.table.cell(fw, "compiled", up["to_batch"]))
+            check = self.check(((fw, up["from_batch"]), (fw, up["to_batch"])))
+            ours = "—" if not (first and last) else f"{first.mean / last.mean:.2f}×"
+            if not check.comparable:
+                verdict, reason = NOT_COMPARABLE, "; ".join(check.problems)
+            else:
+                # the ratio's interval from the two intervals (conservative: the extremes of each)
+                low, high = first.ci95[0] / last.ci95[1], first.ci95[1] / last.ci95[0]
+                ours += f" (from the 95 % CIs: {low:.2f}–{high:.2f}×)"
+                verdict = band_verdict(low, high, computed, up["tolerance_relative"], relative=True)
+                reason = _with_notes(
+                    f"vs its table's {computed:.2f}×, tolerance ±{up['tolerance_relative']:.0%}", check
+                )
+            rows.append(
+                self.claim(
+                    up["section"],
+                    f"{fmt.label(fw)} speed-up batch {up['from_batch']} → {up['to_batch']}",
+                    f"{up['stated'][fw]}× stated, {computed:.2f}× in its table",
                     ours,
                     verdict,
                     reason,
+                    check,
                 )
             )
-    return claims
+        return rows
 
-
-def _ranking_claim(
-    section: dict[str, Any], table: Table, value_of, what: str, device_reason: str | None
-) -> Claim:
-    ours_rows, holds = 0, 0
-    for bs in section["table"]:
-        values = {}
+    def accuracy_rows(self) -> list[Claim]:
+        """Each framework's final test accuracy beside the article's mean over its runs."""
+        acc = self.article["accuracy"]
+        rows = []
         for fw in FRAMEWORKS:
-            summary = table.cell(fw, "compiled", int(bs))
-            value = value_of(summary) if summary else None
-            if value is not None:
-                values[fw] = value
-        if len(values) == len(FRAMEWORKS):
-            ours_rows += 1
-            holds += ranking(values) == section["stated_ranking"]
-    if device_reason and "CPU" in device_reason:
-        verdict, reason = NOT_COMPARABLE, device_reason
-    elif ours_rows == 0:
-        verdict, reason = (
-            NOT_COMPARABLE,
-            f"no batch size has successful {what} figures for all three frameworks",
-        )
-    else:
-        verdict = CONFIRMED if holds == ours_rows else CONTRADICTED
-        reason = "ranking of our medians" + (f" ({device_reason})" if device_reason else "")
-    return Claim(
-        section["section"],
-        section["stated_ranking_text"],
-        _names(section["stated_ranking"]),
-        f"order holds at {holds} of {ours_rows} batch sizes",
-        verdict,
-        reason,
-    )
+            candidates = [
+                s for s in self.table.summaries if s.key.framework == fw and s.key.mode == "compiled" and s.accuracy
+            ]
+            chosen = max(candidates, key=lambda s: (s.judgeable, s.n_clean, s.key.batch_size), default=None)
+            published = acc["table"][fw]
+            check = self.check(((fw, chosen.key.batch_size),) if chosen else ())
+            ours = (
+                (_ours(chosen, chosen.accuracy, ACCURACY) + f", batch {chosen.key.batch_size}")
+                if chosen
+                else "not measured"
+            )
+            if chosen is None:
+                verdict, reason = NOT_COMPARABLE, "; ".join(check.problems) or "no successful compiled run"
+            elif not check.comparable:
+                verdict, reason = NOT_COMPARABLE, "; ".join(check.problems)
+            else:
+                low, high = (100 * v for v in chosen.accuracy.ci95)
+                verdict = band_verdict(low, high, published["mean"], acc["tolerance_points"], relative=False)
+                band = f"±{acc['tolerance_points']} points of {published['mean']} %"
+                differs = f"{100 * chosen.accuracy.mean - published['mean']:+.2f} points"
+                reason = _with_notes(_band_reason(verdict, chosen.accuracy, ACCURACY, band, differs), check)
+            rows.append(
+                self.claim(
+                    acc["section"],
+                    f"{fmt.label(fw)} final test accuracy over {self.setup['runs_per_accuracy']} runs",
+                    f"{published['mean']} ± {published['std']} %",
+                    ours,
+                    verdict,
+                    reason,
+                    check,
+                )
+            )
+        return rows
 
 
 def machine_claims(article: dict[str, Any], machine: Machine, tables: list[Table]) -> list[Claim]:
-    """The article's 3.1–3.3 figures beside one machine's measurements."""
-    setup = article["setup"]
-    table = _best_table([t for t in tables if t.machine_id == machine.machine_id], setup)
+    """The article's 3.1–3.3 figures beside one machine's measurements, each row checked against the
+    comparability rules (``data/comparability.json``)."""
+    table = _best_table([t for t in tables if t.machine_id == machine.machine_id], article["setup"])
     if table is None:
         return []
-    device = _device_mismatch(machine, setup)
-    data = _data_mismatch(table, setup, check_epochs=False)
-    mismatch = device or data
-
-    def seconds(s):
-        return s.epoch_seconds.median if s.epoch_seconds else None
-
-    def nvml(s):
-        stats = s.memory("nvml_process_peak_bytes")
-        return stats.median / fmt.MIB if stats else None
-
-    claims = _figure_rows(
-        article["speed"],
-        "seconds per epoch",
-        table,
-        seconds,
-        lambda v: f"{v:.1f} s",
-        lambda v: f"{v} s",
-        mismatch,
-    )
-    claims.append(_ranking_claim(article["speed"], table, seconds, "timing", device))
-    up = article["speedup"]
-    for fw in FRAMEWORKS:
-        first, last = table.cell(fw, "compiled", up["from_batch"]), table.cell(fw, "compiled", up["to_batch"])
-        measured = (
-            (seconds(first) / seconds(last)) if first and last and seconds(first) and seconds(last) else None
-        )
-        computed = (
-            article["speed"]["table"][str(up["from_batch"])][fw]
-            / article["speed"]["table"][str(up["to_batch"])][fw]
-        )
-        if device and "CPU" in device:
-            verdict, reason = NOT_COMPARABLE, device
-        elif measured is None:
-            verdict, reason = (
-                NOT_COMPARABLE,
-                f"no successful compiled runs at batch {up['from_batch']} and {up['to_batch']}",
-            )
-        else:
-            verdict = within_relative(measured, computed, up["tolerance_relative"])
-            reason = f"vs its table's {computed:.2f}×, tolerance ±{up['tolerance_relative']:.0%}" + (
-                f"; {device}" if device else ""
-            )
-        claims.append(
-            Claim(
-                up["section"],
-                f"{fmt.label(fw)} speed-up batch {up['from_batch']} → {up['to_batch']}",
-                f"{up['stated'][fw]}× stated, {computed:.2f}× in its table",
-                "—" if measured is None else f"{measured:.2f}×",
-                verdict,
-                reason,
-            )
-        )
-    claims += _figure_rows(
-        article["memory"],
-        "peak GPU memory (NVML)",
-        table,
-        nvml,
-        lambda v: f"{v:,.0f} MiB",
-        lambda v: f"{v:,} MB",
-        mismatch,
-    )
-    claims.append(_ranking_claim(article["memory"], table, nvml, "NVML memory", device))
-    acc = article["accuracy"]
-    data_acc = _data_mismatch(table, setup, check_epochs=True)
-    for fw in FRAMEWORKS:
-        candidates = [
-            s for s in table.summaries if s.key.framework == fw and s.key.mode == "compiled" and s.accuracy
-        ]
-        chosen = max(candidates, key=lambda s: (s.accuracy.n, s.key.batch_size), default=None)
-        best = chosen.accuracy if chosen else None
-        ours = (
-            fmt.mean_std(best, scale=100) + f" % (n={best.n}, batch {chosen.key.batch_size})"
-            if best
-            else "not measured"
-        )
-        if data_acc or best is None:
-            verdict, reason = NOT_COMPARABLE, data_acc or "no successful compiled run"
-        else:
-            verdict = within_absolute(100 * best.mean, acc["table"][fw]["mean"], acc["tolerance_points"])
-            reason = (
-                f"mean within ±{acc['tolerance_points']} points"
-                if verdict == CONFIRMED
-                else f"mean differs by {100 * best.mean - acc['table'][fw]['mean']:+.2f} points"
-            )
-        claims.append(
-            Claim(
-                acc["section"],
-                f"{fmt.label(fw)} final test accuracy over {setup['runs_per_accuracy']} runs",
-                f"{acc['table'][fw]['mean']} ± {acc['table'][fw]['std']} %",
-                ours,
-                verdict,
-                reason,
-            )
-        )
-    return claims
+    rows = _MachineCheck(article, machine, table)
+    return [
+        *rows.figure_rows(article["speed"], SECONDS),
+        rows.ranking_row(article["speed"], SECONDS),
+        *rows.speedup_rows(),
+        *rows.figure_rows(article["memory"], NVML),
+        rows.ranking_row(article["memory"], NVML),
+        *rows.accuracy_rows(),
+    ]
 
 
 def _metric(snapshot: dict[str, Any], source: str, subject: str, name: str) -> dict[str, Any] | None:
@@ -354,13 +427,12 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
         return []
     snap, claims = snapshot.record, []
     so = article["stackoverflow"]
+    so_window = (f"a {so['window_days']}-day window (±{so['window_slack_days']} days)",)
     for tag, published in so["questions"].items():
         metric = _metric(snap, "stackoverflow", tag, "questions_in_window")
         why = _window_reason(metric, so["window_days"], so["window_slack_days"])
         ours = "—" if why and (metric is None or metric["value"] is None) else f"{metric['value']:,}"
-        verdict = (
-            NOT_COMPARABLE if why else within_relative(metric["value"], published, so["tolerance_relative"])
-        )
+        verdict = NOT_COMPARABLE if why else within_relative(metric["value"], published, so["tolerance_relative"])
         reason = why or (
             f"within ±{so['tolerance_relative']:.0%}"
             if verdict == CONFIRMED
@@ -374,6 +446,7 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
                 ours,
                 verdict,
                 f"{reason} (snapshot {snap['date']})",
+                so_window,
             )
         )
     medians = {}
@@ -393,6 +466,7 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
                 "the article gives a mean over an unstated sample; fwbench measures the median"
                 if ok
                 else (_window_reason(metric, 0, 10**6) or "not collected"),
+                ("the same statistic",),
             )
         )
     stated = ranking(so["first_answer_mean_minutes"])
@@ -405,19 +479,19 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
                 " < ".join(stated),
                 " < ".join(ranking(medians)),
                 verdict,
-                "order of fwbench's medians",
+                "order of fwbench's medians (the snapshot gives no spread to judge the noise by)",
+                ("the order alone",),
             )
         )
     stars = article["star_growth"]
+    star_window = (f"a {stars['window_days']}-day window (±{stars['window_slack_days']} days)",)
     for repo, published in stars["percent_per_year"].items():
         metric = _metric(snap, "github", repo, "star_growth_percent_in_window")
         why = _window_reason(metric, stars["window_days"], stars["window_slack_days"])
         has_value = metric is not None and metric["status"] == "ok" and metric["value"] is not None
         window = metric["method"].get("window_days") if has_value else None
         ours = f"{metric['value']:.1f} % in {window} days" if has_value else "—"
-        verdict = (
-            NOT_COMPARABLE if why else within_absolute(metric["value"], published, stars["tolerance_points"])
-        )
+        verdict = NOT_COMPARABLE if why else within_absolute(metric["value"], published, stars["tolerance_points"])
         reason = why or (
             f"within ±{stars['tolerance_points']} points"
             if verdict == CONFIRMED
@@ -431,6 +505,7 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
                 ours,
                 verdict,
                 f"{reason} (snapshot {snap['date']})",
+                star_window,
             )
         )
     return claims

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from fwbench.cliargs import existing_directory
 from fwbench.records import RecordError
 from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
 from generator.load import load_results
@@ -44,12 +45,6 @@ def build_site(results: Path, site_dir: Path, frameworks_dir: Path | None = None
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
-    if not args.results.is_dir():
-        print(
-            f"generator build: --results {args.results}: no such directory; the site will show its empty "
-            "states (produce records with `make site`)",
-            file=sys.stderr,
-        )
     try:
         results = load_results(args.results, strict=args.strict, progress=True)
     except RecordError as exc:
@@ -92,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument(
         "--results",
-        type=Path,
-        default=Path("results"),
-        help="directory holding runs/, probes/ and ecosystem/ (default: results)",
+        type=existing_directory,
+        default="results",
+        help="existing directory holding runs/, probes/ and ecosystem/, as `make site` writes them "
+        "(default: results)",
     )
     build.add_argument("--site-dir", type=Path, default=Path("site"), help="output directory (default: site)")
     build.add_argument(

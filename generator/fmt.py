@@ -24,27 +24,19 @@ def pct(fraction: float | None, digits: int = 2) -> str:
     return "—" if fraction is None else f"{100 * fraction:.{digits}f} %"
 
 
-def mib(nbytes: float | None) -> str:
-    """Bytes as MiB (what nvidia-smi calls MiB)."""
-    return "—" if nbytes is None else f"{nbytes / MIB:,.0f} MiB"
-
-
-def mean_std(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str = "") -> str:
-    """``mean ± std`` (std only with two or more values)."""
+def spread(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str = "", with_sd: bool = False) -> str:
+    """The mean with its spread and run count: ``9.07 s (n=1)``, ``9.07 s ± 0.12 (sd, n=2)``,
+    ``9.07 s ± 0.30 (95 % CI, n=3)`` — the interval's half-width once there are enough runs for one, and
+    ``with_sd`` the standard deviation beside it (``…, n=3, sd 0.12)``)."""
     if stats is None:
         return "—"
-    text = f"{stats.mean * scale:.{digits}f}"
+    text = f"{stats.mean * scale:,.{digits}f}" + (f" {unit}" if unit else "")
+    if stats.ci95 is not None:
+        sd = f", sd {stats.std * scale:,.{digits}f}" if with_sd else ""
+        return f"{text} ± {(stats.ci95[1] - stats.mean) * scale:,.{digits}f} (95 % CI, n={stats.n}{sd})"
     if stats.std is not None:
-        text += f" ± {stats.std * scale:.{digits}f}"
-    return f"{text} {unit}".rstrip()
-
-
-def interval(stats: Stats | None, scale: float = 1.0, digits: int = 2) -> str:
-    """``[low, high]`` 95% interval, or a dash when there are too few runs for one."""
-    if stats is None or stats.ci95 is None:
-        return "—"
-    low, high = stats.ci95
-    return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+        return f"{text} ± {stats.std * scale:,.{digits}f} (sd, n={stats.n})"
+    return f"{text} (n={stats.n})"
 
 
 def label(framework: str) -> str:

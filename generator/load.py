@@ -1,17 +1,21 @@
-"""Load and validate every record under a results directory; invalid ones are skipped with a reason."""
+"""Load and validate every record under a results directory; invalid ones are skipped with a reason.
+
+Whatever lies under the results directory, loading it never raises (except with ``strict``): every ``*.json``
+is a record or a one-line skip saying why (see ``fwbench.records`` for what a record file may be).
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
+from fwbench.progress import progress_bar
+from fwbench.records import RecordError, printable, read_record
 
-from fwbench.records import RecordError, read_record
-
-#: results sub-directory -> record schema it holds
-KINDS = {"runs": "fwbench.run/1", "probes": "fwbench.probe/1", "ecosystem": "fwbench.ecosystem/1"}
+#: results sub-directory -> record schema it holds (older run records are upgraded on read)
+KINDS = {"runs": "fwbench.run/2", "probes": "fwbench.probe/1", "ecosystem": "fwbench.ecosystem/1"}
 
 
 @dataclass(frozen=True)
@@ -69,29 +73,61 @@ class Results:
         )
 
 
+def candidate_paths(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Everything named ``*.json`` under ``directory``, sorted, and the folders that could not be listed (with why).
+
+    Not only files: a directory, a link or a special file so named is a candidate too, for ``read_record`` to
+    refuse with its reason. Links to folders are not followed (a link loop would never end); links to files are.
+    """
+    found: list[Path] = []
+    unlisted: list[tuple[Path, str]] = []
+    if not os.path.lexists(directory):
+        return found, unlisted
+
+    def on_error(exc: OSError) -> None:
+        unlisted.append((Path(exc.filename or directory), f"cannot list the folder: {exc.strerror or exc}"))
+
+    for folder, folders, files in os.walk(directory, onerror=on_error):
+        found += [Path(folder, name) for name in (*folders, *files) if name.endswith(".json")]
+    return sorted(found), unlisted
+
+
+def printable_name(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` as one line of text that can be printed and written to a page."""
+    return printable(os.fsencode(path.relative_to(root)).decode("utf-8", "backslashreplace"))
+
+
 def load_results(root: str | Path, strict: bool = False, progress: bool = False) -> Results:
     """Read every ``*.json`` under ``root/{runs,probes,ecosystem}`` and validate it against its schema.
 
-    A bad record raises RecordError when ``strict``; otherwise it is listed in ``Results.skipped``.
-    A missing results directory simply yields empty results (the site then shows its empty states).
+    A bad record raises RecordError when ``strict``; otherwise it is listed in ``Results.skipped`` with its
+    reason, as is a folder that cannot be listed and a file whose name cannot be shown as it is (not UTF-8, or
+    with a line break). A missing results directory simply yields empty results (the site then shows its
+    empty states). The progress bar (``progress``) is drawn only on a terminal.
     """
     root = Path(root)
     results = Results(root=root)
     buckets = {"runs": results.runs, "probes": results.probes, "ecosystem": results.snapshots}
-    paths = [(sub, p) for sub in KINDS for p in sorted((root / sub).rglob("*.json")) if p.is_file()]
-    for sub, path in tqdm(paths, desc="records", unit="file", disable=not progress):
+
+    def skip(path: Path, reason: str) -> None:
+        if strict:
+            raise RecordError(f"{path}: {reason}")
+        results.skipped.append(Skipped(path=path, reason=reason, name=printable_name(path, root)))
+
+    paths = []
+    for sub in KINDS:
+        found, unlisted = candidate_paths(root / sub)
+        paths += [(sub, path) for path in found]
+        for path, reason in unlisted:
+            skip(path, reason)
+    for sub, path in progress_bar(paths, enabled=progress, desc="records", unit="file"):
+        if printable_name(path, root) != path.relative_to(root).as_posix():
+            skip(path, "the file name is not printable UTF-8 text")
+            continue
         try:
             record = read_record(path, kind=KINDS[sub])
         except RecordError as exc:
-            if strict:
-                raise
-            results.skipped.append(
-                Skipped(
-                    path=path,
-                    reason=str(exc).removeprefix(f"{path}: "),
-                    name=path.relative_to(root).as_posix(),
-                )
-            )
+            skip(path, str(exc).removeprefix(f"{path}: "))
             continue
         buckets[sub].append(Loaded(path=path, record=record))
     results.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))

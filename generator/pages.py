@@ -12,16 +12,18 @@ import io
 import json
 import posixpath
 import shlex
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
 
+from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence
 from fwbench.records import find_key
-from generator import aggregate, charts, claims, codesize, fmt
-from generator.aggregate import FRAMEWORKS, Summary, Table
+from generator import aggregate, article_checks, charts, claims, codesize, comparability, fmt
+from generator.aggregate import FRAMEWORKS, Stats, Summary, Table
 from generator.load import Loaded, Results
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +63,12 @@ MEMORY_METRICS = {
     ),
     "host_peak_rss_bytes": (
         "host peak RSS",
-        "the process's peak resident host memory above its post-import baseline",
+        "the peak resident host memory of the run's whole process tree (compiler worker processes such as "
+        "Inductor's g++ workers included) above the post-import baseline",
+    ),
+    "host_children_peak_rss_bytes": (
+        "host peak RSS of child processes",
+        "the part of the host peak held by the run's child processes (the framework's compiler workers)",
     ),
 }
 
@@ -93,67 +100,75 @@ SHARE_METRICS = {"unanswered_share_in_window", "answered_within_1h_share", "answ
 
 # ---- table cells -------------------------------------------------------------------------------
 
+#: the mark a cell carries when its figures come from flagged runs only (shown, never judged)
+FLAG_MARKS = {aggregate.BUSY: "⚑ busy", aggregate.OLDER: "◌ older record"}
 
-def _failed(summary: Summary) -> str:
-    return f"**✗ {summary.failure_note}**"
 
-
-def _with_notes(text: str, summary: Summary) -> str:
-    if summary.n_ok > 1:
-        text += f" (n={summary.n_ok})"
+def marks(summary: Summary) -> str:
+    """What a cell's figures carry besides the numbers: flags, flagged runs left out, failed runs."""
+    text = "".join(f" {FLAG_MARKS[flag]}" for flag in summary.flags)
+    if summary.left_out:
+        left_out = (f"{n} {flag} run{'s' if n != 1 else ''} left out" for flag, n in sorted(summary.left_out.items()))
+        text += f" ({', '.join(left_out)})"
     if summary.failure_note:
         text += f" ⚠ {summary.failure_note}"
     return text
 
 
-def time_cell(summary: Summary | None) -> str:
-    """Median seconds per epoch, the run count, and failures spelled out (never a blank or a zero)."""
+def _cell(summary: Summary | None, stats_of: Callable[[Summary], Stats | None], **spread: Any) -> str:
+    """A figure's mean with its spread and n (fmt.spread), its marks, or why there is none (never a blank)."""
     if summary is None:
         return "not run"
     if summary.n_ok == 0:
-        return _failed(summary)
-    return _with_notes(fmt.num(summary.epoch_seconds.median, 2, "s"), summary)
+        return f"**✗ {summary.failure_note}**"
+    return fmt.spread(stats_of(summary), **spread) + marks(summary)
+
+
+def time_cell(summary: Summary | None) -> str:
+    """Seconds per epoch: mean over runs, its spread and n, and failures spelled out."""
+    return _cell(summary, lambda s: s.epoch_seconds, digits=2, unit="s")
 
 
 def rate_cell(summary: Summary | None) -> str:
-    """Median images per second."""
-    if summary is None:
-        return "not run"
-    if summary.n_ok == 0:
-        return _failed(summary)
-    return _with_notes(fmt.num(summary.images_per_second.median, 1), summary)
+    """Images per second."""
+    return _cell(summary, lambda s: s.images_per_second, digits=1)
 
 
 def compile_cell(summary: Summary | None) -> str:
-    """Median compile / first-step seconds."""
-    if summary is None:
-        return "not run"
-    if summary.n_ok == 0:
-        return _failed(summary)
-    stats = summary.compile_seconds
-    return fmt.num(stats.median if stats else None, 2, "s")
+    """Compile / first-step seconds."""
+    return _cell(summary, lambda s: s.compile_seconds, digits=2, unit="s")
 
 
 def memory_cell(summary: Summary | None, name: str) -> str:
-    """Median of one memory figure in MiB."""
-    if summary is None:
-        return "not run"
-    if summary.n_ok == 0:
-        return _failed(summary)
-    stats = summary.memory(name)
-    return _with_notes(fmt.mib(stats.median if stats else None), summary)
+    """One memory figure in MiB."""
+    return _cell(summary, lambda s: s.memory(name), scale=1 / fmt.MIB, digits=0, unit="MiB")
 
 
 def accuracy_cell(summary: Summary | None) -> str:
-    """Mean ± std of the final test accuracy in percent, with the 95% interval when there are enough runs."""
-    if summary is None:
-        return "not run"
-    if summary.n_ok == 0:
-        return _failed(summary)
-    text = fmt.mean_std(summary.accuracy, scale=100, unit="%")
-    if summary.accuracy.ci95:
-        text += f" 95% CI {fmt.interval(summary.accuracy, scale=100)}"
-    return _with_notes(text, summary)
+    """Final test accuracy in percent; beside an interval the standard deviation too (the article gives it)."""
+    return _cell(summary, lambda s: s.accuracy, scale=100, unit="%", with_sd=True)
+
+
+def speedup_cell(table: Table, framework: str, mode: str) -> str:
+    """Mean seconds per epoch at the smallest batch size ÷ at the largest, with both run counts."""
+    up = table.speedup(framework, mode)
+    if up is None:
+        return "— (fewer than two batch sizes ran)"
+    ratio, first, last = up
+    counts = (table.cell(framework, mode, bs).epoch_seconds.n for bs in (first, last))
+    return f"{ratio:.2f}× ({first} → {last}; n={', '.join(map(str, counts))})"
+
+
+def time_to_accuracy_cell(summary: Summary | None, target: float) -> str:
+    """Seconds of training (compile included, evaluation excluded) until the test accuracy first reached
+    ``target``, over the runs that reached it, and how many never did."""
+    if summary is None or summary.n_ok == 0:
+        return _cell(summary, lambda s: None)
+    stats, counted = summary.time_to_accuracy(target)
+    if stats is None:
+        return f"not reached in {summary.key.setting.epochs} epochs (n={counted})" + marks(summary)
+    never = f"; {counted - stats.n} of {counted} runs never reached it" if stats.n < counted else ""
+    return fmt.spread(stats, digits=1, unit="s") + never + marks(summary)
 
 
 # ---- derived views -----------------------------------------------------------------------------
@@ -161,53 +176,101 @@ def accuracy_cell(summary: Summary | None) -> str:
 
 @dataclass
 class Lead:
-    """Who is fastest at one batch size of one table, and by how much over the next one."""
+    """Who has the lowest figure at one batch size of one table, by how much over the next one, and whether
+    the data can tell them apart: ``status`` is APART, WITHIN_NOISE or TOO_FEW_RUNS (aggregate.separation),
+    None when no competitor finished."""
 
     batch_size: int
     leader: str
-    leader_seconds: float
+    leader_stats: Stats
     runner_up: str | None
-    runner_up_seconds: float | None
-    margin: float | None
-    overlapping: bool
+    runner_up_stats: Stats | None
+    status: str | None
     failed: list[str] = field(default_factory=list)
+
+    @property
+    def margin(self) -> float | None:
+        """How much higher the runner-up's mean is, as a fraction of the leader's."""
+        return self.runner_up_stats.mean / self.leader_stats.mean - 1 if self.runner_up_stats else None
+
+    @property
+    def n(self) -> int:
+        """The smaller run count of the two figures compared."""
+        return min(self.leader_stats.n, self.runner_up_stats.n if self.runner_up_stats else self.leader_stats.n)
+
+
+def lead_among(batch_size: int, figures: dict[str, Stats], failed: list[str]) -> Lead | None:
+    """The lowest of ``figures`` (framework -> statistics of judged runs) beside the next one; None when no
+    framework has a figure or none has a competitor (a lead needs one that ran, even if it failed)."""
+    if not figures or len(figures) + len(failed) < 2:
+        return None
+    first, *rest = sorted(figures, key=lambda fw: figures[fw].mean)
+    second = rest[0] if rest else None
+    return Lead(
+        batch_size=batch_size,
+        leader=first,
+        leader_stats=figures[first],
+        runner_up=second,
+        runner_up_stats=figures[second] if second else None,
+        status=aggregate.separation(figures[first], figures[second]) if second else None,
+        failed=failed,
+    )
 
 
 def leads(table: Table, mode: str = "compiled") -> list[Lead]:
-    """Per batch size, the framework with the lowest median seconds per epoch in ``mode``."""
+    """Per batch size, the framework with the lowest mean seconds per epoch in ``mode``, from judged runs only
+    (busy-flagged and older records never lead)."""
     found = []
     for bs in table.batch_sizes:
-        ok, failed = [], []
+        figures, failed = {}, []
         for fw in FRAMEWORKS:
             s = table.cell(fw, mode, bs)
-            if s and s.epoch_seconds:
-                ok.append(s)
-            elif s:
+            if s and s.judgeable and s.epoch_seconds:
+                figures[fw] = s.epoch_seconds
+            elif s and s.n_ok == 0:
                 failed.append(f"{fmt.label(fw)} ({s.failure_note})")
-        if not ok or len(ok) + len(failed) < 2:  # a lead needs a competitor that ran, even if it failed
-            continue
-        ok.sort(key=lambda s: s.epoch_seconds.median)
-        first = ok[0]
-        second = ok[1] if len(ok) > 1 else None
-        overlapping = bool(
-            second
-            and first.epoch_seconds.ci95
-            and second.epoch_seconds.ci95
-            and first.epoch_seconds.ci95[1] >= second.epoch_seconds.ci95[0]
-        )
-        found.append(
-            Lead(
-                batch_size=bs,
-                leader=first.key.framework,
-                leader_seconds=first.epoch_seconds.median,
-                runner_up=second.key.framework if second else None,
-                runner_up_seconds=second.epoch_seconds.median if second else None,
-                margin=(second.epoch_seconds.median / first.epoch_seconds.median - 1) if second else None,
-                overlapping=overlapping,
-                failed=failed,
-            )
-        )
+        lead = lead_among(bs, figures, failed)
+        if lead:
+            found.append(lead)
     return found
+
+
+def _seconds(stats: Stats) -> str:
+    return fmt.spread(stats, digits=2, unit="s")
+
+
+def lead_text(lead: Lead, show: Callable[[Stats], str] = _seconds, best: str = "fastest") -> str:
+    """The lead in words (Markdown): "within noise" where the intervals overlap, and never a lead from fewer
+    than three runs without saying it may be noise. ``show`` writes a figure, ``best`` names the leader's edge."""
+    leader, runner_up = fmt.label(lead.leader), fmt.label(lead.runner_up) if lead.runner_up else None
+    if lead.status is None:
+        return f"only **{leader}** finished, at {show(lead.leader_stats)} ({', '.join(lead.failed)})"
+    if lead.status == aggregate.WITHIN_NOISE:
+        return (
+            f"**{leader}** at {show(lead.leader_stats)} and **{runner_up}** at {show(lead.runner_up_stats)} "
+            "are within noise: their 95 % intervals overlap"
+        )
+    text = f"**{leader}** is {best} at {show(lead.leader_stats)}, {100 * lead.margin:.1f} % ahead of {runner_up}"
+    if lead.status == aggregate.TOO_FEW_RUNS:
+        return f"{text} — n={lead.n}, may be noise"
+    return f"{text}, beyond the noise (95 % intervals apart)"
+
+
+LEAD_VERDICTS = {
+    aggregate.APART: "beyond noise",
+    aggregate.WITHIN_NOISE: "within noise",
+    aggregate.TOO_FEW_RUNS: "may be noise",
+    None: "only one finished",
+}
+
+
+def no_lead_reason(table: Table) -> str | None:
+    """Why a table with successful runs has no lead: its figures come from flagged runs (shown, never judged)."""
+    flags = sorted({flag for s in table.summaries for flag in s.flags})
+    if not flags or leads(table):
+        return None
+    kinds = " and ".join(aggregate.FLAGGED_RUNS[f] for f in flags)
+    return f"no lead: its figures come from {kinds}, shown in the tables but never judged"
 
 
 def versions_in(table: Table) -> list[str]:
@@ -242,14 +305,69 @@ def memory_metrics_of(table: Table) -> list[str]:
     return [name for name in MEMORY_METRICS if any(s.memory(name) for s in table.summaries)]
 
 
-def probe_scores(probes: list[Loaded]) -> dict[str, float]:
-    """Mean probe score (fraction of the maximum) per framework."""
-    by_framework: dict[str, list[float]] = defaultdict(list)
+def host_bases(table: Table) -> list[str]:
+    """What the table's host peak RSS figures count, as the records say (``memory.host_peak_basis``); records
+    that do not say (older ones) are named as such."""
+    said = {(r.record.get("memory") or {}).get("host_peak_basis") for r in table.runs if r.record.get("memory")}
+    bases = sorted(b for b in said if b)
+    if None in said:
+        bases.append("not stated by older records, which may count the benchmark's own process only")
+    return bases
+
+
+@dataclass(frozen=True, eq=False)
+class ProbeScores(Mapping[str, float]):
+    """Mean probe score per framework (fraction of the maximum) with the silently cast probes left out.
+
+    That mapping is the figure the site ranks. A silently cast probe (a float64 input the framework cast
+    to float32 as documented, see fwbench.probe_outcome) shows no message to judge, so it is scored apart:
+    ``with_cast`` holds the means over every probe, ``scored`` and ``cast`` count each framework's scored
+    and silently cast probes, ``evidence`` says what in each silently cast record (by path) shows the cast.
+    """
+
+    without_cast: dict[str, float]
+    with_cast: dict[str, float]
+    scored: dict[str, int]
+    cast: dict[str, int]
+    evidence: dict[str, str]
+
+    def __getitem__(self, framework: str) -> float:
+        return self.without_cast[framework]
+
+    def __iter__(self):
+        return iter(self.without_cast)
+
+    def __len__(self) -> int:
+        return len(self.without_cast)
+
+    def category(self, probe: Loaded) -> str:
+        """The probe's outcome category: ``silently cast`` or its recorded outcome."""
+        return SILENTLY_CAST if str(probe.path) in self.evidence else probe.record["outcome"]
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def probe_scores(probes: list[Loaded]) -> ProbeScores:
+    """Each framework's mean probe score with and without its silently cast probes (see ProbeScores)."""
+    fractions: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    evidence = {}
     for p in probes:
+        why = cast_evidence(p.record)
+        if why:
+            evidence[str(p.path)] = why
         score = p.record["score"]
         if score["max"]:
-            by_framework[p.record["framework"]["name"]].append(score["total"] / score["max"])
-    return {fw: sum(v) / len(v) for fw, v in by_framework.items()}
+            fractions[p.record["framework"]["name"]].append((score["total"] / score["max"], why is not None))
+    kept = {fw: [f for f, cast in v if not cast] for fw, v in fractions.items()}
+    return ProbeScores(
+        without_cast={fw: _mean(v) for fw, v in kept.items() if v},
+        with_cast={fw: _mean([f for f, _ in v]) for fw, v in fractions.items()},
+        scored={fw: len(v) for fw, v in fractions.items()},
+        cast={fw: sum(cast for _, cast in v) for fw, v in fractions.items()},
+        evidence=evidence,
+    )
 
 
 def parity_tests(repo_root: Path) -> list[tuple[str, list[str]]]:
@@ -335,19 +453,30 @@ def _csv(header: list[str], rows: list[list[Any]]) -> str:
     return buffer.getvalue()
 
 
-def _stat_columns(stats) -> list[Any]:
+def _stat_columns(stats: Stats | None) -> list[Any]:
     if stats is None:
-        return ["", "", "", "", ""]
+        return [0, "", "", "", "", ""]
     low, high = stats.ci95 if stats.ci95 else ("", "")
-    return [stats.median, stats.mean, "" if stats.std is None else stats.std, low, high]
+    return [stats.n, stats.median, stats.mean, "" if stats.std is None else stats.std, low, high]
 
 
-def summaries_csv(summaries: list[Summary]) -> str:
-    """Every configuration: counts, statuses and each statistic (median, mean, std, 95% interval)."""
+def tta_name(target: float) -> str:
+    """Column name of a time-to-accuracy target, e.g. ``seconds_to_90pct``."""
+    return f"seconds_to_{100 * target:g}pct"
+
+
+def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ()) -> str:
+    """Every configuration: counts, statuses, flags and each statistic (n, median, mean, std, 95% interval).
+
+    The statistics are over the counted runs (see aggregate.Summary); ``judged`` says whether they may enter
+    a verdict, ``busy_runs`` and ``older_runs`` count the flagged successful runs.
+    """
     header = [
         "machine_id",
         "profile",
         "dataset",
+        "train_images",
+        "older_records",
         "images_per_epoch",
         "epochs",
         "precision",
@@ -358,12 +487,14 @@ def summaries_csv(summaries: list[Summary]) -> str:
         "runs",
         "ok",
         "failures",
+        "busy_runs",
+        "older_runs",
+        "judged",
     ]
-    metrics = ["epoch_seconds", "images_per_second", "compile_seconds", "final_test_accuracy"] + list(
-        MEMORY_METRICS
-    )
+    metrics = ["epoch_seconds", "images_per_second", "compile_seconds", "final_test_accuracy"]
+    metrics += [*MEMORY_METRICS, *(tta_name(t) for t in tta_targets)]
     for m in metrics:
-        header += [f"{m}_median", f"{m}_mean", f"{m}_std", f"{m}_ci95_low", f"{m}_ci95_high"]
+        header += [f"{m}_n", f"{m}_median", f"{m}_mean", f"{m}_std", f"{m}_ci95_low", f"{m}_ci95_high"]
     rows = []
     for s in summaries:
         k = s.key
@@ -371,7 +502,9 @@ def summaries_csv(summaries: list[Summary]) -> str:
             k.machine_id,
             k.setting.profile,
             k.setting.dataset,
-            k.setting.images_per_epoch,
+            k.setting.train_images,
+            k.setting.older,
+            s.images_per_epoch,
             k.setting.epochs,
             k.setting.precision,
             k.setting.tuning,
@@ -381,18 +514,24 @@ def summaries_csv(summaries: list[Summary]) -> str:
             s.n_runs,
             s.n_ok,
             s.failure_note,
+            s.flagged[aggregate.BUSY],
+            s.flagged[aggregate.OLDER],
+            s.judgeable,
         ]
         for stats in (s.epoch_seconds, s.images_per_second, s.compile_seconds, s.accuracy):
             row += _stat_columns(stats)
         for name in MEMORY_METRICS:
             row += _stat_columns(s.memory(name))
+        for target in tta_targets:
+            row += _stat_columns(s.time_to_accuracy(target)[0])
         rows.append(row)
     return _csv(header, rows)
 
 
 #: run-record keys copied into runs.csv, read by name wherever they sit (DESIGN.md, "Records")
-RUN_CSV_KEYS = ("dataset", "batch_size", "seed", "epoch_seconds", "images_per_second", "compile_seconds",
-                "final_test_accuracy", "exception_type")
+RUN_CSV_KEYS = ("dataset", "train_images", "images_per_epoch", "batch_size", "seed", "epoch_seconds",
+                "images_per_second", "compile_seconds", "final_test_accuracy", "busy", "upgraded_from",
+                "exception_type")
 #: probe-record fields copied into probes.csv as they are
 PROBE_CSV_FIELDS = ("bug", "tooling", "outcome", "exception_type", "names_shapes", "points_to_file",
                     "points_to_line", "names_layer", "traceback_lines", "traceback_frames", "seconds_to_error")
@@ -462,10 +601,14 @@ def ecosystem_csv(snapshots: list[Loaded]) -> str:
 
 
 def claims_csv(rows: list[tuple[str, claims.Claim]]) -> str:
-    """The claims check with its scope (internal, a machine, or the ecosystem snapshot)."""
+    """The claims check with its scope (internal, a machine, or the ecosystem snapshot) and the conditions
+    each row checked (``; ``-separated)."""
     return _csv(
-        ["scope", "section", "claim", "article", "fwbench", "verdict", "reason"],
-        [[scope, c.section, c.claim, c.article, c.ours, c.verdict, c.reason] for scope, c in rows],
+        ["scope", "section", "claim", "article", "fwbench", "verdict", "reason", "conditions"],
+        [
+            [scope, c.section, c.claim, c.article, c.ours, c.verdict, c.reason, "; ".join(c.conditions)]
+            for scope, c in rows
+        ],
     )
 
 
@@ -504,6 +647,13 @@ def _environment() -> Environment:
         memory_metrics_of=memory_metrics_of,
         git_commits=git_commits,
         leads=leads,
+        lead_text=lead_text,
+        no_lead_reason=no_lead_reason,
+        LEAD_VERDICTS=LEAD_VERDICTS,
+        FLAG_MARKS=FLAG_MARKS,
+        time_to_accuracy_cell=time_to_accuracy_cell,
+        speedup_cell=speedup_cell,
+        host_bases=host_bases,
         mark=fmt.mark,
     )
     env.filters.update(cell=fmt.cell, fence=fmt.fence, title_text=fmt.title_text)
@@ -527,9 +677,11 @@ def build_pages(
     machine_by_id = {m.machine_id: m for m in machines}
     snapshot = results.latest_snapshot()
     article = claims.load_article_figures()
+    rules = comparability.load_rules(article["setup"])
     claim_scopes = [("article's own tables", claims.internal_claims(article))]
     claim_scopes += [(m.machine_id, claims.machine_claims(article, m, out_of_box)) for m in machines]
     claim_scopes.append(("ecosystem snapshot", claims.ecosystem_claims(article, snapshot)))
+    claim_scopes.append((article_checks.SCOPE, article_checks.article_claims(article, results)))
     claim_scopes = [(scope, rows) for scope, rows in claim_scopes if rows]
     toolchains = json.loads((claims.DATA_DIR / "toolchains.json").read_text(encoding="utf-8"))
     sources = codesize.measure(frameworks_dir)
@@ -568,7 +720,7 @@ def build_pages(
         files[target] = item.path.read_bytes()
         record_links.append((kind, item.machine_id if kind != "ecosystem" else "", target))
     all_claims = [(scope, c) for scope, rows in claim_scopes for c in rows]
-    files["data/configurations.csv"] = summaries_csv(summaries)
+    files["data/configurations.csv"] = summaries_csv(summaries, rules.tta_targets)
     files["data/runs.csv"] = runs_csv(results.runs, results.root)
     files["data/probes.csv"] = probes_csv(results.probes)
     files["data/ecosystem.csv"] = ecosystem_csv(results.snapshots)
@@ -603,6 +755,9 @@ def build_pages(
         snapshots=results.snapshots,
         claim_scopes=claim_scopes,
         verdict_counts=_verdict_counts(all_claims),
+        rules=rules,
+        flagged_runs=Counter(f for r in results.runs for f in aggregate.flags_of(r.record)),
+        older_missing=sorted({name for r in results.runs for name in r.record.get("missing") or ()}),
         article=article,
         toolchains=toolchains,
         sources=sources,
@@ -635,7 +790,7 @@ def _display_path(path: Path, repo_root: Path) -> str:
 
 
 def _verdict_counts(rows: list[tuple[str, claims.Claim]]) -> dict[str, int]:
-    counts = {claims.CONFIRMED: 0, claims.CONTRADICTED: 0, claims.NOT_COMPARABLE: 0}
+    counts = dict.fromkeys(claims.VERDICTS, 0)
     for _, c in rows:
         counts[c.verdict] += 1
     return counts
@@ -669,6 +824,28 @@ class Choice:
     link: str
 
 
+def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None]) -> Lead | None:
+    """The lowest compiled-mode figure at the largest batch size where judged runs of two frameworks have one."""
+    for batch_size in reversed(table.batch_sizes):
+        figures = {
+            s.key.framework: stats
+            for s in table.summaries
+            if s.key.mode == "compiled" and s.key.batch_size == batch_size and s.judgeable and (stats := stats_of(s))
+        }
+        lead = lead_among(batch_size, figures, failed=[])
+        if lead:
+            return lead
+    return None
+
+
+def _lead_choice(
+    scenario: str, lead: Lead, link: str, show: Callable[[Stats], str] = _seconds, best: str = "fastest"
+) -> Choice:
+    """A choice from a lead: no favourite where the figures are within noise."""
+    favoured = "no clear favourite" if lead.status == aggregate.WITHIN_NOISE else fmt.label(lead.leader)
+    return Choice(scenario, favoured, lead_text(lead, show, best), link)
+
+
 def choices(
     tables: list[Table],
     machines: dict[str, aggregate.Machine],
@@ -687,44 +864,23 @@ def choices(
         if table_leads:
             small, large = table_leads[0], table_leads[-1]
             for size, lead in (("small", small), ("large", large)):
-                margin = f", {lead.margin:.1%} ahead of {fmt.label(lead.runner_up)}" if lead.runner_up else ""
-                found.append(
-                    Choice(
-                        f"fast training at {size} batches (batch {lead.batch_size}) on {where}",
-                        fmt.label(lead.leader),
-                        f"{lead.leader_seconds:.2f} s per epoch{margin}",
-                        "results/speed.md",
-                    )
-                )
-        compiles = {
-            s.key.framework: s.compile_seconds.median
-            for s in table.summaries
-            if s.key.mode == "compiled" and s.compile_seconds and s.key.batch_size == table.batch_sizes[-1]
-        }
-        if compiles:
-            best, seconds = _best(compiles)
-            found.append(
-                Choice(
-                    f"short start-up (compile time) on {where}",
-                    best,
-                    f"{seconds:.2f} s to compile at batch {table.batch_sizes[-1]}",
-                    "results/speed.md",
-                )
-            )
+                scenario = f"fast training at {size} batches (batch {lead.batch_size}) on {where}"
+                found.append(_lead_choice(scenario, lead, "results/speed.md"))
+        compile_lead = _largest_batch_lead(table, lambda s: s.compile_seconds)
+        if compile_lead:
+            scenario = f"short start-up (compile time at batch {compile_lead.batch_size}) on {where}"
+            found.append(_lead_choice(scenario, compile_lead, "results/speed.md", best="quickest to compile"))
         for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
-            peaks = {
-                s.key.framework: s.memory(name).median
-                for s in table.summaries
-                if s.key.mode == "compiled" and s.key.batch_size == table.batch_sizes[-1] and s.memory(name)
-            }
-            if peaks:
-                best, peak = _best(peaks)
+            memory_lead = _largest_batch_lead(table, lambda s, name=name: s.memory(name))
+            if memory_lead:
+                title = MEMORY_METRICS[name][0]
                 found.append(
-                    Choice(
-                        f"tight memory on {where}",
-                        best,
-                        f"{fmt.mib(peak)} {MEMORY_METRICS[name][0]} at batch {table.batch_sizes[-1]}",
+                    _lead_choice(
+                        f"tight memory ({title} at batch {memory_lead.batch_size}) on {where}",
+                        memory_lead,
                         "results/memory.md",
+                        show=lambda st: fmt.spread(st, 1 / fmt.MIB, 0, "MiB"),
+                        best="leanest",
                     )
                 )
                 break

@@ -58,10 +58,14 @@ def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
     parser.add_argument("--dataset", choices=DATASETS, help="cifar10 (downloaded or found under --data-dir) or "
                         "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)")
     parser.add_argument("--epochs", type=positive_int, help="timed epochs (default: the profile's)")
-    parser.add_argument("--train-images", type=positive_int, help="training images per epoch (default: profile)")
-    parser.add_argument("--test-images", type=positive_int, help="test images evaluated after each epoch")
+    parser.add_argument("--train-images", type=positive_int, help="training images requested per epoch; the epoch "
+                        "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
+                        "a GPU)")
+    parser.add_argument("--test-images", type=positive_int, help="test images evaluated after each epoch (default: "
+                        "the profile's; quick: 128 on a CPU, 1,024 on a GPU)")
     parser.add_argument("--device", choices=DEVICES, default="auto",
-                        help="auto: the GPU when the framework sees one, else CPU (default auto)")
+                        help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
+                        "takes its GPU sizes when NVML sees a GPU (default auto)")
     parser.add_argument("--data-dir", type=Path, help=f"where CIFAR-10 is looked for and downloaded "
                         f"(default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)")
     parser.add_argument("--out", type=Path, default=DEFAULT_RUNS_OUT,
@@ -72,6 +76,18 @@ def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
 def profile_overrides(args: argparse.Namespace) -> dict:
     return {"dataset": args.dataset, "epochs": args.epochs, "train_images": args.train_images,
             "test_images": args.test_images, "device": None if args.device == "auto" else args.device}
+
+
+def run_position(text: str) -> tuple[int, int]:
+    """``--run-position K/N``: the configuration's 1-based place K among the N a matrix runs."""
+    position, _, total = text.partition("/")
+    try:
+        position, total = int(position), int(total)
+    except ValueError:
+        position = total = 0
+    if not 1 <= position <= total:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 3/12), got {text!r}")
+    return position, total
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -85,10 +101,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                        seeds=[args.seed], **profile_overrides(args))
     if config.train_images < config.batch_size:
         raise UsageError(f"--batch-size {config.batch_size}: larger than --train-images {config.train_images}")
-    from runners.record import record_path
+    from runners.record import record_path, run_order
     from runners.run import measure_or_fail
 
-    record = measure_or_fail(config, args.data_dir, progress=not args.no_progress)
+    quiet_wait = load_profiles()[args.profile]["quiet_wait_seconds"] if args.quiet_wait is None else args.quiet_wait
+    record = measure_or_fail(config, args.data_dir, progress=not args.no_progress,
+                             run_order=run_order(*args.run_position) if args.run_position else None,
+                             quiet_wait_s=quiet_wait)
     path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
     print(path)
     return 0 if record["status"] == "ok" else 1
@@ -109,7 +128,15 @@ def parse_pythons(values: list[str]) -> dict[str, str]:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Run a profile's configurations, each in a fresh subprocess; resume what is done; summarise."""
-    from runners.matrix import LocalExecutor, breakdown_line, run_matrix, summary_table, time_breakdown
+    from runners.matrix import (
+        LocalExecutor,
+        breakdown_line,
+        interleaved_order,
+        order_line,
+        run_matrix,
+        summary_table,
+        time_breakdown,
+    )
 
     pythons = parse_pythons(args.python)
     ensure_writable(args.out)
@@ -123,7 +150,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
                          f"{too_big[0].train_images}")
     timeout = args.timeout or load_profiles()[args.profile]["timeout"]
     executor = LocalExecutor(pythons=pythons, timeout_s=timeout, data_dir=args.data_dir)
-    results = run_matrix(configs, args.out, executor, force=args.force, progress=not args.no_progress)
+    order = interleaved_order(configs)
+    print(order_line(order), flush=True)
+    results = run_matrix(order, args.out, executor, force=args.force, progress=not args.no_progress)
     print(summary_table(results))
     failed = [r for _, r, _ in results if r and r["status"] != "ok"]
     print(f"{len(results)} configurations: {sum(1 for _, r, _ in results if r and r['status'] == 'ok')} ok, "
@@ -149,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="measure one configuration in this process and write one run record",
-                         description="Train one configuration here and write one fwbench.run/1 record. Timing "
+                         description="Train one configuration here and write one fwbench.run/2 record. Timing "
                          "covers training steps only (data resident on the device before the clock); compile time "
                          "is its own figure; evaluation runs after each epoch, outside the clock.")
     run.add_argument("--framework", required=True, choices=FRAMEWORKS)
@@ -158,13 +187,21 @@ def build_parser() -> argparse.ArgumentParser:
                      "framework's baseline (not JAX)")
     run.add_argument("--batch-size", type=positive_int, default=32)
     run.add_argument("--seed", type=non_negative_int, default=0, help="weights init and data order (default 0)")
+    run.add_argument("--run-position", type=run_position, metavar="K/N",
+                     help="this configuration's place in a matrix's execution order (set by runners matrix)")
+    run.add_argument("--quiet-wait", type=non_negative_int, metavar="SECONDS",
+                     help="wait up to SECONDS for other processes to leave the CPUs before starting; the run starts "
+                     "anyway after that and its record says busy (default: the profile's; 0: never wait)")
     add_config_flags(run, many=False)
     run.set_defaults(func=cmd_run)
 
     matrix = sub.add_parser("matrix", help="run a profile's configurations, each in a fresh subprocess",
                             description="Expand a profile (and the lists given) into configurations and run each "
                             "in a fresh subprocess. Configurations with an ok record are skipped (resume); failures "
-                            "(OOM, exception, crash, timeout) become records and the matrix goes on.")
+                            "(OOM, exception, crash, timeout) become records and the matrix goes on. Configurations "
+                            "run round-robin over frameworks within each batch size, the first framework rotating "
+                            "from one batch size to the next; each run records its place in that order. A "
+                            "configuration's processes die with the matrix, also when it is killed.")
     matrix.add_argument("--frameworks", type=csv_of(str, FRAMEWORKS), help="e.g. torch,jax (default: profile)")
     matrix.add_argument("--modes", type=csv_of(str, ("compiled", "eager")), help="e.g. compiled,eager")
     matrix.add_argument("--batch-sizes", type=csv_of(positive_int), help="e.g. 32,64,128,256")

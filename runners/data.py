@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
+from fwbench.progress import progress_bar
 from runners import arch
 
 CIFAR10_URL = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
@@ -86,7 +86,10 @@ def verify_archive(path: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5)
 
 
 def download(url: str, dest: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5, progress: bool = True) -> Path:
-    """Download ``url`` to ``dest`` through a temporary file, verify it, then rename: no half file is left."""
+    """Download ``url`` to ``dest`` through a temporary file, verify it, then rename: no half file is left.
+
+    The bar (``progress``) is drawn only on a terminal.
+    """
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.part")
     offline = (f"Put {CIFAR10_FILE} (or the extracted {CIFAR10_DIR}/) in {dest.parent}, pass --data-dir, "
@@ -94,8 +97,8 @@ def download(url: str, dest: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_
     try:
         with urllib.request.urlopen(url, timeout=30) as response, open(tmp, "wb") as out:
             total = int(response.headers.get("Content-Length") or size)
-            with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {dest.name}",
-                      disable=not progress) as bar:
+            with progress_bar(total=total, enabled=progress, unit="B", unit_scale=True,
+                              desc=f"downloading {dest.name}") as bar:
                 for chunk in iter(lambda: response.read(1 << 20), b""):
                     out.write(chunk)
                     bar.update(len(chunk))

@@ -29,14 +29,16 @@ class RunConfig:
     profile: str
     dataset: str
     epochs: int
-    train_images: int
+    train_images: int  # requested; the epoch trains the whole batches among them (drop-last)
     test_images: int
     device: str = "auto"
     tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from provenance.tuning_environment()
+    sized_for: str | None = None  # "cpu"/"gpu": which of a device-sized profile's sizes these are
 
     @property
     def record_id(self) -> str:
         fields = asdict(self)
+        del fields["sized_for"]  # follows from the sizes and the device, which are hashed
         if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
             del fields["tuning"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
@@ -47,11 +49,24 @@ class RunConfig:
         return f"{self.framework}/{self.mode} bs{self.batch_size} seed{self.seed}"
 
 
+PROFILES_FILE = Path(__file__).with_name("profiles.json")
+
+
 @cache
 def load_profiles() -> dict[str, dict]:
-    """All profiles by name."""
-    raw = json.loads(Path(__file__).with_name("profiles.json").read_text())
-    return {name: spec for name, spec in raw.items() if not name.startswith("_")}
+    """All profiles by name, each with the fields it inherits from its ``base`` filled in."""
+    raw = {name: spec for name, spec in json.loads(PROFILES_FILE.read_text()).items() if not name.startswith("_")}
+
+    def resolved(name: str, seen: tuple[str, ...] = ()) -> dict:
+        spec = dict(raw[name])
+        base = spec.pop("base", None)
+        if base is None:
+            return spec
+        if base not in raw or base in seen:
+            raise ValueError(f"{PROFILES_FILE}: {name}.base: {base!r} is not a profile or is its own base")
+        return {**resolved(base, (*seen, name)), **spec}
+
+    return {name: resolved(name) for name in raw}
 
 
 def profile(name: str) -> dict:
@@ -62,15 +77,53 @@ def profile(name: str) -> dict:
     return profiles[name]
 
 
+def resolve_device(device: str) -> str:
+    """``cpu`` or ``gpu`` for a requested device; ``auto`` is the GPU when NVML sees one."""
+    if device == "auto":
+        return "gpu" if provenance.nvidia_info() else "cpu"
+    return device
+
+
+def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
+    """A device-sized profile's (train, test) images per device; empty for a profile sized one way."""
+    train, test = spec["train_images"], spec["test_images"]
+    if not isinstance(train, dict) and not isinstance(test, dict):
+        return {}
+    if not (isinstance(train, dict) and isinstance(test, dict) and train.keys() == test.keys() == {"cpu", "gpu"}):
+        raise ValueError(f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
+                         "objects with the keys cpu and gpu")
+    return {device: (train[device], test[device]) for device in ("cpu", "gpu")}
+
+
+def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
+    """(train images, test images, sized_for) of a profile ``spec`` after the flags ``given``.
+
+    A device-sized profile uses the sizes of the requested device (``auto`` resolved through NVML), and
+    ``sized_for`` names the device whose sizes the run ends up with: also when a flag restates them (the matrix
+    passes every size to the runs it starts), null when a flag changes them.
+    """
+    merged = {**spec, **given}
+    per_device = device_sizes(spec)
+    if not per_device:
+        full_train, full_test = FULL_SIZES[merged["dataset"]]
+        return merged["train_images"] or full_train, merged["test_images"] or full_test, None
+    device = resolve_device(merged.get("device", "auto"))
+    sizes = (given.get("train_images", per_device[device][0]), given.get("test_images", per_device[device][1]))
+    sized_for = next((d for d in (device, *per_device) if per_device[d] == sizes), None)
+    return (*sizes, sized_for)
+
+
 def expand(name: str, **overrides) -> list[RunConfig]:
     """The profile's configurations (framework × mode × batch size × seed) after overrides.
 
-    Overrides with value None are ignored. Modes a framework lacks (JAX has no eager) are left out. Tuning
-    variables set in the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every
-    configuration, so a tuned run never resumes, replaces or averages with an out-of-the-box one.
+    Overrides with value None are ignored. Modes a framework lacks (JAX has no eager) are left out. A
+    device-sized profile (quick) takes the sizes of the requested device (``data_sizes``). Tuning variables set
+    in the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration,
+    so a tuned run never resumes, replaces or averages with an out-of-the-box one.
     """
-    spec = {**profile(name), **{k: v for k, v in overrides.items() if v is not None}}
-    full_train, full_test = FULL_SIZES[spec["dataset"]]
+    given = {k: v for k, v in overrides.items() if v is not None}
+    spec = {**profile(name), **given}
+    train_images, test_images, sized_for = data_sizes(profile(name), given)
     tuning = tuple(provenance.tuning_environment().items())
     configs = []
     for framework, mode, batch, seed in itertools.product(spec["frameworks"], spec["modes"], spec["batch_sizes"],
@@ -78,8 +131,7 @@ def expand(name: str, **overrides) -> list[RunConfig]:
         if mode not in MODES[framework]:
             continue
         configs.append(RunConfig(framework=framework, mode=mode, batch_size=batch, seed=seed, profile=name,
-                                 dataset=spec["dataset"], epochs=spec["epochs"],
-                                 train_images=spec["train_images"] or full_train,
-                                 test_images=spec["test_images"] or full_test,
-                                 device=spec.get("device", "auto"), tuning=tuning))
+                                 dataset=spec["dataset"], epochs=spec["epochs"], train_images=train_images,
+                                 test_images=test_images, device=spec.get("device", "auto"), tuning=tuning,
+                                 sized_for=sized_for))
     return configs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import re
@@ -57,6 +59,15 @@ def framework_version(framework: str) -> str | None:
     return next((v for v in versions.values() if v), None)
 
 
+def fwbench_version() -> str | None:
+    """The version of the benchmark code that writes the record (the ``fwbench`` distribution), None when the
+    code runs from a checkout that was never installed."""
+    try:
+        return metadata.version("fwbench")
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def cpu_model() -> str:
     """The CPU's marketing name (from /proc/cpuinfo on Linux), else platform's best guess."""
     try:
@@ -92,6 +103,7 @@ def software_info() -> dict:
         "packages": package_versions(),
         "git_commit": commit,
         "git_dirty": dirty,
+        "fwbench_version": fwbench_version(),
     }
 
 
@@ -139,14 +151,63 @@ def hardware_info() -> dict:
         "cpu_threads": threads,
         "framework_threads": None,
         "host_memory_bytes": psutil.virtual_memory().total,
+        "fingerprint": cpu_fingerprint(),
     }
     info["machine_id"] = machine_id(info)
     return info
 
 
 def machine_id(hardware: dict) -> str:
-    """A stable id that groups records by hardware: the device, plus CPU threads for CPU runs."""
+    """A stable id that groups records by hardware: the GPU's name; for CPU runs the CPU model and threads
+    plus the first 6 hex characters of the CPU fingerprint's hash, so that two different VMs that report the
+    same model name never merge."""
     if hardware["device_kind"] == "gpu":
         count = hardware.get("device_count") or 1
         return slug(f"{hardware['device_name']}" + (f" x{count}" if count > 1 else ""))
-    return slug(f"cpu {hardware['cpu_model']} {hardware['cpu_threads']}t")
+    fingerprint = hardware.get("fingerprint")
+    suffix = f"-{fingerprint['hash'][:6]}" if fingerprint else ""
+    return slug(f"cpu {hardware['cpu_model']} {hardware['cpu_threads']}t") + suffix
+
+
+#: instruction-set extensions that change how fast the frameworks' CPU kernels run
+FINGERPRINT_ISA = ("avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16",
+                   "amx_int8")
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+#: (level, type) in sysfs -> the fingerprint's cache name
+CACHE_NAMES = {("1", "Data"): "L1d", ("1", "Instruction"): "L1i", ("2", "Unified"): "L2", ("3", "Unified"): "L3"}
+SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def cpu_fingerprint(cpuinfo: str | None = None, cache_dir: Path = CACHE_DIR, kernel: str | None = None) -> dict | None:
+    """What tells two CPUs apart beyond their (often masked) model name: vendor, family, model, stepping, the
+    speed-relevant ISA flags and cache sizes, from /proc/cpuinfo and sysfs; plus the kernel, which the ``hash``
+    (8 hex characters) leaves out so that a kernel update keeps the machine id. None where /proc/cpuinfo does
+    not exist (not Linux)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return None
+    first_cpu = cpuinfo.strip().split("\n\n", 1)[0]
+    fields = {key.strip(): value.strip()
+              for key, value in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)}
+    flags = set(fields.get("flags", "").split())
+    identity = {"vendor": fields.get("vendor_id"), "family": fields.get("cpu family"), "model": fields.get("model"),
+                "stepping": fields.get("stepping"), "isa": sorted(flags.intersection(FINGERPRINT_ISA)),
+                "caches": cache_sizes(cache_dir)}
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
+    return {**identity, "kernel": kernel if kernel is not None else platform.release(), "hash": digest}
+
+
+def cache_sizes(cache_dir: Path = CACHE_DIR) -> dict[str, int]:
+    """CPU 0's cache sizes in bytes by name (L1d, L1i, L2, L3) from sysfs; empty where sysfs lacks them."""
+    sizes = {}
+    for index in sorted(cache_dir.glob("index*")):
+        try:
+            level, kind, size = ((index / name).read_text().strip() for name in ("level", "type", "size"))
+            name = CACHE_NAMES.get((level, kind))
+            if name:
+                sizes[name] = int(size.rstrip("KMG")) * SIZE_UNITS.get(size[-1:], 1)
+        except (OSError, ValueError):  # unreadable or not a size: that cache stays out
+            continue
+    return sizes

@@ -2,31 +2,36 @@
 
 Per epoch: the batches are made (NumPy) and placed on the device *before* the clock starts; the clock
 covers the training steps only, with a device sync at both ends and at the end of each timing window
-(never per step). The first step — trace, compile, autotune — is timed on its own and then undone,
-so every timed epoch trains from the same state in every framework. Evaluation follows each epoch,
-outside the clock.
+(never per step). An epoch is split into at most 8 windows of at least 4 steps each (``window_sizes``): an
+epoch of 1–7 steps is one window, fewer windows rather than one-step windows, whose per-step time would be
+mostly the sync. The first step — trace, compile, autotune — is timed on its own and then undone, so every
+timed epoch trains from the same state in every framework. Evaluation follows each epoch, outside the clock.
+
+Around the run: the machine's load is sampled before the data is loaded (after a bounded wait for other work
+to leave the CPUs) and after training (``machine_load``); GPU memory is sampled through NVML and host memory
+over the whole process tree (``host_memory``). The raw measurements become the record in
+``record.ok_record``.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import resource
+import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
 
 import numpy as np
-import psutil
 
-from runners import arch, data, provenance, schedule
+from runners import arch, data, machine_load, provenance, schedule
 from runners.gpu_memory import NvmlPeakSampler
+from runners.host_memory import HostPeakSampler
 from runners.profiles import RunConfig
-from runners.record import base_record, failed_record
+from runners.record import Measured, failed_record, ok_record
 
-TIMING_WINDOWS = 8  # step-time percentiles come from this many synced windows per epoch
+TIMING_WINDOWS = 8  # step-time percentiles come from up to this many synced windows per epoch
+MIN_WINDOW_STEPS = 4  # a window shorter than this would time the sync more than the steps
 
 
 def framework_environment(device: str, compile_cache: str) -> dict[str, str]:
@@ -42,12 +47,6 @@ def framework_environment(device: str, compile_cache: str) -> dict[str, str]:
     return env
 
 
-def peak_flops(device_name: str | None, precision: str = "float32") -> float | None:
-    """The device's peak FLOP/s from device_peaks.json, or None when unknown (MFU is then null)."""
-    table = json.loads(Path(__file__).with_name("device_peaks.json").read_text())[precision]
-    return table.get(device_name) if device_name else None
-
-
 def is_out_of_memory(exc: BaseException) -> bool:
     """Each framework's out-of-memory error, recognised by type name or its allocator's message."""
     text = f"{type(exc).__name__}: {exc}"
@@ -56,15 +55,25 @@ def is_out_of_memory(exc: BaseException) -> bool:
                                       "out of memory", "Out of memory"))
 
 
+def window_sizes(steps: int) -> list[int]:
+    """How many steps each timing window of an epoch of ``steps`` holds: up to ``TIMING_WINDOWS`` windows of at
+    least ``MIN_WINDOW_STEPS`` steps (one window when the epoch is shorter than two such), sizes differing by at
+    most one step, the longer ones first."""
+    count = max(1, min(TIMING_WINDOWS, steps // MIN_WINDOW_STEPS))
+    size, longer = divmod(steps, count)
+    return [size + 1] * longer + [size] * (count - longer)
+
+
 def timed_epoch(trainer, batches: list, rates: np.ndarray) -> tuple[float, list[float], list]:
-    """Run one epoch of steps; return (seconds, per-step seconds of each window, step outputs)."""
-    window = max(1, math.ceil(len(batches) / TIMING_WINDOWS))
+    """Run one epoch of steps; return (seconds, per-step seconds of each window of ``window_sizes``, step
+    outputs)."""
+    window_ends = set(np.cumsum(window_sizes(len(batches))).tolist())
     outputs, step_times, synced_steps = [], [], 0
     trainer.sync()
     start = last = time.perf_counter()
     for i, ((x, y), lr) in enumerate(zip(batches, rates, strict=True)):
         outputs.append(trainer.train_step(x, y, float(lr)))
-        if (i + 1) % window == 0 or i + 1 == len(batches):
+        if i + 1 in window_ends:
             trainer.sync()
             now = time.perf_counter()
             step_times.append((now - last) / (i + 1 - synced_steps))
@@ -78,22 +87,50 @@ def evaluate(trainer, test_batches: list, labels: np.ndarray) -> tuple[float, fl
     return data.loss_and_accuracy(logits, labels)
 
 
-def measure(config: RunConfig, data_dir: Path | None = None, progress: bool = True) -> dict:
-    """Train ``config`` in this process and return its run record (status ok)."""
+def measure(config: RunConfig, data_dir: Path | None = None, progress: bool = True, run_order: dict | None = None,
+            quiet_wait_s: float = 0.0) -> dict:
+    """Train ``config`` in this process and return its run record (status ok).
+
+    ``run_order`` is ``record.run_order(K, N)`` when a matrix runs this configuration; ``quiet_wait_s`` bounds
+    the wait for other processes to leave the CPUs before starting (0: never wait).
+    """
+    return _measure_in_fresh_caches(config, data_dir, progress, run_order, _LoadWatch(quiet_wait_s))
+
+
+class _LoadWatch:
+    """The machine's load at the start of a run (after the bounded wait for quiet) and at its end."""
+
+    def __init__(self, quiet_wait_s: float):
+        self.quiet_wait_s = quiet_wait_s
+        self.start: dict | None = None
+        self.waited_seconds = 0.0
+
+    def begin(self) -> None:
+        self.start, self.waited_seconds = machine_load.wait_for_quiet(self.quiet_wait_s)
+
+    def section(self) -> dict | None:
+        """The record's ``load``, its end sampled now; None when the run ended before the start sample."""
+        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds) \
+            if self.start else None
+
+
+def _measure_in_fresh_caches(config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None,
+                             load: _LoadWatch) -> dict:
     with tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-") as compile_cache:
         os.environ.update(framework_environment(config.device, compile_cache))
-        return _measure(config, data_dir, progress)
+        return _measure(config, data_dir, progress, run_order, load)
 
 
-def _measure(config: RunConfig, data_dir: Path | None, progress: bool) -> dict:
+def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None,
+             load: _LoadWatch) -> dict:
     started_at = provenance.utc_now()
+    load.begin()
     dataset = data.load(config.dataset, data_dir, config.train_images, config.test_images, progress=progress)
     from runners.frameworks import trainer_class  # imports the framework: after the environment is set
 
     trainer_cls = trainer_class(config.framework)
-    baseline_rss = psutil.Process().memory_info().rss  # post-import baseline
     weights = arch.init_weights(config.seed)
-    with NvmlPeakSampler() as nvml:
+    with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
         trainer = trainer_cls(weights, mode=config.mode, device=config.device)
         steps = len(dataset.train_images) // config.batch_size
         rates = schedule.learning_rates(config.batch_size, steps * config.epochs)
@@ -125,47 +162,33 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool) -> dict:
             epochs.append({"epoch": epoch + 1, "train_loss": train_loss, "train_accuracy": train_accuracy,
                            "test_loss": test_loss, "test_accuracy": test_accuracy})
         trainer.sync()
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
     hardware = provenance.hardware_info()
     device = trainer.device_info()
     hardware.update({k: v for k, v in device.items() if v is not None})
     hardware["device_kind"] = device["device_kind"]
     hardware["machine_id"] = provenance.machine_id(hardware)
-    record = base_record(config, hardware, started_at, provenance.framework_version(config.framework))
-    epoch_median = float(np.median(epoch_seconds))
-    images_per_second = steps * config.batch_size / epoch_median
-    step_median = float(np.median(window_times))
-    peak = peak_flops(hardware["device_name"]) if hardware["device_kind"] == "gpu" else None
-    record.update(
-        status="ok",
-        # compile time: the first step's excess over a steady step (its own run time is not compilation)
-        timing={"compile_seconds": max(0.0, first_step_seconds - step_median),
-                "first_step_seconds": first_step_seconds, "compile_cache": "cold", "epoch_seconds": epoch_median,
-                "epoch_seconds_each": epoch_seconds, "images_per_second": images_per_second,
-                "step_seconds_median": step_median,
-                "step_seconds_p90": float(np.percentile(window_times, 90)),
-                "window_steps": max(1, math.ceil(steps / TIMING_WINDOWS)), "timed_windows": len(window_times)},
-        memory={**trainer.memory(), "nvml_process_peak_bytes": nvml.peak_bytes,
-                "host_peak_rss_bytes": max(0, peak_rss - baseline_rss), "data_bytes": int(data_bytes)},
-        accuracy={"epochs": epochs, "final_test_accuracy": epochs[-1]["test_accuracy"],
-                  "final_train_loss": epochs[-1]["train_loss"]},
-        mfu={"value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
-             "peak_flops_per_second": peak,
-             "basis": "3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s" if peak else None},
-        finished_at=provenance.utc_now())
-    return record
+    measured = Measured(first_step_seconds=first_step_seconds, epoch_seconds=epoch_seconds,
+                        window_step_seconds=window_times, window_steps=window_sizes(steps) * config.epochs,
+                        epochs=epochs, framework_memory=trainer.memory(), nvml_peak_bytes=nvml.peak_bytes,
+                        host_self_peak_bytes=host.self_peak_bytes, host_children_peak_bytes=host.children_peak_bytes,
+                        data_bytes=data_bytes, load=load.section(), run_order=run_order)
+    return ok_record(config, hardware, started_at, provenance.utc_now(), provenance.framework_version(config.framework),
+                     measured, software=provenance.software_info(), command=sys.argv)
 
 
-def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: bool = True) -> dict:
+def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: bool = True,
+                    run_order: dict | None = None, quiet_wait_s: float = 0.0) -> dict:
     """``measure``, turning an exception into a failed record (status oom or error) instead of a crash."""
     started_at = provenance.utc_now()
+    load = _LoadWatch(quiet_wait_s)
     try:
-        return measure(config, data_dir, progress)
+        return _measure_in_fresh_caches(config, data_dir, progress, run_order, load)
     except (KeyboardInterrupt, data.DataError):
         raise
     except Exception as exc:  # any framework error is a result: record it
         return failed_record(config, provenance.hardware_info(), started_at,
                              "oom" if is_out_of_memory(exc) else "error", type(exc).__name__, str(exc)[:2000],
                              stderr_tail=traceback.format_exc(),
-                             version=provenance.framework_version(config.framework))
+                             version=provenance.framework_version(config.framework), run_order=run_order,
+                             load=load.section())

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from fwbench.progress import progress_bar
 from fwbench.records import write_record
 from runners import provenance
 from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
@@ -47,12 +48,15 @@ def selected_specs(args: argparse.Namespace) -> list[ProbeSpec]:
 
 def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
                progress: bool = True) -> list[dict]:
-    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``."""
+    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``.
+
+    One line per probe goes to stderr; the bar (``progress``) only on a terminal.
+    """
     machine_id = provenance.hardware_info()["machine_id"]
     software = provenance.software_info()
     records = []
-    bar = tqdm(specs, desc="probes", unit="probe", disable=not progress, file=sys.stderr)
-    for spec in bar:
+    bar = progress_bar(specs, enabled=progress, desc="probes", unit="probe")
+    for number, spec in enumerate(bar, 1):
         bar.set_postfix_str(spec.label)
         started_at = provenance.utc_now()
         capture = run_child(spec, timeout_s)
@@ -60,6 +64,7 @@ def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIM
                               finished_at=provenance.utc_now())
         write_record(out / machine_id / f"{spec.record_id}.json", record)
         records.append(record)
+        tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
     return records
 
 

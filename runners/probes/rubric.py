@@ -9,7 +9,10 @@ Points, for a probe that raised an error (``outcome == "error"``):
 * ``brevity`` (0-1): 1 for a traceback of at most 40 lines, 0.5 up to 120 lines, 0 beyond.
 
 A probe that raised nothing (the bug passed silently), crashed or timed out scores 0 of the same
-maximum: the developer got no usable message.
+maximum: the developer got no usable message. One kind of silence is documented behaviour rather
+than a bad message: a float64 input the framework cast to the model's float32 (a cast warning was
+captured, or the step computed in float32). Readers derive that category, ``silently cast``, from the
+record (fwbench.probe_outcome) and report the score with and without those probes.
 """
 
 from __future__ import annotations

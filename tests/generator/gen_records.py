@@ -1,4 +1,8 @@
-"""Factories for schema-valid fixture records (runs, probes, ecosystem snapshots) for the generator tests."""
+"""Factories for schema-valid fixture records (runs, probes, ecosystem snapshots) for the generator tests.
+
+Run records are ``fwbench.run/2``; ``older=True`` writes the ``fwbench.run/1`` shape, which the reader upgrades
+(it then carries ``upgraded_from`` and ``missing``).
+"""
 
 from __future__ import annotations
 
@@ -11,23 +15,24 @@ from typing import Any
 from fwbench.records import write_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CPU_MACHINE = "cpu-test-cpu-2t"
+CPU_MACHINE = "cpu-test-cpu-2t-1a2b3c"
 GPU_MACHINE = "nvidia-rtx-4090"
+#: GPU machine id -> device name (every other machine trains on its CPU)
+GPU_NAMES = {GPU_MACHINE: "NVIDIA GeForce RTX 4090", "nvidia-h200": "NVIDIA H200"}
 VERSIONS = {"torch": "2.14.1", "tensorflow": "2.21.0", "jax": "0.10.2"}
 #: a deliberately hostile probe message: HTML, an ampersand and terminal colour codes
 HOSTILE_MESSAGE = (
-    "mat1 and mat2 shapes cannot be multiplied (128x64 and 128x128) "
-    "<script>alert(1)</script> & \x1b[31mred\x1b[0m"
+    "mat1 and mat2 shapes cannot be multiplied (128x64 and 128x128) <script>alert(1)</script> & \x1b[31mred\x1b[0m"
 )
 
 
 def hardware(machine_id: str = CPU_MACHINE) -> dict[str, Any]:
-    """A hardware section; a GPU one when the machine id names the RTX 4090."""
-    gpu = machine_id == GPU_MACHINE
+    """A hardware section; a GPU one when the machine id is one of GPU_NAMES."""
+    gpu = machine_id in GPU_NAMES
     return {
         "machine_id": machine_id,
         "device_kind": "gpu" if gpu else "cpu",
-        "device_name": "NVIDIA GeForce RTX 4090" if gpu else "Test CPU @ 2.0GHz",
+        "device_name": GPU_NAMES.get(machine_id, "Test CPU @ 2.0GHz"),
         "device_count": 1 if gpu else None,
         "gpu_driver": "535.129.03" if gpu else None,
         "cuda": "12.2" if gpu else None,
@@ -36,6 +41,37 @@ def hardware(machine_id: str = CPU_MACHINE) -> dict[str, Any]:
         "cpu_threads": 2,
         "framework_threads": 2,
         "host_memory_bytes": 8 * 2**30,
+        "fingerprint": None if gpu else fingerprint(),
+    }
+
+
+def fingerprint() -> dict[str, Any]:
+    """A CPU fingerprint (hardware.fingerprint); its hash is the CPU machine id's suffix."""
+    return {
+        "vendor": "AuthenticAMD",
+        "family": "25",
+        "model": "1",
+        "stepping": "1",
+        "isa": ["avx", "avx2", "fma"],
+        "caches": {"L1d": 32768, "L1i": 32768, "L2": 524288, "L3": 33554432},
+        "kernel": "6.1.0",
+        "hash": "1a2b3c4d",
+    }
+
+
+def load(busy: bool = False) -> dict[str, Any]:
+    """The machine-load section: other processes' CPU share at the start and end of the run."""
+    other = 80.0 if busy else 3.0
+
+    def sample(percent: float) -> dict[str, Any]:
+        return {"load_avg_1m": 1.2, "load_avg_5m": 1.0, "other_cpu_percent": percent, "cpu_count": 2}
+
+    return {
+        "start": sample(3.0),
+        "end": sample(other),
+        "waited_seconds": 0.0,
+        "busy": busy,
+        "threshold_cpu_percent": 50.0,
     }
 
 
@@ -47,6 +83,7 @@ def software() -> dict[str, Any]:
         "packages": {"torch": "2.14.1", "numpy": "2.4.6"},
         "git_commit": "0123456789abcdef0123",
         "git_dirty": False,
+        "fwbench_version": "0.3.0",
     }
 
 
@@ -61,15 +98,28 @@ def run(
     machine_id: str = CPU_MACHINE,
     dataset: str = "synthetic",
     images_per_epoch: int = 512,
+    train_images: int | None = None,
     epochs: int = 2,
     mode: str = "compiled",
     nvml: int | None = None,
+    epoch_accuracies: list[float] | None = None,
+    compile_seconds: float = 3.0,
+    busy: bool = False,
+    older: bool = False,
 ) -> dict:
-    """One run record; ``status`` other than ``ok`` gives a failed run with null measurement sections."""
+    """One run record; ``status`` other than ``ok`` gives a failed run with null measurement sections.
+
+    ``train_images`` is the requested size (default: ``images_per_epoch``); ``epoch_accuracies`` the test
+    accuracy of each epoch (default: rising to ``accuracy``); ``busy`` flags the machine as busy; ``older``
+    gives the ``fwbench.run/1`` shape instead.
+    """
     record_id = f"{framework}-{mode}-{dataset}-bs{batch_size}-seed{seed}-{machine_id}-{status}"
+    record_id += "-busy" if busy else ""
     ok = status == "ok"
-    return {
-        "schema": "fwbench.run/1",
+    steps = images_per_epoch // batch_size
+    accuracies = epoch_accuracies or [accuracy - 0.05 * (epochs - e - 1) for e in range(epochs)]
+    record = {
+        "schema": "fwbench.run/2",
         "record_id": record_id,
         "status": status,
         "framework": {"name": framework, "version": VERSIONS[framework], "mode": mode},
@@ -79,25 +129,32 @@ def run(
             "batch_size": batch_size,
             "epochs": epochs,
             "seed": seed,
+            "train_images": train_images or images_per_epoch,
             "images_per_epoch": images_per_epoch,
+            "sized_for": "gpu" if machine_id in GPU_NAMES else "cpu",
             "test_images": 256,
-            "steps_per_epoch": images_per_epoch // batch_size,
+            "steps_per_epoch": steps,
             "lr_schedule": {"name": "constant"},
             "device": "auto",
             "precision": "float32",
+            "run_order": {
+                "position": 1,
+                "total": 1,
+                "scheme": "round-robin over frameworks within each batch size, rotated",
+            },
         },
-        "model": {"name": "resnet18-cifar", "trainable_params": 11173962, "flops_per_image": 1.1108e9}
-        if ok
-        else None,
+        "model": {"name": "resnet18-cifar", "trainable_params": 11173962, "flops_per_image": 1.1108e9} if ok else None,
         "hardware": hardware(machine_id) if ok else None,
         "software": software() if ok else None,
         "timing": {
-            "compile_seconds": 3.0,
+            "compile_seconds": compile_seconds,
             "epoch_seconds": seconds,
             "epoch_seconds_each": [seconds] * epochs,
             "images_per_second": images_per_epoch / seconds,
             "step_seconds_median": seconds / 16,
             "step_seconds_p90": seconds / 15,
+            "window_steps": [max(1, steps // 4)] * (4 * epochs),
+            "timed_windows": 4 * epochs,
         }
         if ok
         else None,
@@ -106,6 +163,8 @@ def run(
             "allocator_reserved_bytes": None,
             "nvml_process_peak_bytes": nvml,
             "host_peak_rss_bytes": 900 * 2**20 + batch_size * 2**20,
+            "host_children_peak_rss_bytes": 100 * 2**20,
+            "host_peak_basis": "the run's process tree (children included) above the post-import baseline",
             "data_bytes": 2**20,
         }
         if ok
@@ -115,18 +174,19 @@ def run(
                 {
                     "epoch": e + 1,
                     "train_loss": 2.0 - e * 0.3,
-                    "train_accuracy": accuracy - 0.1,
+                    "train_accuracy": accuracies[e] - 0.05,
                     "test_loss": 2.1 - e * 0.3,
-                    "test_accuracy": accuracy - 0.05 * (epochs - e - 1),
+                    "test_accuracy": accuracies[e],
                 }
                 for e in range(epochs)
             ],
-            "final_test_accuracy": accuracy,
+            "final_test_accuracy": accuracies[-1],
             "final_train_loss": 1.7,
         }
         if ok
         else None,
         "mfu": {"value": None, "peak_flops_per_second": None, "basis": None} if ok else None,
+        "load": load(busy),
         "failure": None
         if ok
         else {
@@ -139,6 +199,27 @@ def run(
         "finished_at": "2026-11-30T06:01:00.000Z",
         "command": ["runners", "run", "--framework", framework, "--batch-size", str(batch_size)],
     }
+    return as_v1(record) if older else record
+
+
+def as_v1(record: dict) -> dict:
+    """The ``fwbench.run/1`` shape of a run record: what an older runner wrote."""
+    old = copy.deepcopy(record)
+    old["schema"] = "fwbench.run/1"
+    old["record_id"] += "-v1"
+    del old["load"]
+    for name in ("train_images", "sized_for", "run_order"):
+        del old["config"][name]
+    for section, names in (
+        ("hardware", ("fingerprint",)),
+        ("software", ("fwbench_version",)),
+        ("memory", ("host_children_peak_rss_bytes", "host_peak_basis")),
+    ):
+        for name in names if old[section] else ():
+            del old[section][name]
+    if old["timing"]:
+        old["timing"]["window_steps"] = old["timing"]["window_steps"][0]
+    return old
 
 
 def probe(
@@ -227,9 +308,7 @@ def snapshot(date: str = "2026-11-30", stars: int = 90000, window: int = 365) ->
                 for repo, scale in repos.items()
             },
         },
-        "failures": [
-            {"source": "github", "subject": None, "metric": "releases_in_window", "reason": "rate limited"}
-        ],
+        "failures": [{"source": "github", "subject": None, "metric": "releases_in_window", "reason": "rate limited"}],
     }
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import re
 import statistics
 
 import gen_records
 import pytest
 
+from generator import aggregate, fmt
 from generator.aggregate import describe, machines, summarise, tables
 from generator.load import load_results
-from generator.pages import leads, time_cell
+from generator.pages import lead_text, leads, no_lead_reason, time_cell, time_to_accuracy_cell
 
 
 def test_describe_single_value_has_no_spread_or_interval():
@@ -97,3 +99,115 @@ def test_no_lead_without_a_competitor(tmp_path):
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
     (table,) = tables(summarise(load_results(tmp_path).runs))
     assert leads(table) == []  # JAX alone is not "fastest"
+
+
+def write(root, *records):
+    from fwbench.records import write_record
+
+    for record in records:
+        machine = record["hardware"]["machine_id"] if record["hardware"] else gen_records.CPU_MACHINE
+        write_record(root / "runs" / machine / f"{record['record_id']}.json", record)
+    return load_results(root)
+
+
+def test_spread_shows_n_and_the_sd_or_the_interval():
+    assert fmt.spread(describe([9.07]), unit="s") == "9.07 s (n=1)"
+    assert fmt.spread(describe([9.0, 9.2]), unit="s") == "9.10 s ± 0.14 (sd, n=2)"
+    assert fmt.spread(describe([9.0, 9.1, 9.2]), unit="s") == "9.10 s ± 0.25 (95 % CI, n=3)"
+    assert (
+        fmt.spread(describe([0.40, 0.41, 0.42]), 100, unit="%", with_sd=True)
+        == "41.00 % ± 2.48 (95 % CI, n=3, sd 1.00)"
+    )
+    assert fmt.spread(None) == "—"
+
+
+def test_one_table_holds_four_batch_sizes_with_differing_images_per_epoch(tmp_path):
+    per_epoch = {32: 49984, 64: 49984, 128: 49920, 256: 49920}
+    loaded = write(
+        tmp_path,
+        *(
+            gen_records.run("jax", bs, dataset="cifar10", train_images=50000, images_per_epoch=n)
+            for bs, n in per_epoch.items()
+        ),
+    )
+    (table,) = tables(summarise(loaded.runs))
+    assert table.batch_sizes == [32, 64, 128, 256]
+    assert table.setting.train_images == 50000 and not table.setting.older
+    assert "50,000 training images" in table.setting.label
+    assert [table.cell("jax", "compiled", bs).images_per_epoch for bs in per_epoch] == list(per_epoch.values())
+
+
+def test_older_records_are_keyed_on_images_per_epoch_and_marked(tmp_path):
+    loaded = write(tmp_path, gen_records.run("jax", 32, older=True), gen_records.run("torch", 32, older=True))
+    assert loaded.runs[0].record["upgraded_from"] == "fwbench.run/1"
+    (table,) = tables(summarise(loaded.runs))
+    assert table.setting.older and "images/epoch (older records)" in table.setting.label
+    cell = table.cell("jax", "compiled", 32)
+    assert not cell.judgeable and cell.flags == [aggregate.OLDER]
+    assert "config.train_images" in cell.missing
+    assert time_cell(cell) == "10.00 s (n=1) ◌ older record"
+    assert leads(table) == [] and "older records" in no_lead_reason(table)
+
+
+def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
+    loaded = write(
+        tmp_path,
+        gen_records.run("jax", 32, seconds=5.0, busy=True),  # only busy: shown, marked, never leads
+        *(gen_records.run("torch", 32, seed, seconds=10.0 + 0.1 * seed) for seed in range(3)),
+        gen_records.run("torch", 32, 9, seconds=30.0, busy=True),  # left out beside the clean runs
+        *(gen_records.run("tensorflow", 32, seed, seconds=12.0 + 0.1 * seed) for seed in range(3)),
+    )
+    (table,) = tables(summarise(loaded.runs))
+    jax, torch = table.cell("jax", "compiled", 32), table.cell("torch", "compiled", 32)
+    assert time_cell(jax) == "5.00 s (n=1) ⚑ busy"
+    assert time_cell(torch) == "10.10 s ± 0.25 (95 % CI, n=3) (1 busy run left out)"
+    (lead,) = leads(table)
+    assert (lead.leader, lead.runner_up, lead.status) == ("torch", "tensorflow", aggregate.APART)
+    assert "beyond the noise" in lead_text(lead)
+
+
+def test_lead_within_noise_when_intervals_overlap(tmp_path):
+    loaded = write(
+        tmp_path,
+        *(gen_records.run("torch", 32, seed, seconds=10.0 + seed) for seed in range(3)),
+        *(gen_records.run("jax", 32, seed, seconds=10.5 + seed) for seed in range(3)),
+    )
+    (table,) = tables(summarise(loaded.runs))
+    (lead,) = leads(table)
+    assert lead.status == aggregate.WITHIN_NOISE
+    text = lead_text(lead)
+    assert "within noise" in text and "ahead" not in text and "fastest" not in text
+
+
+def test_a_lead_at_n1_is_labelled_may_be_noise(tmp_path):
+    loaded = write(tmp_path, gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=11.2))
+    (table,) = tables(summarise(loaded.runs))
+    (lead,) = leads(table)
+    assert lead.status == aggregate.TOO_FEW_RUNS and lead.n == 1
+    assert lead_text(lead) == ("**PyTorch** is fastest at 10.00 s (n=1), 12.0 % ahead of JAX — n=1, may be noise")
+
+
+def test_time_to_accuracy_from_per_epoch_records(tmp_path):
+    record = gen_records.run(
+        "torch",
+        32,
+        dataset="cifar10",
+        epochs=4,
+        seconds=10.0,
+        compile_seconds=3.0,
+        epoch_accuracies=[0.70, 0.86, 0.89, 0.91],
+    )
+    record["timing"]["epoch_seconds_each"] = [11.0, 10.0, 10.0, 9.0]
+    assert aggregate.time_to_accuracy(record, 0.85) == pytest.approx(3.0 + 11.0 + 10.0)  # reached in epoch 2
+    assert aggregate.time_to_accuracy(record, 0.90) == pytest.approx(3.0 + 40.0)
+    assert aggregate.time_to_accuracy(record, 0.95) is None
+    slower = copy.deepcopy(record)
+    slower["record_id"] += "-slower"
+    slower["config"]["seed"] = 1
+    slower["accuracy"]["epochs"][1]["test_accuracy"] = 0.80  # reaches 85 % only in epoch 3
+    (table,) = tables(summarise(write(tmp_path, record, slower).runs))
+    cell = table.cell("torch", "compiled", 32)
+    stats, counted = cell.time_to_accuracy(0.85)
+    assert counted == 2 and stats.mean == pytest.approx((24.0 + 34.0) / 2)
+    assert time_to_accuracy_cell(cell, 0.85) == "29.0 s ± 7.1 (sd, n=2)"
+    assert time_to_accuracy_cell(cell, 0.95) == "not reached in 4 epochs (n=2)"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gen_records
 import pytest
 
@@ -40,45 +42,132 @@ def test_cpu_measurements_are_not_comparable_with_the_gpu_article(results_dir):
     rows = claims.machine_claims(ARTICLE, machine, tables(summaries))
     speed = by_claim(rows)["PyTorch, batch 32: seconds per epoch"]
     assert speed.verdict == claims.NOT_COMPARABLE and "CPU" in speed.reason
-    assert speed.ours == "10.1 s"
+    assert speed.ours == "10.1 s ± 0.2 (95 % CI, n=3)"
     assert by_claim(rows)["PyTorch, batch 128: seconds per epoch"].ours == "failed: 1 OOM"
     accuracy = by_claim(rows)["PyTorch final test accuracy over 5 runs"]
     assert accuracy.verdict == claims.NOT_COMPARABLE and "synthetic" in accuracy.reason
 
 
-@pytest.fixture
-def gpu_results(tmp_path):
-    """CIFAR-10 runs on an RTX 4090 following the article's protocol: torch matches, jax is far slower."""
-    seconds = {"torch": 42.0, "tensorflow": 48.0, "jax": 80.0}
-    for fw, secs in seconds.items():
-        for seed in range(5):
-            record = gen_records.run(
-                fw,
-                32,
-                seed,
-                seconds=secs,
-                accuracy=0.924,
-                machine_id=gen_records.GPU_MACHINE,
-                dataset="cifar10",
-                images_per_epoch=50000,
-                epochs=5,
-                nvml=2148 * 2**20,
-            )
-            write_record(tmp_path / "runs" / gen_records.GPU_MACHINE / f"{record['record_id']}.json", record)
-    return load_results(tmp_path)
+#: images trained per epoch of the article profile's 50,000 requested, after drop-last
+IMAGES_PER_EPOCH = {32: 49984, 64: 49984, 128: 49920, 256: 49920}
 
 
-def test_same_gpu_and_protocol_is_compared(gpu_results):
-    summaries = summarise(gpu_results.runs)
-    (machine,) = machines(gpu_results.runs)
-    rows = by_claim(claims.machine_claims(ARTICLE, machine, tables(summaries)))
+def write_article_runs(root, seconds, *, machine_id=gen_records.GPU_MACHINE, seeds=5, jitter=0.0, **changes):
+    """Article-protocol runs (CIFAR-10, 50,000 training images, 5 epochs, all four batch sizes) on a GPU:
+    ``seconds[framework][batch_size]`` per epoch, seed k adding ``k × jitter``; ``changes`` go to every run."""
+    for fw, by_batch in seconds.items():
+        for bs, secs in by_batch.items():
+            for seed in range(seeds):
+                options = dict(
+                    seconds=secs + seed * jitter,
+                    accuracy=0.924,
+                    machine_id=machine_id,
+                    dataset="cifar10",
+                    train_images=50000,
+                    images_per_epoch=IMAGES_PER_EPOCH[bs],
+                    epochs=5,
+                    nvml=ARTICLE["memory"]["table"][str(bs)][fw] * 2**20,
+                )
+                record = gen_records.run(fw, bs, seed, **{**options, **changes})
+                write_record(root / "runs" / machine_id / f"{record['record_id']}.json", record)
+    return load_results(root)
+
+
+def article_times(scale: dict[str, float]) -> dict[str, dict[int, float]]:
+    """The article's seconds per epoch, each framework's scaled by ``scale``."""
+    return {fw: {int(bs): row[fw] * scale[fw] for bs, row in ARTICLE["speed"]["table"].items()} for fw in scale}
+
+
+def claims_of(results):
+    summaries = summarise(results.runs)
+    (machine,) = machines(results.runs)
+    return by_claim(claims.machine_claims(ARTICLE, machine, tables(summaries)))
+
+
+def test_same_gpu_and_protocol_is_compared_in_one_table(tmp_path):
+    # torch and TF as published, JAX twice as slow: four batch sizes, two images-per-epoch values, one table
+    results = write_article_runs(tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 2.0}), jitter=0.05)
+    (table,) = tables(summarise(results.runs))
+    assert table.batch_sizes == [32, 64, 128, 256] and table.setting.train_images == 50000
+    rows = claims_of(results)
     assert rows["PyTorch, batch 32: seconds per epoch"].verdict == claims.CONFIRMED
     assert rows["JAX, batch 32: seconds per epoch"].verdict == claims.CONTRADICTED
-    assert rows["PyTorch, batch 32: peak GPU memory (NVML)"].verdict == claims.CONFIRMED
+    assert rows["PyTorch, batch 256: peak GPU memory (NVML)"].verdict == claims.CONFIRMED
     assert rows["PyTorch final test accuracy over 5 runs"].verdict == claims.CONFIRMED
-    assert rows["PyTorch, batch 64: seconds per epoch"].verdict == claims.NOT_COMPARABLE  # not run
     ranking = rows[ARTICLE["speed"]["stated_ranking_text"]]
-    assert ranking.verdict == claims.CONTRADICTED  # JAX is slowest here
+    assert ranking.verdict == claims.CONTRADICTED  # JAX is slowest here, beyond the noise
+    assert "another GPU" not in ranking.reason  # the article's own GPU model
+    for row in rows.values():
+        assert row.conditions == ("GPU", "CIFAR-10", "article protocol", "n ≥ 3", "no busy or older records")
+
+
+def test_every_batch_size_claim_needs_all_four_rows(tmp_path):
+    times = {
+        fw: {bs: t for bs, t in row.items() if bs != 128}
+        for fw, row in article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0}).items()
+    }
+    rows = claims_of(write_article_runs(tmp_path, times))
+    ranking = rows[ARTICLE["speed"]["stated_ranking_text"]]
+    assert ranking.verdict == claims.NOT_COMPARABLE and "at batch 128" in ranking.reason
+    assert rows["PyTorch, batch 32: seconds per epoch"].verdict == claims.CONFIRMED
+
+
+def test_rankings_within_noise_when_intervals_overlap(tmp_path):
+    # everyone at the article's PyTorch time, ±1 s between seeds: the stated order cannot be told apart
+    same = {
+        fw: {int(bs): row["torch"] for bs, row in ARTICLE["speed"]["table"].items()}
+        for fw in ("torch", "tensorflow", "jax")
+    }
+    rows = claims_of(write_article_runs(tmp_path, same, jitter=1.0))
+    ranking = rows[ARTICLE["speed"]["stated_ranking_text"]]
+    assert ranking.verdict == claims.WITHIN_NOISE
+    assert "batch 32: within noise" in ranking.ours
+
+
+def test_an_interval_across_the_tolerance_edge_is_within_noise():
+    assert claims.band_verdict(40.0, 44.0, 42.3, 0.15, relative=True) == claims.CONFIRMED
+    assert claims.band_verdict(46.0, 50.0, 42.3, 0.15, relative=True) == claims.WITHIN_NOISE  # edge at 48.6
+    assert claims.band_verdict(49.0, 52.0, 42.3, 0.15, relative=True) == claims.CONTRADICTED
+    assert claims.band_verdict(91.0, 92.0, 92.43, 1.0, relative=False) == claims.WITHIN_NOISE
+
+
+def test_another_gpu_is_judged_with_the_difference_named(tmp_path):
+    results = write_article_runs(
+        tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0}), machine_id="nvidia-h200", jitter=0.05
+    )
+    row = claims_of(results)["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.CONFIRMED and "another GPU: NVIDIA H200" in row.reason
+
+
+def test_one_run_per_configuration_is_not_judged(tmp_path):
+    rows = claims_of(
+        write_article_runs(tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0}), seeds=1)
+    )
+    row = rows["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.NOT_COMPARABLE and "fewer than 3 clean runs" in row.reason
+    assert row.ours == "42.3 s (n=1)"
+
+
+def test_busy_and_older_records_are_excluded_from_verdicts(tmp_path):
+    times = article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})
+    busy = claims_of(write_article_runs(tmp_path / "busy", times, busy=True))
+    row = busy["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.NOT_COMPARABLE and "only busy-flagged runs" in row.reason
+    assert row.ours.endswith("[busy]")
+    older = claims_of(write_article_runs(tmp_path / "older", times, older=True))
+    row = older["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.NOT_COMPARABLE
+    assert "older records" in row.reason and "only older records: PyTorch at batch 32" in row.reason
+    assert all(r.verdict == claims.NOT_COMPARABLE for r in older.values())
+
+
+def test_busy_runs_beside_clean_ones_are_left_out_and_named(tmp_path):
+    times = article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})
+    write_article_runs(tmp_path, times, jitter=0.05)
+    results = write_article_runs(tmp_path, {"torch": {32: 90.0}}, seeds=1, busy=True)
+    row = claims_of(results)["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.CONFIRMED  # the busy 90 s run is not in the figure
+    assert "left out: 1 busy run(s)" in row.reason and "n=5" in row.ours
 
 
 def test_ecosystem_window_mismatch_is_not_comparable():
@@ -92,3 +181,19 @@ def test_ecosystem_window_mismatch_is_not_comparable():
     assert yearly["order of first-answer times"].verdict == claims.CONFIRMED
     assert yearly["[jax-ml/jax] GitHub star growth per year"].verdict == claims.CONTRADICTED
     assert claims.ecosystem_claims(ARTICLE, None) == []
+
+
+def test_the_rules_come_from_data_and_a_bad_file_is_named():
+    from generator import comparability
+
+    rules = comparability.load_rules(ARTICLE["setup"])
+    assert [r.id for r in rules.rules] == ["device", "dataset", "protocol", "repeats", "clean"]
+    assert rules.min_runs == 3 and rules.tta_targets == (0.85, 0.90)
+    assert all(r.tolerates for r in rules.rules)
+    data = json.loads(comparability.RULES_FILE.read_text())
+    data["rules"][3]["min_runs"] = 2
+    with pytest.raises(comparability.RulesError, match=r"comparability\.json: field 'repeats\.min_runs'"):
+        comparability.parse_rules(data, ARTICLE["setup"])
+    data["rules"][0]["id"] = "colour"
+    with pytest.raises(comparability.RulesError, match=r"field 'rules\[0\]\.id': unknown rule 'colour'"):
+        comparability.parse_rules(data, ARTICLE["setup"])

@@ -39,12 +39,12 @@ def test_every_page_is_built(built_site):
         assert (built_site / path).is_file(), path
 
 
-def test_speed_table_shows_medians_runs_and_the_failed_run(built_site):
+def test_speed_table_shows_means_spread_runs_and_the_failed_run(built_site):
     html = page(built_site, "results/speed/index.html")
     assert "<table>" in html
-    assert "10.10 s (n=3)" in html
+    assert "10.10 s ± 0.25 (95 % CI, n=3)" in html
     assert "✗ 1 OOM" in html
-    assert "2.00× (32 → 64)" in html or "1.98× (32 → 64)" in html
+    assert "1.98× (32 → 64; n=3, 3)" in html
     assert "Synthetic data" in html
     assert (built_site / "charts").is_dir() and any((built_site / "charts").glob("speed-*.png"))
 
@@ -70,9 +70,15 @@ def test_claims_accuracy_and_downloads(built_site):
     claims = page(built_site, "appendix/claims/index.html")
     assert "3.92×" in claims and "contradicted" in claims and "not comparable" in claims
     accuracy = page(built_site, "results/accuracy/index.html")
-    assert "41.00 ± 1.00 %" in accuracy and "95% CI" in accuracy
+    assert "41.00 % ± 2.48 (95 % CI, n=3, sd 1.00)" in accuracy
+    assert "No time to accuracy on synthetic data" in accuracy and "evaluation time is" in accuracy.lower()
     csv_text = (built_site / "data" / "configurations.csv").read_text()
-    assert csv_text.splitlines()[0].startswith("machine_id,profile,dataset")
+    assert csv_text.splitlines()[0].startswith("machine_id,profile,dataset,train_images")
+    configurations = list(csv.DictReader(io.StringIO(csv_text)))
+    assert {row["epoch_seconds_n"] for row in configurations if row["ok"] == "3"} == {"3"}
+    assert "seconds_to_90pct_ci95_high" in configurations[0]
+    claim_rows = list(csv.DictReader(io.StringIO((built_site / "data" / "claims.csv").read_text())))
+    assert all(row["conditions"] for row in claim_rows)
     record = json.loads(
         (
             built_site
@@ -80,7 +86,7 @@ def test_claims_accuracy_and_downloads(built_site):
             / "records"
             / "runs"
             / gen_records.CPU_MACHINE
-            / "torch-compiled-synthetic-bs128-seed0-cpu-test-cpu-2t-oom.json"
+            / f"torch-compiled-synthetic-bs128-seed0-{gen_records.CPU_MACHINE}-oom.json"
         ).read_text()
     )
     assert record["status"] == "oom"
@@ -103,6 +109,7 @@ def test_ecosystem_pages_and_history_charts(built_site):
 
 
 def test_empty_results_build_with_empty_states(tmp_path):
+    (tmp_path / "none").mkdir()
     assert main(["build", "--results", str(tmp_path / "none"), "--site-dir", str(tmp_path / "site")]) == 0
     html = (tmp_path / "site" / "results" / "speed" / "index.html").read_text()
     assert "runners matrix --profile quick --out results/runs" in html
@@ -110,9 +117,7 @@ def test_empty_results_build_with_empty_states(tmp_path):
 
 
 def test_strict_fails_on_the_invalid_record(results_dir, tmp_path, capsys):
-    assert (
-        main(["build", "--strict", "--results", str(results_dir), "--site-dir", str(tmp_path / "site")]) == 1
-    )
+    assert main(["build", "--strict", "--results", str(results_dir), "--site-dir", str(tmp_path / "site")]) == 1
     err = capsys.readouterr().err
     assert "invalid_run.json" in err and "timing.epoch_seconds" in err
     assert not (tmp_path / "site").exists()
@@ -141,12 +146,87 @@ def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_hea
     assert "20.00 s" in speed and "9.00 s" in speed  # two tables: the tuned run is never averaged in
     index = page(tmp_path / "site", "index.html")
     assert "<b>" not in speed and "<b>" not in index
-    assert "<strong>PyTorch</strong> is fastest" in index  # 10 s beats the out-of-the-box 20 s
+    assert "<strong>PyTorch</strong> is fastest at 10.00 s (n=1), 100.0 % ahead of JAX — n=1, may be noise" in index
     assert "<strong>JAX</strong> is fastest" not in index  # the tuned 9 s is not a headline
     assert "The headline compares out-of-the-box runs only" in index
     for name in ("configurations", "runs"):  # the downloads tell the tuned rows apart too
         rows = list(csv.DictReader(io.StringIO(page(tmp_path / "site", f"data/{name}.csv"))))
         assert sorted(row["tuning"] for row in rows if row["framework"] == "jax") == [
-            "", "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=<b>"]
+            "",
+            "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=<b>",
+        ]
     reproduce = re.sub(r"<[^>]+>", "", page(tmp_path / "site", "appendix/reproduce/index.html"))  # no highlighting
     assert "XLA_FLAGS='--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;' runners run --framework jax" in reproduce
+
+
+def test_claims_page_shows_the_rules_table_and_the_conditions_checked(built_site):
+    text = re.sub(r"<[^>]+>", "", page(built_site, "appendix/claims/index.html"))
+    assert "When a measurement is comparable" in text
+    for condition in (
+        "the article's device class, a GPU",
+        "50,000 training images requested",
+        "batch sizes 32, 64, 128 and 256",
+        "at least 3 successful clean runs",
+        "no busy-flagged runs",
+        "framework versions (the article used PyTorch 2.2.1",
+        "TF32 policy",
+        "memory preallocation off",
+        "data resident on the device",
+    ):
+        assert condition in text, condition
+    assert "within noise" in text
+    assert "GPU; CIFAR-10; article protocol; n ≥ 3; no busy or older records" in text  # a row's checked column
+
+
+def test_memory_page_says_what_a_cpu_counts(built_site):
+    text = re.sub(r"<[^>]+>", "", page(built_site, "results/memory/index.html"))
+    assert "What is counted on a CPU" in text and "whole process tree" in text and "g++" in text
+    assert "Host peak RSS counts: the run&#x27;s process tree" in text or "Host peak RSS counts: the run's" in text
+
+
+def test_busy_and_older_runs_are_marked_and_left_out_of_the_headline(tmp_path):
+    from fwbench.records import write_record
+
+    runs = tmp_path / "results" / "runs" / gen_records.CPU_MACHINE
+    for record in (
+        gen_records.run("torch", 32, seconds=10.0, busy=True),
+        gen_records.run("jax", 32, seconds=20.0),
+        gen_records.run("tensorflow", 32, seconds=15.0),
+        gen_records.run("jax", 32, seconds=5.0, older=True),
+        gen_records.run("torch", 32, seconds=4.0, older=True),
+    ):
+        write_record(runs / f"{record['record_id']}.json", record)
+    assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
+    index = page(tmp_path / "site", "index.html")
+    assert "<strong>TensorFlow</strong> is fastest at 15.00 s (n=1), 33.3 % ahead of JAX — n=1, may be noise" in index
+    assert "no lead: its figures come from older records" in index
+    assert "1 busy-flagged run" in index and "2 older records" in index
+    speed = page(tmp_path / "site", "results/speed/index.html")
+    assert "10.00 s (n=1) ⚑ busy" in speed and "5.00 s (n=1) ◌ older record" in speed
+    assert "Older records" in speed and "config.train_images" in speed
+
+
+def test_time_to_accuracy_is_on_the_accuracy_page_for_cifar10(tmp_path):
+    from fwbench.records import write_record
+    from generator.load import load_results
+    from generator.pages import build_pages
+
+    runs = tmp_path / "runs" / gen_records.GPU_MACHINE
+    for seed in range(3):
+        record = gen_records.run(
+            "torch",
+            128,
+            seed,
+            machine_id=gen_records.GPU_MACHINE,
+            dataset="cifar10",
+            epochs=3,
+            seconds=10.0 + seed,
+            compile_seconds=5.0,
+            epoch_accuracies=[0.60, 0.86, 0.88],
+        )
+        write_record(runs / f"{record['record_id']}.json", record)
+    accuracy = build_pages(load_results(tmp_path))["results/accuracy.md"]
+    assert "**Time to 85 % test accuracy**" in accuracy
+    assert "| 128 | 27.0 s ± 5.0 (95 % CI, n=3) |" in accuracy  # 5 s compile + two epochs of 10, 11, 12 s
+    assert "not reached in 3 epochs (n=3)" in accuracy  # the 90 % target
+    assert "No time to accuracy" not in accuracy

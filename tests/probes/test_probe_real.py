@@ -1,12 +1,13 @@
 """The probes run for real: a representative subset, each framework's verbatim messages checked.
 
 The full matrix (30 probes, ~4 minutes on 2 CPU cores) is ``runners probes``; this subset takes about a
-minute: the article's shape bug in all three frameworks eagerly, once through torch.compile, and JAX's
-NaN probe with its tooling on and off.
+minute: the article's shape bug in all three frameworks eagerly, once through torch.compile, JAX's
+NaN probe with its tooling on and off, and the float64 input that JAX and Keras cast.
 """
 
 import pytest
 
+from fwbench.probe_outcome import SILENTLY_CAST, outcome_category
 from fwbench.records import read_record
 from runners.cli import main
 from runners.probes.catalog import ProbeSpec
@@ -60,3 +61,11 @@ def test_compiled_torch_and_jax_nan_tooling(tmp_path):
     assert checked["exception_type"] == "FloatingPointError"
     assert "nan" in checked["message"].lower()
     assert len(list(tmp_path.glob("*/*.json"))) == 3
+
+
+def test_float64_input_is_silently_cast_by_jax_and_keras_and_refused_by_torch(tmp_path):
+    specs = [ProbeSpec(framework, "dtype", "eager") for framework in ("torch", "tensorflow", "jax")]
+    refused, keras_cast, jax_cast = run_probes(specs, tmp_path, progress=False)
+    assert outcome_category(refused) == "error"
+    assert outcome_category(keras_cast) == outcome_category(jax_cast) == SILENTLY_CAST
+    assert any("float64" in warning for warning in jax_cast["warnings"])  # JAX says so; Keras casts quietly

@@ -55,6 +55,9 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert record["mfu"]["value"] is None  # CPU peak unknown: no guess
         assert 0 <= record["accuracy"]["final_test_accuracy"] <= 1
     assert "3 ok, 0 failed" in result.stdout
+    assert result.stdout.startswith("order (round-robin over frameworks within each batch size, rotated): 1 torch")
+    places = sorted((r["config"]["run_order"]["position"], r["framework"]["name"]) for r in found.values())
+    assert places == [(1, "torch"), (2, "tensorflow"), (3, "jax")]
     assert "time of the runs made now: " in result.stdout and "timed epochs" in result.stdout
 
 
@@ -176,3 +179,78 @@ def test_time_breakdown_splits_the_span_of_sequential_runs():
                                               "in_run_other_s": 13, "between_runs_s": 2}
     assert matrix.breakdown_line(matrix.time_breakdown(records)).startswith("92 s = compile 23 + warm-up steps 7 + ")
     assert matrix.time_breakdown(records[2:]) == {}
+
+
+def labels(configs: list[profiles.RunConfig]) -> list[str]:
+    return [f"{c.framework} {c.mode} {c.batch_size} {c.seed}" for c in configs]
+
+
+def test_interleaved_order_is_round_robin_over_frameworks_rotated_per_batch_size():
+    quick = profiles.expand("quick")
+    order = matrix.interleaved_order(quick)
+    assert sorted(labels(order)) == sorted(labels(quick))
+    assert [(c.batch_size, c.framework) for c in order] == [
+        (32, "torch"), (32, "tensorflow"), (32, "jax"),
+        (64, "tensorflow"), (64, "jax"), (64, "torch"),
+        (128, "jax"), (128, "torch"), (128, "tensorflow"),
+        (256, "torch"), (256, "tensorflow"), (256, "jax")]
+    assert matrix.order_line(order).startswith(f"order ({matrix.RUN_ORDER_SCHEME}): 1 torch/compiled bs32 seed0, "
+                                               "2 tensorflow/compiled bs32 seed0, ")
+    assert "\n" not in matrix.order_line(order)
+
+
+def test_interleaved_order_gives_every_framework_a_turn_per_seed_and_mode():
+    order = matrix.interleaved_order(profiles.expand("article"))
+    assert len(order) == 4 * 5 * (3 + 2)  # JAX has no eager mode
+    assert labels(order[:6]) == ["torch compiled 32 0", "tensorflow compiled 32 0", "jax compiled 32 0",
+                                 "torch eager 32 0", "tensorflow eager 32 0", "torch compiled 32 1"]
+    assert labels(order[25:28]) == ["tensorflow compiled 64 0", "jax compiled 64 0", "torch compiled 64 0"]
+    assert [c.batch_size for c in order] == sorted(c.batch_size for c in order)  # batch sizes one after another
+
+
+class FakeExecutor:
+    """Records what it was asked to run; every run is ok."""
+
+    def __init__(self):
+        self.calls = []
+
+    def available(self, framework: str) -> bool:
+        return framework != "tensorflow"
+
+    def python_for(self, framework: str) -> str:
+        return "/fake/python"
+
+    def run(self, config, out, position=None) -> dict:
+        self.calls.append((config.label, position))
+        return {"status": "ok"}
+
+
+def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkeypatch, tmp_path, capsys):
+    order = matrix.interleaved_order(profiles.expand("quick", batch_sizes=[32, 64]))
+    resumed = order[0]
+    monkeypatch.setattr(matrix, "completed", lambda config, out: {"status": "ok"} if config == resumed else None)
+    executor = FakeExecutor()
+    results = matrix.run_matrix(order, tmp_path, executor, progress=True)
+    assert executor.calls == [("jax/compiled bs32 seed0", (3, 6)), ("jax/compiled bs64 seed0", (5, 6)),
+                              ("torch/compiled bs64 seed0", (6, 6))]
+    assert [note for _, _, note in results] == ["done before (resumed)", "not installed", "", "not installed", "",
+                                                ""]
+    err = capsys.readouterr().err  # not a terminal: one plain line per configuration, no bar
+    assert "\r" not in err
+    assert err.splitlines() == [
+        "[1/6] torch/compiled bs32 seed0: done before (resumed)",
+        "[2/6] tensorflow/compiled bs32 seed0: skipped, tensorflow is not installed in /fake/python",
+        "[3/6] jax/compiled bs32 seed0: ok in 0 s",
+        "[4/6] tensorflow/compiled bs64 seed0: skipped, tensorflow is not installed in /fake/python",
+        "[5/6] jax/compiled bs64 seed0: ok in 0 s",
+        "[6/6] torch/compiled bs64 seed0: ok in 0 s"]
+
+
+def test_the_run_is_told_its_place_in_the_order(tmp_path):
+    args_file = tmp_path / "args"
+    python = fake_python(tmp_path, f'echo "$@" > {args_file}; exit 1')
+    (config,) = profiles.expand("smoke", frameworks=["jax"])
+    record = matrix.LocalExecutor(pythons={"jax": str(python)}).run(config, tmp_path / "runs", position=(3, 12))
+    assert "--run-position 3/12" in args_file.read_text()
+    assert record["status"] == "error" and "exit code 1" in record["failure"]["message"]
+    assert record["config"]["run_order"]["position"] == 3  # also on the record the matrix writes for the run

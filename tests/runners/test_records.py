@@ -1,17 +1,47 @@
-"""Run records: the schema accepts what the runners write and rejects what they must not."""
+"""Run records (fwbench.run/2): the schema accepts what the runners write and rejects what they must not; the
+ok record is a pure function of the measurements; committed version-1 records read as version 2."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
-from runners import provenance, run
+from fwbench.upgrade import update_to_2, upgrade, v1_window_steps
+from runners import machine_load, provenance, record, run
 from runners.profiles import expand
-from runners.record import failed_record
+from runners.record import Measured, failed_record, ok_record
 
 CONFIG = expand("smoke", frameworks=["torch"])[0]
+V1_RECORDS = sorted((Path(__file__).parents[2] / "results" / "runs" / "cpu-amd-epyc-2t").glob("*.json"))
+QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
+RTX_4090 = {"machine_id": "nvidia-geforce-rtx-4090", "device_kind": "gpu", "device_name": "NVIDIA GeForce RTX 4090",
+            "device_count": 1, "gpu_driver": "550.54.14", "cuda": "12.4", "cudnn": "8902", "cpu_model": "AMD Ryzen 9",
+            "cpu_threads": 32, "framework_threads": 16, "host_memory_bytes": 64 << 30,
+            "fingerprint": provenance.cpu_fingerprint("vendor_id : AuthenticAMD\nflags : avx avx2 fma\n",
+                                                      cache_dir=Path("/nonexistent"), kernel="6.8.0")}
+SOFTWARE = {"python": "3.11.7", "os": "Linux 6.8.0 (x86_64)", "packages": {"torch": "2.4.1"},
+            "git_commit": "0" * 40, "git_dirty": False, "fwbench_version": "0.1.0"}
+
+
+def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None) -> dict:
+    """An article-profile torch run on an RTX 4090, built from injected measurements."""
+    (config,) = expand("article", frameworks=["torch"], modes=["compiled"], batch_sizes=[batch_size], seeds=[0])
+    steps = config.train_images // config.batch_size
+    windows = run.window_sizes(steps) * config.epochs
+    measured = Measured(
+        first_step_seconds=30.0, epoch_seconds=[epoch_seconds] * config.epochs,
+        window_step_seconds=[epoch_seconds / steps] * len(windows), window_steps=windows,
+        epochs=[{"epoch": e, "train_loss": 1.0, "train_accuracy": 0.6, "test_loss": 1.1, "test_accuracy": 0.6}
+                for e in range(1, config.epochs + 1)],
+        framework_memory={"allocator_peak_bytes": 3 << 30, "allocator_reserved_bytes": 4 << 30},
+        nvml_peak_bytes=5 << 30, host_self_peak_bytes=2 << 30, host_children_peak_bytes=1 << 30,
+        data_bytes=630_000_000, load=load or machine_load.load_section(QUIET, QUIET, 0.0),
+        run_order=record.run_order(3, 40))
+    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", "2.4.1", measured,
+                     software=SOFTWARE, command=["runners", "run", "--profile", "article"])
 
 
 def failed(status="error"):
@@ -61,8 +91,126 @@ def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
 
 
 def test_mfu_is_null_for_unknown_devices():
-    assert run.peak_flops("AMD EPYC") is None
-    assert run.peak_flops("NVIDIA H200") > 0
+    assert record.peak_flops("AMD EPYC") is None
+    assert record.peak_flops("NVIDIA H200") > 0
+
+
+@pytest.mark.parametrize("batch_size, images_per_epoch, steps, windows", [
+    (32, 49_984, 1562, [196, 196, 195, 195, 195, 195, 195, 195]),
+    (256, 49_920, 195, [25, 25, 25, 24, 24, 24, 24, 24]),
+])
+def test_article_profile_record_keeps_requested_and_trained_images(tmp_path, batch_size, images_per_epoch, steps,
+                                                                   windows):
+    built = article_record(batch_size)
+    write_record(tmp_path / "r.json", built)  # validates against fwbench.run/2
+    config = built["config"]
+    assert built["schema"] == "fwbench.run/2" and "upgraded_from" not in built
+    assert (config["train_images"], config["images_per_epoch"], config["steps_per_epoch"]) == (
+        50_000, images_per_epoch, steps)
+    assert config["sized_for"] is None and config["test_images"] == 10_000
+    assert config["run_order"] == {"position": 3, "total": 40, "scheme": record.RUN_ORDER_SCHEME}
+    timing = built["timing"]
+    assert timing["window_steps"] == windows * 5 and timing["timed_windows"] == 40
+    assert timing["images_per_second"] == pytest.approx(images_per_epoch / 11.0)
+    assert timing["compile_seconds"] == pytest.approx(30.0 - 11.0 / steps)
+    assert built["mfu"]["value"] == pytest.approx(3 * 1_110_845_440 * images_per_epoch / 11.0 / 8.26e13)
+    memory = built["memory"]
+    assert memory["host_peak_rss_bytes"] == 3 << 30 and memory["host_children_peak_rss_bytes"] == 1 << 30
+    assert memory["host_peak_basis"] and memory["nvml_process_peak_bytes"] == 5 << 30
+    assert built["load"]["busy"] is False and built["software"]["fwbench_version"] == "0.1.0"
+    assert article_record(batch_size) == built, "a pure function of its arguments"
+
+
+def test_ok_record_rejects_windows_that_do_not_add_up():
+    (config,) = expand("smoke", frameworks=["jax"])
+    measured = Measured(1.0, [1.0], [0.5], [3], [{"epoch": 1, "train_loss": 1, "train_accuracy": 0, "test_loss": 1,
+                                                  "test_accuracy": 0}], {}, None, 0, 0, 0,
+                        machine_load.load_section(QUIET, QUIET, 0.0))
+    with pytest.raises(ValueError, match="measured.window_steps"):
+        ok_record(config, RTX_4090, "t", "t", None, measured, software=SOFTWARE, command=[])
+
+
+def test_busy_load_is_recorded_and_flagged(tmp_path):
+    busy = {**QUIET, "other_cpu_percent": 87.5}
+    built = article_record(256, load=machine_load.load_section(QUIET, busy, 120.0))
+    write_record(tmp_path / "r.json", built)
+    assert built["load"]["busy"] is True and built["load"]["waited_seconds"] == 120.0
+
+
+def test_ok_record_without_load_is_rejected(tmp_path):
+    built = article_record(256)
+    built["load"] = None
+    with pytest.raises(RecordError, match="field 'load'"):
+        write_record(tmp_path / "r.json", built)
+
+
+def test_failed_record_carries_the_same_config_section():
+    built = failed_record(CONFIG, provenance.hardware_info(), provenance.utc_now(), "timeout", "Timeout", "slow",
+                          run_order=record.run_order(2, 3))
+    validate(built, kind="fwbench.run/2")
+    assert built["config"] == record.config_section(CONFIG, record.run_order(2, 3))
+    assert built["config"]["train_images"] == 64 and built["load"] is None
+
+
+@pytest.mark.parametrize("path", V1_RECORDS, ids=lambda p: p.stem)
+def test_committed_version_1_records_read_as_version_2(path):
+    original = json.loads(path.read_text())
+    upgraded = read_record(path, kind="fwbench.run/2")
+    assert original["schema"] == "fwbench.run/1"
+    assert upgraded["schema"] == "fwbench.run/2" and upgraded["upgraded_from"] == "fwbench.run/1"
+    assert {"config.train_images", "load", "hardware.fingerprint"} <= set(upgraded["missing"])
+    for dotted in upgraded["missing"]:
+        section, _, field = dotted.partition(".")
+        assert (upgraded[section][field] if field else upgraded[section]) is None, dotted
+    timing = upgraded["timing"]
+    assert len(timing["window_steps"]) == timing["timed_windows"] == original["timing"]["timed_windows"]
+    assert sum(timing["window_steps"]) == original["config"]["steps_per_epoch"] * original["config"]["epochs"]
+    assert upgraded["timing"]["epoch_seconds"] == original["timing"]["epoch_seconds"]
+
+
+@pytest.mark.parametrize("steps, epochs, window, windows", [
+    (8, 1, 1, [1] * 8),
+    (1562, 1, 196, [196] * 7 + [190]),  # ceil(1562 / 8) = 196 per window, the rest last
+    (195, 2, 25, [25] * 7 + [20] + [25] * 7 + [20]),
+    (1, 3, 1, [1, 1, 1]),
+])
+def test_version_1_window_steps_are_reconstructed_exactly(steps, epochs, window, windows):
+    assert v1_window_steps(steps, epochs, {"window_steps": window, "timed_windows": len(windows)}) == windows
+
+
+def test_version_1_windows_that_contradict_the_rule_are_missing_not_invented():
+    original = json.loads(V1_RECORDS[0].read_text())
+    original["config"]["epochs"] = 10**20  # no longer what timed_windows says: nothing is rebuilt (or allocated)
+    upgraded = update_to_2(original)
+    assert upgraded["timing"]["window_steps"] is None and "timing.window_steps" in upgraded["missing"]
+    validate(upgraded)
+
+
+def test_upgrade_checks_the_old_version_first_and_leaves_current_records_alone(tmp_path):
+    original = json.loads(V1_RECORDS[0].read_text())
+    broken = {**original, "config": {**original["config"], "steps_per_epoch": "eight"}}
+    with pytest.raises(RecordError, match=r"old\.json: field 'config\.steps_per_epoch'"):
+        upgrade(broken, source=tmp_path / "old.json")
+    current = article_record(256)
+    assert upgrade(current) is current
+    assert update_to_2(original)["config"]["images_per_epoch"] == original["config"]["images_per_epoch"]
+    assert original["schema"] == "fwbench.run/1", "the step does not modify its input"
+
+
+def test_failed_version_1_record_upgrades_with_its_null_sections(tmp_path):
+    failed_v1 = {**json.loads(V1_RECORDS[0].read_text()), "status": "timeout", "timing": None, "memory": None,
+                 "accuracy": None, "mfu": None,
+                 "failure": {"exception_type": "Timeout", "message": "m", "stderr_tail": "", "exit_code": None}}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(failed_v1))
+    upgraded = read_record(path)
+    assert upgraded["timing"] is None and upgraded["memory"] is None and upgraded["load"] is None
+    assert "memory.host_children_peak_rss_bytes" not in upgraded["missing"]
+
+
+def test_version_2_record_round_trips_through_write_and_read(tmp_path):
+    path = write_record(tmp_path / "r.json", article_record(64))
+    assert read_record(path, kind="fwbench.run/2") == article_record(64)
 
 
 def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
@@ -102,3 +250,15 @@ def test_git_dirty_means_changed_code_not_new_results(tmp_path, monkeypatch):
     assert len(commit) == 40 and dirty is False
     (tmp_path / "code.py").write_text("x = 2\n")
     assert provenance.git_commit() == (commit, True)
+
+
+def test_a_run_that_fails_keeps_its_load_and_place(monkeypatch):
+    def broken_data(*args, **kwargs):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate")
+
+    monkeypatch.setattr(run, "framework_environment", lambda device, cache: {})
+    monkeypatch.setattr(run.data, "load", broken_data)
+    failed_run = run.measure_or_fail(CONFIG, progress=False, run_order=record.run_order(1, 2))
+    validate(failed_run, kind="fwbench.run/2")
+    assert failed_run["status"] == "oom" and failed_run["config"]["run_order"]["position"] == 1
+    assert failed_run["load"]["waited_seconds"] == 0 and failed_run["load"]["start"]["cpu_count"] >= 1

@@ -1,0 +1,55 @@
+"""A probe record's outcome category, derived from its captured fields whenever it is read.
+
+A ``fwbench.probe/1`` record's ``outcome`` says what the probe's process did: ``error``, ``no_error``,
+``crash`` or ``timeout``. The category refines one case. A probe that fed the model a wider float dtype
+than its own (float64 into float32), raised nothing, and left proof that the framework cast the input
+to the model's dtype is ``silently cast``: documented behaviour, not a missing or bad error message
+(JAX truncates float64 with a warning unless x64 is enabled; Keras layers cast their inputs to their
+compute dtype). The proof is read from the record, never inferred from the framework's name: a captured
+warning that names both dtypes, or a result computed in the model's dtype. Deriving it on read gives
+records written before the category existed their category without a re-run.
+
+Shared by the runners (which write probe records) and the generator (which scores them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+SILENTLY_CAST = "silently cast"
+
+#: dtype names as a probe's ``expected_tokens`` hold them (numpy spelling)
+_DTYPE_NAME = re.compile(r"^(?:b?float|u?int|complex)\d+$")
+#: the dtype a probe reports for its loss: ``dtype=float32``, ``dtype=torch.float32``
+_RESULT_DTYPE = re.compile(r"\bdtype=(\S+)")
+
+
+def _names(text: str, dtype: str) -> bool:
+    # whole names only: float32 must not match inside float320 or xfloat32
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(dtype)}(?![A-Za-z0-9_])", text) is not None
+
+
+def fed_and_model_dtypes(record: dict[str, Any]) -> tuple[str, str] | None:
+    """(dtype fed to the model, the model's dtype) when the probe's expected tokens are two dtypes, else None."""
+    dtypes = [token for token in record.get("expected_tokens") or [] if _DTYPE_NAME.match(token)]
+    return (dtypes[0], dtypes[1]) if len(dtypes) == 2 else None
+
+
+def cast_evidence(record: dict[str, Any]) -> str | None:
+    """What in the record shows a documented cast of the fed dtype (see the module docstring), or None."""
+    dtypes = fed_and_model_dtypes(record)
+    if record.get("outcome") != "no_error" or dtypes is None:
+        return None
+    fed, model = dtypes
+    if any(_names(warning, fed) and _names(warning, model) for warning in record.get("warnings") or []):
+        return f"a warning said the {fed} input was cast to {model}"
+    reported = _RESULT_DTYPE.search(record.get("result") or "")
+    if reported and _names(reported[1], model) and not _names(reported[1], fed):
+        return f"no warning, but the step computed in {model}: {reported[0]}"
+    return None
+
+
+def outcome_category(record: dict[str, Any]) -> str:
+    """``silently cast`` when ``cast_evidence`` finds a documented cast, else the record's ``outcome``."""
+    return SILENTLY_CAST if cast_evidence(record) else record["outcome"]

@@ -1,0 +1,83 @@
+"""The "silently cast" category is derived from a probe record's captured fields, committed records included."""
+
+from pathlib import Path
+
+import pytest
+
+from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence, outcome_category
+from fwbench.records import read_record
+from runners.probes.catalog import ProbeSpec
+from runners.probes.record import build_record
+
+COMMITTED = Path(__file__).resolve().parents[2] / "results" / "probes"
+JAX_WARNING = (
+    "/x/jax/_src/numpy/array_methods.py:125: UserWarning: Explicitly requested dtype float64 requested in "
+    "astype is not available, and will be truncated to dtype float32.\n  return lax_numpy.astype(self)\n"
+)
+PROVENANCE = dict(
+    machine_id="cpu-test-2t",
+    software={"python": "3.11", "os": "Linux", "packages": {}},
+    started_at="2025-01-01T00:00:00.000Z",
+    finished_at="2025-01-01T00:00:01.000Z",
+)
+
+
+def dtype_record(*, outcome="no_error", warnings=(), result="loss=2.4 dtype=float32 gradients_finite=True"):
+    """The fields the category reads, as a dtype probe would record them."""
+    return {"outcome": outcome, "expected_tokens": ["float64", "float32"], "warnings": list(warnings), "result": result}
+
+
+def test_a_cast_warning_naming_both_dtypes_is_a_silent_cast():
+    record = dtype_record(warnings=[JAX_WARNING], result=None)
+    assert outcome_category(record) == SILENTLY_CAST
+    assert "warning" in cast_evidence(record)
+
+
+@pytest.mark.parametrize(
+    "result", ["loss=2.4 dtype=float32 gradients_finite=True", "loss=2.4 dtype=torch.float32 gradients_finite=True"]
+)
+def test_a_result_in_the_models_dtype_without_a_warning_is_a_silent_cast(result):
+    record = dtype_record(result=result)
+    assert outcome_category(record) == SILENTLY_CAST
+    assert "computed in float32" in cast_evidence(record)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        dtype_record(result="loss=2.4 dtype=float64 gradients_finite=True"),  # promoted, not cast: unreported
+        dtype_record(result=None, warnings=["x.py:1: UserWarning: float64 is slow\n"]),  # names one dtype only
+        dtype_record(result="loss=2.4 gradients_finite=True"),  # no dtype reported
+        {**dtype_record(), "expected_tokens": ["nan"]},  # not a dtype probe
+    ],
+)
+def test_silence_without_proof_of_a_cast_stays_no_error(record):
+    assert outcome_category(record) == "no_error"
+    assert cast_evidence(record) is None
+
+
+@pytest.mark.parametrize("outcome", ["error", "crash", "timeout"])
+def test_other_outcomes_are_their_own_category(outcome):
+    assert outcome_category(dtype_record(outcome=outcome, warnings=[JAX_WARNING])) == outcome
+
+
+def test_a_freshly_built_record_gets_the_category_and_still_validates():
+    capture = {
+        "outcome": "no_error",
+        "result": None,
+        "frames": [],
+        "warnings": [JAX_WARNING],
+        "exit_code": 0,
+        "stderr_tail": None,
+        "wall_seconds": 1.0,
+    }
+    record = build_record(ProbeSpec("jax", "dtype", "eager"), capture, **PROVENANCE)
+    assert outcome_category(record) == SILENTLY_CAST
+    assert record["score"]["total"] == 0  # still no message to score; the site scores the category apart
+
+
+def test_committed_records_validate_and_only_the_jax_and_keras_dtype_probes_are_silently_cast():
+    records = [read_record(path, kind="fwbench.probe/1") for path in sorted(COMMITTED.glob("*/*.json"))]
+    cast = sorted(r["record_id"] for r in records if outcome_category(r) == SILENTLY_CAST)
+    assert cast == ["dtype-jax-compiled", "dtype-jax-eager", "dtype-tensorflow-compiled", "dtype-tensorflow-eager"]
+    assert all(outcome_category(r) == r["outcome"] for r in records if r["record_id"] not in cast)

@@ -1,0 +1,122 @@
+"""What ``runners run`` is asked to do: device-sized profiles, timing windows, ``--run-position`` and
+``--quiet-wait``, and a record builder that needs no framework."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from runners import cli, profiles, provenance, run
+
+GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
+
+
+@pytest.fixture
+def nvml_sees(monkeypatch):
+    """Make NVML see a GPU (or not) for ``device=auto``."""
+    def see(gpu: dict | None) -> None:
+        monkeypatch.setattr(provenance, "nvidia_info", lambda: gpu)
+    return see
+
+
+@pytest.mark.parametrize("gpu, device, sizes", [
+    (None, None, (256, 128, "cpu")),
+    (GPU, None, (8192, 1024, "gpu")),
+    (GPU, "cpu", (256, 128, "cpu")),
+    (None, "gpu", (8192, 1024, "gpu")),
+])
+def test_quick_is_sized_for_the_requested_device(nvml_sees, gpu, device, sizes):
+    nvml_sees(gpu)
+    configs = profiles.expand("quick", device=device)
+    assert {(c.train_images, c.test_images, c.sized_for) for c in configs} == {sizes}
+    assert min(c.train_images // c.batch_size for c in configs) == (32 if sizes[2] == "gpu" else 1)
+
+
+def test_flags_override_the_device_size(nvml_sees):
+    nvml_sees(GPU)
+    (changed,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[32], train_images=4096)
+    assert (changed.train_images, changed.test_images, changed.sized_for) == (4096, 1024, None)
+    # the matrix restates every size to the runs it starts: that is still the GPU's size
+    (restated,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[32], train_images=8192, test_images=1024)
+    assert restated.sized_for == "gpu"
+    assert restated.record_id == profiles.expand("quick", frameworks=["jax"], batch_sizes=[32])[0].record_id
+
+
+def test_profiles_inherit_from_their_base():
+    loaded = profiles.load_profiles()
+    assert "base" not in loaded["smoke"] and loaded["smoke"]["frameworks"] == loaded["quick"]["frameworks"]
+    assert (loaded["smoke"]["quiet_wait_seconds"], loaded["quick"]["quiet_wait_seconds"],
+            loaded["article"]["quiet_wait_seconds"]) == (0, 120, 120)
+    (article,) = profiles.expand("article", frameworks=["torch"], modes=["eager"], batch_sizes=[32], seeds=[0])
+    assert (article.train_images, article.test_images, article.sized_for, article.epochs) == (50_000, 10_000, None, 5)
+
+
+def test_a_cpu_quick_run_keeps_its_committed_record_id(nvml_sees):
+    nvml_sees(None)
+    (config,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[32])
+    assert config.sized_for == "cpu" and config.record_id == "jax-compiled-synthetic-bs32-seed0-f4f59c56"
+
+
+@pytest.mark.parametrize("steps, windows", [
+    (1, [1]), (3, [3]), (4, [4]), (7, [7]), (8, [4, 4]), (9, [5, 4]), (31, [5, 5, 5, 4, 4, 4, 4]),
+    (32, [4] * 8), (195, [25, 25, 25, 24, 24, 24, 24, 24]), (1562, [196, 196] + [195] * 6),
+])
+def test_timing_windows_hold_at_least_four_steps(steps, windows):
+    assert run.window_sizes(steps) == windows and sum(windows) == steps
+
+
+class CountingTrainer:
+    def __init__(self):
+        self.events = []
+
+    def sync(self):
+        self.events.append("sync")
+
+    def train_step(self, x, y, lr):
+        self.events.append("step")
+        return 0.0, 0
+
+
+def test_timed_epoch_syncs_at_the_end_of_each_window():
+    trainer = CountingTrainer()
+    _, step_times, outputs = run.timed_epoch(trainer, [(None, None)] * 9, [0.1] * 9)
+    assert len(step_times) == 2 and len(outputs) == 9
+    assert "".join("s" if e == "step" else "|" for e in trainer.events) == "|sssss|ssss|"
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "2/0", "-1/3"])
+def test_a_bad_run_position_exits_2_naming_the_flag(tmp_path, capsys, value):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["run", "--framework", "jax", "--run-position", value, "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--run-position" in err and "K/N" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake_measure_or_fail(config, data_dir, progress, run_order, quiet_wait_s):
+        seen.update(config=config, run_order=run_order, quiet_wait_s=quiet_wait_s)
+        raise SystemExit(0)  # stop before a record is written
+
+    monkeypatch.setattr(run, "measure_or_fail", fake_measure_or_fail)
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--framework", "jax", "--profile", "quick", "--device", "cpu", "--run-position", "3/12",
+                  "--out", str(tmp_path)])
+    assert seen["run_order"] == {"position": 3, "total": 12, "scheme": "round-robin over frameworks within each "
+                                 "batch size, rotated"}
+    assert seen["quiet_wait_s"] == 120 and seen["config"].sized_for == "cpu"
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--framework", "jax", "--quiet-wait", "0", "--out", str(tmp_path)])
+    assert seen["quiet_wait_s"] == 0 and seen["run_order"] is None
+
+
+def test_the_record_builder_imports_no_framework():
+    probe = ("import sys, runners.record, runners.run, fwbench.upgrade; "
+             "print(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          timeout=120).stdout.strip() == "[]"

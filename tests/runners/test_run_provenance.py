@@ -1,0 +1,89 @@
+"""Machine identity (fwbench.run/2): a CPU fingerprint from /proc/cpuinfo and sysfs, in the CPU machine id."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from runners import provenance
+
+CPUINFO = """processor\t: 0
+vendor_id\t: GenuineIntel
+cpu family\t: 6
+model\t\t: 143
+model name\t: Intel(R) Xeon(R) Processor
+stepping\t: 8
+flags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw avx512_vnni avx512_bf16 amx_tile amx_bf16 amx_int8 sha_ni
+
+processor\t: 1
+vendor_id\t: GenuineIntel
+cpu family\t: 6
+model\t\t: 143
+stepping\t: 8
+flags\t\t: fpu
+"""
+
+
+@pytest.fixture
+def caches(tmp_path):
+    for index, (level, kind, size) in enumerate([("1", "Data", "48K"), ("1", "Instruction", "32K"),
+                                                 ("2", "Unified", "2048K"), ("3", "Unified", "105M")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        for name, value in (("level", level), ("type", kind), ("size", size)):
+            (folder / name).write_text(value + "\n")
+    return tmp_path
+
+
+def cpu_hardware(fingerprint: dict | None) -> dict:
+    return {"device_kind": "cpu", "device_name": "Intel Xeon", "cpu_model": "Intel(R) Xeon(R) Processor",
+            "cpu_threads": 2, "fingerprint": fingerprint}
+
+
+def test_fingerprint_reads_the_first_cpu_and_sysfs_caches(caches):
+    fingerprint = provenance.cpu_fingerprint(CPUINFO, cache_dir=caches, kernel="6.1.0")
+    assert fingerprint == {
+        "vendor": "GenuineIntel", "family": "6", "model": "143", "stepping": "8",
+        "isa": ["amx_bf16", "amx_int8", "amx_tile", "avx", "avx2", "avx512_bf16", "avx512_vnni", "avx512bw",
+                "avx512f", "fma"],
+        "caches": {"L1d": 48 << 10, "L1i": 32 << 10, "L2": 2 << 20, "L3": 105 << 20},
+        "kernel": "6.1.0", "hash": fingerprint["hash"]}
+    assert len(fingerprint["hash"]) == 8 and int(fingerprint["hash"], 16) >= 0
+
+
+def test_same_cpu_same_id_different_cpu_different_id_kernel_ignored(caches):
+    def machine(cpuinfo: str, kernel: str = "6.1.0") -> str:
+        return provenance.machine_id(cpu_hardware(provenance.cpu_fingerprint(cpuinfo, caches, kernel)))
+
+    same = machine(CPUINFO)
+    assert same == machine(CPUINFO) == machine(CPUINFO, kernel="6.8.0")
+    assert same.startswith("cpu-intel-r-xeon-r-processor-2t-") and len(same.rsplit("-", 1)[1]) == 6
+    other_stepping = CPUINFO.replace("stepping\t: 8", "stepping\t: 6", 1)
+    no_amx = CPUINFO.replace(" amx_tile amx_bf16 amx_int8", "", 1)
+    assert len({same, machine(other_stepping), machine(no_amx)}) == 3
+    fingerprint = provenance.cpu_fingerprint(CPUINFO, caches, "6.1.0")
+    assert fingerprint["hash"].startswith(same.rsplit("-", 1)[1])
+
+
+def test_without_cpuinfo_or_sysfs_the_fingerprint_degrades(tmp_path):
+    assert provenance.machine_id(cpu_hardware(None)) == "cpu-intel-r-xeon-r-processor-2t"  # not Linux
+    bare = provenance.cpu_fingerprint("model name : Some CPU\n", cache_dir=tmp_path / "absent", kernel="x")
+    assert bare["vendor"] is None and bare["isa"] == [] and bare["caches"] == {}
+
+
+def test_gpu_machine_ids_stay_the_gpu_name():
+    hardware = {**cpu_hardware({"hash": "abcdef12"}), "device_kind": "gpu", "device_name": "NVIDIA H200",
+                "device_count": 1}
+    assert provenance.machine_id(hardware) == "nvidia-h200"
+
+
+def test_env_shows_the_fingerprint_and_the_benchmark_version():
+    info = json.loads(subprocess.run([sys.executable, "-m", "runners.cli", "env"], capture_output=True, text=True,
+                                     timeout=120, check=True).stdout)
+    fingerprint = info["hardware"]["fingerprint"]
+    assert info["hardware"]["machine_id"].endswith("-" + fingerprint["hash"][:6])
+    assert fingerprint["kernel"] and set(fingerprint) >= {"vendor", "isa", "caches"}
+    assert info["software"]["fwbench_version"] == provenance.fwbench_version() is not None
