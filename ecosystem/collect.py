@@ -6,24 +6,21 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
-from ecosystem import github_stats, pypi_stats, stackoverflow_stats
+from ecosystem import github_client, github_stats, pypi_stats, stackexchange_client, stackoverflow_stats
 from ecosystem.errors import OfflineError
 from ecosystem.metric import SourceMetrics
 from ecosystem.network import reachable
 from ecosystem.snapshot import build_snapshot, load_snapshots, star_baselines
-from runners.provenance import utc_now
+from ecosystem.subjects import Subjects, subjects_of
+from fwbench.frameworks import FRAMEWORKS
+from fwbench.progress import progress_bar
 
 SOURCES = ("stackoverflow", "github", "pypi")
-HOSTS = {"stackoverflow": stackoverflow_stats.HOST, "github": github_stats.HOST, "pypi": pypi_stats.HOST}
-#: progress steps per source: the tags call plus one per tag, one per repository, one per package
-STEPS = {"stackoverflow": 1 + len(stackoverflow_stats.TAGS), "github": len(github_stats.REPOS),
-         "pypi": len(pypi_stats.PACKAGES)}
+HOSTS = {"stackoverflow": stackexchange_client.HOST, "github": github_client.HOST, "pypi": pypi_stats.HOST}
 
 
 @dataclass(frozen=True)
@@ -32,9 +29,21 @@ class Settings:
 
     out_dir: Path = Path("results/ecosystem")
     sources: tuple[str, ...] = SOURCES
+    frameworks: tuple[str, ...] = FRAMEWORKS
     window_days: int = 365
     sample: int = 300
     max_wait: float = 60.0  # the longest single wait for a backoff, retry or rate-limit reset
+
+
+def utc_now() -> str:
+    """The current UTC time as an ISO 8601 string with a ``Z`` suffix (the snapshot's ``collected_at``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def progress_steps(source: str, subjects: Subjects) -> int:
+    """Progress steps of a source: the tags call plus one per tag, one per repository, one per package."""
+    return {"stackoverflow": 1 + len(subjects.tags), "github": len(subjects.repos),
+            "pypi": len(subjects.packages)}[source]
 
 
 def _warn(message: str) -> None:
@@ -47,7 +56,8 @@ def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Cal
     """Collect the selected sources and return the snapshot record (not yet written).
 
     Raises OfflineError, before any request, when none of the sources' hosts can be reached.
-    A source whose host is down is recorded as failed; the others are collected.
+    A source whose host is down, or that stops answering, is recorded as failed with the reason; the others
+    are collected.
     """
     env = os.environ if env is None else env
     down = [source for source in settings.sources if not is_reachable(HOSTS[source])]
@@ -58,10 +68,11 @@ def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Cal
     now = datetime.fromisoformat(collected_at.replace("Z", "+00:00"))
     key = env.get("STACK_EXCHANGE_KEY") or None
     token = env.get("GITHUB_TOKEN") or None
+    subjects = subjects_of(settings.frameworks)
 
     results = []
-    with tqdm(total=sum(STEPS[s] for s in settings.sources), desc="ecosystem", unit="step",
-              disable=not progress) as bar:
+    total = sum(progress_steps(source, subjects) for source in settings.sources)
+    with progress_bar(total=total, desc="ecosystem", unit="step", enabled=progress) as bar:
 
         def advance(label: str) -> None:
             bar.set_postfix_str(label)
@@ -73,17 +84,18 @@ def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Cal
                 metrics.stopped = f"cannot reach {HOSTS[source]} (port 443)"
             if source == "stackoverflow":
                 stackoverflow_stats.collect_stackoverflow(
-                    lambda: stackoverflow_stats.StackClient(key=key, max_wait=settings.max_wait),
-                    now, settings.window_days, settings.sample, metrics, advance)
+                    lambda: stackexchange_client.StackClient(key=key, max_wait=settings.max_wait),
+                    subjects.tags, now, settings.window_days, settings.sample, metrics, advance)
             elif source == "github":
                 history = load_snapshots(settings.out_dir,
                                          on_error=lambda exc: warn(f"skipping history: {exc}"))
                 github_stats.collect_github(
-                    lambda: github_stats.make_github(token, settings.max_wait),
+                    lambda: github_client.make_github(token, settings.max_wait), subjects.repos,
                     now, settings.window_days, metrics, token is not None,
                     star_baselines(history, now.date(), settings.window_days), settings.max_wait, advance)
             else:
-                pypi_stats.collect_pypi(lambda: pypi_stats.make_session(settings.max_wait), metrics, advance)
+                pypi_stats.collect_pypi(lambda: pypi_stats.make_session(settings.max_wait), subjects.packages,
+                                        settings.max_wait, metrics, advance)
             results.append(metrics)
 
     authenticated = {s: bool({"stackoverflow": key, "github": token}.get(s)) for s in settings.sources}

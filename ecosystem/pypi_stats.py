@@ -10,8 +10,8 @@ from urllib3.util.retry import Retry
 
 from ecosystem.errors import CollectionError
 from ecosystem.metric import SourceMetrics
+from ecosystem.transport import TIMEOUT, retry_transient
 
-PACKAGES = ("torch", "tensorflow", "jax", "flax")
 HOST = "pypistats.org"
 API = f"https://{HOST}/api"
 CAVEAT = ("downloads from PyPI only; conda, the PyTorch wheel index (download.pytorch.org) and mirrors are "
@@ -19,21 +19,23 @@ CAVEAT = ("downloads from PyPI only; conda, the PyTorch wheel index (download.py
 
 
 def make_session(max_wait: float) -> requests.Session:
-    """A session that retries 429 and 5xx responses, never waiting longer than ``max_wait`` seconds."""
-    retry = Retry(total=3, backoff_factor=1.0, backoff_max=max_wait, retry_after_max=max_wait,
-                  status_forcelist=(429, 500, 502, 503, 504), raise_on_status=False)
+    """A session that retries 429 and 5xx responses, never waiting longer than ``max_wait`` seconds.
+
+    Network failures are not retried here (``connect``, ``read`` and ``other`` are 0) but by ``recent_downloads``,
+    the same way for every source.
+    """
+    retry = Retry(total=3, connect=0, read=0, other=0, backoff_factor=1.0, backoff_max=max_wait,
+                  retry_after_max=max_wait, status_forcelist=(429, 500, 502, 503, 504), raise_on_status=False)
     session = requests.Session()
     session.mount("https://", HTTPAdapter(max_retries=retry))
     return session
 
 
-def recent_downloads(session: requests.Session, package: str, timeout: float = 30) -> int:
+def recent_downloads(session: requests.Session, package: str, max_wait: float,
+                     sleep: Callable[[float], None] | None = None) -> int:
     """Downloads of ``package`` in the last month, from ``/api/packages/{package}/recent``."""
     url = f"{API}/packages/{package}/recent"
-    try:
-        response = session.get(url, timeout=timeout)
-    except requests.RequestException as exc:
-        raise CollectionError(f"pypistats request failed: {type(exc).__name__}: {exc}") from None
+    response = retry_transient(lambda: session.get(url, timeout=TIMEOUT), "pypistats", max_wait, sleep)
     if response.status_code != 200:
         raise CollectionError(f"pypistats {url}: HTTP {response.status_code}")
     try:
@@ -46,16 +48,16 @@ def recent_downloads(session: requests.Session, package: str, timeout: float = 3
     return data["last_month"]
 
 
-def collect_pypi(session_factory: Callable[[], requests.Session], metrics: SourceMetrics,
-                 progress: Callable[[str], None]) -> None:
-    """Collect ``downloads_last_month`` for PACKAGES into ``metrics``."""
+def collect_pypi(session_factory: Callable[[], requests.Session], packages: tuple[str, ...], max_wait: float,
+                 metrics: SourceMetrics, progress: Callable[[str], None]) -> None:
+    """Collect ``downloads_last_month`` for ``packages`` into ``metrics``."""
     session = session_factory()
-    for package in PACKAGES:
+    for package in packages:
         method = {"endpoint": f"{API}/packages/{package}/recent", "window_days": 30, "sample_size": None,
                   "caveat": CAVEAT}
 
         def downloads(package: str = package, method: dict = method) -> None:
-            metrics.set(package, "downloads_last_month", recent_downloads(session, package), method)
+            metrics.set(package, "downloads_last_month", recent_downloads(session, package, max_wait), method)
 
         metrics.step(package, ("downloads_last_month",), method, downloads)
         progress(f"pypi {package}")

@@ -8,8 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import requests
 import responses
 from responses import matchers
+
+from ecosystem.stackexchange_client import COUNT_FILTER_FIELDS
+from ecosystem.subjects import subjects_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SE = "https://api.stackexchange.com/2.3"
@@ -17,11 +21,29 @@ GH = "https://api.github.com:443"  # PyGithub puts the port in every URL it requ
 NOW = "2025-06-01T12:00:00.000Z"
 SECRET_TOKEN = "ghp_TESTSECRET0123456789abcdef"
 SECRET_KEY = "sekey_TESTSECRET42"
+EVERY_SUBJECT = subjects_of()
+TAGS, REPOS, PACKAGES = EVERY_SUBJECT.tags, EVERY_SUBJECT.repos, EVERY_SUBJECT.packages
+
+
+def fixture(name: str) -> dict[str, Any]:
+    """A fresh copy of a whole fixture file."""
+    return copy.deepcopy(json.loads((FIXTURES / name).read_text()))
 
 
 def body(name: str) -> Any:
     """A fresh copy of a fixture's response body."""
-    return copy.deepcopy(json.loads((FIXTURES / name).read_text())["body"])
+    return fixture(name)["body"]
+
+
+def headers(name: str) -> dict[str, str]:
+    """A fixture's response headers ({} when the test sets them)."""
+    return fixture(name).get("headers", {})
+
+
+def network_error(name: str) -> requests.RequestException:
+    """The ``requests`` exception a ``net_*`` fixture stands for."""
+    data = fixture(name)
+    return getattr(requests.exceptions, data["exception"])(data["message"])
 
 
 def fixed_clock() -> str:
@@ -29,13 +51,32 @@ def fixed_clock() -> str:
     return NOW
 
 
-def add_stackexchange(rsps: responses.RequestsMock, tags_info: Any = None) -> None:
-    """Every Stack Exchange endpoint of a collection, answered from the fixtures (questions in two pages)."""
+COUNT_FILTER = body("se_filter_create.json")["items"][0]["filter"]
+
+
+def count_response(name: str, total: int | None = None):
+    """A `responses` callback answering a count request as the API would: under ``filter=total`` only ``total``
+    comes back (no backoff, no quota); under the count filter, the wrapper fields it holds."""
+    def answer(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
+        data = body(name) | ({"total": total} if total is not None else {})
+        kept = {".total"} if request.params.get("filter") == "total" else set(COUNT_FILTER_FIELDS)
+        return 200, {}, json.dumps({k: v for k, v in data.items() if f".{k}" in kept})
+    return answer
+
+
+def add_stackexchange_counts(rsps: responses.RequestsMock, tags_info: Any = None) -> None:
+    """The Stack Exchange endpoints of a collection up to the counts: sites, tags, the count filter, counts."""
     rsps.get(f"{SE}/sites/", json=body("se_sites.json"))
     rsps.get(re.compile(rf"{re.escape(SE)}/tags/[^/]+/info/"), json=tags_info or body("se_tags_info.json"))
-    rsps.get(f"{SE}/questions/", json=body("se_total.json"),
-             match=[matchers.query_param_matcher({"filter": "total"}, strict_match=False)])
-    rsps.get(f"{SE}/questions/no-answers/", json={"total": 4321})
+    rsps.get(f"{SE}/filters/create/", json=body("se_filter_create.json"))
+    rsps.add_callback(responses.GET, f"{SE}/questions/", callback=count_response("se_total.json"),
+                      match=[matchers.query_param_matcher({"filter": COUNT_FILTER}, strict_match=False)])
+    rsps.add_callback(responses.GET, f"{SE}/questions/no-answers/", callback=count_response("se_total.json", 4321))
+
+
+def add_stackexchange(rsps: responses.RequestsMock, tags_info: Any = None) -> None:
+    """Every Stack Exchange endpoint of a collection, answered from the fixtures (questions in two pages)."""
+    add_stackexchange_counts(rsps, tags_info)
     for page in (1, 2):
         rsps.get(f"{SE}/questions/", json=body(f"se_questions_page{page}.json"),
                  match=[matchers.query_param_matcher({"filter": "default", "page": str(page)},
@@ -56,13 +97,29 @@ def repo_body(full_name: str, **changes: Any) -> dict[str, Any]:
     return data
 
 
+def graphql_for(full_name: str) -> list:
+    """The matcher of GraphQL queries about ``full_name``."""
+    owner, name = full_name.split("/")
+    return [matchers.json_params_matcher({"variables": {"owner": owner, "name": name}}, strict_match=False)]
+
+
+def add_contributors(rsps: responses.RequestsMock, full_name: str) -> None:
+    """The contributor list as GitHub gives it: near the 500-e-mail floor without ``anon=1``, complete with it."""
+    url = f"{GH}/repos/{full_name}/contributors"
+    rsps.get(url, json=body("gh_contributors_accounts_only.json"),
+             headers=headers("gh_contributors_accounts_only.json"),
+             match=[matchers.query_param_matcher({"per_page": "1"}, strict_match=True)])
+    rsps.get(url, json=body("gh_contributors_with_anonymous.json"),
+             headers=headers("gh_contributors_with_anonymous.json"),
+             match=[matchers.query_param_matcher({"anon": "1", "per_page": "1"}, strict_match=True)])
+
+
 def add_github_repo(rsps: responses.RequestsMock, full_name: str, stars_pages: int = 2,
                     issues_total: int = 5321) -> None:
     """Every GitHub endpoint of one repository, after GET /repos/{full_name}."""
     base = f"{GH}/repos/{full_name}"
     rsps.get(f"{base}/pulls", json=body("gh_pulls.json"), headers=link_to_last(f"{base}/pulls", 3800))
-    rsps.get(f"{base}/contributors", json=body("gh_contributors.json"),
-             headers=link_to_last(f"{base}/contributors", 3500))
+    add_contributors(rsps, full_name)
     rsps.get(f"{base}/releases/latest", json=body("gh_release_latest.json"))
     rsps.get(f"{base}/releases", json=body("gh_releases.json"))
     search = body("gh_search_issues.json")
@@ -71,13 +128,16 @@ def add_github_repo(rsps: responses.RequestsMock, full_name: str, stars_pages: i
              match=[matchers.query_param_matcher({"q": f"repo:{full_name} is:issue created:>=2024-06-01"},
                                                  strict_match=False)])
     for page in range(1, stars_pages + 1):
-        rsps.post(f"{GH}/graphql", json=body(f"gh_graphql_stars_page{page}.json"),
-                  match=[matchers.json_params_matcher({"variables": {"owner": full_name.split("/")[0],
-                                                                     "name": full_name.split("/")[1]}},
-                                                      strict_match=False)])
+        rsps.post(f"{GH}/graphql", json=body(f"gh_graphql_stars_page{page}.json"), match=graphql_for(full_name))
 
 
 def add_github(rsps: responses.RequestsMock, full_name: str, **kwargs: Any) -> None:
     """The repository itself plus every endpoint after it."""
     rsps.get(f"{GH}/repos/{full_name}", json=repo_body(full_name))
     add_github_repo(rsps, full_name, **kwargs)
+
+
+def add_pypi(rsps: responses.RequestsMock) -> None:
+    """pypistats.org's recent downloads of every package."""
+    for package in PACKAGES:
+        rsps.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))

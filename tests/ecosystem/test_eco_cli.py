@@ -5,24 +5,27 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 
 import pytest
 import responses
 from eco_mocks import (
     GH,
+    REPOS,
     SE,
     SECRET_KEY,
     SECRET_TOKEN,
     add_github,
+    add_pypi,
     add_stackexchange,
     body,
     fixed_clock,
+    network_error,
 )
 
-from ecosystem import cli, github_stats
+from ecosystem import cli, github_client
 from ecosystem.collect import collect
-from ecosystem.github_stats import REPOS
 from fwbench.records import read_record
 
 
@@ -31,7 +34,7 @@ def online(monkeypatch):
     """Every host reachable, the fixed test clock, no request pacing, no real sleeping."""
     monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True,
                                                           clock=fixed_clock))
-    monkeypatch.setattr(github_stats, "REQUEST_PACE_S", 0.0)
+    monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
 
 
@@ -40,8 +43,7 @@ def mock_all_apis(rsps: responses.RequestsMock) -> None:
     for repo in REPOS:
         add_github(rsps, repo)
     rsps.get("https://pypistats.org/api/packages/torch/recent", json={"error": "busy"}, status=429)
-    for package in ("torch", "tensorflow", "jax", "flax"):  # torch: 429 first, then this
-        rsps.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))
+    add_pypi(rsps)  # torch: 429 first, then this
 
 
 @responses.activate
@@ -96,8 +98,7 @@ def test_unreachable_source_is_recorded_as_failed_and_the_rest_collected(tmp_pat
     only_pypi = functools.partial(collect, is_reachable=lambda host: host == "pypistats.org",
                                   clock=fixed_clock)
     monkeypatch.setattr(cli, "collect", only_pypi)
-    for package in ("torch", "tensorflow", "jax", "flax"):
-        responses.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))
+    add_pypi(responses.mock)
     assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1
     record = read_record(tmp_path / "2025-06-01.json")
     assert not record["complete"]
@@ -106,21 +107,64 @@ def test_unreachable_source_is_recorded_as_failed_and_the_rest_collected(tmp_pat
     assert reason == "not attempted: cannot reach api.github.com (port 443)"
 
 
+@responses.activate
+def test_stack_overflow_timing_out_still_writes_the_github_and_pypi_figures(online, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET_TOKEN)
+    responses.get(f"{SE}/sites/", json=body("se_sites.json"))
+    responses.get(re.compile(rf"{re.escape(SE)}/(?!sites/).*"), body=network_error("net_read_timeout.json"))
+    for repo in REPOS:
+        add_github(responses.mock, repo)
+    add_pypi(responses.mock)
+    assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1  # partial
+    record = read_record(tmp_path / "2025-06-01.json", kind="fwbench.ecosystem/1")
+    assert not record["complete"]
+    assert {m["status"] for subject in record["sources"]["github"].values() for m in subject.values()} == {"ok"}
+    assert record["sources"]["pypi"]["jax"]["downloads_last_month"]["value"] == 45000000
+    failed = {f["source"] for f in record["failures"]}
+    assert failed == {"stackoverflow"}
+    reason = record["sources"]["stackoverflow"]["jax"]["total_questions"]["reason"]
+    assert "ReadTimeout" in reason and "failed 3 times" in reason
+    assert "failed stackoverflow" in capsys.readouterr().err
+
+
+@responses.activate
+def test_frameworks_choose_the_subjects(online, tmp_path):
+    add_pypi(responses.mock)
+    assert cli.main(["collect", "--frameworks", "jax", "--only", "pypi", "--out", str(tmp_path),
+                     "--no-progress"]) == 0
+    record = read_record(tmp_path / "2025-06-01.json")
+    assert list(record["sources"]) == ["pypi"] and list(record["sources"]["pypi"]) == ["jax", "flax"]
+
+
 @pytest.mark.parametrize("argv, flag", [(["collect", "--window-days", "0"], "--window-days"),
                                         (["collect", "--sample", "many"], "--sample"),
                                         (["collect", "--only", "reddit"], "--only"),
-                                        (["collect", "--max-wait", "-1"], "--max-wait")])
+                                        (["collect", "--frameworks", "jax,mxnet"], "--frameworks"),
+                                        (["collect", "--max-wait", "-1"], "--max-wait"),
+                                        (["show", "--out", "/nonexistent/eco"], "--out")])
 def test_usage_errors_exit_2_naming_the_flag(argv, flag, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2 and f"argument {flag}" in capsys.readouterr().err
 
 
-def test_help_explains_credentials_and_exit_status(capsys):
-    with pytest.raises(SystemExit):
-        cli.main(["collect", "--help"])
+def test_an_out_that_cannot_be_written_is_a_usage_error_before_any_request(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with responses.RequestsMock() as rsps:  # any request would fail the test: none is registered
+        assert cli.main(["collect", "--out", str(blocker / "eco"), "--no-progress"]) == 2
+        assert not rsps.calls
+    assert capsys.readouterr().err.startswith(f"ecosystem collect: --out: {blocker} is not a directory")
+
+
+@pytest.mark.parametrize("command", ["collect", "show"])
+def test_help_of_each_subcommand_has_an_example_and_the_exit_status(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--help"])
     text = capsys.readouterr().out
-    assert "GITHUB_TOKEN" in text and "STACK_EXCHANGE_KEY" in text and "exit status" in text
+    assert exc.value.code == 0 and f"ecosystem {command} --out results/ecosystem" in text and "exit status" in text
+    if command == "collect":
+        assert "GITHUB_TOKEN" in text and "STACK_EXCHANGE_KEY" in text and "--frameworks" in text
 
 
 def _write(tmp_path, day: str, stars: int, latest: str) -> None:

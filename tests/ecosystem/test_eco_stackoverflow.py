@@ -1,4 +1,5 @@
-"""Stack Overflow collector: metrics from documented response shapes, pagination, backoff, quota, errors."""
+"""Stack Overflow collector: metrics from documented response shapes, pagination, the count filter, per-method
+backoff, quota, timeouts and errors."""
 
 from __future__ import annotations
 
@@ -6,11 +7,27 @@ from datetime import datetime
 
 import pytest
 import responses
-from eco_mocks import NOW, SE, SECRET_KEY, add_stackexchange, body, fixed_clock
+from eco_mocks import (
+    COUNT_FILTER,
+    NOW,
+    SE,
+    SECRET_KEY,
+    TAGS,
+    add_stackexchange,
+    body,
+    count_response,
+    fixed_clock,
+    network_error,
+)
+from responses import matchers
 
 from ecosystem.errors import SourceStopped
 from ecosystem.metric import SourceMetrics
-from ecosystem.stackoverflow_stats import TAGS, StackClient, collect_stackoverflow, first_answer_stats
+from ecosystem.stackexchange_client import COUNT_FILTER_FIELDS, StackClient
+from ecosystem.stackoverflow_stats import collect_stackoverflow, first_answer_stats
+from ecosystem.transport import TIMEOUT
+
+TAGS_INFO = f"{SE}/tags/{';'.join(TAGS)}/info/"
 
 NOW_DT = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
 
@@ -34,7 +51,7 @@ def run(max_wait: float = 60.0, sample: int = 5, fake: FakeTime | None = None, k
     fake = fake or FakeTime()
     metrics = SourceMetrics("stackoverflow", fixed_clock)
     collect_stackoverflow(lambda: StackClient(key=key, max_wait=max_wait, sleep=fake.sleep, clock=fake.clock),
-                          NOW_DT, 365, sample, metrics, lambda label: None)
+                          TAGS, NOW_DT, 365, sample, metrics, lambda label: None)
     return metrics
 
 
@@ -80,30 +97,94 @@ def test_first_answer_stats_keep_unanswered_questions_in_the_denominator():
                      "answered_within_1h_share": 0.25, "answered_within_24h_share": 0.25}
 
 
+def questions_with_backoff(rsps: responses.RequestsMock, name: str = "se_total_backoff.json") -> None:
+    """The first count of /questions carries a backoff (shown or hidden by the filter, as the API does)."""
+    rsps.add_callback(responses.GET, f"{SE}/questions/", callback=count_response(name),
+                      match=[matchers.query_param_matcher({"page": "1"}, strict_match=False),
+                             matchers.query_param_matcher({"pagesize": "100"}, strict_match=False)])
+
+
 @responses.activate
-def test_backoff_is_honoured_before_the_next_request():
-    first = body("se_tags_info.json")
-    first["backoff"] = 5
-    add_stackexchange(responses.mock, tags_info=first)
+def test_count_requests_send_the_count_filter_created_once():
+    add_stackexchange(responses.mock)
+    metrics = run()
+    created = [c.request for c in responses.calls if "/filters/create/" in c.request.url]
+    assert len(created) == 1
+    assert created[0].params["include"] == ".backoff;.quota_max;.quota_remaining;.total"
+    assert created[0].params["base"] == "none" and created[0].params["unsafe"] == "false"
+    counts = [c.request for c in responses.calls if "/no-answers/" in c.request.url
+              or ("/questions/?" in c.request.url and c.request.params["filter"] != "default")]
+    assert len(counts) == 2 * len(TAGS) and {r.params["filter"] for r in counts} == {COUNT_FILTER}
+    method = metrics.subjects["jax"]["questions_in_window"]["method"]
+    assert method["count_filter"] == COUNT_FILTER and method["count_filter_fields"] == ";".join(COUNT_FILTER_FIELDS)
+
+
+@responses.activate
+def test_a_backoff_on_a_count_delays_the_next_call_of_that_method_only():
     fake = FakeTime()
+    seen: list[tuple[str, float]] = []
+    responses.mock.response_callback = lambda response: seen.append((response.url, fake.now)) or response
+    questions_with_backoff(responses.mock)  # registered first: it answers the first /questions count
+    add_stackexchange(responses.mock)
     metrics = run(fake=fake)
-    assert fake.sleeps and fake.sleeps[0] == pytest.approx(6.0)  # stackapi adds one second to the backoff
     assert not metrics.failures
+    assert fake.sleeps == [pytest.approx(11.0)]  # stackapi adds one second to the backoff
+    first_count = next(i for i, (url, _) in enumerate(seen) if "/questions/?" in url)
+    no_answers, next_questions = seen[first_count + 1], seen[first_count + 2]
+    assert "/no-answers/" in no_answers[0] and no_answers[1] == seen[first_count][1]  # another method: no wait
+    assert "/questions/?" in next_questions[0] and next_questions[1] == pytest.approx(seen[first_count][1] + 11.0)
 
 
 @responses.activate
-def test_backoff_longer_than_max_wait_stops_the_source_with_a_reason():
-    first = body("se_tags_info.json")
-    first["backoff"] = 120
-    add_stackexchange(responses.mock, tags_info=first)
+def test_a_backoff_longer_than_max_wait_stops_the_source_with_a_reason():
+    questions_with_backoff(responses.mock)
+    add_stackexchange(responses.mock)
+    body_with_long_backoff = body("se_total_backoff.json") | {"backoff": 120}
+    responses.mock.replace(responses.GET, f"{SE}/questions/", json=body_with_long_backoff,
+                           match=[matchers.query_param_matcher({"page": "1"}, strict_match=False),
+                                  matchers.query_param_matcher({"pagesize": "100"}, strict_match=False)])
     fake = FakeTime()
     metrics = run(max_wait=30, fake=fake)
     assert fake.sleeps == []
-    assert metrics.subjects["pytorch"]["total_questions"]["status"] == "ok"
-    reason = metrics.subjects["pytorch"]["questions_in_window"]["reason"]
+    first = TAGS[0]
+    assert metrics.subjects[first]["questions_in_window"]["status"] == "ok"
+    reason = metrics.subjects[first]["first_answer_median_minutes"]["reason"]
     assert "back off 121 s" in reason and "--max-wait 30 s" in reason
-    assert metrics.subjects["flax"]["sample_unanswered"]["reason"].startswith("not attempted: ")
-    assert len(responses.calls) == 2  # /sites and /tags/info; nothing after the refusal
+    assert metrics.subjects[TAGS[-1]]["sample_unanswered"]["reason"].startswith("not attempted: ")
+
+
+@pytest.mark.parametrize("failure", ["net_read_timeout.json", "net_chunked_encoding.json"])
+@responses.activate
+def test_a_network_failure_midway_is_retried_and_the_sample_collected(failure):
+    responses.get(f"{SE}/questions/", body=network_error(failure),  # first, so it answers the first page 2
+                  match=[matchers.query_param_matcher({"filter": "default", "page": "2"}, strict_match=False)])
+    add_stackexchange(responses.mock)
+    fake = FakeTime()
+    metrics = run(fake=fake)
+    assert not metrics.failures
+    assert metrics.subjects[TAGS[0]]["first_answer_sample_size"]["value"] == 5
+    assert fake.sleeps == [1.0]
+
+
+@responses.activate
+def test_timeouts_that_persist_stop_the_source_with_the_reason_and_never_raise():
+    responses.get(f"{SE}/sites/", json=body("se_sites.json"))
+    responses.get(TAGS_INFO, body=network_error("net_read_timeout.json"))
+    fake = FakeTime()
+    metrics = run(fake=fake)
+    reason = metrics.subjects["jax"]["total_questions"]["reason"]
+    assert reason.startswith("Stack Exchange request failed: ReadTimeout(") and "failed 3 times" in reason
+    assert metrics.stopped and fake.sleeps == [1.0, 2.0]
+    assert metrics.subjects["flax"]["questions_in_window"]["reason"] == f"not attempted: {reason}"
+    assert len(responses.calls) == 1 + 3
+
+
+@responses.activate
+def test_every_request_has_a_connect_and_a_read_timeout():
+    add_stackexchange(responses.mock)
+    run()
+    assert TIMEOUT == (10, 30)
+    assert {c.request.req_kwargs["timeout"] for c in responses.calls} == {TIMEOUT}
 
 
 @responses.activate
@@ -122,8 +203,7 @@ def test_quota_exhaustion_stops_requests_and_marks_the_rest_failed():
 @responses.activate
 def test_throttle_error_body_stops_the_source():
     responses.get(f"{SE}/sites/", json=body("se_sites.json"))
-    responses.get(f"{SE}/tags/pytorch;tensorflow;jax;keras;flax/info/", json=body("se_throttle.json"),
-                  status=400)
+    responses.get(TAGS_INFO, json=body("se_throttle.json"), status=400)
     metrics = run()
     reason = metrics.subjects["jax"]["total_questions"]["reason"]
     assert "throttle_violation" in reason and "82400 seconds" in reason
@@ -133,10 +213,9 @@ def test_throttle_error_body_stops_the_source():
 @responses.activate
 def test_malformed_json_is_retried_then_recorded_as_failed():
     responses.get(f"{SE}/sites/", json=body("se_sites.json"))
-    responses.get(f"{SE}/tags/pytorch;tensorflow;jax;keras;flax/info/", body="<html>502 Bad Gateway</html>",
-                  status=502)
+    responses.get(TAGS_INFO, body="<html>502 Bad Gateway</html>", status=502)
     fake = FakeTime()
-    client = StackClient(max_wait=60, retries=2, sleep=fake.sleep, clock=fake.clock)
+    client = StackClient(max_wait=60, attempts=3, sleep=fake.sleep, clock=fake.clock)
     metrics = SourceMetrics("stackoverflow", fixed_clock)
     metrics.step("pytorch", ("total_questions",), {"endpoint": "x"},
                  lambda: client.items("tags/{tags}/info", tags=list(TAGS)))
