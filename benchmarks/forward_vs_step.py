@@ -20,21 +20,28 @@ import time
 
 import numpy as np
 
+from fwbench.cliargs import positive_int
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from runners import arch
+from runners.frameworks.trainer import check_mode, make_trainer
 from runners.run import framework_environment
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Time forward passes and training steps alternately; print both rates and their ratio."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--framework", required=True, choices=("torch", "tensorflow", "jax"))
-    parser.add_argument("--mode", default="compiled", choices=("compiled", "eager"))
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=5, help="timed forward/step pairs (default 5)")
+    parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    parser.add_argument("--mode", default="compiled", choices=TRAINING_MODES)
+    parser.add_argument("--batch-size", type=positive_int, default=32)
+    parser.add_argument("--rounds", type=positive_int, default=5, help="timed forward/step pairs (default 5)")
     args = parser.parse_args(argv)
+    try:
+        check_mode(args.framework, args.mode)
+    except ValueError as exc:
+        parser.error(f"--mode: {exc}")
     os.environ.update(framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-compile-cache-")))
-    from runners.frameworks import trainer_class  # imports the framework: after the environment is set
-
-    trainer = trainer_class(args.framework)(arch.init_weights(0), mode=args.mode, device="auto")
+    # imports the framework: after the environment is set
+    trainer = make_trainer(args.framework, arch.init_weights(0), args.mode, device="auto")
     rng = np.random.default_rng(0)
     images = rng.standard_normal((1, args.batch_size, arch.IMAGE_SIZE, arch.IMAGE_SIZE, arch.IMAGE_CHANNELS))
     labels = rng.integers(0, arch.NUM_CLASSES, (1, args.batch_size)).astype(np.int32)

@@ -4,10 +4,10 @@ Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick
 
 For each machine and tuning (out of the box, or the tuning variables a run recorded), per framework and in
 all: the span from the first start to the last finish, split into compile, the warm-up step's own run,
-the timed epochs, the rest inside each run (imports, set-up, evaluation, the record) and the time between
-runs. The span is a wall time only for records written by one sequential ``runners matrix``. Where a
-framework also has tuned runs, the out-of-the-box span with that framework's runs swapped for the tuned
-ones is printed too: a projection from two measured spans, not a run.
+the timed epochs, the wait for a quiet machine, the rest inside each run (imports, set-up, evaluation, the
+record) and the time between runs. The span is a wall time only for records written by one sequential
+``runners matrix``. Where a framework also has tuned runs, the out-of-the-box span with that framework's runs
+swapped for the tuned ones is printed too: a projection from two measured spans, not a run.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory, positive_float
 from fwbench.records import RecordError, read_record
-from generator.aggregate import tuning_of
-from runners.matrix import breakdown_line, time_breakdown
+from fwbench.time_breakdown import breakdown_line, time_breakdown
+from fwbench.tuning import tuning_of
 
 
 def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
@@ -39,6 +40,7 @@ def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
 
 
 def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
+    """``records`` grouped by framework."""
     by_framework = defaultdict(list)
     for record in records:
         by_framework[record["framework"]["name"]].append(record)
@@ -46,16 +48,18 @@ def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Print the breakdown of each machine's and tuning's runs; exit 1 when there are none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="?", type=Path, default=Path("results/runs"), help="run records directory")
+    parser.add_argument("results", nargs="?", type=existing_directory, default="results/runs",
+                        help="run records directory (default results/runs)")
     parser.add_argument("--profile", default="quick", help="profile whose runs are counted (default quick)")
-    parser.add_argument("--budget", type=float, default=720,
+    parser.add_argument("--budget", type=positive_float, default=720,
                         help="budget in seconds (default 720: the quick profile's 12 minutes on a 2-core CPU)")
     args = parser.parse_args(argv)
     groups = load_runs(args.results, args.profile)
     if not groups:
         print(f"no ok {args.profile} runs under {args.results}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     spans = {}
     for (machine, label), records in sorted(groups.items()):
         print(f"{machine} · {label} · {len(records)} runs")
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             projected = spans[(*plain, None)] - spans[(*plain, framework)] + span
             print(f"{machine}: out of the box with {framework}'s runs {label}: {projected:.0f} s (projected) →  "
                   f"{projected / args.budget:.2f} × the budget")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

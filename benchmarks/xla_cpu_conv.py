@@ -23,12 +23,17 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
+from fwbench.cliargs import csv_of, positive_int
+from runners.run import framework_environment
+
 #: (channels, input height/width, stride) of ResNet-18's distinct 3×3 convolutions on 32×32 images
 SHAPES = ((64, 32, 1), (64, 32, 2), (128, 16, 1), (128, 16, 2), (256, 8, 1), (256, 8, 2), (512, 4, 1))
+#: variant -> (framework, XLA_FLAGS)
 VARIANTS = {"jax": ("jax", ""), "jax-no-ynn": ("jax", "--xla_cpu_experimental_ynn_fusion_type="),
             "tensorflow": ("tensorflow", "")}
 
@@ -73,9 +78,13 @@ def conv_passes_tensorflow(x: np.ndarray, w: np.ndarray, stride: int) -> dict:
             "dw": (lambda: gradient(x, w, g, True).numpy())}
 
 
+#: framework -> the three passes of one convolution in it
+PASSES = {"jax": conv_passes_jax, "tensorflow": conv_passes_tensorflow}
+
+
 def measure_variant(framework: str, batch_size: int, repeats: int) -> list[dict]:
     """Median milliseconds of each pass for every shape, in this process."""
-    passes_for = conv_passes_jax if framework == "jax" else conv_passes_tensorflow
+    passes_for = PASSES[framework]
     rng = np.random.default_rng(0)
     rows = []
     for channels, size, stride in SHAPES:
@@ -97,25 +106,26 @@ def measure_variant(framework: str, batch_size: int, repeats: int) -> list[dict]
 
 
 def main() -> int:
+    """Measure each variant in a subprocess and print a row per shape."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {', '.join(VARIANTS)}")
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one framework in this process
+    parser.add_argument("--variants", type=csv_of(str, tuple(VARIANTS)), default=list(VARIANTS), metavar="A,B",
+                        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)")
+    parser.add_argument("--batch-size", type=positive_int, default=32)
+    parser.add_argument("--repeats", type=positive_int, default=5)
+    parser.add_argument("--one", choices=tuple(PASSES), help=argparse.SUPPRESS)  # internal: one framework here
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure_variant(args.one, args.batch_size, args.repeats)))
         return 0
-    unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
-    if unknown:
-        parser.error(f"--variants: unknown {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
     print(f"{'variant':<12}{'conv (C, H, stride)':<22}{'fwd GF/s':>9}{'dx GF/s':>9}{'dw GF/s':>9}{'dw/fwd':>8}")
-    for variant in args.variants.split(","):
+    for variant in args.variants:
         framework, flags = VARIANTS[variant]
-        env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "",
-               "TF_CPP_MIN_LOG_LEVEL": "2"}
-        out = subprocess.run([sys.executable, __file__, "--one", framework, "--batch-size", str(args.batch_size),
-                              "--repeats", str(args.repeats)], capture_output=True, text=True, env=env, check=True)
+        with tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-") as cache:
+            # the runner's own environment on the CPU (quiet logs, no preallocation), with this variant's XLA flags
+            env = {**os.environ, **framework_environment("cpu", cache), "XLA_FLAGS": flags}
+            out = subprocess.run([sys.executable, __file__, "--one", framework, "--batch-size",
+                                  str(args.batch_size), "--repeats", str(args.repeats)],
+                                 capture_output=True, text=True, env=env, check=True)
         for r in json.loads(out.stdout.strip().splitlines()[-1]):
             shape = f"{r['channels']}, {r['size']}, {r['stride']}"
             rates = "".join(f"{r['gflop'] / r[p] * 1e3:>9.0f}" for p in ("forward", "dx", "dw"))

@@ -1,9 +1,15 @@
-"""argparse types shared by the console scripts: the error names the bad value, argparse names the flag."""
+"""Command-line conventions shared by the console scripts and the benchmarks.
+
+argparse types (the error names the bad value, argparse names the flag), the exit codes (0 ok, 1 a failure,
+2 a usage error), the one ``UsageError``, ``--frameworks a,b`` for choosing frameworks, output directories that
+must be writable, input directories that must exist, and an epilog of examples for ``--help``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -79,6 +85,34 @@ class _Extend(argparse.Action):
             print(f"{parser.prog}: note: {option_string} is now spelled --frameworks", file=sys.stderr)
         current = getattr(namespace, self.dest, None) or []
         setattr(namespace, self.dest, current + [v for v in values if v not in current])
+
+
+def ensure_writable(directory: Path, flag: str = "--out") -> None:
+    """Create ``directory`` if needed and check that a file can be written there, else UsageError naming ``flag``."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot write to {directory} ({exc.strerror or exc})") from exc
+
+
+EXAMPLES_HEADING = "examples:"
+
+
+class HelpWithExamples(argparse.HelpFormatter):
+    """argparse's help, wrapped as usual, except an epilog of examples (``examples``), printed line by line."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def examples(*commands: str) -> dict:
+    """Keyword arguments for ``ArgumentParser``/``add_parser``: an epilog listing ``commands``, one a line."""
+    return {"epilog": "\n".join([EXAMPLES_HEADING, *(f"  {command}" for command in commands)]),
+            "formatter_class": HelpWithExamples}
 
 
 def existing_directory(text: str) -> Path:

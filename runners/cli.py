@@ -2,7 +2,7 @@
 
 Usage errors (unknown framework, mode or profile, a batch size that is not a positive integer, an
 unwritable output directory, a framework missing from the interpreter) print one line naming the
-flag and exit with code 2, having written nothing.
+flag and exit with code 2, having written nothing; a failed run or data that cannot be had exits 1.
 """
 
 from __future__ import annotations
@@ -12,42 +12,30 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from fwbench.cliargs import non_negative_int, positive_int
+from fwbench.cliargs import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_frameworks_flag,
+    csv_of,
+    ensure_writable,
+    examples,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from fwbench.records import write_record
+from fwbench.time_breakdown import breakdown_line, time_breakdown
+from fwbench.tuning import tuning_environment
 from runners import data, provenance
-from runners.frameworks import FRAMEWORKS, IMPORT_NAMES, MODES
+from runners.frameworks.trainer import check_mode
 from runners.profiles import DATASETS, DEVICES, expand, load_profiles
 
 DEFAULT_RUNS_OUT = Path("results/runs")
-
-
-class UsageError(ValueError):
-    """Bad command-line input; the message names the flag."""
-
-
-def csv_of(kind, allowed: tuple[str, ...] | None = None):
-    """An argparse type for comma-separated values, each checked by ``kind`` and ``allowed``."""
-    def parse(text: str) -> list:
-        items = [kind(part.strip()) for part in text.split(",") if part.strip()]
-        bad = [i for i in items if allowed and i not in allowed]
-        if not items or bad:
-            raise argparse.ArgumentTypeError(f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; "
-                                             f"choose from {', '.join(allowed or ())}")
-        return items
-    return parse
-
-
-def ensure_writable(directory: Path) -> None:
-    """Create ``directory`` if needed and check a file can be written there, else UsageError naming --out."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=directory):
-            pass
-    except OSError as exc:
-        raise UsageError(f"--out: cannot write to {directory} ({exc.strerror or exc})") from exc
 
 
 def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
@@ -74,6 +62,7 @@ def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:
+    """The flags shared by ``run`` and ``matrix`` that override the profile (None: the profile's)."""
     return {"dataset": args.dataset, "epochs": args.epochs, "train_images": args.train_images,
             "test_images": args.test_images, "device": None if args.device == "auto" else args.device}
 
@@ -92,9 +81,11 @@ def run_position(text: str) -> tuple[int, int]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Measure one configuration in this process and write its record; print the record's path."""
-    if args.mode not in MODES[args.framework]:
-        raise UsageError(f"--mode {args.mode}: {args.framework} has only {', '.join(MODES[args.framework])}")
-    if importlib.util.find_spec(IMPORT_NAMES[args.framework]) is None:
+    try:
+        check_mode(args.framework, args.mode)
+    except ValueError as exc:
+        raise UsageError(f"--mode {args.mode}: {exc}") from None
+    if importlib.util.find_spec(framework(args.framework).import_name) is None:
         raise UsageError(f"--framework {args.framework}: not installed in {sys.executable}")
     ensure_writable(args.out)
     (config,) = expand(args.profile, frameworks=[args.framework], modes=[args.mode], batch_sizes=[args.batch_size],
@@ -110,46 +101,39 @@ def cmd_run(args: argparse.Namespace) -> int:
                              quiet_wait_s=quiet_wait)
     path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
     print(path)
-    return 0 if record["status"] == "ok" else 1
+    return EXIT_OK if record["status"] == "ok" else EXIT_FAILURE
 
 
 def parse_pythons(values: list[str]) -> dict[str, str]:
+    """``--python FRAMEWORK=PATH`` values as {framework: interpreter}; UsageError for a bad one."""
     pythons = {}
     for value in values:
-        framework, sep, path = value.partition("=")
-        if not sep or framework not in FRAMEWORKS or not path:
+        name, sep, path = value.partition("=")
+        if not sep or name not in FRAMEWORKS or not path:
             raise UsageError(f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of "
                              f"{', '.join(FRAMEWORKS)}")
         if not Path(path).is_file():
             raise UsageError(f"--python {value!r}: no interpreter at {path}")
-        pythons[framework] = path
+        pythons[name] = path
     return pythons
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Run a profile's configurations, each in a fresh subprocess; resume what is done; summarise."""
-    from runners.matrix import (
-        LocalExecutor,
-        breakdown_line,
-        interleaved_order,
-        order_line,
-        run_matrix,
-        summary_table,
-        time_breakdown,
-    )
+    from runners.matrix import LocalExecutor, interleaved_order, order_line, run_matrix, summary_table
 
-    pythons = parse_pythons(args.python)
-    ensure_writable(args.out)
-    configs = expand(args.profile, frameworks=args.frameworks, modes=args.modes, batch_sizes=args.batch_sizes,
-                     seeds=args.seeds, **profile_overrides(args))
+    timeout = args.timeout or load_profiles()[args.profile]["timeout"]
+    executor = LocalExecutor(pythons=parse_pythons(args.python), timeout_s=timeout, data_dir=args.data_dir)
+    # each configuration carries its framework's version in the interpreter that will run it
+    configs = expand(args.profile, version_of=executor.framework_version, frameworks=args.frameworks,
+                     modes=args.modes, batch_sizes=args.batch_sizes, seeds=args.seeds, **profile_overrides(args))
     if not configs:
         raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
     too_big = [c for c in configs if c.train_images < c.batch_size]
     if too_big:
         raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images "
                          f"{too_big[0].train_images}")
-    timeout = args.timeout or load_profiles()[args.profile]["timeout"]
-    executor = LocalExecutor(pythons=pythons, timeout_s=timeout, data_dir=args.data_dir)
+    ensure_writable(args.out)
     order = interleaved_order(configs)
     print(order_line(order), flush=True)
     results = run_matrix(order, args.out, executor, force=args.force, progress=not args.no_progress)
@@ -160,14 +144,14 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     ran = [r for _, r, note in results if r and not note]  # not the resumed ones: their time was spent before
     if ran:
         print(f"time of the runs made now: {breakdown_line(time_breakdown(ran))}")
-    return 1 if failed else 0
+    return EXIT_FAILURE if failed else EXIT_OK
 
 
 def cmd_env(args: argparse.Namespace) -> int:
     """Print this machine's provenance (hardware, software, tuning variables set) as JSON."""
     print(json.dumps({"hardware": provenance.hardware_info(), "software": provenance.software_info(),
-                      "tuning_environment": provenance.tuning_environment()}, indent=2))
-    return 0
+                      "tuning_environment": tuning_environment()}, indent=2))
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -180,9 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="measure one configuration in this process and write one run record",
                          description="Train one configuration here and write one fwbench.run/2 record. Timing "
                          "covers training steps only (data resident on the device before the clock); compile time "
-                         "is its own figure; evaluation runs after each epoch, outside the clock.")
-    run.add_argument("--framework", required=True, choices=FRAMEWORKS)
-    run.add_argument("--mode", default="compiled", choices=("compiled", "eager"),
+                         "is its own figure; evaluation runs after each epoch, outside the clock.",
+                         **examples("runners run --framework torch",
+                                    "runners run --framework jax --profile quick --batch-size 64 --device cpu"))
+    run.add_argument("--framework", required=True, choices=FRAMEWORKS, help="the one framework to measure")
+    run.add_argument("--mode", default="compiled", choices=TRAINING_MODES,
                      help="compiled: torch.compile / tf.function(jit_compile=True) / jax.jit; eager: the "
                      "framework's baseline (not JAX)")
     run.add_argument("--batch-size", type=positive_int, default=32)
@@ -197,23 +183,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     matrix = sub.add_parser("matrix", help="run a profile's configurations, each in a fresh subprocess",
                             description="Expand a profile (and the lists given) into configurations and run each "
-                            "in a fresh subprocess. Configurations with an ok record are skipped (resume); failures "
-                            "(OOM, exception, crash, timeout) become records and the matrix goes on. Configurations "
-                            "run round-robin over frameworks within each batch size, the first framework rotating "
-                            "from one batch size to the next; each run records its place in that order. A "
-                            "configuration's processes die with the matrix, also when it is killed.")
-    matrix.add_argument("--frameworks", type=csv_of(str, FRAMEWORKS), help="e.g. torch,jax (default: profile)")
-    matrix.add_argument("--modes", type=csv_of(str, ("compiled", "eager")), help="e.g. compiled,eager")
-    matrix.add_argument("--batch-sizes", type=csv_of(positive_int), help="e.g. 32,64,128,256")
-    matrix.add_argument("--seeds", type=csv_of(non_negative_int), help="e.g. 0,1,2")
+                            "in a fresh subprocess. Configurations with an ok record of the same framework version "
+                            "are skipped (resume); failures (OOM, exception, crash, timeout) become records and the "
+                            "matrix goes on. Configurations run round-robin over frameworks within each batch size, "
+                            "the first framework rotating from one batch size to the next; each run records its "
+                            "place in that order. A configuration's processes die with the matrix, also when it is "
+                            "killed.",
+                            **examples("runners matrix",
+                                       "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
+                                       "runners matrix --python jax=/opt/jax/bin/python --timeout 900"))
+    add_frameworks_flag(matrix)
+    matrix.add_argument("--modes", type=csv_of(str, TRAINING_MODES), metavar="A,B", help="e.g. compiled,eager")
+    matrix.add_argument("--batch-sizes", type=csv_of(positive_int), metavar="A,B", help="e.g. 32,64,128,256")
+    matrix.add_argument("--seeds", type=csv_of(non_negative_int), metavar="A,B", help="e.g. 0,1,2")
     matrix.add_argument("--python", action="append", default=[], metavar="FRAMEWORK=PATH",
                         help="interpreter for one framework (repeatable); default the current one")
-    matrix.add_argument("--timeout", type=positive_int, help="seconds per configuration (default: profile's)")
+    matrix.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                        help="per configuration (default: the profile's)")
     matrix.add_argument("--force", action="store_true", help="rerun configurations that already have ok records")
     add_config_flags(matrix, many=True)
     matrix.set_defaults(func=cmd_matrix)
 
-    env = sub.add_parser("env", help="print this machine's hardware and software provenance as JSON")
+    env = sub.add_parser("env", help="print this machine's hardware and software provenance as JSON",
+                         description="Print the hardware, software and tuning variables a record made here would "
+                         "carry, as JSON.", **examples("runners env", "runners env > machine.json"))
     env.set_defaults(func=cmd_env)
     from runners.probes.cli import register as register_probes
 
@@ -227,9 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, data.DataError) as exc:
+    except UsageError as exc:
         print(f"runners {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except data.DataError as exc:  # CIFAR-10 cannot be downloaded or read: a failure, nothing the flags can fix
+        print(f"runners {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print(f"runners {args.command}: interrupted; finished records are kept", file=sys.stderr)
         return 130

@@ -18,16 +18,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cache
 from pathlib import Path
 
 from tqdm import tqdm
 
+from fwbench.frameworks import framework
 from fwbench.progress import progress_bar
 from fwbench.records import RecordError, read_record, write_record
+from fwbench.timestamps import utc_now
 from runners import provenance
-from runners.frameworks import IMPORT_NAMES
 from runners.profiles import RunConfig
 from runners.record import RUN_ORDER_SCHEME, SCHEMA, failed_record, record_path, run_order
 
@@ -156,6 +156,29 @@ def configuration_process(command: list[str], **popen_options) -> Iterator[subpr
             reaper.wait()
 
 
+#: Run by a framework's interpreter with its module and distributions as arguments: exit 3 when the module cannot
+#: be found, else print the version of the first distribution installed (nothing when none is). Finding a
+#: dotted module imports its parent package (``flax`` for ``flax.nnx``); the version comes from the metadata.
+INSTALLATION_QUERY = """import importlib.metadata, importlib.util, sys
+if importlib.util.find_spec(sys.argv[1]) is None:
+    sys.exit(3)
+for distribution in sys.argv[2:]:
+    try:
+        print(importlib.metadata.version(distribution))
+        break
+    except importlib.metadata.PackageNotFoundError:
+        pass
+"""
+
+
+@dataclass(frozen=True)
+class Installation:
+    """A framework as its interpreter has it."""
+
+    available: bool
+    version: str | None
+
+
 @dataclass
 class LocalExecutor:
     """Runs each configuration as ``python -m runners.cli run …`` in its own process group."""
@@ -163,31 +186,42 @@ class LocalExecutor:
     pythons: dict[str, str] = field(default_factory=dict)  # framework → interpreter; default: this one
     timeout_s: float = 3600
     data_dir: Path | None = None
-    _available: dict[tuple[str, str], bool] = field(default_factory=dict)
+    _installations: dict[tuple[str, str], Installation] = field(default_factory=dict)
 
-    def python_for(self, framework: str) -> str:
-        return self.pythons.get(framework, sys.executable)
+    def python_for(self, name: str) -> str:
+        """The interpreter that runs framework ``name``'s configurations."""
+        return self.pythons.get(name, sys.executable)
 
-    def available(self, framework: str) -> bool:
-        """Whether the framework imports in its interpreter (checked once, without importing it)."""
-        python = self.python_for(framework)
-        key = (python, framework)
-        if key not in self._available:
-            module = IMPORT_NAMES[framework]
-            probe = f"import importlib.util, sys; sys.exit(0 if importlib.util.find_spec({module!r}) else 3)"
+    def installation(self, name: str) -> Installation:
+        """Whether framework ``name`` imports in its interpreter, and its version there: asked once
+        (``INSTALLATION_QUERY``), in that interpreter, which may be another environment than this one."""
+        python = self.python_for(name)
+        key = (python, name)
+        if key not in self._installations:
+            entry = framework(name)
             try:
-                self._available[key] = subprocess.run([python, "-c", probe], capture_output=True,
-                                                      timeout=120).returncode == 0
+                query = subprocess.run([python, "-c", INSTALLATION_QUERY, entry.import_name, *entry.distributions],
+                                       capture_output=True, text=True, timeout=120)
+                found = Installation(query.returncode == 0, query.stdout.strip() or None)
             except (OSError, subprocess.TimeoutExpired):
-                self._available[key] = False
-        return self._available[key]
+                found = Installation(False, None)
+            self._installations[key] = found
+        return self._installations[key]
+
+    def available(self, name: str) -> bool:
+        """Whether framework ``name`` imports in its interpreter."""
+        return self.installation(name).available
+
+    def framework_version(self, name: str) -> str | None:
+        """Framework ``name``'s version in its interpreter (None when not installed there)."""
+        return self.installation(name).version
 
     def run(self, config: RunConfig, out: Path, position: tuple[int, int] | None = None) -> dict:
         """Run one configuration; return its record (written by the child, or here if it died).
 
         ``position`` (K, N): the configuration's 1-based place in the matrix's order, recorded by the run.
         """
-        started_at = provenance.utc_now()
+        started_at = utc_now()
         command = [self.python_for(config.framework), "-m", "runners.cli", "run", *run_arguments(config),
                    "--out", str(out), "--no-progress"]
         if position:
@@ -216,14 +250,14 @@ class LocalExecutor:
             message = f"the run process ended with {killed_by} without writing a record"
         record = failed_record(config, provenance.hardware_info(), started_at, status or "error",
                                "Timeout" if status == "timeout" else "ProcessDied", message, stderr_tail, exit_code,
-                               version=provenance.framework_version(config.framework),
                                run_order=run_order(*position) if position else None)
         write_record(record_path(out, expected_machine_id(config.device), config), record)
         return record
 
 
 def completed(config: RunConfig, out: Path) -> dict | None:
-    """The existing ``ok`` record of ``config`` on this machine, if there is a valid one."""
+    """The existing ``ok`` record of ``config`` on this machine, if there is a valid one of the same framework
+    version (which the record id's hash holds too)."""
     path = record_path(out, expected_machine_id(config.device), config)
     if not path.is_file():
         return None
@@ -231,7 +265,8 @@ def completed(config: RunConfig, out: Path) -> dict | None:
         record = read_record(path, kind=SCHEMA)
     except RecordError:
         return None  # an unreadable record is simply run again (and replaced atomically)
-    return record if record["status"] == "ok" else None
+    return record if record["status"] == "ok" and record["framework"]["version"] == config.framework_version \
+        else None
 
 
 def outcome(record: dict) -> str:
@@ -286,33 +321,3 @@ def summary_table(results: list[tuple[RunConfig, dict | None, str]]) -> str:
                      f"{cell(peak / 2**20 if peak else None, '10.0f')}{cell(timing.get('compile_seconds'), '10.1f')}"
                      f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200])
     return "\n".join(lines)
-
-
-TIME_PARTS = {"compile_s": "compile", "warm_up_s": "warm-up steps", "timed_s": "timed epochs",
-              "in_run_other_s": "imports, set-up, evaluation, record", "between_runs_s": "between runs"}
-
-
-def time_breakdown(records: list[dict]) -> dict[str, float]:
-    """Where the wall time of ``ok`` run records went, summed (seconds): ``span_s`` from the first start to
-    the last finish, split into the parts of ``TIME_PARTS``; ``between_runs_s`` is the span not covered by
-    any run (process start-up, the matrix's own work), meaningful for records of one sequential matrix."""
-    ok = [r for r in records if r["status"] == "ok"]
-    if not ok:
-        return {}
-    starts = [datetime.fromisoformat(r["started_at"]) for r in ok]
-    ends = [datetime.fromisoformat(r["finished_at"]) for r in ok]
-    run_s = sum((end - start).total_seconds() for start, end in zip(starts, ends, strict=True))
-    span_s = (max(ends) - min(starts)).total_seconds()
-    compile_s = sum(r["timing"]["compile_seconds"] for r in ok)
-    first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
-    timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
-    return {"span_s": span_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s, "timed_s": timed_s,
-            "in_run_other_s": run_s - first_s - timed_s, "between_runs_s": span_s - run_s}
-
-
-def breakdown_line(breakdown: dict[str, float]) -> str:
-    """``time_breakdown`` as one line: the span and its parts, in seconds."""
-    if not breakdown:
-        return "no ok runs to account for"
-    parts = " + ".join(f"{label} {breakdown[key]:.0f}" for key, label in TIME_PARTS.items())
-    return f"{breakdown['span_s']:.0f} s = {parts}"

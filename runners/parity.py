@@ -8,6 +8,7 @@ every step are saved. ``compare`` measures the differences between captures.
 from __future__ import annotations
 
 import argparse
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -15,21 +16,21 @@ from pathlib import Path
 
 import numpy as np
 
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from runners import arch, data, schedule
+from runners.frameworks.trainer import make_trainer
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
 
 
-def capture(framework: str, mode: str, dtype: str = "float64", batch_size: int = PARITY_BATCH,
+def capture(name: str, mode: str, dtype: str = "float64", batch_size: int = PARITY_BATCH,
             steps: int = PARITY_STEPS, seed: int = 0) -> dict[str, np.ndarray]:
     """Logits (train and eval mode) on one batch, then weights after each of ``steps`` SGD steps."""
-    from runners.frameworks import trainer_class
-
     weights = arch.init_weights(seed, random_bn=True)  # random BN makes every BN field matter
     dataset = data.synthetic(batch_size * steps, batch_size)
     images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
-    trainer = trainer_class(framework)(weights, mode=mode, device="cpu", dtype=dtype)
+    trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype)
     batches = trainer.to_device(images, labels)
     out = {"logits.eval": trainer.logits(batches[0][0], training=False),
            "logits.train": trainer.logits(batches[0][0], training=True)}
@@ -97,36 +98,38 @@ def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray], a_is_torch: bool
 def capture_all(mode: str, dtype: str, workdir: Path) -> dict[str, dict[str, np.ndarray]]:
     """Capture every framework, each in its own fresh interpreter (run side by side), and load the arrays."""
     jobs = {}
-    for framework in ("torch", "tensorflow", "jax"):
-        out = workdir / f"{framework}-{mode}-{dtype}.npz"
-        command = [sys.executable, "-m", "runners.parity", "--framework", framework, "--mode", mode,
+    for name in FRAMEWORKS:
+        out = workdir / f"{name}-{mode}-{dtype}.npz"
+        command = [sys.executable, "-m", "runners.parity", "--framework", name, "--mode", mode,
                    "--dtype", dtype, "--out", str(out)]
-        jobs[framework] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True), out)
+        jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True), out)
     captures = {}
-    for framework, (process, out) in jobs.items():
+    for name, (process, out) in jobs.items():
         _, stderr = process.communicate()
         if process.returncode != 0:
-            raise RuntimeError(f"parity capture for {framework} failed:\n{stderr[-3000:]}")
+            raise RuntimeError(f"parity capture for {name} failed:\n{stderr[-3000:]}")
         with np.load(out) as arrays:
-            captures[framework] = dict(arrays)
+            captures[name] = dict(arrays)
     return captures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Capture (one framework) or compare (all three) for parity.")
-    parser.add_argument("--framework", choices=("torch", "tensorflow", "jax"), help="capture this framework only")
-    parser.add_argument("--mode", choices=("compiled", "eager"), default="eager")
+    parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only")
+    parser.add_argument("--mode", choices=TRAINING_MODES, default="eager",
+                        help="a framework without this mode runs its first, compiled (JAX has only jax.jit)")
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                         help="float64 isolates the frameworks' semantics from float32 rounding (default)")
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
     args = parser.parse_args(argv)
     if args.framework:
-        mode = "compiled" if args.framework == "jax" else args.mode  # JAX has only jax.jit
+        modes = framework(args.framework).training_modes
+        mode = args.mode if args.mode in modes else modes[0]
         np.savez(args.out, **capture(args.framework, mode, args.dtype))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         caps = capture_all(args.mode, args.dtype, Path(tmp))
-    for a, b in (("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow")):
+    for a, b in itertools.combinations(FRAMEWORKS, 2):  # PyTorch first: ``compare`` corrects its variance
         report = compare(caps[a], caps[b], a_is_torch=a == "torch")
         print(f"{a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
     return 0

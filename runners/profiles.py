@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from fwbench.frameworks import FRAMEWORKS, framework
+from fwbench.tuning import tuning_environment
 from runners import provenance
-from runners.frameworks import MODES
 
 DATASETS = ("cifar10", "synthetic")
 DEVICES = ("auto", "cpu", "gpu")
@@ -23,6 +25,7 @@ class RunConfig:
     """Everything that defines one benchmark run; its hash names the record."""
 
     framework: str
+    framework_version: str | None  # of the interpreter that runs it (None: not installed there)
     mode: str
     batch_size: int
     seed: int
@@ -32,11 +35,13 @@ class RunConfig:
     train_images: int  # requested; the epoch trains the whole batches among them (drop-last)
     test_images: int
     device: str = "auto"
-    tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from provenance.tuning_environment()
+    tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from fwbench.tuning.tuning_environment()
     sized_for: str | None = None  # "cpu"/"gpu": which of a device-sized profile's sizes these are
 
     @property
     def record_id(self) -> str:
+        """``<framework>-<mode>-<dataset>-bs<batch>-seed<seed>-<hash>``, the hash over every field that defines
+        the run, the framework's version included: runs of two versions never resume or replace each other."""
         fields = asdict(self)
         del fields["sized_for"]  # follows from the sizes and the device, which are hashed
         if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
@@ -113,25 +118,29 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
     return (*sizes, sized_for)
 
 
-def expand(name: str, **overrides) -> list[RunConfig]:
+def expand(name: str, version_of: Callable[[str], str | None] = provenance.framework_version,
+           **overrides) -> list[RunConfig]:
     """The profile's configurations (framework × mode × batch size × seed) after overrides.
 
-    Overrides with value None are ignored. Modes a framework lacks (JAX has no eager) are left out. A
-    device-sized profile (quick) takes the sizes of the requested device (``data_sizes``). Tuning variables set
-    in the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration,
-    so a tuned run never resumes, replaces or averages with an out-of-the-box one.
+    Overrides with value None are ignored; a profile without ``frameworks`` means all of them. Modes a framework
+    does not train in (JAX has no eager) are left out. A device-sized profile (quick) takes the sizes of the
+    requested device (``data_sizes``). ``version_of(framework)`` is the framework's version in the interpreter
+    that will run it (default: this one), part of the configuration. Tuning variables set in the environment
+    (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration, so a tuned run never
+    resumes, replaces or averages with an out-of-the-box one.
     """
     given = {k: v for k, v in overrides.items() if v is not None}
-    spec = {**profile(name), **given}
+    spec = {"frameworks": FRAMEWORKS, **profile(name), **given}
     train_images, test_images, sized_for = data_sizes(profile(name), given)
-    tuning = tuple(provenance.tuning_environment().items())
+    tuning = tuple(tuning_environment().items())
+    versions = {key: version_of(key) for key in spec["frameworks"]}
     configs = []
-    for framework, mode, batch, seed in itertools.product(spec["frameworks"], spec["modes"], spec["batch_sizes"],
-                                                          spec["seeds"]):
-        if mode not in MODES[framework]:
+    for key, mode, batch, seed in itertools.product(spec["frameworks"], spec["modes"], spec["batch_sizes"],
+                                                    spec["seeds"]):
+        if mode not in framework(key).training_modes:
             continue
-        configs.append(RunConfig(framework=framework, mode=mode, batch_size=batch, seed=seed, profile=name,
-                                 dataset=spec["dataset"], epochs=spec["epochs"], train_images=train_images,
-                                 test_images=test_images, device=spec.get("device", "auto"), tuning=tuning,
-                                 sized_for=sized_for))
+        configs.append(RunConfig(framework=key, framework_version=versions[key], mode=mode, batch_size=batch,
+                                 seed=seed, profile=name, dataset=spec["dataset"], epochs=spec["epochs"],
+                                 train_images=train_images, test_images=test_images,
+                                 device=spec.get("device", "auto"), tuning=tuning, sized_for=sized_for))
     return configs

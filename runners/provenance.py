@@ -6,36 +6,20 @@ import hashlib
 import json
 import os
 import platform
-import re
 import subprocess
-from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
 import psutil
 
-#: distributions whose versions every record carries (None when not installed)
-KEY_PACKAGES = ("torch", "tensorflow", "tensorflow-cpu", "keras", "jax", "jaxlib", "flax", "optax", "numpy")
+from fwbench.frameworks import REGISTRY, framework
+from fwbench.slug import slug
+
+#: distributions whose versions every record carries (None when not installed): the frameworks' own, then the
+#: libraries they train through here
+KEY_PACKAGES = (*(d for f in REGISTRY.values() for d in f.distributions), "keras", "jaxlib", "flax", "optax", "numpy")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-#: environment variables that change how a framework compiles or threads: a run made with any of them
-#: set is not out of the box, so its configuration (and record id) carries them
-TUNING_VARIABLES = ("XLA_FLAGS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                    "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "NVIDIA_TF32_OVERRIDE",
-                    "JAX_DEFAULT_MATMUL_PRECISION")
-TUNING_PREFIXES = ("TORCHINDUCTOR_", "TORCHDYNAMO_", "TORCH_COMPILE_")
-
-
-def utc_now() -> str:
-    """The current UTC time as an ISO 8601 string with a ``Z`` suffix."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def tuning_environment() -> dict[str, str]:
-    """The tuning variables set in this environment (cache locations, which change no code, left out)."""
-    return {name: value for name, value in sorted(os.environ.items())
-            if (name in TUNING_VARIABLES or name.startswith(TUNING_PREFIXES)) and not name.endswith("_CACHE_DIR")}
 
 
 def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | None]:
@@ -49,13 +33,10 @@ def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | N
     return versions
 
 
-#: the distributions that may provide each framework, first installed wins
-FRAMEWORK_DISTRIBUTIONS = {"torch": ("torch",), "tensorflow": ("tensorflow", "tensorflow-cpu"), "jax": ("jax",)}
-
-
-def framework_version(framework: str) -> str | None:
-    """The installed version of a framework (None when not installed), without importing it."""
-    versions = package_versions(FRAMEWORK_DISTRIBUTIONS[framework])
+def framework_version(name: str) -> str | None:
+    """The version of framework ``name`` installed in this interpreter (None when not installed), without
+    importing it: the version of the first of its distributions that is installed."""
+    versions = package_versions(framework(name).distributions)
     return next((v for v in versions.values() if v), None)
 
 
@@ -129,11 +110,6 @@ def nvidia_info() -> dict | None:
 def _text(value: str | bytes) -> str:
     """Older nvidia-ml-py releases return bytes."""
     return value.decode() if isinstance(value, bytes) else value
-
-
-def slug(text: str) -> str:
-    """Lower-case ``text`` into a file-name-safe identifier."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
 
 
 def hardware_info() -> dict:

@@ -17,8 +17,8 @@ arguments too, so nothing comes from the machine that runs the test). An article
         framework_memory={"allocator_peak_bytes": 3 << 30, "allocator_reserved_bytes": 4 << 30},
         nvml_peak_bytes=5 << 30, host_self_peak_bytes=2 << 30, host_children_peak_bytes=0, data_bytes=630_000_000,
         load=machine_load.load_section(quiet, quiet, waited_seconds=0.0), run_order=run_order(3, 40))
-    record = ok_record(config, hardware, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", "2.4.1",
-                       measured, software=software, command=["runners", "run", "--profile", "article"])
+    record = ok_record(config, hardware, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", measured,
+                       software=software, command=["runners", "run", "--profile", "article"])
 
 ``hardware`` has ``provenance.hardware_info()``'s shape with the GPU's fields (device_kind "gpu", device_name
 "NVIDIA GeForce RTX 4090", …); ``software`` has ``provenance.software_info()``'s.
@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fwbench.timestamps import utc_now
 from runners import arch, provenance, schedule
 from runners.host_memory import BASIS as HOST_PEAK_BASIS
 from runners.profiles import RunConfig
@@ -97,17 +98,17 @@ def peak_flops(device_name: str | None, precision: str = "float32") -> float | N
 
 
 def base_record(config: RunConfig, hardware: dict, software: dict, started_at: str, finished_at: str,
-                version: str | None, command: list[str], run_order: dict | None = None) -> dict:
+                command: list[str], run_order: dict | None = None) -> dict:
     """A record with provenance filled and every measurement section empty."""
     return {"schema": SCHEMA, "record_id": config.record_id, "status": "error",
-            "framework": {"name": config.framework, "version": version, "mode": config.mode},
+            "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
             "config": config_section(config, run_order), "model": model_section(), "hardware": hardware,
             "software": software, "timing": None, "memory": None, "accuracy": None, "mfu": None, "load": None,
             "failure": None, "started_at": started_at, "finished_at": finished_at, "command": list(command)}
 
 
-def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: str, version: str | None,
-              measured: Measured, *, software: dict, command: list[str]) -> dict:
+def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: str, measured: Measured, *,
+              software: dict, command: list[str]) -> dict:
     """The record of a run that finished (status ok), computed from its raw measurements alone.
 
     Derived figures: seconds per epoch and images/s from the median epoch; step time median and p90 over the
@@ -115,8 +116,7 @@ def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: s
     device_peaks.json for a GPU whose peak is known, else null. ValueError when the windows do not add up to the
     configuration's steps.
     """
-    record = base_record(config, hardware, software, started_at, finished_at, version, command,
-                         measured.run_order)
+    record = base_record(config, hardware, software, started_at, finished_at, command, measured.run_order)
     steps = record["config"]["steps_per_epoch"]
     if len(measured.window_steps) != len(measured.window_step_seconds) or \
             sum(measured.window_steps) != steps * len(measured.epoch_seconds):
@@ -151,14 +151,13 @@ def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: s
 
 
 def failed_record(config: RunConfig, hardware: dict, started_at: str, status: str, exception_type: str | None,
-                  message: str | None, stderr_tail: str | None = None, exit_code: int | None = None,
-                  version: str | None = None, *, run_order: dict | None = None, load: dict | None = None) -> dict:
+                  message: str | None, stderr_tail: str | None = None, exit_code: int | None = None, *,
+                  run_order: dict | None = None, load: dict | None = None) -> dict:
     """The record of a run that ended in ``status`` (oom, error or timeout), finishing now: failures are data.
 
     ``load`` is the machine's load as far as the run sampled it (None when it died before sampling).
     """
-    record = base_record(config, hardware, provenance.software_info(), started_at, provenance.utc_now(), version,
-                         sys.argv, run_order)
+    record = base_record(config, hardware, provenance.software_info(), started_at, utc_now(), sys.argv, run_order)
     tail = stderr_tail[-STDERR_TAIL_CHARS:] if stderr_tail else stderr_tail
     record.update(status=status, load=load, failure={"exception_type": exception_type, "message": message,
                                                      "stderr_tail": tail, "exit_code": exit_code})

@@ -1,4 +1,4 @@
-"""One configuration, measured in this process as DESIGN.md's training protocol defines it.
+"""One configuration, measured in this process as docs/design.md ("The training protocol", "Measuring") defines it.
 
 Per epoch: the batches are made (NumPy) and placed on the device *before* the clock starts; the clock
 covers the training steps only, with a device sync at both ends and at the end of each timing window
@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from fwbench.timestamps import utc_now
 from runners import arch, data, machine_load, provenance, schedule
+from runners.frameworks.trainer import Trainer, make_trainer, trainer_class
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
 from runners.profiles import RunConfig
@@ -64,7 +66,7 @@ def window_sizes(steps: int) -> list[int]:
     return [size + 1] * longer + [size] * (count - longer)
 
 
-def timed_epoch(trainer, batches: list, rates: np.ndarray) -> tuple[float, list[float], list]:
+def timed_epoch(trainer: Trainer, batches: list, rates: np.ndarray) -> tuple[float, list[float], list]:
     """Run one epoch of steps; return (seconds, per-step seconds of each window of ``window_sizes``, step
     outputs)."""
     window_ends = set(np.cumsum(window_sizes(len(batches))).tolist())
@@ -81,7 +83,7 @@ def timed_epoch(trainer, batches: list, rates: np.ndarray) -> tuple[float, list[
     return last - start, step_times, outputs
 
 
-def evaluate(trainer, test_batches: list, labels: np.ndarray) -> tuple[float, float]:
+def evaluate(trainer: Trainer, test_batches: list, labels: np.ndarray) -> tuple[float, float]:
     """Test loss and accuracy over the real (unpadded) test images."""
     logits = np.concatenate([trainer.logits(x) for x, _ in test_batches])[: len(labels)]
     return data.loss_and_accuracy(logits, labels)
@@ -123,15 +125,13 @@ def _measure_in_fresh_caches(config: RunConfig, data_dir: Path | None, progress:
 
 def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None,
              load: _LoadWatch) -> dict:
-    started_at = provenance.utc_now()
+    started_at = utc_now()
     load.begin()
     dataset = data.load(config.dataset, data_dir, config.train_images, config.test_images, progress=progress)
-    from runners.frameworks import trainer_class  # imports the framework: after the environment is set
-
-    trainer_cls = trainer_class(config.framework)
+    trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
     weights = arch.init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
-        trainer = trainer_cls(weights, mode=config.mode, device=config.device)
+        trainer = make_trainer(config.framework, weights, config.mode, config.device)
         steps = len(dataset.train_images) // config.batch_size
         rates = schedule.learning_rates(config.batch_size, steps * config.epochs)
         # evaluation batches no larger than the test set: padding a 128-image test set to 256 wastes time
@@ -173,14 +173,14 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order
                         epochs=epochs, framework_memory=trainer.memory(), nvml_peak_bytes=nvml.peak_bytes,
                         host_self_peak_bytes=host.self_peak_bytes, host_children_peak_bytes=host.children_peak_bytes,
                         data_bytes=data_bytes, load=load.section(), run_order=run_order)
-    return ok_record(config, hardware, started_at, provenance.utc_now(), provenance.framework_version(config.framework),
-                     measured, software=provenance.software_info(), command=sys.argv)
+    return ok_record(config, hardware, started_at, utc_now(), measured, software=provenance.software_info(),
+                     command=sys.argv)
 
 
 def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: bool = True,
                     run_order: dict | None = None, quiet_wait_s: float = 0.0) -> dict:
     """``measure``, turning an exception into a failed record (status oom or error) instead of a crash."""
-    started_at = provenance.utc_now()
+    started_at = utc_now()
     load = _LoadWatch(quiet_wait_s)
     try:
         return _measure_in_fresh_caches(config, data_dir, progress, run_order, load)
@@ -189,6 +189,4 @@ def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: b
     except Exception as exc:  # any framework error is a result: record it
         return failed_record(config, provenance.hardware_info(), started_at,
                              "oom" if is_out_of_memory(exc) else "error", type(exc).__name__, str(exc)[:2000],
-                             stderr_tail=traceback.format_exc(),
-                             version=provenance.framework_version(config.framework), run_order=run_order,
-                             load=load.section())
+                             stderr_tail=traceback.format_exc(), run_order=run_order, load=load.section())

@@ -17,19 +17,13 @@ from runners import arch
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
 
-def make_optimizer() -> optax.GradientTransformation:
-    # inject_hyperparams makes the learning rate an input of each step instead of a constant.
-    return optax.inject_hyperparams(lambda learning_rate: optax.chain(
-        optax.add_decayed_weights(arch.WEIGHT_DECAY),
-        optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)))(learning_rate=0.0)
-
-
 class Trainer:
-    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+    """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``).
+
+    ``mode`` is always ``compiled`` (``make_trainer`` checks it): JAX trains only through ``jax.jit``.
+    """
 
     def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
-        if mode != "compiled":
-            raise ValueError(f"--mode {mode}: JAX trains only through jax.jit (mode 'compiled')")
         # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
         jax.config.update("jax_default_matmul_precision", "highest")
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
@@ -41,14 +35,20 @@ class Trainer:
         # Shapes only: every variable is overwritten by ``restore``, and NNX's eager initialisers would
         # compile one kernel per distinct shape (about 9 s on a 2-core CPU) for values thrown away.
         self.model = nnx.eval_shape(lambda: ResNet18(nnx.Rngs(0)))
-        self.tx = make_optimizer()
         self.model.eval()
         self.eval_graph = nnx.graphdef(self.model)
         self.model.train()
         self.graph = nnx.graphdef(self.model)
+        # inject_hyperparams makes the learning rate an input of each step instead of a constant
+        self.optimizer = optax.inject_hyperparams(lambda learning_rate: optax.chain(
+            optax.add_decayed_weights(arch.WEIGHT_DECAY),
+            optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)))(learning_rate=0.0)
         self.restore(weights)
         self.step_fn = jax.jit(self._step, donate_argnums=(0, 1, 2))
-        self.forward_fn = jax.jit(self._forward, static_argnums=3)
+        self.logits_fn = jax.jit(self._logits, static_argnums=3)
+
+    def _reset_optimizer(self) -> None:
+        self.opt_state = jax.device_put(self.optimizer.init(self.params), self.device)
 
     def _step(self, params, stats, opt_state, x, y, lr):
         def loss_fn(params, stats):  # stats as an argument: BN updates them inside the grad trace
@@ -59,12 +59,12 @@ class Trainer:
 
         (loss, (logits, new_stats)), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, stats)
         opt_state.hyperparams["learning_rate"] = lr
-        updates, opt_state = self.tx.update(grads, opt_state, params)
+        updates, opt_state = self.optimizer.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
         correct = jnp.sum(jnp.argmax(logits, axis=1) == y)
         return params, new_stats, opt_state, loss, correct
 
-    def _forward(self, params, stats, x, training):
+    def _logits(self, params, stats, x, training):
         model = nnx.merge(self.graph if training else self.eval_graph, params, stats)
         return model(x), nnx.pure(nnx.state(model, nnx.BatchStat))
 
@@ -80,32 +80,36 @@ class Trainer:
         return loss, correct
 
     def logits(self, x: jax.Array, training: bool = False) -> np.ndarray:
-        """Forward pass only; ``training`` uses batch statistics (and updates the running ones, like
+        """Forward pass only, jitted; ``training`` uses batch statistics (and updates the running ones, like
         training does)."""
-        logits, self.stats = self.forward_fn(self.params, self.stats, x, training)
+        logits, self.stats = self.logits_fn(self.params, self.stats, x, training)
         return np.asarray(logits)
 
     def sync(self) -> None:
+        """Wait until the training state is computed."""
         jax.block_until_ready((self.params, self.stats, self.opt_state))
 
     def weights(self) -> dict[str, np.ndarray]:
+        """The canonical weights and BN statistics."""
         nnx.update(self.model, self.params, self.stats)
         return export_weights(self.model)
 
     def restore(self, weights: dict[str, np.ndarray]) -> None:
-        """Load ``weights`` and start the optimizer afresh (used to undo the compile warm-up step)."""
+        """Load ``weights`` and start the optimizer afresh."""
         load_weights(self.model, {k: v.astype(self.dtype) for k, v in weights.items()})
         _, params, stats = nnx.split(self.model, nnx.Param, nnx.BatchStat)
         # plain arrays, not Variables: the step merges them into fresh modules inside its own trace
         self.params, self.stats = jax.device_put(nnx.pure((params, stats)), self.device)
-        self.opt_state = jax.device_put(self.tx.init(self.params), self.device)
+        self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
+        """The device allocator's peak and reserved bytes, where the backend reports them."""
         stats = self.device.memory_stats() or {}
         return {"allocator_peak_bytes": stats.get("peak_bytes_in_use"),
                 "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved"))}
 
     def device_info(self) -> dict:
+        """The device and, on a GPU, the CUDA and cuDNN jaxlib loaded."""
         on_gpu = self.device.platform == "gpu"
         cuda = cudnn = None
         if on_gpu:

@@ -1,4 +1,8 @@
-"""Training step in PyTorch: SGD with momentum and coupled weight decay (PyTorch's own semantics)."""
+"""Training step in PyTorch: SGD with momentum and coupled weight decay (PyTorch's own semantics).
+
+Compiled mode compiles the model, as PyTorch recommends (``torch.compile(model)``); the optimizer step stays
+eager.
+"""
 
 from __future__ import annotations
 
@@ -11,27 +15,27 @@ from runners.frameworks.torch_model import ResNet18, export_weights, load_weight
 
 
 class Trainer:
-    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+    """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
     def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
-        gpu = torch.cuda.is_available()
-        if device == "gpu" and not gpu:
-            raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
-        self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
         # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cudnn.benchmark = True  # PyTorch's performance guide: fixed shapes → autotune once
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
+        gpu = torch.cuda.is_available()
+        if device == "gpu" and not gpu:
+            raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
+        self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
         self.model = ResNet18().to(self.device, self.dtype)
-        load_weights(self.model, weights)
         self.model.train()
-        self.forward = torch.compile(self.model) if mode == "compiled" else self.model
-        self.optimizer = self._new_optimizer()
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM,
+                                         weight_decay=arch.WEIGHT_DECAY)
+        self.restore(weights)
+        self.train_forward = torch.compile(self.model) if mode == "compiled" else self.model
 
-    def _new_optimizer(self) -> torch.optim.SGD:
-        return torch.optim.SGD(self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM,
-                               weight_decay=arch.WEIGHT_DECAY)
+    def _reset_optimizer(self) -> None:
+        self.optimizer.state.clear()  # no momentum buffers: the next step starts them from its gradients
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Per-step (NCHW images, labels) resident on the device."""
@@ -44,15 +48,15 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.optimizer.zero_grad(set_to_none=True)
-        logits = self.forward(x)
+        logits = self.train_forward(x)
         loss = F.cross_entropy(logits, y)
         loss.backward()
         self.optimizer.step()
         return loss.detach(), (logits.argmax(dim=1) == y).sum()
 
     def logits(self, x: torch.Tensor, training: bool = False) -> np.ndarray:
-        """Forward pass only; ``training`` uses batch statistics (and updates the running ones, like
-        training does). Evaluation is outside the clock, so it runs the eager model."""
+        """Forward pass only, through the eager model; ``training`` uses batch statistics (and updates the running
+        ones, like training does)."""
         self.model.train(training)
         with torch.no_grad():
             logits = self.model(x).cpu().numpy()
@@ -60,24 +64,28 @@ class Trainer:
         return logits
 
     def sync(self) -> None:
+        """Wait for the device's queue to drain."""
         if self.device.type == "cuda":
             torch.cuda.synchronize()
 
     def weights(self) -> dict[str, np.ndarray]:
+        """The canonical weights and BN statistics."""
         return export_weights(self.model)
 
     def restore(self, weights: dict[str, np.ndarray]) -> None:
-        """Load ``weights`` and start the optimizer afresh (used to undo the compile warm-up step)."""
+        """Load ``weights`` and start the optimizer afresh."""
         load_weights(self.model, weights)
-        self.optimizer = self._new_optimizer()
+        self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
+        """The caching allocator's peaks on a GPU; nothing on a CPU."""
         if self.device.type != "cuda":
             return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
         return {"allocator_peak_bytes": torch.cuda.max_memory_allocated(),
                 "allocator_reserved_bytes": torch.cuda.max_memory_reserved()}
 
     def device_info(self) -> dict:
+        """The device, the CUDA and cuDNN PyTorch runs on there, and its intra-op threads."""
         on_gpu = self.device.type == "cuda"
         return {"device_kind": "gpu" if on_gpu else "cpu",
                 "device_name": torch.cuda.get_device_name(0) if on_gpu else None,

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-FRAMEWORKS = ("torch", "tensorflow", "jax")
+from fwbench.frameworks import FRAMEWORKS, REGISTRY, framework
+
 BUGS = ("dense_shape", "dtype", "loss_shape", "nan")
-#: every framework has both: torch.compile, tf.function(jit_compile=True), jax.jit; and op-by-op execution
-MODES = ("eager", "compiled")
+#: every mode any framework is probed in (its ``probe_modes``): unlike training, the probes run JAX op by op too
+MODES = tuple(dict.fromkeys(mode for entry in REGISTRY.values() for mode in entry.probe_modes))
 
 PROGRAMS_DIR = Path(__file__).resolve().parent / "programs"
 REPO_ROOT = PROGRAMS_DIR.parent.parent.parent
@@ -29,10 +30,9 @@ EXPECTED_TOKENS = {
     "nan": ("nan",),
 }
 
-#: the layer a helpful message names (the name the probe program gives it); None where no layer is at fault
+#: the layer a helpful message names (the name the probe program gives it); None where no layer is at fault.
+#: Naming the layer's class in the framework (the registry's ``layer_class``) also counts as naming the layer.
 LAYER_NAMES = {"dense_shape": "head", "dtype": "body", "loss_shape": None, "nan": None}
-#: the class of that layer in each framework: naming the class also counts as naming the layer
-LAYER_CLASSES = {"torch": "Linear", "tensorflow": "Dense", "jax": "Linear"}
 
 
 @dataclass(frozen=True)
@@ -58,15 +58,16 @@ class ProbeSpec:
 
 
 def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, True)) -> list[ProbeSpec]:
-    """Every probe in the given subsets, in a stable order (framework, bug, mode, tooling)."""
+    """Every probe in the given subsets, in a stable order (framework, bug, mode, tooling); a mode a framework
+    is not probed in is left out for it."""
     specs = []
-    for framework in frameworks:
+    for name in frameworks:
         for bug in bugs:
-            for mode in modes:
+            for mode in (m for m in modes if m in framework(name).probe_modes):
                 if bug == "nan":
-                    specs.extend(ProbeSpec(framework, bug, mode, on) for on in tooling)
+                    specs.extend(ProbeSpec(name, bug, mode, on) for on in tooling)
                 else:
-                    specs.append(ProbeSpec(framework, bug, mode))
+                    specs.append(ProbeSpec(name, bug, mode))
     return specs
 
 

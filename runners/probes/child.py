@@ -17,6 +17,9 @@ import time
 import traceback
 import warnings
 
+from fwbench.frameworks import FRAMEWORKS
+from runners.probes.catalog import BUGS, MODES
+
 RESULT_PREFIX = "FWBENCH_PROBE_RESULT "
 #: warnings kept per probe; a probe that warns in a loop must not flood the record
 MAX_WARNINGS = 20
@@ -81,9 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse the probe, keep stdout clean for the result line, run it and print the line."""
     parser = argparse.ArgumentParser(prog="python -m runners.probes.child",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--framework", required=True, choices=("torch", "tensorflow", "jax"))
-    parser.add_argument("--bug", required=True, choices=("dense_shape", "dtype", "loss_shape", "nan"))
-    parser.add_argument("--mode", required=True, choices=("eager", "compiled"))
+    parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    parser.add_argument("--bug", required=True, choices=BUGS)
+    parser.add_argument("--mode", required=True, choices=MODES)
     parser.add_argument("--tooling", default="off", choices=("on", "off"))
     args = parser.parse_args(argv)
     result_fd = os.dup(1)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from fwbench.cliargs import EXIT_OK, add_frameworks_flag, csv_of, ensure_writable, examples, positive_float
 from fwbench.progress import progress_bar
 from fwbench.records import write_record
+from fwbench.timestamps import utc_now
 from runners import provenance
 from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
 from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs
@@ -19,31 +21,16 @@ DEFAULT_OUT = Path("results/probes")
 TOOLING_CHOICES = {"on": True, "off": False}
 
 
-class UsageError(ValueError):
-    """Bad command-line input; the message names the flag."""
-
-
-def parse_choices(flag: str, values: list[str] | None, allowed) -> tuple:
-    """The chosen subset of ``allowed`` from repeated or comma-separated ``values`` (all when none given)."""
-    if not values:
-        return tuple(allowed)
-    chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
-    unknown = [v for v in chosen if v not in allowed]
-    if unknown or not chosen:
-        raise UsageError(f"{flag}: unknown value {', '.join(map(repr, unknown)) or repr('')}; "
-                         f"choose from {', '.join(allowed)}")
-    return tuple(a for a in allowed if a in chosen)
+def chosen(values: list[str] | None, allowed: tuple) -> tuple:
+    """The values of a filter in ``allowed``'s order; all of ``allowed`` when the filter was not given."""
+    return tuple(a for a in allowed if not values or a in values)
 
 
 def selected_specs(args: argparse.Namespace) -> list[ProbeSpec]:
-    """The probes the filters select; raises UsageError naming the bad flag."""
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
-    tooling = parse_choices("--tooling", args.tooling, tuple(TOOLING_CHOICES))
-    return all_specs(frameworks=parse_choices("--framework", args.framework, FRAMEWORKS),
-                     bugs=parse_choices("--bug", args.bug, BUGS),
-                     modes=parse_choices("--mode", args.mode, MODES),
-                     tooling=tuple(TOOLING_CHOICES[t] for t in tooling))
+    """The probes the filters select."""
+    return all_specs(frameworks=chosen(args.frameworks, FRAMEWORKS), bugs=chosen(args.bug, BUGS),
+                     modes=chosen(args.mode, MODES),
+                     tooling=tuple(TOOLING_CHOICES[t] for t in chosen(args.tooling, tuple(TOOLING_CHOICES))))
 
 
 def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -58,10 +45,10 @@ def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIM
     bar = progress_bar(specs, enabled=progress, desc="probes", unit="probe")
     for number, spec in enumerate(bar, 1):
         bar.set_postfix_str(spec.label)
-        started_at = provenance.utc_now()
+        started_at = utc_now()
         capture = run_child(spec, timeout_s)
         record = build_record(spec, capture, machine_id=machine_id, software=software, started_at=started_at,
-                              finished_at=provenance.utc_now())
+                              finished_at=utc_now())
         write_record(out / machine_id / f"{spec.record_id}.json", record)
         records.append(record)
         tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
@@ -94,16 +81,12 @@ def summary_table(records: list[dict]) -> str:
 
 def cmd_probes(args: argparse.Namespace) -> int:
     """Run the selected probes, write their records and print the summary table."""
-    try:
-        specs = selected_specs(args)
-    except UsageError as exc:
-        print(f"runners probes: {exc}", file=sys.stderr)
-        return 2
-    records = run_probes(specs, Path(args.out), args.timeout, progress=not args.no_progress)
+    ensure_writable(args.out)
+    records = run_probes(selected_specs(args), args.out, args.timeout, progress=not args.no_progress)
     print(summary_table(records))
     if records:
-        print(f"\n{len(records)} records written under {Path(args.out) / records[0]['machine_id']}")
-    return 0
+        print(f"\n{len(records)} records written under {args.out / records[0]['machine_id']}")
+    return EXIT_OK
 
 
 def register(subparsers) -> None:
@@ -119,18 +102,18 @@ def register(subparsers) -> None:
             "framework's verbatim error, its traceback and a debuggability score. Filters take repeated or "
             "comma-separated values."
         ),
+        **examples("runners probes", "runners probes --frameworks torch,jax --bug nan --tooling on"),
     )
-    parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                         help=f"directory for the records, one subfolder per machine (default: {DEFAULT_OUT})")
-    parser.add_argument("--framework", action="append", metavar="NAME",
-                        help=f"only these frameworks: {', '.join(FRAMEWORKS)} (default: all)")
-    parser.add_argument("--bug", action="append", metavar="BUG",
+    add_frameworks_flag(parser, old_spellings=("--framework",))
+    parser.add_argument("--bug", action="extend", type=csv_of(str, BUGS), metavar="BUG",
                         help=f"only these bugs: {', '.join(BUGS)} (default: all)")
-    parser.add_argument("--mode", action="append", metavar="MODE",
+    parser.add_argument("--mode", action="extend", type=csv_of(str, MODES), metavar="MODE",
                         help=f"only these modes: {', '.join(MODES)} (default: all)")
-    parser.add_argument("--tooling", action="append", metavar="ON_OFF",
+    parser.add_argument("--tooling", action="extend", type=csv_of(str, tuple(TOOLING_CHOICES)), metavar="ON_OFF",
                         help="NaN probe only: run with the framework's NaN tooling on, off (default: both)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help="stop a probe after this many seconds and record it as a timeout "
                         f"(default: {DEFAULT_TIMEOUT_S:g})")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

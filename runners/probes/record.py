@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
+from fwbench.frameworks import framework
 from runners.probes import analysis, rubric
-from runners.probes.catalog import (
-    EXPECTED_TOKENS,
-    LAYER_CLASSES,
-    LAYER_NAMES,
-    ProbeSpec,
-    planted_line,
-    program_path,
-    relative_to_repo,
-)
+from runners.probes.catalog import EXPECTED_TOKENS, LAYER_NAMES, ProbeSpec, planted_line, program_path, relative_to_repo
 
 SCHEMA = "fwbench.probe/1"
 
 
-#: the distributions that carry each framework's version, for probes that died before reporting it
-FRAMEWORK_DISTRIBUTIONS = {
-    "torch": ("torch",),
-    "tensorflow": ("tensorflow", "tensorflow-cpu"),
-    "jax": ("jax",),
-}
-
-
-def installed_version(framework: str, software: dict) -> str | None:
-    """The framework's installed version from the record's software block, or None."""
+def installed_version(name: str, software: dict) -> str | None:
+    """Framework ``name``'s installed version from the record's software block (the first of its distributions
+    there), or None: for probes that died before reporting it."""
     packages = software.get("packages", {})
-    return next((packages[d] for d in FRAMEWORK_DISTRIBUTIONS[framework] if packages.get(d)), None)
+    return next((packages[d] for d in framework(name).distributions if packages.get(d)), None)
 
 
 def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: dict, started_at: str,
@@ -52,7 +38,8 @@ def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: d
     tokens = list(EXPECTED_TOKENS[spec.bug])
     layer_name = LAYER_NAMES[spec.bug]
     names_shapes = analysis.names_all_tokens(message_clean, tokens)
-    names_layer = analysis.names_layer(message_clean, layer_name, LAYER_CLASSES[spec.framework])
+    layer_class = framework(spec.framework).layer_class
+    names_layer = analysis.names_layer(message_clean, layer_name, layer_class)
     traceback_lines = analysis.count_lines(trace_clean)
     return {
         "schema": SCHEMA,
@@ -79,7 +66,7 @@ def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: d
         "points_to_file": points_to_file,
         "points_to_line": points_to_line,
         "layer_name": layer_name,
-        "layer_class": LAYER_CLASSES[spec.framework] if layer_name else None,
+        "layer_class": layer_class if layer_name else None,
         "names_layer": names_layer,
         "seconds_to_error": capture.get("seconds_to_error"),
         "import_seconds": capture.get("import_seconds"),

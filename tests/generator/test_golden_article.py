@@ -48,7 +48,8 @@ def accuracies(mean: float, std: float) -> list[float]:
 
 def article_run(framework: str, batch_size: int, seed: int, position: int) -> dict:
     """One run as ``runners run --profile article`` records it, with the article's figures injected."""
-    (config,) = expand("article", frameworks=[framework], modes=["compiled"], batch_sizes=[batch_size], seeds=[seed])
+    (config,) = expand("article", frameworks=[framework], modes=["compiled"], batch_sizes=[batch_size], seeds=[seed],
+                       version_of=VERSIONS.get)
     steps = config.train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     seconds = ARTICLE["speed"]["table"][str(batch_size)][framework] * (1 + JITTER[seed])
@@ -62,8 +63,8 @@ def article_run(framework: str, batch_size: int, seed: int, position: int) -> di
         nvml_peak_bytes=round(ARTICLE["memory"]["table"][str(batch_size)][framework] * 2**20 * (1 + JITTER[seed])),
         host_self_peak_bytes=1 << 30, host_children_peak_bytes=0, data_bytes=630_000_000,
         load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0), run_order=record.run_order(position, 60))
-    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:05:00.000Z",
-                     VERSIONS[framework], measured, software=SOFTWARE,
+    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:05:00.000Z", measured,
+                     software=SOFTWARE,
                      command=["runners", "matrix", "--profile", "article", "--dataset", "cifar10"])
 
 
@@ -78,7 +79,7 @@ def claims_rows(tmp_path_factory) -> list[dict]:
                 position += 1
                 rec = article_run(framework, batch_size, seed, position)
                 (config,) = expand("article", frameworks=[framework], modes=["compiled"], batch_sizes=[batch_size],
-                                   seeds=[seed])
+                                   seeds=[seed], version_of=VERSIONS.get)
                 write_record(record_path(root / "results" / "runs", rec["hardware"]["machine_id"], config), rec)
     site = root / "site"
     assert generator_main(["build", "--results", str(root / "results"), "--site-dir", str(site)]) == 0

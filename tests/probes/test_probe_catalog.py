@@ -5,10 +5,11 @@ import sys
 
 import pytest
 
+from fwbench.frameworks import FRAMEWORKS
 from runners.probes import catalog
 
 
-@pytest.mark.parametrize("framework", catalog.FRAMEWORKS)
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 @pytest.mark.parametrize("bug", catalog.BUGS)
 def test_each_program_marks_each_bug_once(framework, bug):
     line = catalog.planted_line(framework, bug)
@@ -36,7 +37,7 @@ def test_full_matrix_is_thirty_probes_with_unique_ids():
 
 
 def test_the_parent_never_imports_a_framework():
-    # only the child process imports torch, tensorflow or jax (DESIGN.md: one framework per process)
+    # only the child process imports torch, tensorflow or jax (docs/design.md: one framework per process)
     code = ("import sys, runners.cli, runners.probes.cli; "
             "print(sorted({'torch', 'tensorflow', 'jax'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import read_record, validate
-from runners import cli, matrix, profiles
+from runners import cli, data, matrix, profiles, provenance, run
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 
@@ -125,6 +126,8 @@ def test_framework_missing_from_an_interpreter_is_skipped_not_a_crash(tmp_path):
     (["matrix", "--batch-sizes", "32,-1"], "--batch-sizes"),
     (["matrix", "--frameworks", "torch,caffe"], "--frameworks"),
     (["matrix", "--python", "torch"], "--python"),
+    (["matrix", "--timeout", "0"], "--timeout"),
+    (["matrix", "--modes", "lazy"], "--modes"),
 ])
 def test_usage_errors_name_the_flag_exit_2_and_write_nothing(tmp_path, args, flag, capsys):
     out = tmp_path / "out"
@@ -150,6 +153,54 @@ def test_framework_not_installed_is_a_usage_error(monkeypatch, tmp_path, capsys)
     assert not any(tmp_path.iterdir())
 
 
+def test_data_that_cannot_be_had_is_a_failure_not_a_usage_error(monkeypatch, tmp_path, capsys):
+    def no_data(*args, **kwargs):
+        raise data.DataError("could not download CIFAR-10")
+
+    monkeypatch.setattr(run, "measure_or_fail", no_data)
+    assert cli.main(["run", "--framework", "jax", "--out", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "runners run: error: could not download CIFAR-10\n"
+
+
+@pytest.mark.parametrize("command", ["run", "matrix", "env", "probes"])
+def test_every_subcommand_helps_with_examples(capsys, command):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([command, "--help"])
+    assert exit_info.value.code == 0
+    help_text = capsys.readouterr().out
+    examples = help_text[help_text.index("\nexamples:\n"):].splitlines()[2:]
+    assert examples and all(line.startswith(f"  runners {command}") for line in examples)
+
+
+def test_an_interpreter_is_asked_once_for_its_framework_and_version(tmp_path):
+    asked = tmp_path / "asked"
+    python = fake_python(tmp_path, "exit 1")
+    python.write_text(f'#!/usr/bin/env bash\necho "${{@: -2}}" >> {asked}\necho 9.9.9\n')  # module, distribution
+    executor = matrix.LocalExecutor(pythons={"jax": str(python)})
+    configs = profiles.expand("smoke", version_of=executor.framework_version, frameworks=["jax"])
+    assert executor.installation("jax") == matrix.Installation(True, "9.9.9") and executor.available("jax")
+    assert {c.framework_version for c in configs} == {"9.9.9"}
+    assert asked.read_text().splitlines() == ["flax.nnx jax"]
+
+
+def test_the_matrix_asks_for_the_version_the_run_will_record():
+    executor = matrix.LocalExecutor()  # this interpreter, asked as if it were another one
+    for name in FRAMEWORKS:
+        assert executor.framework_version(name) == provenance.framework_version(name), name
+
+
+def test_a_record_of_another_framework_version_is_not_resumed(monkeypatch, tmp_path):
+    (config,) = profiles.expand("smoke", version_of={"jax": "0.4.26"}.get, frameworks=["jax"])
+    path = matrix.record_path(tmp_path, matrix.expected_machine_id(config.device), config)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    found = {"status": "ok", "framework": {"name": "jax", "version": "0.4.26", "mode": "compiled"}}
+    monkeypatch.setattr(matrix, "read_record", lambda path, kind: found)
+    assert matrix.completed(config, tmp_path) is found
+    found["framework"]["version"] = "0.10.2"
+    assert matrix.completed(config, tmp_path) is None
+
+
 def test_profiles_expand_and_name_records_stably():
     quick = profiles.expand("quick")
     assert len(quick) == 12 and {c.batch_size for c in quick} == {32, 64, 128, 256}
@@ -166,19 +217,6 @@ def test_env_prints_provenance_json():
     assert info["tuning_environment"]["XLA_FLAGS"] == "--xla_cpu_enable_fast_math=false"
     assert info["hardware"]["machine_id"] and info["hardware"]["cpu_threads"] >= 1
     assert set(info["software"]) >= {"python", "os", "packages", "git_commit"}
-
-
-def test_time_breakdown_splits_the_span_of_sequential_runs():
-    def run(start: str, end: str, first: float, compile_s: float, epochs: list[float], status: str = "ok") -> dict:
-        return {"status": status, "started_at": f"2026-11-30T10:{start}Z", "finished_at": f"2026-11-30T10:{end}Z",
-                "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs}}
-
-    records = [run("00:00.000", "01:00.000", 20, 15, [30]), run("01:02.000", "01:32.000", 10, 8, [12, 5]),
-               {"status": "error", "started_at": "2026-11-30T11:00:00.000Z", "timing": None}]
-    assert matrix.time_breakdown(records) == {"span_s": 92, "compile_s": 23, "warm_up_s": 7, "timed_s": 47,
-                                              "in_run_other_s": 13, "between_runs_s": 2}
-    assert matrix.breakdown_line(matrix.time_breakdown(records)).startswith("92 s = compile 23 + warm-up steps 7 + ")
-    assert matrix.time_breakdown(records[2:]) == {}
 
 
 def labels(configs: list[profiles.RunConfig]) -> list[str]:

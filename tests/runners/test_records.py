@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
+from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_2, upgrade, v1_window_steps
 from runners import machine_load, provenance, record, run
 from runners.profiles import expand
 from runners.record import Measured, failed_record, ok_record
 
-CONFIG = expand("smoke", frameworks=["torch"])[0]
+CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
 V1_RECORDS = sorted((Path(__file__).parents[2] / "results" / "runs" / "cpu-amd-epyc-2t").glob("*.json"))
 QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
 RTX_4090 = {"machine_id": "nvidia-geforce-rtx-4090", "device_kind": "gpu", "device_name": "NVIDIA GeForce RTX 4090",
@@ -28,7 +29,8 @@ SOFTWARE = {"python": "3.11.7", "os": "Linux 6.8.0 (x86_64)", "packages": {"torc
 
 def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None) -> dict:
     """An article-profile torch run on an RTX 4090, built from injected measurements."""
-    (config,) = expand("article", frameworks=["torch"], modes=["compiled"], batch_sizes=[batch_size], seeds=[0])
+    (config,) = expand("article", version_of={"torch": "2.4.1"}.get, frameworks=["torch"], modes=["compiled"],
+                       batch_sizes=[batch_size], seeds=[0])
     steps = config.train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     measured = Measured(
@@ -40,19 +42,20 @@ def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | No
         nvml_peak_bytes=5 << 30, host_self_peak_bytes=2 << 30, host_children_peak_bytes=1 << 30,
         data_bytes=630_000_000, load=load or machine_load.load_section(QUIET, QUIET, 0.0),
         run_order=record.run_order(3, 40))
-    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", "2.4.1", measured,
+    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", measured,
                      software=SOFTWARE, command=["runners", "run", "--profile", "article"])
 
 
 def failed(status="error"):
-    return failed_record(CONFIG, provenance.hardware_info(), provenance.utc_now(), status, "RuntimeError",
-                         "boom <b>&</b>", stderr_tail="x" * 10_000, exit_code=1, version="2.14.1")
+    return failed_record(CONFIG, provenance.hardware_info(), utc_now(), status, "RuntimeError",
+                         "boom <b>&</b>", stderr_tail="x" * 10_000, exit_code=1)
 
 
 def test_failed_record_validates_and_keeps_the_error():
     record = failed("oom")
     validate(record)
     assert record["status"] == "oom" and record["timing"] is None
+    assert record["framework"]["version"] == "2.14.1"  # the configuration's
     assert record["failure"]["message"] == "boom <b>&</b>"  # raw; escaping is the renderer's job
     assert len(record["failure"]["stderr_tail"]) == 4000
     assert find_key(record, "trainable_params") == 11_173_962
@@ -118,6 +121,7 @@ def test_article_profile_record_keeps_requested_and_trained_images(tmp_path, bat
     assert memory["host_peak_rss_bytes"] == 3 << 30 and memory["host_children_peak_rss_bytes"] == 1 << 30
     assert memory["host_peak_basis"] and memory["nvml_process_peak_bytes"] == 5 << 30
     assert built["load"]["busy"] is False and built["software"]["fwbench_version"] == "0.1.0"
+    assert built["framework"] == {"name": "torch", "version": "2.4.1", "mode": "compiled"}
     assert article_record(batch_size) == built, "a pure function of its arguments"
 
 
@@ -127,7 +131,7 @@ def test_ok_record_rejects_windows_that_do_not_add_up():
                                                   "test_accuracy": 0}], {}, None, 0, 0, 0,
                         machine_load.load_section(QUIET, QUIET, 0.0))
     with pytest.raises(ValueError, match="measured.window_steps"):
-        ok_record(config, RTX_4090, "t", "t", None, measured, software=SOFTWARE, command=[])
+        ok_record(config, RTX_4090, "t", "t", measured, software=SOFTWARE, command=[])
 
 
 def test_busy_load_is_recorded_and_flagged(tmp_path):
@@ -145,7 +149,7 @@ def test_ok_record_without_load_is_rejected(tmp_path):
 
 
 def test_failed_record_carries_the_same_config_section():
-    built = failed_record(CONFIG, provenance.hardware_info(), provenance.utc_now(), "timeout", "Timeout", "slow",
+    built = failed_record(CONFIG, provenance.hardware_info(), utc_now(), "timeout", "Timeout", "slow",
                           run_order=record.run_order(2, 3))
     validate(built, kind="fwbench.run/2")
     assert built["config"] == record.config_section(CONFIG, record.run_order(2, 3))
@@ -217,8 +221,6 @@ def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
     for name in ("XLA_FLAGS", "TORCHINDUCTOR_CACHE_DIR", "GITHUB_TOKEN", "OMP_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     (plain,) = expand("quick", frameworks=["jax"], batch_sizes=[32])
-    # out-of-the-box ids are those of the records already committed under results/
-    assert plain.record_id == "jax-compiled-synthetic-bs32-seed0-f4f59c56"
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/somewhere")  # a cache location changes no code
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")  # never a tuning variable, never recorded
     assert expand("quick", frameworks=["jax"], batch_sizes=[32])[0] == plain
@@ -226,7 +228,7 @@ def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
     (tuned,) = expand("quick", frameworks=["jax"], batch_sizes=[32])
     assert tuned.tuning == (("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type="),)
     assert tuned.record_id != plain.record_id  # a tuned run never resumes or replaces an untuned one
-    record = failed_record(tuned, provenance.hardware_info(), provenance.utc_now(), "error", "E", "m")
+    record = failed_record(tuned, provenance.hardware_info(), utc_now(), "error", "E", "m")
     validate(record)
     assert record["config"]["tuning_environment"] == {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
     assert "ghp_secret" not in json.dumps(record)

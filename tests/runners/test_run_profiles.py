@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from fwbench.frameworks import FRAMEWORKS
 from runners import cli, profiles, provenance, run
 
 GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
@@ -46,17 +47,30 @@ def test_flags_override_the_device_size(nvml_sees):
 
 def test_profiles_inherit_from_their_base():
     loaded = profiles.load_profiles()
-    assert "base" not in loaded["smoke"] and loaded["smoke"]["frameworks"] == loaded["quick"]["frameworks"]
+    assert "base" not in loaded["smoke"] and loaded["smoke"]["modes"] == loaded["quick"]["modes"]
     assert (loaded["smoke"]["quiet_wait_seconds"], loaded["quick"]["quiet_wait_seconds"],
             loaded["article"]["quiet_wait_seconds"]) == (0, 120, 120)
     (article,) = profiles.expand("article", frameworks=["torch"], modes=["eager"], batch_sizes=[32], seeds=[0])
     assert (article.train_images, article.test_images, article.sized_for, article.epochs) == (50_000, 10_000, None, 5)
 
 
-def test_a_cpu_quick_run_keeps_its_committed_record_id(nvml_sees):
+def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
     nvml_sees(None)
-    (config,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[32])
-    assert config.sized_for == "cpu" and config.record_id == "jax-compiled-synthetic-bs32-seed0-f4f59c56"
+
+    def jax_config(version: str | None) -> profiles.RunConfig:
+        (config,) = profiles.expand("quick", version_of={"jax": version}.get, frameworks=["jax"], batch_sizes=[32])
+        return config
+
+    config = jax_config("0.10.2")
+    assert config.sized_for == "cpu" and config.framework_version == "0.10.2"
+    assert config.record_id == "jax-compiled-synthetic-bs32-seed0-848d8ef1"  # stable for the same version
+    assert jax_config("0.4.26").record_id != config.record_id != jax_config(None).record_id
+
+
+def test_a_profile_without_frameworks_runs_all_of_the_registry():
+    assert {c.framework for c in profiles.expand("quick")} == set(FRAMEWORKS)
+    assert {(c.framework, c.framework_version) for c in profiles.expand("quick")} == {
+        (name, provenance.framework_version(name)) for name in FRAMEWORKS}  # this interpreter's, by default
 
 
 @pytest.mark.parametrize("steps, windows", [

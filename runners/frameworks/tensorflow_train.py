@@ -12,42 +12,50 @@ import numpy as np
 import tensorflow as tf
 
 from runners import arch
-from runners.frameworks.tf_model import ResNet18, build, export_weights, load_weights
+from runners.frameworks.tensorflow_model import ResNet18, build, export_weights, load_weights
 
 
 class Trainer:
-    """One ResNet-18 and its optimizer on one device; the same methods in every framework."""
+    """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
     def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
+        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        self.dtype = dtype  # float64 only for parity tests
+        keras.config.set_floatx(dtype)
         gpus = tf.config.list_physical_devices("GPU")
         if device == "gpu" and not gpus:
             raise RuntimeError("--device gpu: TensorFlow sees no GPU")
         for gpu in gpus:
             tf.config.experimental.set_memory_growth(gpu, True)  # measure use, not a preallocated pool
-        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
-        tf.config.experimental.enable_tensor_float_32_execution(False)
         self.device = "/GPU:0" if gpus and device != "cpu" else "/CPU:0"
-        self.dtype = dtype  # float64 only for parity tests
-        keras.config.set_floatx(dtype)
         with tf.device(self.device):
             self.model = build(ResNet18())
-            load_weights(self.model, weights)
-            self.velocity = [tf.Variable(tf.zeros_like(v), trainable=False) for v in self.model.trainable_variables]
+            # the optimizer's state (PyTorch's SGD, written out in ``_step``): one momentum buffer per parameter
+            self.opt_state = [tf.Variable(tf.zeros_like(v), trainable=False) for v in self.model.trainable_variables]
+        self.restore(weights)
         self.step_fn = tf.function(self._step, jit_compile=True) if mode == "compiled" else self._step
-        # evaluation is outside the clock: plain graph mode, traced once per mode
-        self.forward_fn = tf.function(lambda x, training: self.model(x, training=training))
+        # evaluation is outside the clock: plain graph mode, traced once per value of ``training``
+        self.logits_fn = tf.function(self._logits)
 
-    def _step(self, x: tf.Tensor, y: tf.Tensor, lr: tf.Tensor):
+    def _reset_optimizer(self) -> None:
+        for velocity in self.opt_state:
+            velocity.assign(tf.zeros_like(velocity))
+
+    def _step(self, x: tf.Tensor, y: tf.Tensor, lr: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         with tf.GradientTape() as tape:
             logits = self.model(x, training=True)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
         params = self.model.trainable_variables
-        for param, grad, velocity in zip(params, tape.gradient(loss, params), self.velocity, strict=True):
+        for param, grad, velocity in zip(params, tape.gradient(loss, params), self.opt_state, strict=True):
             grad = grad + arch.WEIGHT_DECAY * param.value  # coupled weight decay
             velocity.assign(arch.SGD_MOMENTUM * velocity + grad)
             param.assign_sub(lr * velocity)
         correct = tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=y.dtype), y), tf.int32))
         return loss, correct
+
+    def _logits(self, x: tf.Tensor, training: bool) -> tf.Tensor:
+        return self.model(x, training=training)
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[tf.Tensor, tf.Tensor]]:
         """Per-step (NHWC images, labels) resident on the device."""
@@ -59,31 +67,33 @@ class Trainer:
         return self.step_fn(x, y, tf.constant(lr, self.dtype))  # a tensor, so a new rate never retraces
 
     def logits(self, x: tf.Tensor, training: bool = False) -> np.ndarray:
-        """Forward pass only; ``training`` uses batch statistics (and updates the moving ones, like
+        """Forward pass only, in graph mode; ``training`` uses batch statistics (and updates the moving ones, like
         training does)."""
-        return self.forward_fn(x, training).numpy()
+        return self.logits_fn(x, training).numpy()
 
     def sync(self) -> None:
-        # Reading a value back waits for every op queued before it on the device.
-        if self.velocity:
-            self.velocity[-1][0].numpy()
+        """Wait for the device's queue to drain: reading a value back waits for every op queued before it."""
+        if self.opt_state:
+            self.opt_state[-1][0].numpy()
 
     def weights(self) -> dict[str, np.ndarray]:
+        """The canonical weights and BN statistics."""
         return export_weights(self.model)
 
     def restore(self, weights: dict[str, np.ndarray]) -> None:
-        """Load ``weights`` and zero the momentum (used to undo the compile warm-up step)."""
+        """Load ``weights`` and start the optimizer afresh."""
         load_weights(self.model, weights)
-        for velocity in self.velocity:
-            velocity.assign(tf.zeros_like(velocity))
+        self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
+        """The GPU allocator's peak; nothing on a CPU."""
         if self.device == "/CPU:0":
             return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
         info = tf.config.experimental.get_memory_info("GPU:0")
         return {"allocator_peak_bytes": int(info["peak"]), "allocator_reserved_bytes": None}
 
     def device_info(self) -> dict:
+        """The device, the CUDA and cuDNN TensorFlow was built with, and its intra-op threads."""
         on_gpu = self.device != "/CPU:0"
         build_info = tf.sysconfig.get_build_info()
         name = None

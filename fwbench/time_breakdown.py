@@ -1,0 +1,43 @@
+"""Where the wall time of a benchmark matrix went, from its run records alone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+#: the parts of a matrix's span, in the order they are printed
+TIME_PARTS = {"compile_s": "compile", "warm_up_s": "warm-up steps", "timed_s": "timed epochs",
+              "quiet_wait_s": "waiting for quiet", "in_run_other_s": "imports, set-up, evaluation, record",
+              "between_runs_s": "between runs"}
+
+
+def time_breakdown(records: list[dict]) -> dict[str, float]:
+    """Where the wall time of ``ok`` run records went, summed (seconds): ``span_s`` from the first start to
+    the last finish, split into the parts of ``TIME_PARTS``.
+
+    ``quiet_wait_s`` is the runs' wait for other processes to leave the CPUs (``load.waited_seconds``, inside
+    each run's start and finish: the machine's, not the framework's time); ``between_runs_s`` is the span not
+    covered by any run (process start-up, the matrix's own work), meaningful for records of one sequential
+    matrix.
+    """
+    ok = [r for r in records if r["status"] == "ok"]
+    if not ok:
+        return {}
+    starts = [datetime.fromisoformat(r["started_at"]) for r in ok]
+    ends = [datetime.fromisoformat(r["finished_at"]) for r in ok]
+    run_s = sum((end - start).total_seconds() for start, end in zip(starts, ends, strict=True))
+    span_s = (max(ends) - min(starts)).total_seconds()
+    compile_s = sum(r["timing"]["compile_seconds"] for r in ok)
+    first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
+    timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
+    quiet_wait_s = sum((r.get("load") or {}).get("waited_seconds") or 0.0 for r in ok)  # no load: an older record
+    return {"span_s": span_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s, "timed_s": timed_s,
+            "quiet_wait_s": quiet_wait_s, "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s,
+            "between_runs_s": span_s - run_s}
+
+
+def breakdown_line(breakdown: dict[str, float]) -> str:
+    """``time_breakdown`` as one line: the span and its parts, in seconds."""
+    if not breakdown:
+        return "no ok runs to account for"
+    parts = " + ".join(f"{label} {breakdown[key]:.0f}" for key, label in TIME_PARTS.items())
+    return f"{breakdown['span_s']:.0f} s = {parts}"

@@ -1,0 +1,55 @@
+"""The ``Trainer`` protocol: one factory checks the mode, and the three trainers have the protocol's methods in
+its order (read from their source: no framework is imported here)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fwbench.frameworks import REGISTRY
+from runners.frameworks import trainer
+
+PROTOCOL_METHODS = [name for name, _ in inspect.getmembers(trainer.Trainer, inspect.isfunction)
+                    if not name.startswith("_")]
+
+
+def methods(module: str) -> list[str]:
+    """The methods of class ``Trainer`` in ``module``'s source, in order."""
+    path = Path(__file__).resolve().parents[2] / f"{module.replace('.', '/')}.py"
+    (cls,) = [node for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef)
+              and node.name == "Trainer"]
+    return [node.name for node in cls.body if isinstance(node, ast.FunctionDef)]
+
+
+def protocol_order() -> list[str]:
+    source = inspect.getsource(trainer.Trainer)
+    return sorted(PROTOCOL_METHODS, key=lambda name: source.index(f"def {name}("))
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_trainer_has_the_protocols_methods_in_its_order(name):
+    found = methods(REGISTRY[name].trainer_module)
+    assert [m for m in found if not m.startswith("_")] == protocol_order()
+    assert found[:2] == ["__init__", "_reset_optimizer"], "the optimizer is reset in one place, named alike"
+    documented = trainer.Trainer.__dict__
+    assert all(documented[m].__doc__ for m in PROTOCOL_METHODS), "one docstring per protocol method"
+
+
+@pytest.mark.parametrize("name, mode", [("jax", "eager"), ("torch", "lazy")])
+def test_the_factory_refuses_a_mode_before_importing_the_framework(name, mode):
+    code = (f"import sys; from runners.frameworks.trainer import make_trainer\n"
+            f"try:\n    make_trainer({name!r}, {{}}, {mode!r})\nexcept ValueError as exc:\n    print(exc)\n"
+            f"print(sorted({{'torch', 'tensorflow', 'jax'}} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    message, imported = out.stdout.splitlines()
+    assert name in message and repr(mode) in message and imported == "[]"
+
+
+def test_an_unknown_framework_names_the_choices():
+    with pytest.raises(ValueError, match="unknown framework 'mxnet'; choose from torch, tensorflow, jax"):
+        trainer.check_mode("mxnet", "compiled")
