@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from ecosystem.snapshot import build_snapshot, load_snapshots, star_baselines
 from ecosystem.subjects import Subjects, subjects_of
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.progress import progress_bar
+from fwbench.timestamps import utc_now
 
 SOURCES = ("stackoverflow", "github", "pypi")
 HOSTS = {"stackoverflow": stackexchange_client.HOST, "github": github_client.HOST, "pypi": pypi_stats.HOST}
@@ -33,11 +34,6 @@ class Settings:
     window_days: int = 365
     sample: int = 300
     max_wait: float = 60.0  # the longest single wait for a backoff, retry or rate-limit reset
-
-
-def utc_now() -> str:
-    """The current UTC time as an ISO 8601 string with a ``Z`` suffix (the snapshot's ``collected_at``)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def progress_steps(source: str, subjects: Subjects) -> int:
