@@ -60,6 +60,13 @@ class RecordError(ValueError):
 
 
 @cache
+def _validator(kind: str) -> jsonschema.Draft202012Validator:
+    """One validator per record kind: building it (checking the schema, compiling its keywords) costs more than
+    validating a record."""
+    return jsonschema.Draft202012Validator(load_schema(kind))
+
+
+@cache
 def load_schema(kind: str) -> dict[str, Any]:
     """Return the JSON Schema for a record kind such as ``"fwbench.run/1"``."""
     if kind not in SCHEMA_FILES:
@@ -85,7 +92,7 @@ def validate(record: Any, source: str | os.PathLike = "<record>", kind: str | No
         raise RecordError(f"{source}: field 'schema' is {declared!r}, expected {kind!r}")
     if not isinstance(declared, str) or declared not in SCHEMA_FILES:
         raise RecordError(f"{source}: field 'schema' is {declared!r}, expected one of {', '.join(SCHEMA_FILES)}")
-    validator = jsonschema.Draft202012Validator(load_schema(declared))
+    validator = _validator(declared)
     errors = sorted(validator.iter_errors(record), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
     if errors:
         first = errors[0]

@@ -5,32 +5,29 @@ Each row is a ``generator.claims.Claim`` whose verdict is computed from the figu
 records flagged busy or older (``aggregate.flags_of``) are listed but never enter a verdict. Setup rows
 (versions, GPU stack, data set, seeds) are confirmed when judgeable records were made under the article's
 condition and not comparable when they were not: they say how far fwbench's figures are like-for-like,
-not whether the article's machine was as described. Section 6's Stack Overflow and GitHub figures are
+not whether the article's machine was as described. The 4.1 rows (messages and tracebacks) come
+from ``probe_claims``. Section 6's Stack Overflow and GitHub figures are
 checked against a snapshot by ``claims.ecosystem_claims``; without one, the rows here say why not.
 """
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import defaultdict
 from typing import Any
 
-from fwbench.probe_outcome import outcome_category
+from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import find_key
 from generator import fmt
-from generator.aggregate import FRAMEWORKS, flags_of
-from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, within_relative
+from generator.aggregate import flags_of
+from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim
+from generator.identity import release
 from generator.load import Loaded, Results
+from generator.probe_claims import message_claims, traceback_claims
 
 #: the claims page's heading for these rows
 SCOPE = "The article's remaining figures"
 OWN_TEXT = ("the article's own text",)
-#: a size pair in a message: 8x128, (8, 128), [8, 128] X [64, 10]
-_SIZE_PAIR = re.compile(r"\d+\s*[x×X,]\s*\d+[)\]]?")
-#: the longest excerpt of a message a claims row shows
-MESSAGE_CHARS = 200
-
 
 def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
     """Every row of this module for the loaded ``results``, in the article's order."""
@@ -58,14 +55,9 @@ def _left_out(runs: list[Loaded]) -> str:
     return f"; {flagged} flagged run records (busy or older) listed but left out of the verdict" if flagged else ""
 
 
-def _release(version: str | None) -> str | None:
-    """The public release of a version: ``2.2.1+cu121`` -> ``2.2.1``."""
-    return version.split("+", 1)[0] if version else None
-
-
-def _same_release(recorded: str | None, stated: str) -> bool:
+def _samerelease(recorded: str | None, stated: str) -> bool:
     """Whether ``recorded`` is the release ``stated`` (``12.2`` matches ``12.2`` and ``12.2.1``)."""
-    recorded = _release(recorded)
+    recorded = release(recorded)
     return recorded is not None and (recorded == stated or recorded.startswith(stated + "."))
 
 
@@ -111,7 +103,7 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             conditions=("GPU software stack",),
         )
     same = any(
-        driver == stack["gpu_driver"] and _same_release(cuda, stack["cuda"]) and _same_release(cudnn, stack["cudnn"])
+        driver == stack["gpu_driver"] and _samerelease(cuda, stack["cuda"]) and _samerelease(cudnn, stack["cudnn"])
         for driver, cuda, cudnn in recorded
     )
     return Claim(
@@ -146,7 +138,7 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
         fw
         for fw in FRAMEWORKS
         if any(
-            r.record["framework"]["name"] == fw and _release(r.record["framework"]["version"]) == _release(stated[fw])
+            r.record["framework"]["name"] == fw and release(r.record["framework"]["version"]) == release(stated[fw])
             for r in judged
         )
     ]
@@ -272,137 +264,6 @@ def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         reason=judged + seeding["note"] + _left_out(runs),
         conditions=("data set", "one seed repeated", f"at least {seeding['min_runs']} runs"),
     )
-
-
-def _message_form(text: str) -> re.Pattern:
-    """The article's message as a pattern with every number a placeholder: the wording, not the sizes."""
-    return re.compile(re.sub(r"\d+", r"\\d+", re.escape(text)))
-
-
-def _key_line(message: str) -> str:
-    """The first line of ``message`` that names a size pair (else its first line); a long line is cut to the
-    MESSAGE_CHARS that end with its last size pair, where the innermost error usually sits."""
-    lines = [line.strip() for line in message.splitlines() if line.strip()] or [""]
-    line = next((line for line in lines if _SIZE_PAIR.search(line)), lines[0])
-    if len(line) <= MESSAGE_CHARS:
-        return line
-    pairs = list(_SIZE_PAIR.finditer(line))
-    end = max(pairs[-1].end(), MESSAGE_CHARS) if pairs else MESSAGE_CHARS
-    start = end - MESSAGE_CHARS
-    return ("…" if start else "") + line[start:end] + ("…" if end < len(line) else "")
-
-
-def _short_type(exception_type: str | None) -> str | None:
-    return exception_type.rsplit(".", 1)[-1] if exception_type else None
-
-
-def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[str, ...]:
-    fw = record["framework"]
-    return (
-        f"probe {record['bug']}",
-        f"mode: {fw['mode']}",
-        f"{fmt.label(fw['name'])} {fw['version']}",
-        f"machine: {machine_id}",
-    )
-
-
-def _version_note(record: dict[str, Any], article: dict[str, Any]) -> str:
-    fw = record["framework"]
-    stated = article["setup"]["framework_versions"][fw["name"]]
-    if _release(fw["version"]) == _release(stated):
-        return ""
-    return f"; the probe ran {fmt.label(fw['name'])} {fw['version']}, the article {stated}"
-
-
-def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
-    bug = article["error_messages"]["probe_bug"]
-    return sorted(
-        (p for p in probes if p.record["bug"] == bug),
-        key=lambda p: (FRAMEWORKS.index(p.record["framework"]["name"]), p.record["framework"]["mode"], p.machine_id),
-    )
-
-
-def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]:
-    """Each framework's 4.1 message beside the message its shape-bug probe captured, one row per probe."""
-    spec = article["error_messages"]
-    rows = []
-    for p in _bug_probes(article, probes):
-        r, fw = p.record, p.record["framework"]
-        stated = spec["messages"][fw["name"]]
-        stated_type = stated["exception_type"]
-        caught_type = _short_type(r["exception_type"])
-        message = r["message_clean"] or ""
-        match = _message_form(stated["text"]).search(message)
-        if r["outcome"] != "error":
-            verdict, ours = NOT_COMPARABLE, "no message"
-            reason = f"the probe ended as {outcome_category(r)}, with no message to compare"
-        else:
-            ours = (f"{caught_type}: " if stated_type else "") + (match[0] if match else _key_line(message))
-            if match and stated_type and caught_type != stated_type:
-                verdict, reason = CONTRADICTED, f"same wording, but raised as {caught_type}, not {stated_type}"
-            elif match:
-                verdict, reason = CONFIRMED, "same wording; only the sizes differ"
-            else:
-                verdict, reason = CONTRADICTED, "the captured message has other wording"
-            reason += _version_note(r, article)
-        rows.append(
-            Claim(
-                section=spec["section"],
-                claim=f"{fmt.label(fw['name'])} ({fw['mode']}): the message for the shape bug",
-                article=(f"{stated_type}: " if stated_type else "") + stated["text"],
-                ours=ours,
-                verdict=verdict,
-                reason=reason,
-                conditions=(*_probe_conditions(r, p.machine_id), "wording compared with sizes as placeholders"),
-            )
-        )
-    return rows
-
-
-def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]:
-    """4.1's 200-line TensorFlow stack beside the traceback each TensorFlow shape-bug probe captured."""
-    spec = article["error_messages"]
-    stated, tolerance = spec["tensorflow_traceback_lines"], spec["traceback_tolerance_relative"]
-    bug_probes = _bug_probes(article, probes)
-    rows = []
-    for p in bug_probes:
-        r = p.record
-        if r["framework"]["name"] != "tensorflow":
-            continue
-        lines = r["traceback_lines"]
-        others = ", ".join(
-            f"{fmt.label(o.record['framework']['name'])} {o.record['traceback_lines']}"
-            for o in bug_probes
-            if o.record["framework"]["name"] != "tensorflow"
-            and o.record["framework"]["mode"] == r["framework"]["mode"]
-            and o.machine_id == p.machine_id
-            and o.record["traceback_lines"] is not None
-        )
-        stderr_lines = len((r.get("stderr_tail") or "").splitlines())
-        if lines is None:
-            verdict, ours = NOT_COMPARABLE, "no traceback"
-            reason = f"the probe ended as {outcome_category(r)}, with no traceback to count"
-        else:
-            verdict = within_relative(lines, stated, tolerance)
-            ours = f"{lines} lines" + (f" (same probe: {others})" if others else "")
-            reason = (
-                f"{lines / stated:.0%} of the stated length, tolerance ±{tolerance:.0%}; counted: the traceback as "
-                f"Python prints it, message included; the probe's stderr held {stderr_lines} more lines"
-                + _version_note(r, article)
-            )
-        rows.append(
-            Claim(
-                section=spec["section"],
-                claim=f"TensorFlow ({r['framework']['mode']}): the error stack for the shape bug is about "
-                f"{stated} lines long",
-                article=f"{stated} lines",
-                ours=ours,
-                verdict=verdict,
-                reason=reason,
-                conditions=(*_probe_conditions(r, p.machine_id), "traceback lines"),
-            )
-        )
-    return rows
 
 
 def code_size_claims(article: dict[str, Any]) -> list[Claim]:

@@ -12,29 +12,37 @@ from pathlib import Path
 from fwbench.cliargs import existing_directory
 from fwbench.records import RecordError
 from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
-from generator.load import load_results
-from generator.pages import REPO_ROOT
+from generator.load import Results, load_results, preloaded
+from generator.sitedata import REPO_ROOT
 
 CONFIG_FILE = REPO_ROOT / "mkdocs.yml"
+SITE_URL_ENV = "FWBENCH_SITE_URL"
 
 
-def build_site(results: Path, site_dir: Path, frameworks_dir: Path | None = None) -> None:
-    """Run ``mkdocs build --strict`` on the records in ``results`` into ``site_dir``.
+def build_site(results: Results, site_dir: Path, frameworks_dir: Path | None = None,
+               site_url: str | None = None) -> None:
+    """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``.
 
-    Raises mkdocs' Abort/ConfigurationError on a broken page or link (strict mode).
+    ``site_url`` is where the site will be served (e.g. a GitHub Pages project URL): mkdocs then gives the 404
+    page links that work at any depth under it. Raises mkdocs' Abort/ConfigurationError on a broken page or
+    link (strict mode).
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
     saved = {name: os.environ.get(name) for name in (RESULTS_ENV, FRAMEWORKS_ENV)}
-    os.environ[RESULTS_ENV] = str(results.resolve())
+    os.environ[RESULTS_ENV] = str(results.root.resolve())
     if frameworks_dir is not None:
         os.environ[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
+    token = preloaded.set(results)
+    overrides = {"site_url": site_url} if site_url else {}
     try:
-        config = load_config(config_file=str(CONFIG_FILE), site_dir=str(site_dir.resolve()), strict=True)
+        config = load_config(config_file=str(CONFIG_FILE), site_dir=str(site_dir.resolve()), strict=True,
+                             **overrides)
         build(config)
     finally:
+        preloaded.reset(token)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -60,13 +68,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     from mkdocs.exceptions import MkDocsException
 
     try:
-        build_site(args.results, args.site_dir, args.frameworks_dir)
+        build_site(results, args.site_dir, args.frameworks_dir, args.site_url)
     except MkDocsException as exc:
         print(f"generator build: mkdocs build failed (strict): {exc}", file=sys.stderr)
         return 1
     print(
         f"generator build: site written to {args.site_dir} in {time.perf_counter() - started:.1f} s. "
-        "Browse it live with `mkdocs serve` (or `make serve`)."
+        "Browse it live with `make serve` (mkdocs serve), or open its index.html from disk."
     )
     return 0
 
@@ -104,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="where the framework implementations live for the code-size page "
         "(default: runners/frameworks in this repository)",
+    )
+    build.add_argument(
+        "--site-url",
+        default=os.environ.get(SITE_URL_ENV),
+        help="the URL the site will be served from, e.g. https://OWNER.github.io/REPO/ for GitHub Pages: its 404 "
+        f"page then works at any depth (default ${SITE_URL_ENV}; unset: links relative to the site root)",
     )
     build.set_defaults(func=cmd_build)
     return parser

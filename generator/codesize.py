@@ -1,4 +1,8 @@
-"""Lines of code of fwbench's framework implementations (comments, docstrings and blank lines excluded)."""
+"""Lines of code of fwbench's framework implementations (comments, docstrings and blank lines excluded).
+
+The files are found by the registry's framework keys: ``<key>_model.py`` and ``<key>_train.py`` under
+``runners/frameworks/`` (``fwbench.frameworks``).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,10 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-#: what the code-size page compares -> file per framework under runners/frameworks/
-PARTS = {
-    "model": {"torch": "torch_model.py", "tensorflow": "tf_model.py", "jax": "jax_model.py"},
-    "training step": {"torch": "torch_train.py", "tensorflow": "tf_train.py", "jax": "jax_train.py"},
-}
+from fwbench.frameworks import FRAMEWORKS
+
+#: what the code-size page compares -> the file name's suffix after the framework key
+PARTS = {"model": "model", "training step": "train"}
 _NOT_CODE = {
     tokenize.COMMENT,
     tokenize.NL,
@@ -62,9 +65,9 @@ class SourceFile:
 def measure(frameworks_dir: Path) -> list[SourceFile]:
     """Read and count every file of ``PARTS`` under ``frameworks_dir``; missing files have no text."""
     found = []
-    for part, files in PARTS.items():
-        for framework, name in files.items():
-            path = frameworks_dir / name
+    for part, suffix in PARTS.items():
+        for framework in FRAMEWORKS:
+            path = frameworks_dir / f"{framework}_{suffix}.py"
             text = path.read_text(encoding="utf-8") if path.is_file() else None
             found.append(
                 SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None)

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from generator import fmt
-from generator.aggregate import FLAGGED_RUNS, MIN_RUNS_FOR_INTERVAL, Machine, Summary, Table
+from generator.aggregate import FLAGGED_RUNS, Summary, Table
+from generator.machines import Machine
+from generator.stats import MIN_RUNS_FOR_INTERVAL
 
 RULES_FILE = Path(__file__).resolve().parent / "data" / "comparability.json"
 
@@ -146,6 +148,15 @@ def _where(framework: str, batch_size: int) -> str:
     return f"{fmt.label(framework)} at batch {batch_size}"
 
 
+def _naming(ev: Evidence, heading: str, found: list[tuple[str, int, str]]) -> str:
+    """``heading: PyTorch at batch 32 (detail), …`` for the (framework, batch size, detail) found; a row about one
+    configuration says ``heading (detail)`` alone, so that rows sharing a reason read the same."""
+    if len(ev.needs) == 1:
+        detail = found[0][2]
+        return f"{heading} ({detail})" if detail else heading
+    return f"{heading}: " + ", ".join(_where(fw, bs) + (f" ({detail})" if detail else "") for fw, bs, detail in found)
+
+
 def _device(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     machine = ev.machine
     if not machine.hardware:
@@ -173,22 +184,19 @@ def _protocol(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str
     problems = []
     if ev.table.setting.epochs != setup["epochs"]:
         problems.append(f"{ev.table.setting.epochs} epoch(s), not {setup['epochs']}")
-    not_run = [_where(fw, bs) for fw, bs, s in ev.cells() if s is None]
-    failed = [f"{_where(fw, bs)} ({s.failure_note})" for fw, bs, s in ev.cells() if s is not None and s.n_ok == 0]
+    not_run = [(fw, bs, "") for fw, bs, s in ev.cells() if s is None]
+    failed = [(fw, bs, s.failure_note) for fw, bs, s in ev.cells() if s is not None and s.n_ok == 0]
     if not_run:
-        problems.append("not run: " + ", ".join(not_run))
+        problems.append(_naming(ev, "not run", not_run))
     if failed:
-        problems.append("every run failed: " + ", ".join(failed))
+        problems.append(_naming(ev, "every run failed", failed))
     return problems, []
 
 
 def _repeats(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
-    short = [
-        f"{_where(fw, bs)} n={s.n_clean}"
-        for fw, bs, s in ev.cells()
-        if s is not None and s.judgeable and s.n_clean < rule.min_runs
-    ]
-    return ([f"fewer than {rule.min_runs} clean runs: " + ", ".join(short)] if short else []), []
+    short = [(fw, bs, f"n={s.n_clean}") for fw, bs, s in ev.cells()
+             if s is not None and s.judgeable and s.n_clean < rule.min_runs]
+    return ([_naming(ev, f"fewer than {rule.min_runs} clean runs", short)] if short else []), []
 
 
 def _clean(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
@@ -196,7 +204,7 @@ def _clean(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], 
     flagged = [(fw, bs, s) for fw, bs, s in ev.cells() if s is not None and s.n_ok and not s.judgeable]
     if flagged:
         kinds = " or ".join(FLAGGED_RUNS[f] for f in sorted({f for _, _, s in flagged for f in s.flags}))
-        problems.append(f"only {kinds}: " + ", ".join(_where(fw, bs) for fw, bs, _ in flagged))
+        problems.append(_naming(ev, f"only {kinds}", [(fw, bs, "") for fw, bs, _ in flagged]))
     left_out: Counter = Counter()
     for _, _, s in ev.cells():
         if s is not None:

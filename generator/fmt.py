@@ -1,11 +1,15 @@
-"""Number and text formatting shared by the pages, the CSV tables and the claims check."""
+"""Number and text formatting shared by the pages, the CSV tables and the claims check.
+
+``label`` (a framework's display name) comes from the one registry, ``fwbench.frameworks``.
+"""
 
 from __future__ import annotations
 
 import html
 import re
 
-from generator.aggregate import FRAMEWORK_LABELS, Stats
+from fwbench.frameworks import label as label  # re-exported: the pages write fmt.label
+from generator.stats import Stats
 
 MIB = 1024 * 1024
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -39,9 +43,17 @@ def spread(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str =
     return f"{text} (n={stats.n})"
 
 
-def label(framework: str) -> str:
-    """Display name of a framework."""
-    return FRAMEWORK_LABELS.get(framework, framework)
+#: a space that never breaks: a narrow cell breaks a figure only before its ``±``
+NBSP = "\u00a0"
+
+
+def compact(stats: Stats, scale: float = 1.0, digits: int = 2, unit: str = "") -> str:
+    """A table cell's figure without its run count: ``9.07 ± 0.30 s`` (the spread is the 95 % interval's
+    half-width from three runs, the standard deviation at two, none for one run, as ``n`` beside it tells)."""
+    text = f"{stats.mean * scale:,.{digits}f}"
+    if stats.half_width is not None:
+        text += f" ±{NBSP}{stats.half_width * scale:,.{digits}f}"
+    return f"{text}{NBSP}{unit}" if unit else text
 
 
 def strip_ansi(text: str | None) -> str:
@@ -64,11 +76,14 @@ def fence(text: str, lang: str = "text", indent: str = "") -> str:
     return f"{indent}{ticks}{lang}\n{body}\n{indent}{ticks}"
 
 
+def code_span(text: object) -> str:
+    """``text`` as an inline code span (the renderer escapes it), fenced past any backtick run inside it."""
+    text = strip_ansi(str(text)).replace("\n", " ")
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def title_text(text: object) -> str:
     """Text safe inside a quoted admonition title."""
     return cell(text).replace('"', "&quot;")
-
-
-def mark(flag: bool | None) -> str:
-    """A tick, a cross, or a dash for not applicable."""
-    return "—" if flag is None else ("✓" if flag else "✗")

@@ -1,7 +1,9 @@
 """mkdocs-gen-files script: render the site's pages from the records at build (and `mkdocs serve`) time.
 
-The results directory comes from ``FWBENCH_RESULTS`` (default ``results``, relative to the repository);
-nothing generated here is ever written into ``docs/``.
+The records are the ones ``generator build`` already loaded (``load.preloaded``), else those under
+``FWBENCH_RESULTS`` (default ``results``, relative to the repository). The navigation is built from the page
+modules (``generator.page.nav``) rather than listed in mkdocs.yml. Nothing generated here is ever written into
+``docs/``.
 """
 
 from __future__ import annotations
@@ -11,22 +13,27 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
-from generator.load import load_results
-from generator.pages import REPO_ROOT, build_pages
+from generator.load import load_results, preloaded
+from generator.page import nav
+from generator.render import build_pages
+from generator.repository import repository_url
+from generator.sitedata import REPO_ROOT
 
 RESULTS_ENV = "FWBENCH_RESULTS"
 FRAMEWORKS_ENV = "FWBENCH_FRAMEWORKS_DIR"
 
 
 def generate() -> None:
-    """Load the records and write every generated file through mkdocs-gen-files."""
-    results = load_results(REPO_ROOT / os.environ.get(RESULTS_ENV, "results"))
+    """Write every generated file through mkdocs-gen-files and set the navigation."""
+    results = preloaded.get() or load_results(REPO_ROOT / os.environ.get(RESULTS_ENV, "results"))
     frameworks = os.environ.get(FRAMEWORKS_ENV)
-    files = build_pages(results, frameworks_dir=Path(frameworks) if frameworks else None)
+    config = mkdocs_gen_files.config
+    files = build_pages(results, Path(frameworks) if frameworks else None,
+                        repo_url=repository_url(config.repo_url, REPO_ROOT))
     for path, content in files.items():
-        mode = "wb" if isinstance(content, bytes) else "w"
-        with mkdocs_gen_files.open(path, mode) as handle:
+        with mkdocs_gen_files.open(path, "wb" if isinstance(content, bytes) else "w") as handle:
             handle.write(content)
+    config["nav"] = nav()  # read by mkdocs after the files event, when it builds the navigation
 
 
 if __name__ in ("__main__", "<run_path>"):  # run by mkdocs-gen-files, not on import

@@ -7,6 +7,8 @@ is a record or a one-line skip saying why (see ``fwbench.records`` for what a re
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,8 @@ from fwbench.records import RecordError, printable, read_record
 
 #: results sub-directory -> record schema it holds (older run records are upgraded on read)
 KINDS = {"runs": "fwbench.run/2", "probes": "fwbench.probe/1", "ecosystem": "fwbench.ecosystem/1"}
+#: records read per task: below this many files one process reads them all (validation dominates the time)
+CHUNK = 250
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,11 @@ class Results:
         )
 
 
+#: the results ``generator build`` loaded and validated, handed to the mkdocs-gen-files script so that one build
+#: reads every record once
+preloaded: ContextVar[Results | None] = ContextVar("preloaded", default=None)
+
+
 def candidate_paths(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Everything named ``*.json`` under ``directory``, sorted, and the folders that could not be listed (with why).
 
@@ -97,6 +106,28 @@ def printable_name(path: Path, root: Path) -> str:
     return printable(os.fsencode(path.relative_to(root)).decode("utf-8", "backslashreplace"))
 
 
+def read_chunk(files: list[tuple[str, Path]]) -> list[tuple[dict[str, Any] | None, str | None]]:
+    """(record, None) or (None, why it is invalid) for each (kind, path): one task of ``read_all``."""
+    found: list[tuple[dict[str, Any] | None, str | None]] = []
+    for sub, path in files:
+        try:
+            found.append((read_record(path, kind=KINDS[sub]), None))
+        except RecordError as exc:
+            found.append((None, str(exc).removeprefix(f"{path}: ")))
+    return found
+
+
+def read_all(files: list[tuple[str, Path]], progress: bool = False) -> list[tuple[dict[str, Any] | None, str | None]]:
+    """``read_chunk`` over every file, in order, spread over the CPUs once there is more than one chunk."""
+    chunks = [files[start:start + CHUNK] for start in range(0, len(files), CHUNK)]
+    if len(chunks) <= 1:
+        return read_chunk(files)
+    with ProcessPoolExecutor(max_workers=min(len(chunks), os.cpu_count() or 1)) as pool:
+        done = progress_bar(pool.map(read_chunk, chunks), enabled=progress, desc="records", unit="chunk",
+                            total=len(chunks))
+        return [outcome for chunk in done for outcome in chunk]
+
+
 def load_results(root: str | Path, strict: bool = False, progress: bool = False) -> Results:
     """Read every ``*.json`` under ``root/{runs,probes,ecosystem}`` and validate it against its schema.
 
@@ -117,18 +148,17 @@ def load_results(root: str | Path, strict: bool = False, progress: bool = False)
     paths = []
     for sub in KINDS:
         found, unlisted = candidate_paths(root / sub)
-        paths += [(sub, path) for path in found]
+        for path in found:
+            if printable_name(path, root) == path.relative_to(root).as_posix():
+                paths.append((sub, path))
+            else:
+                skip(path, "the file name is not printable UTF-8 text")
         for path, reason in unlisted:
             skip(path, reason)
-    for sub, path in progress_bar(paths, enabled=progress, desc="records", unit="file"):
-        if printable_name(path, root) != path.relative_to(root).as_posix():
-            skip(path, "the file name is not printable UTF-8 text")
-            continue
-        try:
-            record = read_record(path, kind=KINDS[sub])
-        except RecordError as exc:
-            skip(path, str(exc).removeprefix(f"{path}: "))
-            continue
-        buckets[sub].append(Loaded(path=path, record=record))
+    for (sub, path), (record, reason) in zip(paths, read_all(paths, progress), strict=True):
+        if record is None:
+            skip(path, reason)
+        else:
+            buckets[sub].append(Loaded(path=path, record=record))
     results.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))
     return results

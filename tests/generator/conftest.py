@@ -16,7 +16,8 @@ def results_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built by `generator build` from the fixture records and a fake frameworks tree."""
+    """The site built by `generator build` from the fixture records and a fake frameworks tree, for serving under
+    a GitHub Pages project path (``--site-url``: its 404 page links there)."""
     from generator.cli import main
 
     root = tmp_path_factory.mktemp("site-build")
@@ -27,8 +28,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         '"""Model."""\n\nimport torch  # the framework\n\nx = torch.ones(1)\n'
     )
     site = root / "site"
-    code = main(
-        ["build", "--results", str(results), "--site-dir", str(site), "--frameworks-dir", str(frameworks)]
-    )
+    code = main(["build", "--results", str(results), "--site-dir", str(site), "--frameworks-dir", str(frameworks),
+                 "--site-url", "https://example.org/fwbench/"])
     assert code == 0
     return site

@@ -10,9 +10,13 @@ import gen_records
 import pytest
 
 from generator import aggregate, fmt
-from generator.aggregate import describe, machines, summarise, tables
+from generator.aggregate import summarise, tables
+from generator.cells import time_cell, time_to_accuracy_cell
+from generator.headline import throughput_rows
+from generator.leads import lead_text, throughput_leads
 from generator.load import load_results
-from generator.pages import lead_text, leads, no_lead_reason, time_cell, time_to_accuracy_cell
+from generator.machines import machines
+from generator.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, describe
 
 
 def test_describe_single_value_has_no_spread_or_interval():
@@ -70,22 +74,23 @@ def test_tables_are_per_machine_and_setting(tmp_path):
 def test_speedup_and_leads_come_from_the_table(results_dir):
     (table,) = tables(summarise(load_results(results_dir).runs))
     assert table.batch_sizes == [32, 64, 128]
-    ratio, first, last = table.speedup("torch", "compiled")
+    (torch,) = [c for c in table.columns if c.framework == "torch"]
+    ratio, first, last = table.speedup(torch)
     assert (first, last) == (32, 64)  # batch 128 failed: the ratio spans the batches that ran
     assert ratio == pytest.approx(10.1 / 5.1)
-    by_batch = {lead.batch_size: lead for lead in leads(table)}
-    assert by_batch[32].leader == "jax" and by_batch[32].runner_up == "torch"
-    assert by_batch[32].margin == pytest.approx(10.1 / 9.1 - 1)
+    by_batch = {lead.batch_size: lead for lead in throughput_leads(table)}
+    assert by_batch[32].leader == "JAX" and by_batch[32].runner_up == "PyTorch"
+    assert by_batch[32].margin == pytest.approx(by_batch[32].leader_stats.mean / by_batch[32].runner_up_stats.mean - 1)
     assert 128 not in by_batch  # nobody finished batch 128
 
 
 def test_tuning_environment_splits_tables_and_is_labelled():
-    from generator.aggregate import _setting_of
+    from generator.identity import setting_of
 
     record = gen_records.run("jax", 32)
-    plain = _setting_of(record)
+    plain = setting_of(record)
     record["config"]["tuning_environment"] = {"XLA_FLAGS": "--f", "OMP_NUM_THREADS": "1"}
-    tuned = _setting_of(record)
+    tuned = setting_of(record)
     assert plain != tuned and plain.slug != tuned.slug
     assert re.fullmatch(r"[a-z0-9.-]+", tuned.slug)  # chart file names: no spaces or brackets
     assert "tuned" not in plain.label
@@ -98,7 +103,7 @@ def test_no_lead_without_a_competitor(tmp_path):
     record = gen_records.run("jax", 32)
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
     (table,) = tables(summarise(load_results(tmp_path).runs))
-    assert leads(table) == []  # JAX alone is not "fastest"
+    assert throughput_leads(table) == []  # JAX alone is not "fastest"
 
 
 def write(root, *records):
@@ -145,8 +150,9 @@ def test_older_records_are_keyed_on_images_per_epoch_and_marked(tmp_path):
     cell = table.cell("jax", "compiled", 32)
     assert not cell.judgeable and cell.flags == [aggregate.OLDER]
     assert "config.train_images" in cell.missing
-    assert time_cell(cell) == "10.00 s (n=1) ◌ older record"
-    assert leads(table) == [] and "older records" in no_lead_reason(table)
+    assert time_cell(cell) == '10.00\u00a0s<br><small>n=1 · <span title="older record">◌</span></small>'
+    assert throughput_leads(table) == []
+    assert throughput_rows(table, table.columns_in("compiled"))[0].verdict == "not judged: older records"
 
 
 def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
@@ -159,10 +165,10 @@ def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
     )
     (table,) = tables(summarise(loaded.runs))
     jax, torch = table.cell("jax", "compiled", 32), table.cell("torch", "compiled", 32)
-    assert time_cell(jax) == "5.00 s (n=1) ⚑ busy"
-    assert time_cell(torch) == "10.10 s ± 0.25 (95 % CI, n=3) (1 busy run left out)"
-    (lead,) = leads(table)
-    assert (lead.leader, lead.runner_up, lead.status) == ("torch", "tensorflow", aggregate.APART)
+    assert time_cell(jax) == '5.00\u00a0s<br><small>n=1 · <span title="busy-flagged run">⚑</span></small>'
+    assert time_cell(torch) == "10.10 ±\u00a00.25\u00a0s<br><small>n=3 · 1 busy run left out</small>"
+    (lead,) = throughput_leads(table)
+    assert (lead.leader, lead.runner_up, lead.status) == ("PyTorch", "TensorFlow", APART)
     assert "beyond the noise" in lead_text(lead)
 
 
@@ -173,8 +179,8 @@ def test_lead_within_noise_when_intervals_overlap(tmp_path):
         *(gen_records.run("jax", 32, seed, seconds=10.5 + seed) for seed in range(3)),
     )
     (table,) = tables(summarise(loaded.runs))
-    (lead,) = leads(table)
-    assert lead.status == aggregate.WITHIN_NOISE
+    (lead,) = throughput_leads(table)
+    assert lead.status == WITHIN_NOISE
     text = lead_text(lead)
     assert "within noise" in text and "ahead" not in text and "fastest" not in text
 
@@ -182,9 +188,9 @@ def test_lead_within_noise_when_intervals_overlap(tmp_path):
 def test_a_lead_at_n1_is_labelled_may_be_noise(tmp_path):
     loaded = write(tmp_path, gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=11.2))
     (table,) = tables(summarise(loaded.runs))
-    (lead,) = leads(table)
-    assert lead.status == aggregate.TOO_FEW_RUNS and lead.n == 1
-    assert lead_text(lead) == ("**PyTorch** is fastest at 10.00 s (n=1), 12.0 % ahead of JAX — n=1, may be noise")
+    (lead,) = throughput_leads(table)
+    assert lead.status == TOO_FEW_RUNS and lead.n == 1
+    assert lead_text(lead) == "**PyTorch** is fastest at 51.2 img/s (n=1), 12.0 % ahead of JAX — n=1, may be noise"
 
 
 def test_time_to_accuracy_from_per_epoch_records(tmp_path):
@@ -209,5 +215,5 @@ def test_time_to_accuracy_from_per_epoch_records(tmp_path):
     cell = table.cell("torch", "compiled", 32)
     stats, counted = cell.time_to_accuracy(0.85)
     assert counted == 2 and stats.mean == pytest.approx((24.0 + 34.0) / 2)
-    assert time_to_accuracy_cell(cell, 0.85) == "29.0 s ± 7.1 (sd, n=2)"
-    assert time_to_accuracy_cell(cell, 0.95) == "not reached in 4 epochs (n=2)"
+    assert time_to_accuracy_cell(cell, 0.85) == "29.0 ±\u00a07.1\u00a0s<br><small>n=2</small>"
+    assert time_to_accuracy_cell(cell, 0.95) == "not reached in 4 epochs<br><small>n=2</small>"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import article_checks
+from generator import article_checks, probe_claims
 from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, load_article_figures
 from generator.load import Loaded, Results, load_results
-from generator.pages import build_pages
+from generator.render import build_pages
 
 COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
 
@@ -82,7 +82,7 @@ def test_the_introductions_3090_contradicts_the_setups_4090(article):
 
 
 def test_messages_are_compared_by_wording_with_the_sizes_as_placeholders(article, probes):
-    rows = by_claim(article_checks.message_claims(article, probes.probes))
+    rows = by_claim(probe_claims.message_claims(article, probes.probes))
     torch_eager = rows["PyTorch (eager): the message for the shape bug"]
     assert torch_eager.verdict == CONFIRMED
     assert torch_eager.ours == "mat1 and mat2 shapes cannot be multiplied (8x128 and 64x10)"
@@ -96,12 +96,12 @@ def test_messages_are_compared_by_wording_with_the_sizes_as_placeholders(article
 def test_a_probe_without_an_error_has_no_message_to_compare(article, probes):
     silent = next(p for p in probes.probes if p.record["record_id"] == "dtype-jax-eager")
     record = {**silent.record, "bug": "dense_shape"}
-    (row,) = article_checks.message_claims(article, [Loaded(path=silent.path, record=record)])
+    (row,) = probe_claims.message_claims(article, [Loaded(path=silent.path, record=record)])
     assert row.verdict == NOT_COMPARABLE and "silently cast" in row.reason
 
 
 def test_tensorflows_200_line_stack_against_the_captured_tracebacks(article, probes):
-    rows = by_claim(article_checks.traceback_claims(article, probes.probes))
+    rows = by_claim(probe_claims.traceback_claims(article, probes.probes))
     eager = rows["TensorFlow (eager): the error stack for the shape bug is about 200 lines long"]
     assert eager.verdict == CONTRADICTED
     assert eager.ours == "24 lines (same probe: PyTorch 29, JAX 19)"
@@ -160,7 +160,7 @@ def test_the_plus_minus_is_same_seed_nondeterminism_and_says_so(article):
     assert loose.verdict == CONTRADICTED
 
 
-def test_the_claims_page_shows_the_rows_under_their_own_heading(probes):
+def test_the_claims_page_shows_the_rows_under_their_sections_and_scope(probes):
     page = build_pages(Results(root=probes.root, probes=probes.probes))["appendix/claims.md"]
-    assert f"## {article_checks.SCOPE}" in page
+    assert "## §4.1 Debugging" in page and f"**{article_checks.SCOPE}**" in page
     assert "the ± is the spread of 5 runs with one seed (42)" in page

@@ -104,3 +104,16 @@ def test_build_with_a_missing_results_directory_is_a_usage_error(tmp_path, capsy
     assert exit_info.value.code == 2
     assert f"argument --results: {tmp_path / 'nonexistent'}: no such directory" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_many_records_are_read_in_parallel_with_the_same_outcome(results_dir, monkeypatch):
+    from generator import load
+
+    alone = load_results(results_dir)
+    monkeypatch.setattr(load, "CHUNK", 4)  # several chunks: the process pool reads them
+    spread = load_results(results_dir)
+    assert [r.path for r in spread.runs] == [r.path for r in alone.runs]
+    assert [r.record for r in spread.runs] == [r.record for r in alone.runs]
+    assert [s.reason for s in spread.skipped] == [s.reason for s in alone.skipped]
+    with pytest.raises(RecordError, match="invalid_run.json"):
+        load_results(results_dir, strict=True)

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+import zipfile
 
 import gen_records
 import pytest
@@ -22,35 +23,38 @@ def page(site, path):
 def test_every_page_is_built(built_site):
     for path in (
         "index.html",
-        "method/index.html",
-        "results/speed/index.html",
-        "results/memory/index.html",
-        "results/accuracy/index.html",
-        "devex/debugging/index.html",
-        "devex/code-size/index.html",
-        "devex/toolchains/index.html",
-        "choose/index.html",
-        "beyond/community/index.html",
-        "beyond/maintenance/index.html",
-        "appendix/claims/index.html",
-        "appendix/raw-data/index.html",
-        "appendix/reproduce/index.html",
+        "method.html",
+        "results/speed.html",
+        "results/memory.html",
+        "results/accuracy.html",
+        "results/platform-issues.html",
+        "devex/debugging.html",
+        "devex/code-size.html",
+        "devex/toolchains.html",
+        "choose.html",
+        "beyond/community.html",
+        "beyond/documentation.html",
+        "beyond/maintenance.html",
+        "appendix/claims.html",
+        "appendix/raw-data.html",
+        "appendix/reproduce.html",
+        "design.html",
     ):
         assert (built_site / path).is_file(), path
 
 
 def test_speed_table_shows_means_spread_runs_and_the_failed_run(built_site):
-    html = page(built_site, "results/speed/index.html")
+    html = page(built_site, "results/speed.html")
     assert "<table>" in html
-    assert "10.10 s ± 0.25 (95 % CI, n=3)" in html
+    assert "10.10 ±\u00a00.25\u00a0s<br><small>n=3</small>" in html
     assert "✗ 1 OOM" in html
-    assert "1.98× (32 → 64; n=3, 3)" in html
+    assert "1.98×<br><small>32 → 64, n=3, 3</small>" in html
     assert "Synthetic data" in html
     assert (built_site / "charts").is_dir() and any((built_site / "charts").glob("speed-*.png"))
 
 
 def test_probe_messages_are_escaped_and_stripped_of_colour_codes(built_site):
-    html = page(built_site, "devex/debugging/index.html")
+    html = page(built_site, "devex/debugging.html")
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&amp;" in html
@@ -59,7 +63,7 @@ def test_probe_messages_are_escaped_and_stripped_of_colour_codes(built_site):
 
 
 def test_skipped_record_notice(built_site):
-    for path in ("index.html", "appendix/raw-data/index.html"):
+    for path in ("index.html", "appendix/raw-data.html"):
         html = page(built_site, path)
         assert "1 record skipped" in html
         assert f"runs/{gen_records.CPU_MACHINE}/invalid_run.json" in html
@@ -67,11 +71,11 @@ def test_skipped_record_notice(built_site):
 
 
 def test_claims_accuracy_and_downloads(built_site):
-    claims = page(built_site, "appendix/claims/index.html")
+    claims = page(built_site, "appendix/claims.html")
     assert "3.92×" in claims and "contradicted" in claims and "not comparable" in claims
-    accuracy = page(built_site, "results/accuracy/index.html")
-    assert "41.00 % ± 2.48 (95 % CI, n=3, sd 1.00)" in accuracy
-    assert "No time to accuracy on synthetic data" in accuracy and "evaluation time is" in accuracy.lower()
+    accuracy = page(built_site, "results/accuracy.html")
+    assert "41.00 ±\u00a02.48\u00a0%<br><small>n=3 · sd 1.00</small>" in accuracy
+    assert "Time to accuracy is not shown for synthetic data" in accuracy and "evaluation time" in accuracy.lower()
     csv_text = (built_site / "data" / "configurations.csv").read_text()
     assert csv_text.splitlines()[0].startswith("machine_id,profile,dataset,train_images")
     configurations = list(csv.DictReader(io.StringIO(csv_text)))
@@ -79,21 +83,14 @@ def test_claims_accuracy_and_downloads(built_site):
     assert "seconds_to_90pct_ci95_high" in configurations[0]
     claim_rows = list(csv.DictReader(io.StringIO((built_site / "data" / "claims.csv").read_text())))
     assert all(row["conditions"] for row in claim_rows)
-    record = json.loads(
-        (
-            built_site
-            / "data"
-            / "records"
-            / "runs"
-            / gen_records.CPU_MACHINE
-            / f"torch-compiled-synthetic-bs128-seed0-{gen_records.CPU_MACHINE}-oom.json"
-        ).read_text()
-    )
+    with zipfile.ZipFile(built_site / "data" / "records-runs.zip") as archive:
+        name = f"runs/{gen_records.CPU_MACHINE}/torch-compiled-synthetic-bs128-seed0-{gen_records.CPU_MACHINE}-oom.json"
+        record = json.loads(archive.read(name))
     assert record["status"] == "oom"
 
 
 def test_code_size_tabs_and_empty_states(built_site):
-    html = page(built_site, "devex/code-size/index.html")
+    html = page(built_site, "devex/code-size.html")
     assert "tabbed-set" in html
     assert "the framework" in html and "ones" in html  # the file itself, comment included, in its tab
     assert "torch_train.py" in html and "not written yet" in html
@@ -101,9 +98,11 @@ def test_code_size_tabs_and_empty_states(built_site):
 
 
 def test_ecosystem_pages_and_history_charts(built_site):
-    community = page(built_site, "beyond/community/index.html")
+    community = page(built_site, "beyond/community.html")
     assert "25,000" in community and "sample 200" in community
-    maintenance = page(built_site, "beyond/maintenance/index.html")
+    documentation = re.sub(r"<[^>]+>", "", page(built_site, "beyond/documentation.html"))
+    assert "What fwbench measures" in documentation and "Nothing." in documentation
+    maintenance = page(built_site, "beyond/maintenance.html")
     assert "failed: rate limited" in maintenance
     assert (built_site / "charts" / "history-github-stars.png").is_file()
 
@@ -111,9 +110,12 @@ def test_ecosystem_pages_and_history_charts(built_site):
 def test_empty_results_build_with_empty_states(tmp_path):
     (tmp_path / "none").mkdir()
     assert main(["build", "--results", str(tmp_path / "none"), "--site-dir", str(tmp_path / "site")]) == 0
-    html = (tmp_path / "site" / "results" / "speed" / "index.html").read_text()
+    html = (tmp_path / "site" / "results" / "speed.html").read_text()
     assert "runners matrix --profile quick --out results/runs" in html
-    assert "runners probes" in (tmp_path / "site" / "devex" / "debugging" / "index.html").read_text()
+    assert "runners probes" in (tmp_path / "site" / "devex" / "debugging.html").read_text()
+    community = (tmp_path / "site" / "beyond" / "community.html").read_text()
+    assert "No ecosystem snapshot yet" in community and "without network access" in community
+    assert "questions_in_window" in community and "142,000+" in community  # what would be measured; the article
 
 
 def test_strict_fails_on_the_invalid_record(results_dir, tmp_path, capsys):
@@ -141,13 +143,14 @@ def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_hea
     for record in (gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=20.0), tuned):
         write_record(runs / f"{record['record_id']}.json", record)
     assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
-    speed = page(tmp_path / "site", "results/speed/index.html")
+    speed = page(tmp_path / "site", "results/speed.html")
     assert "tuned: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;" in speed
-    assert "20.00 s" in speed and "9.00 s" in speed  # two tables: the tuned run is never averaged in
+    assert "20.00\u00a0s" in speed and "9.00\u00a0s" in speed  # two tables: the tuned run is never averaged in
     index = page(tmp_path / "site", "index.html")
     assert "<b>" not in speed and "<b>" not in index
-    assert "<strong>PyTorch</strong> is fastest at 10.00 s (n=1), 100.0 % ahead of JAX — n=1, may be noise" in index
-    assert "<strong>JAX</strong> is fastest" not in index  # the tuned 9 s is not a headline
+    assert "<strong>51.2</strong><br><small>fastest · n=1</small>" in index  # PyTorch, 10 s for 512 images
+    assert "25.6<br><small>−50 % · n=1</small>" in index and "PyTorch: may be noise" in index
+    assert "56.9" not in index  # the tuned JAX run (9 s: 56.9 img/s) is not a headline
     assert "The headline compares out-of-the-box runs only" in index
     for name in ("configurations", "runs"):  # the downloads tell the tuned rows apart too
         rows = list(csv.DictReader(io.StringIO(page(tmp_path / "site", f"data/{name}.csv"))))
@@ -155,12 +158,12 @@ def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_hea
             "",
             "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=<b>",
         ]
-    reproduce = re.sub(r"<[^>]+>", "", page(tmp_path / "site", "appendix/reproduce/index.html"))  # no highlighting
+    reproduce = re.sub(r"<[^>]+>", "", page(tmp_path / "site", "appendix/reproduce.html"))  # no highlighting
     assert "XLA_FLAGS='--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;' runners run --framework jax" in reproduce
 
 
 def test_claims_page_shows_the_rules_table_and_the_conditions_checked(built_site):
-    text = re.sub(r"<[^>]+>", "", page(built_site, "appendix/claims/index.html"))
+    text = re.sub(r"<[^>]+>", "", page(built_site, "appendix/claims.html"))
     assert "When a measurement is comparable" in text
     for condition in (
         "the article's device class, a GPU",
@@ -175,11 +178,11 @@ def test_claims_page_shows_the_rules_table_and_the_conditions_checked(built_site
     ):
         assert condition in text, condition
     assert "within noise" in text
-    assert "GPU; CIFAR-10; article protocol; n ≥ 3; no busy or older records" in text  # a row's checked column
+    assert "GPU; CIFAR-10; article protocol; n ≥ 3; no busy or older records" in text  # the conditions checked
 
 
 def test_memory_page_says_what_a_cpu_counts(built_site):
-    text = re.sub(r"<[^>]+>", "", page(built_site, "results/memory/index.html"))
+    text = re.sub(r"<[^>]+>", "", page(built_site, "results/memory.html"))
     assert "What is counted on a CPU" in text and "whole process tree" in text and "g++" in text
     assert "Host peak RSS counts: the run&#x27;s process tree" in text or "Host peak RSS counts: the run's" in text
 
@@ -198,18 +201,19 @@ def test_busy_and_older_runs_are_marked_and_left_out_of_the_headline(tmp_path):
         write_record(runs / f"{record['record_id']}.json", record)
     assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
     index = page(tmp_path / "site", "index.html")
-    assert "<strong>TensorFlow</strong> is fastest at 15.00 s (n=1), 33.3 % ahead of JAX — n=1, may be noise" in index
-    assert "no lead: its figures come from older records" in index
+    assert "TensorFlow: may be noise" in index  # the busy PyTorch run is faster, but never judged
+    assert "not judged: older records" in index
     assert "1 busy-flagged run" in index and "2 older records" in index
-    speed = page(tmp_path / "site", "results/speed/index.html")
-    assert "10.00 s (n=1) ⚑ busy" in speed and "5.00 s (n=1) ◌ older record" in speed
+    speed = page(tmp_path / "site", "results/speed.html")
+    assert '10.00\u00a0s<br><small>n=1 · <span title="busy-flagged run">⚑</span>' in speed
+    assert '5.00\u00a0s<br><small>n=1 · <span title="older record">◌</span>' in speed
     assert "Older records" in speed and "config.train_images" in speed
 
 
 def test_time_to_accuracy_is_on_the_accuracy_page_for_cifar10(tmp_path):
     from fwbench.records import write_record
     from generator.load import load_results
-    from generator.pages import build_pages
+    from generator.render import build_pages
 
     runs = tmp_path / "runs" / gen_records.GPU_MACHINE
     for seed in range(3):
@@ -227,6 +231,7 @@ def test_time_to_accuracy_is_on_the_accuracy_page_for_cifar10(tmp_path):
         write_record(runs / f"{record['record_id']}.json", record)
     accuracy = build_pages(load_results(tmp_path))["results/accuracy.md"]
     assert "**Time to 85 % test accuracy**" in accuracy
-    assert "| 128 | 27.0 s ± 5.0 (95 % CI, n=3) |" in accuracy  # 5 s compile + two epochs of 10, 11, 12 s
-    assert "not reached in 3 epochs (n=3)" in accuracy  # the 90 % target
-    assert "No time to accuracy" not in accuracy
+    # 5 s compile + two epochs of 10, 11, 12 s
+    assert "| 128 | 27.0 ±\u00a05.0\u00a0s<br><small>n=3</small> |" in accuracy
+    assert "not reached in 3 epochs<br><small>n=3</small>" in accuracy  # the 90 % target
+    assert "Time to accuracy is not shown" not in accuracy

@@ -1,0 +1,52 @@
+"""The site's pages: one module each under ``generator/site/``, found there, and the navigation built from them.
+
+A page module holds ``PAGE`` (where the page goes, its template, its place in the navigation) and
+``context(site)``, which builds what its template shows from ``SiteData``. Adding a page is adding a module
+and its template; nothing else lists the pages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from types import ModuleType
+
+from generator import site as site_package
+
+
+@dataclass(frozen=True)
+class Page:
+    """Where a page goes (docs-relative path), its template, and its place in the navigation."""
+
+    path: str
+    template: str | None  # None: a static page of docs/
+    title: str
+    section: str | None  # the navigation section, None at the top level
+    order: float
+
+
+#: pages written by hand under docs/, placed in the same navigation
+STATIC_PAGES = (Page("design.md", None, "Design", "Appendix", 99.0),)
+
+
+def page_modules() -> list[ModuleType]:
+    """Every page module of ``generator.site``, in navigation order."""
+    found = [importlib.import_module(f"{site_package.__name__}.{info.name}")
+             for info in pkgutil.iter_modules(site_package.__path__)]
+    return sorted((m for m in found if hasattr(m, "PAGE")), key=lambda m: m.PAGE.order)
+
+
+def nav() -> list[dict]:
+    """The mkdocs ``nav``: the pages in order, consecutive pages of one section grouped under it."""
+    pages = sorted([m.PAGE for m in page_modules()] + list(STATIC_PAGES), key=lambda p: p.order)
+    entries: list[dict] = []
+    for page in pages:
+        item = {page.title: page.path}
+        if page.section is None:
+            entries.append(item)
+        elif entries and page.section in entries[-1] and isinstance(entries[-1][page.section], list):
+            entries[-1][page.section].append(item)
+        else:
+            entries.append({page.section: [item]})
+    return entries

@@ -1,0 +1,85 @@
+"""3.3 Accuracy and convergence: final test accuracy with the test set's size, whether the runs trained long
+enough to mean anything, whether the frameworks agree to the image, time to accuracy and the curves."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from generator import cells, chart_data, fmt
+from generator.accuracy_checks import MIN_EPOCHS_FOR_CURVE, Agreement, image_agreement, undertrained
+from generator.aggregate import Summary
+from generator.grid import Grid, batch_grid
+from generator.page import Page
+from generator.sitedata import SiteData
+from generator.table_view import TableView, views
+
+PAGE = Page("results/accuracy.md", "accuracy.md.j2", "3.3 Accuracy and convergence", "3 Results", 3.3)
+#: where the parity tests live: the evidence that the frameworks compute the same thing
+PARITY_TESTS = "tests/runners/test_parity.py"
+
+
+@dataclass(frozen=True)
+class AccuracyTable:
+    """One table's accuracy grids, its warnings, its agreement, and its curves where it has enough epochs."""
+
+    view: TableView
+    test_images: list[int]
+    accuracy: dict[str, Grid]  # mode -> grid
+    undertrained: list[str]  # "PyTorch compiled, batch 32: why"
+    agreement: list[Agreement]
+    time_to_accuracy: dict[str, dict[float, Grid]]  # mode -> target -> grid
+    charts: list[tuple[str, str]]  # (alt text, path)
+    epochs: dict[int, Grid]  # batch size -> per-epoch grid
+
+
+def _accuracy_cell(summary: Summary | None, classes: int) -> str:
+    text = cells.accuracy_cell(summary)
+    return text + "<br><small>⚠ not trained long enough</small>" if summary and summary.n_ok and \
+        undertrained(summary, classes) else text
+
+
+def _epoch_grid(view: TableView, batch_size: int) -> Grid:
+    table = view.table
+    present = [(c, s) for c in table.columns if (s := table.at(c, batch_size)) and s.n_ok]
+    curves = {c: (dict(s.curve("test_accuracy")), dict(s.curve("train_loss"))) for c, s in present}
+    epochs = sorted({e for acc, _ in curves.values() for e in acc})
+    rows = [[str(e), *(f"{fmt.compact(acc[e], 100, 2, '%')} <small>loss {loss[e].mean:.3f}</small>"
+                       if e in acc and e in loss else "—" for acc, loss in curves.values())] for e in epochs]
+    return Grid(["epoch", *(f"{table.column_label(c)} {c.mode}" for c, _ in present)], rows)
+
+
+def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTable:
+    table = view.table
+    flagged = [f"{table.column_label(s.key.column)} {s.key.mode}, batch {s.key.batch_size}: {why}"
+               for s in table.summaries if s.n_ok and (why := undertrained(s, classes))]
+    tta = {}
+    if table.setting.dataset == site.rules.tta_dataset:
+        tta = {mode: {t: batch_grid(table, mode, lambda s, t=t: cells.time_to_accuracy_cell(s, t))
+                      for t in site.rules.tta_targets} for mode in table.modes}
+    curves, epochs = [], {}
+    if table.setting.epochs >= MIN_EPOCHS_FOR_CURVE:
+        slug = f"{table.machine_id}-{table.setting.slug}"
+        for metric, ylabel, scale in (("test_accuracy", "test accuracy (%)", 100), ("train_loss", "training loss", 1)):
+            path = site.add_chart(f"charts/{metric}-{slug}.png", chart_data.convergence(table, metric, ylabel, scale))
+            curves.append((f"{ylabel} per epoch on {view.device}", path))
+        epochs = {bs: _epoch_grid(view, bs) for bs in table.batch_sizes}
+    return AccuracyTable(
+        view, sorted({s.test_images for s in table.summaries if s.test_images}),
+        {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, classes)) for mode in table.modes},
+        flagged, image_agreement(table), tta, curves, epochs)
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The accuracy page's context."""
+    classes = site.article["setup"]["classes"]  # CIFAR-10 and the synthetic set: one 10-way head in every model
+    return {
+        "classes": classes,
+        "chance": 1 / classes,
+        "uniform_loss": math.log(classes),
+        "min_epochs": MIN_EPOCHS_FOR_CURVE,
+        "targets": site.rules.tta_targets,
+        "parity_tests": PARITY_TESTS,
+        "tables": [_accuracy_table(site, v, classes) for v in views(site, site.out_of_box + site.tuned)],
+    }

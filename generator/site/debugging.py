@@ -1,0 +1,97 @@
+"""4.1 Debugging: each framework's probe score first (with and without the silently cast probes), then per
+machine a bug × framework matrix of outcomes, then every captured message, verbatim, per bug and framework."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from fwbench.frameworks import FRAMEWORKS, label
+from generator import probes as probe_view
+from generator.grid import Grid
+from generator.load import Loaded
+from generator.page import Page
+from generator.probes import BugRow, ProbeScores
+from generator.sitedata import SiteData
+
+PAGE = Page("devex/debugging.md", "debugging.md.j2", "4.1 Debugging", "4 Developer experience", 4.1)
+#: an outcome's tone -> (Material icon, the admonition type of its message block)
+TONES = {"good": ("material-check-circle", "success"), "bad": ("material-close-circle", "failure"),
+         "neutral": ("material-information-outline", "info")}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One probe's captured output as its block shows it."""
+
+    probe: Loaded
+    outcome: str  # readable
+    kind: str  # the admonition type: success, failure, info
+    cast_evidence: str | None
+
+
+@dataclass(frozen=True)
+class MachineProbes:
+    """One machine's probes: its rubric, the matrix per mode, and the messages per bug and framework."""
+
+    machine_id: str
+    device: str
+    rubric: str
+    matrix: dict[str, Grid]  # mode -> grid
+    bugs: list[tuple[BugRow, dict[str, list[Message]]]]  # (bug, framework label -> messages by mode)
+
+
+def summary_grid(scores: ProbeScores) -> Grid:
+    """Frameworks as columns: the ranked score without silently cast probes, the score over every probe, counts."""
+    present = [fw for fw in FRAMEWORKS if fw in scores.with_cast]
+    rows = [
+        ["score without silently cast probes", *(f"**{scores[fw]:.0%}**" if fw in scores else "— (every probe was cast)"
+                                                 for fw in present)],
+        ["score over every probe", *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
+        ["probes scored", *(str(scores.scored[fw]) for fw in present)],
+        ["silently cast", *(str(scores.cast[fw]) for fw in present)],
+    ]
+    return Grid(["", *(label(fw) for fw in present)], rows)
+
+
+def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
+    if probe is None:
+        return "not run"
+    category = scores.category(probe)
+    icon, _ = TONES[probe_view.outcome_tone(category)]
+    score = probe.record["score"]
+    return (f":{icon}:{{ .fw-{probe_view.outcome_tone(category)} }} {probe_view.outcome_label(category)} "
+            f"<small>{score['total']:g}/{score['max']:g}</small>")
+
+
+def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachineProbes:
+    scores = site.probe_scores
+    rows = probe_view.bug_rows(found)
+    frameworks = [fw for fw in FRAMEWORKS if any(fw == f for row in rows for f, _ in row.probes)]
+    modes = sorted({m for row in rows for _, m in row.probes}, key=lambda m: m != "compiled")
+    matrix = {mode: Grid(["bug", *(label(fw) for fw in frameworks)],
+                         [[row.title, *(_cell(row.probes.get((fw, mode)), scores) for fw in frameworks)]
+                          for row in rows], text=tuple(range(len(frameworks) + 1))) for mode in modes}
+    bugs = []
+    for row in rows:
+        messages: dict[str, list[Message]] = defaultdict(list)
+        for (fw, _), probe in row.probes.items():
+            category = scores.category(probe)
+            messages[label(fw)].append(Message(probe, probe_view.outcome_label(category),
+                                               TONES[probe_view.outcome_tone(category)][1],
+                                               scores.evidence.get(str(probe.path))))
+        bugs.append((row, dict(messages)))
+    machine = site.machine_by_id.get(machine_id)
+    return MachineProbes(machine_id, machine.device if machine else machine_id, found[0].record["score"]["rubric"],
+                   matrix, bugs)
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The debugging page's context."""
+    by_machine: dict[str, list[Loaded]] = defaultdict(list)
+    for probe in sorted(site.results.probes, key=probe_view.probe_order):
+        by_machine[probe.machine_id].append(probe)
+    scores = site.probe_scores
+    return {"summary": summary_grid(scores) if scores.with_cast else None,
+            "machines": [_machine(site, machine_id, found) for machine_id, found in sorted(by_machine.items())]}

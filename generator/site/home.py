@@ -1,0 +1,77 @@
+"""1 Who is faster: every framework's throughput and compile time per machine, the verdicts, and the findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator import findings, headline, platform_issues, probe_claims
+from generator.aggregate import BUSY, OLDER, flags_of
+from generator.grid import Grid
+from generator.page import Page
+from generator.sitedata import SiteData
+from generator.table_view import TableView, views
+
+PAGE = Page("index.md", "index.md.j2", "1 Who is faster", None, 1.0)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One out-of-the-box table's answer: throughput with gaps and verdicts, compile time with its pay-off."""
+
+    view: TableView
+    epoch: str
+    throughput: Grid
+    compile: Grid
+    payoff_notes: dict[str, list[str]]  # why no pay-off -> the frameworks it applies to
+
+
+def _epoch(view: TableView, article: dict[str, Any]) -> str:
+    setting, setup = view.table.setting, article["setup"]
+    trained = sorted({s.images_per_epoch for s in view.table.summaries})
+    kept = f" (drop-last trains {', '.join(f'{n:,}' for n in trained)})" if trained != [setting.train_images] else ""
+    return (f"one epoch here is {setting.train_images:,} {setting.dataset} images{kept}; the article's is "
+            f"{setup['train_images']:,} CIFAR-10 images on an {setup['device_name']}")
+
+
+def _headline(view: TableView, article: dict[str, Any]) -> Headline:
+    table = view.table
+    compiled = table.columns_in("compiled")
+    labels = [table.column_label(c) for c in compiled]
+    rows = headline.throughput_rows(table, compiled)
+    throughput = Grid(["batch", *labels, "verdict"], [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
+                      text=(0, -1))
+    compile_rows, notes = headline.compile_rows(table, compiled)
+    return Headline(view, _epoch(view, article), throughput,
+                    Grid(["batch", *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]), notes)
+
+
+def _findings(site: SiteData) -> list[findings.Finding]:
+    found = findings.article_arithmetic(site.internal_claims)
+    for issue in platform_issues.load_issues()["issues"]:
+        found += findings.platform_issue(issue, platform_issues.measured_pairs(issue, site.tables, site.device_kinds))
+    probes = site.results.probes
+    found += findings.probe_disagreements(probe_claims.message_claims(site.article, probes)
+                                          + probe_claims.traceback_claims(site.article, probes))
+    return found
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The home page's context."""
+    runs = site.results.runs
+    flagged = [f for r in runs for f in flags_of(r.record)]
+    return {
+        "article": site.article["article"],
+        "counts": {"runs": len(runs), "machines": len(site.machines), "probes": len(site.results.probes),
+                   "snapshots": len(site.results.snapshots)},
+        "skipped": site.results.skipped,
+        "headlines": [_headline(v, site.article) for v in views(site, site.out_of_box)],
+        "tuned": [t.setting.tuning for t in site.tuned],
+        "findings": _findings(site),
+        "single_run": sum(1 for s in site.summaries if s.n_ok == 1),
+        "configurations": len(site.summaries),
+        "failed": sum(1 for s in site.summaries if s.n_ok == 0),
+        "busy_runs": flagged.count(BUSY),
+        "older_runs": flagged.count(OLDER),
+        "cpu_machines": [m.machine_id for m in site.machines if m.hardware and not m.is_gpu],
+    }

@@ -1,0 +1,25 @@
+"""6.3 Maintenance: GitHub figures from the latest ecosystem snapshot beside the article's star growth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator import chart_data
+from generator.ecosystem_view import history, source_sections
+from generator.grid import Grid
+from generator.page import Page
+from generator.sitedata import SiteData
+
+PAGE = Page("beyond/maintenance.md", "maintenance.md.j2", "6.3 Maintenance", "6 Beyond performance", 6.3)
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The maintenance page's context."""
+    snapshot = site.snapshot.record if site.snapshot else None
+    growth = site.article["star_growth"]["percent_per_year"]
+    series = history(site.results.snapshots, "github", "stars")
+    chart = site.add_chart("charts/history-github-stars.png", chart_data.history(series, "GitHub stars")) \
+        if series else None
+    article = Grid(["repository", "star growth per year"], [[repo, f"{pct} %"] for repo, pct in growth.items()])
+    return {"snapshot": snapshot, "sections": source_sections(snapshot, ("github",)), "article": article,
+            "history": chart}

@@ -1,0 +1,44 @@
+"""Known platform issues: each issue of ``data/platform_issues.json`` with its size measured from the records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator import fmt, platform_issues
+from generator.grid import Grid
+from generator.page import Page
+from generator.sitedata import SiteData
+
+PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", "Known platform issues", "3 Results", 3.4)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """An issue's facts from the data file and its measured size: a grid per machine and setting."""
+
+    facts: dict[str, Any]
+    workaround: str
+    size: str | None
+    measured: dict[str, Grid]  # "machine · setting" -> grid
+
+
+def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
+    grids: dict[str, list[list[str]]] = {}
+    for p in pairs:
+        rows = grids.setdefault(f"{p.machine_id} · {p.setting_label} · {p.column_label}", [])
+        rows.append([str(p.batch_size), f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
+                     f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>", f"{p.ratio:.1f}×"])
+    header = ["batch", "out of the box (img/s)", "with the workaround (img/s)", "faster"]
+    return {where: Grid(header, rows) for where, rows in grids.items()}
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The platform issues page's context."""
+    data = platform_issues.load_issues()
+    issues = []
+    for facts in data["issues"]:
+        pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
+        issues.append(Issue(facts, platform_issues.workaround_text(facts), platform_issues.size_text(pairs),
+                            _measured(pairs)))
+    return {"about": data["about"], "issues": issues}

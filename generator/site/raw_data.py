@@ -1,0 +1,55 @@
+"""Appendix: raw data — every table as CSV, every record as its command wrote it (one zip archive per kind: a
+site may hold ten thousand records), and the skipped files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from generator import downloads
+from generator.load import Loaded
+from generator.page import Page
+from generator.sitedata import SiteData
+
+PAGE = Page("appendix/raw-data.md", "raw_data.md.j2", "Raw data", "Appendix", 91.0)
+
+
+def _downloads(site: SiteData) -> list[tuple[str, str]]:
+    """(title, path) of each CSV download, registered with the site."""
+    results = site.results
+    files = {
+        "Every configuration, every statistic": ("data/configurations.csv",
+                                                 downloads.summaries_csv(site.summaries, site.rules.tta_targets)),
+        "Every run": ("data/runs.csv", downloads.runs_csv(results.runs, results.root)),
+        "Debug probes": ("data/probes.csv", downloads.probes_csv(results.probes)),
+        "Ecosystem snapshots": ("data/ecosystem.csv", downloads.ecosystem_csv(results.snapshots)),
+        "Claims check": ("data/claims.csv", downloads.claims_csv(site.all_claims)),
+    }
+    return [(title, site.add_file(path, text)) for title, (path, text) in files.items()]
+
+
+def records_zip(items: list[Loaded], root: Path) -> bytes:
+    """The record files byte for byte, under their names in the results directory, as one zip archive."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for item in items:
+            archive.write(item.path, item.path.relative_to(root).as_posix())
+    return buffer.getvalue()
+
+
+def _records(site: SiteData) -> list[tuple[str, int, str | None]]:
+    """(title, how many records, the archive's site path or None when there are none) per record kind."""
+    results = site.results
+    found = []
+    for kind, title, items in (("runs", "Run records", results.runs), ("probes", "Probe records", results.probes),
+                               ("ecosystem", "Ecosystem snapshots", results.snapshots)):
+        path = site.add_file(f"data/records-{kind}.zip", records_zip(items, results.root)) if items else None
+        found.append((title, len(items), path))
+    return found
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The raw data page's context."""
+    return {"downloads": _downloads(site), "records": _records(site), "skipped": site.results.skipped}

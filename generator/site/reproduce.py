@@ -1,0 +1,28 @@
+"""Appendix: how to reproduce — getting the code, the commands from the repository root, and the commands the
+run records say produced them (made portable: no other machine's paths)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.page import Page
+from generator.repository import command_line
+from generator.sitedata import SiteData
+
+PAGE = Page("appendix/reproduce.md", "reproduce.md.j2", "Reproduce", "Appendix", 92.0)
+#: recorded commands shown in full; the rest are counted
+SHOWN_COMMANDS = 50
+
+
+def recorded_commands(site: SiteData) -> list[str]:
+    """Distinct command lines stored in the run records, as they read from the repository root, each with the
+    tuning variables it ran with."""
+    return sorted({command_line(r.record["command"], r.record["config"].get("tuning_environment") or {})
+                   for r in site.results.runs if r.record.get("command")})
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The reproduce page's context."""
+    commands = recorded_commands(site)
+    return {"repo_url": site.repo_url, "commands": commands[:SHOWN_COMMANDS],
+            "more_commands": max(0, len(commands) - SHOWN_COMMANDS)}

@@ -1,0 +1,85 @@
+"""The home page answers the reader's question: every framework in the headline with its gap, the verdict by the
+noise rules, compile time and its pay-off, and findings computed from records and the article's figures."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import gen_records
+
+from fwbench.records import write_record
+from generator.aggregate import summarise, tables
+from generator.headline import compile_rows, payoff, throughput_rows
+from generator.load import load_results
+from generator.render import build_pages
+
+COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
+YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
+
+
+def write(root, records):
+    for record in records:
+        write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    return load_results(root)
+
+
+def only_table(results):
+    (table,) = tables(summarise(results.runs))
+    return table
+
+
+def test_the_first_table_holds_all_three_frameworks_the_slowest_with_its_gap(tmp_path):
+    results = write(tmp_path, [gen_records.run(fw, 32, seconds=s) for fw, s in
+                               (("torch", 10.0), ("tensorflow", 12.5), ("jax", 40.0))])
+    index = build_pages(results)["index.md"]
+    first = index[index.index("| batch |"):]
+    assert first.startswith("| batch | PyTorch | TensorFlow | JAX | verdict |")
+    row = first.splitlines()[2]
+    assert "**51.2**<br><small>fastest · n=1</small>" in row
+    assert "41.0<br><small>−20 % · n=1</small>" in row and "12.8<br><small>−75 % · n=1</small>" in row
+    assert row.endswith("| PyTorch: may be noise |")
+    assert "one epoch here is 512 synthetic images; the article's is 50,000 CIFAR-10 images" in index
+
+
+def test_overlapping_intervals_read_within_noise(tmp_path):
+    results = write(tmp_path, [gen_records.run(fw, 32, seed, seconds=10.0 + seed + shift)
+                               for fw, shift in (("torch", 0.0), ("jax", 0.3)) for seed in range(3)])
+    table = only_table(results)
+    (row,) = throughput_rows(table, table.columns_in("compiled"))
+    assert row.verdict == "PyTorch: within noise"
+
+
+def test_compiling_pays_off_only_against_an_eager_run(tmp_path):
+    results = write(tmp_path, [
+        gen_records.run("torch", 32, seconds=10.0, compile_seconds=41.0),
+        gen_records.run("torch", 32, seconds=30.0, compile_seconds=1.0, mode="eager"),
+        gen_records.run("tensorflow", 32, seconds=12.0),
+        gen_records.run("jax", 32, seconds=11.0),
+    ])
+    table = only_table(results)
+    compiled = table.columns_in("compiled")
+    assert payoff(table, compiled[0], 32) == 2  # 40 s more start-up, 20 s saved per epoch
+    rows, notes = compile_rows(table, compiled)
+    assert "pays off after 2 epochs" in rows[0].cells[0]
+    assert notes == {"no eager run in these records to compare with (`runners matrix --modes compiled,eager` adds "
+                     "them)": ["TensorFlow"], "no eager training mode, so nothing to pay off against": ["JAX"]}
+
+
+def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
+    tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=4.0), record_id="jax-ynn-off")
+    tuned["config"]["tuning_environment"] = YNN_OFF
+    results = write(tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("torch", 32, seconds=5.0),
+                               tuned])
+    index = build_pages(results)["index.md"]
+    findings = index[index.index("## Findings"):index.index("## What the records cannot say")]
+    assert "the article states **2.9×**, its own figures give **3.92× (42.3 s ÷ 10.8 s, its own table)**" in findings
+    assert "Measured here: **3.0× faster with the workaround (1 configuration, n=1 each)**" in findings
+    assert "`python benchmarks/xla_cpu_conv.py`" in findings
+
+
+def test_the_probes_disagreements_with_section_4_1_are_a_finding(tmp_path):
+    shutil.copytree(COMMITTED_PROBES, tmp_path / "probes")
+    index = build_pages(load_results(tmp_path, strict=True))["index.md"]
+    assert "§4.1: " in index and "checks of the quoted errors disagree" in index
+    assert "`runners probes --out results/probes`" in index
