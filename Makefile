@@ -52,3 +52,30 @@ serve: setup
 
 clean-site:
 	rm -rf site
+
+# GPU check kit (benchmarks/gpu_check.py; README, "GPU check kit"): what a GPU machine without a package registry
+# lacks, as a folder to carry beside the working tree (build/ is git-ignored): CPython 3.12 wheels for x86-64 Linux,
+# whatever this machine runs. pip resolves everything GPU_KIT_NEEDS pulls in, less GPU_KIT_PRESENT: that machine has
+# those with its frameworks (a carried copy would shadow theirs), and babel (36 MB of locale data) serves only
+# Material's blog plugin; mkdocs builds without it.
+GPU_KIT_DIR ?= build/gpu-kit
+GPU_KIT_PYTHON ?= 3.12
+GPU_KIT_NEEDS := jsonschema mkdocs mkdocs-material mkdocs-gen-files
+GPU_KIT_PRESENT := jinja2 markupsafe packaging pyyaml python-dateutil tzdata typing-extensions babel
+GPU_KIT_WHEELS := --target $(GPU_KIT_DIR) --python-version $(GPU_KIT_PYTHON) --implementation cp \
+  --only-binary=:all: --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64
+
+.PHONY: gpu-kit
+gpu-kit: setup
+	rm -rf $(GPU_KIT_DIR) $(GPU_KIT_DIR).json && mkdir -p $(GPU_KIT_DIR)
+	$(PY) -m pip install --quiet --dry-run --ignore-installed --report $(GPU_KIT_DIR).json $(GPU_KIT_WHEELS) \
+	  $(GPU_KIT_NEEDS)
+	$(PY) -c 'import json, sys; leave = set(sys.argv[2:]); \
+	  found = [i["metadata"] for i in json.load(open(sys.argv[1]))["install"]]; \
+	  print(*(m["name"] + "==" + m["version"] for m in found if m["name"].lower().replace("_", "-") not in leave), \
+	        sep="\n")' $(GPU_KIT_DIR).json $(GPU_KIT_PRESENT) > $(GPU_KIT_DIR)/requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-compile $(GPU_KIT_WHEELS) -r $(GPU_KIT_DIR)/requirements.txt
+	@# console scripts name this machine's interpreter: useless there (the kit runs python -m)
+	rm -rf $(GPU_KIT_DIR)/bin $(GPU_KIT_DIR).json
+	@du -sh --apparent-size $(GPU_KIT_DIR)
+	@echo "carry $(GPU_KIT_DIR) with the working tree, then: bash benchmarks/gpu_check.sh"

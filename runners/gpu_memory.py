@@ -44,20 +44,24 @@ class NvmlPeakSampler:
                     total, seen = total + proc.usedGpuMemory, True
         return total if seen else None
 
+    def _update(self) -> None:
+        try:
+            used = self._sample()
+        except Exception:
+            used = None
+        if used is not None:
+            self.peak_bytes = max(self.peak_bytes or 0, used)
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            try:
-                used = self._sample()
-            except Exception:
-                used = None
-            if used is not None:
-                self.peak_bytes = max(self.peak_bytes or 0, used)
+            self._update()
             self._stop.wait(self.interval_s)
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+            self._update()  # memory taken since the thread's last sample counts too (a block shorter than one interval)
             import pynvml
 
             pynvml.nvmlShutdown()

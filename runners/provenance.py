@@ -112,8 +112,26 @@ def _text(value: str | bytes) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+#: NVIDIA's wheels of the CUDA runtime and cuDNN, by name prefix (nvidia-cuda-runtime-cu12, nvidia-cudnn-cu13, …)
+CUDA_DISTRIBUTIONS = {"cuda": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn"}
+
+
+def cuda_libraries() -> dict[str, str | None]:
+    """The CUDA runtime and cuDNN versions installed as NVIDIA's wheels (how PyTorch and JAX get them), from package
+    metadata without importing a framework; None where none is installed. A run replaces them with what its
+    framework reports."""
+    found: dict[str, str | None] = dict.fromkeys(CUDA_DISTRIBUTIONS)
+    for distribution in metadata.distributions():
+        name = (distribution.metadata["Name"] or "").lower().replace("_", "-")
+        for key, prefix in CUDA_DISTRIBUTIONS.items():
+            if name.startswith(prefix) and found[key] is None:
+                found[key] = distribution.version
+    return found
+
+
 def hardware_info() -> dict:
-    """Host description plus the GPU when NVML sees one. Device-specific fields are filled by the runner."""
+    """Host description plus the GPU when NVML sees one, with the CUDA runtime and cuDNN installed for it
+    (``cuda_libraries``). The runner replaces device-specific fields with what the framework reports."""
     gpu = nvidia_info()
     threads = os.cpu_count() or 1
     info = {
@@ -121,8 +139,7 @@ def hardware_info() -> dict:
         "device_name": gpu["device_name"] if gpu else cpu_model(),
         "device_count": gpu["device_count"] if gpu else None,
         "gpu_driver": gpu["gpu_driver"] if gpu else None,
-        "cuda": None,
-        "cudnn": None,
+        **(cuda_libraries() if gpu else dict.fromkeys(CUDA_DISTRIBUTIONS)),
         "cpu_model": cpu_model(),
         "cpu_threads": threads,
         "framework_threads": None,
@@ -133,10 +150,17 @@ def hardware_info() -> dict:
     return info
 
 
+#: set in a machine's environment, replaces the machine id its hardware makes: for clusters of identical VMs that
+#: must be told apart (or pooled) by name, and for tests that make two "machines" on one host
+MACHINE_ID_ENV = "FWBENCH_MACHINE_ID"
+
+
 def machine_id(hardware: dict) -> str:
     """A stable id that groups records by hardware: the GPU's name; for CPU runs the CPU model and threads
     plus the first 6 hex characters of the CPU fingerprint's hash, so that two different VMs that report the
-    same model name never merge."""
+    same model name never merge. ``$FWBENCH_MACHINE_ID``, where set, is the id instead (``MACHINE_ID_ENV``)."""
+    if os.environ.get(MACHINE_ID_ENV):
+        return slug(os.environ[MACHINE_ID_ENV])
     if hardware["device_kind"] == "gpu":
         count = hardware.get("device_count") or 1
         return slug(f"{hardware['device_name']}" + (f" x{count}" if count > 1 else ""))

@@ -163,11 +163,7 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order
                            "test_loss": test_loss, "test_accuracy": test_accuracy})
         trainer.sync()
 
-    hardware = provenance.hardware_info()
-    device = trainer.device_info()
-    hardware.update({k: v for k, v in device.items() if v is not None})
-    hardware["device_kind"] = device["device_kind"]
-    hardware["machine_id"] = provenance.machine_id(hardware)
+    hardware = run_hardware(trainer.device_info())
     measured = Measured(first_step_seconds=first_step_seconds, epoch_seconds=epoch_seconds,
                         window_step_seconds=window_times, window_steps=window_sizes(steps) * config.epochs,
                         epochs=epochs, framework_memory=trainer.memory(), nvml_peak_bytes=nvml.peak_bytes,
@@ -175,6 +171,18 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order
                         data_bytes=data_bytes, load=load.section(), run_order=run_order)
     return ok_record(config, hardware, started_at, utc_now(), measured, software=provenance.software_info(),
                      command=sys.argv)
+
+
+def run_hardware(device: dict) -> dict:
+    """The record's hardware: this machine's, with what the framework says about the device it trained on
+    (``Trainer.device_info``). A CPU run on a GPU machine keeps none of the GPU's fields."""
+    hardware = provenance.hardware_info()
+    if device["device_kind"] == "cpu":
+        hardware.update(device_name=hardware["cpu_model"], device_count=None, gpu_driver=None, cuda=None, cudnn=None)
+    hardware.update({k: v for k, v in device.items() if v is not None})
+    hardware["device_kind"] = device["device_kind"]
+    hardware["machine_id"] = provenance.machine_id(hardware)
+    return hardware
 
 
 def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: bool = True,

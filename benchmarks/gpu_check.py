@@ -1,0 +1,604 @@
+"""GPU check kit (issue 17): prove fwbench's GPU code paths on a real GPU in one offline run of a few minutes.
+
+Usage: python benchmarks/gpu_check.py --out DIR [--device auto|gpu|cpu] [--profiles smoke,quick]
+       [--frameworks a,b] [--budget SECONDS]
+
+Steps, each in its own process as the benchmark runs them: ``runners env``; a float32 forward pass of every
+framework present on the device (parity, and whether NVML sees the process); ``runners matrix`` over the smoke
+profile, then over the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only); the cross-checks
+below; ``generator build`` over the records written. Everything lands in DIR: ``results/runs/`` (the records),
+``site/``, ``env.json``, ``gpu_check.log``, ``gpu_check.txt`` (the table) and ``gpu_check.json``.
+
+A check fails the kit (exit 1): a run not ok or not on the device asked for; compile time not > 0 or a steady step
+not faster than the first; a null NVML process peak without a reason; an allocator peak above the NVML peak; a
+null MFU or one outside (0, 1), or no device_peaks.json entry under the GPU's name; images/s at batch 256 not above
+batch 32; forward logits further apart than tests/runners/test_parity.py allows in float32. On a CPU the GPU-only
+checks read "not applicable on a CPU". Frameworks not importable are reported as skipped, with the reason.
+
+Runs with a bare ``python3`` from the repository root (nothing installed): the repository goes on the path, and
+where jsonschema or mkdocs is missing, the carried folder that ``make gpu-kit`` builds (``build/gpu-kit``, or
+$FWBENCH_GPU_KIT) too, for this process and its children.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+KIT_DIR_ENV = "FWBENCH_GPU_KIT"
+#: modules the kit needs beyond the frameworks' stack: records (jsonschema) and the site (the rest)
+KIT_MODULES = ("jsonschema", "mkdocs", "material", "mkdocs_gen_files", "pymdownx")
+
+
+def missing_modules(names: tuple[str, ...] = KIT_MODULES) -> list[str]:
+    """The top-level modules among ``names`` that this interpreter cannot find (none is imported)."""
+    return [name for name in names if importlib.util.find_spec(name) is None]
+
+
+def kit_paths(repo: Path, kit_dir: Path, missing: list[str]) -> list[str]:
+    """What goes before the interpreter's own packages: the repository, and the carried folder only where a module
+    is missing — elsewhere its wheels, built for the GPU machine's Python, would shadow the installed packages."""
+    return [str(repo)] + ([str(kit_dir)] if missing and kit_dir.is_dir() else [])
+
+
+KIT_PATHS = kit_paths(REPO, Path(os.environ.get(KIT_DIR_ENV) or REPO / "build" / "gpu-kit"), missing_modules())
+sys.path[:0] = [p for p in KIT_PATHS if p not in sys.path]
+try:
+    import jsonschema  # noqa: F401  every record is validated: nothing runs without it
+except ImportError as exc:
+    sys.exit(f"gpu_check: jsonschema cannot be imported ({exc}); carried folder: {KIT_PATHS[1:] or 'none'}. Build it "
+             f"for this Python ({sys.version_info.major}.{sys.version_info.minor}) with `make gpu-kit` where pip works "
+             "and carry it (README, 'GPU check kit')")
+
+import numpy as np  # noqa: E402
+
+from fwbench.cliargs import add_frameworks_flag, csv_of, positive_float  # noqa: E402
+from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
+from fwbench.records import RecordError, read_record  # noqa: E402
+from runners import arch, data, parity  # noqa: E402
+from runners.gpu_memory import NvmlPeakSampler  # noqa: E402
+from runners.matrix import LocalExecutor  # noqa: E402
+from runners.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
+from runners.run import framework_environment  # noqa: E402
+
+#: per profile, the ``runners matrix`` lists that narrow it (quick: the two ends of the batch sizes, both modes)
+PLAN = {"smoke": {}, "quick": {"batch_sizes": [32, 256], "modes": ["compiled", "eager"]}}
+SCALING_BATCHES = tuple(PLAN["quick"]["batch_sizes"])  # on a GPU, images/s must rise from the first to the second
+#: tests/runners/test_parity.py's bound on float32 compiled logits (max |a - b| / max |b|)
+FORWARD_PARITY_BOUND = 1e-4
+DEFAULT_BUDGET_S = 450.0  # within the issue's 8 minutes on one GPU, the site and the packing included
+SITE_RESERVE_S = 60.0  # kept back from the runs for `generator build` (3 s for a few records on a 2-core CPU)
+ENV_TIMEOUT_S = 60.0
+CAPTURE_TIMEOUT_S = 180.0
+PEAKS_FILE = REPO / "runners" / "device_peaks.json"
+CPU_ONLY = "not applicable on a CPU"
+
+# --- cross-checks: pure functions of records, each returning one Check -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict: ``ok`` True (pass), False (fail) or None (not applicable), with what was seen."""
+
+    name: str
+    subject: str
+    ok: bool | None
+    detail: str
+
+    @property
+    def outcome(self) -> str:
+        return {True: "pass", False: "FAIL", None: "n/a"}[self.ok]
+
+
+# the checks' names
+ENV = "env: GPU, driver, CUDA, cuDNN"
+PEAK_TABLE = "device_peaks.json names the GPU"
+STATUS = "run ok"
+DEVICE = "ran on the device asked for"
+COMPILE = "compile > 0, steady step < first"
+NVML = "NVML peak or its reason"
+ALLOCATOR = "allocator peak <= NVML"
+MFU = "MFU in (0, 1)"
+SCALING = "images/s bs256 > bs32"
+PARITY = "float32 forward parity"
+SITE = "site builds"
+
+
+def mib(value: float | None) -> str:
+    return "—" if value is None else f"{value / 2**20:,.0f} MiB"
+
+
+def subject(profile: str, framework: str, mode: str, batch_size: int) -> str:
+    """``profile framework/mode bsN``: which run a check speaks of."""
+    return f"{profile} {framework}/{mode} bs{batch_size}"
+
+
+def subject_of(record: dict) -> str:
+    return subject(record["config"]["profile"], record["framework"]["name"], record["framework"]["mode"],
+                   record["config"]["batch_size"])
+
+
+def check_env(env: dict) -> Check:
+    """``runners env`` on a GPU names the GPU, its driver, CUDA and cuDNN."""
+    hardware = env["hardware"]
+    fields = {"GPU": hardware.get("device_name"), "driver": hardware.get("gpu_driver"), "CUDA": hardware.get("cuda"),
+              "cuDNN": hardware.get("cudnn")}
+    missing = [name for name, value in fields.items() if not value]
+    on_gpu = hardware.get("device_kind") == "gpu"
+    detail = ", ".join(f"{name} {value}" for name, value in fields.items() if value)
+    detail += f"; missing: {', '.join(missing)}" if missing else ""
+    return Check(ENV, "runners env", on_gpu and not missing, detail if on_gpu else f"NVML sees no GPU; {detail}")
+
+
+def normalised(name: str) -> str:
+    return " ".join(name.casefold().replace("nvidia", "").replace("-", " ").split())
+
+
+def check_peak_table(device_name: str | None, peaks: dict[str, float]) -> Check:
+    """device_peaks.json has an entry under exactly the name the GPU reports (``record.peak_flops`` matches names
+    as reported, so a near miss means a null MFU); a near miss is named."""
+    if device_name in peaks:
+        return Check(PEAK_TABLE, str(device_name), True, f"{peaks[device_name]:.3g} FLOP/s float32")
+    near = [n for n in peaks if device_name and normalised(n) == normalised(device_name)] or \
+        difflib.get_close_matches(device_name or "", list(peaks), n=1, cutoff=0.6)
+    hint = f"; nearest entry {near[0]!r}: add the name as reported, with its own data-sheet figure" if near else ""
+    return Check(PEAK_TABLE, str(device_name), False, f"no entry {device_name!r}: MFU would be null{hint}")
+
+
+def check_status(record: dict) -> Check:
+    """The run finished (status ok); else its failure."""
+    failure = record.get("failure") or {}
+    detail = "ok" if record["status"] == "ok" else \
+        f"{record['status']}: {failure.get('exception_type')}: {(failure.get('message') or '')[:300]}"
+    return Check(STATUS, subject_of(record), record["status"] == "ok", detail)
+
+
+def check_device(record: dict, device: str) -> Check:
+    """The run trained on ``device`` (cpu or gpu), not silently on another."""
+    hardware = record["hardware"]
+    return Check(DEVICE, subject_of(record), hardware["device_kind"] == device,
+                 f"{hardware['device_kind']}: {hardware['device_name']}")
+
+
+def check_compile(record: dict) -> Check:
+    """Compile time is positive and a steady step is faster than the first (trace, compile, autotune, run)."""
+    timing = record["timing"]
+    first, steady, compile_s = timing["first_step_seconds"], timing["step_seconds_median"], timing["compile_seconds"]
+    return Check(COMPILE, subject_of(record), compile_s > 0 and steady < first,
+                 f"compile {compile_s:.2f} s; first step {first:.3f} s, steady {steady * 1e3:.2f} ms")
+
+
+def check_nvml(record: dict, reason: str | None) -> Check:
+    """The NVML process peak is there, or null with ``reason`` (why NVML cannot see the process, from the probe of
+    the same framework); null without a reason fails."""
+    peak = record["memory"]["nvml_process_peak_bytes"]
+    if peak:
+        return Check(NVML, subject_of(record), True, mib(peak))
+    if reason:
+        return Check(NVML, subject_of(record), True, f"null: {reason}")
+    return Check(NVML, subject_of(record), False, "null, with no reason: the probe saw its own process through NVML "
+                 "(or no probe ran), so the run's sampler missed it")
+
+
+def check_allocator(record: dict) -> Check:
+    """The framework allocator's peak fits in what NVML saw of the process (context and caches come on top)."""
+    memory = record["memory"]
+    allocator, nvml = memory["allocator_peak_bytes"], memory["nvml_process_peak_bytes"]
+    if nvml is None:
+        return Check(ALLOCATOR, subject_of(record), None, "NVML peak null: nothing to compare with")
+    if allocator is None:
+        return Check(ALLOCATOR, subject_of(record), False, "the allocator reported no peak on a GPU")
+    return Check(ALLOCATOR, subject_of(record), allocator <= nvml, f"{mib(allocator)} <= {mib(nvml)}")
+
+
+def check_mfu(record: dict, peaks: dict[str, float]) -> Check:
+    """MFU is computed from the device_peaks.json entry of the device the run reports, and lies in (0, 1)."""
+    mfu, name = record.get("mfu") or {}, record["hardware"]["device_name"]
+    value, used, peak = mfu.get("value"), mfu.get("peak_flops_per_second"), peaks.get(name)
+    if value is None:
+        why = f"device_peaks.json has no entry {name!r}" if peak is None else f"although device_peaks.json has {name!r}"
+        return Check(MFU, subject_of(record), False, f"null: {why}")
+    table_says = f"{peak:.3g}" if peak else "no entry"
+    return Check(MFU, subject_of(record), 0 < value < 1 and used == peak,
+                 f"{value:.3f} of {used:.3g} FLOP/s ({name}; table: {table_says})")
+
+
+def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHES) -> list[Check]:
+    """Per framework and mode of the quick runs: images/s at the larger batch above the smaller."""
+    speeds: dict[str, dict[int, float | None]] = {}
+    for record in records:
+        if record["config"]["profile"] == "quick" and record["config"]["batch_size"] in batches:
+            key = f"quick {record['framework']['name']}/{record['framework']['mode']}"
+            ok = record["status"] == "ok"
+            speeds.setdefault(key, {})[record["config"]["batch_size"]] = \
+                record["timing"]["images_per_second"] if ok else None
+    checks = []
+    for key, by_batch in speeds.items():
+        small, large = (by_batch.get(b) for b in batches)
+        if small is None or large is None:
+            missing = [f"bs{b}" for b in batches if by_batch.get(b) is None]
+            checks.append(Check(SCALING, key, False, f"no ok run at {', '.join(missing)}"))
+        else:
+            checks.append(Check(SCALING, key, large > small, f"{large:,.0f} vs {small:,.0f} images/s"))
+    return checks
+
+
+def check_parity(pair: str, report: dict[str, float], bound: float = FORWARD_PARITY_BOUND) -> Check:
+    """Two frameworks' float32 logits (train and eval mode) within ``bound`` of each other."""
+    worst = max(report.values())
+    return Check(PARITY, pair, worst < bound, ", ".join(f"{k} {v:.1e}" for k, v in report.items()) +
+                 f" (bound {bound:.0e})")
+
+
+def record_checks(record: dict, device: str, peaks: dict[str, float], nvml_reason: str | None) -> list[Check]:
+    """Every per-run check of ``record``, the GPU-only ones not applicable when ``device`` is the CPU."""
+    status = check_status(record)
+    if not status.ok:
+        return [status]
+    checks = [status, check_device(record, device), check_compile(record)]
+    gpu_checks = [(NVML, lambda: check_nvml(record, nvml_reason)), (ALLOCATOR, lambda: check_allocator(record)),
+                  (MFU, lambda: check_mfu(record, peaks))]
+    return checks + [check() if device == "gpu" else Check(name, subject_of(record), None, CPU_ONLY)
+                     for name, check in gpu_checks]
+
+
+def nvml_null_reason(pid: int, processes: list[tuple[int, int | None]] | None) -> str | None:
+    """Why NVML gives no memory for process ``pid`` while it holds GPU memory, from NVML's list of (pid, used
+    bytes) of compute processes (None: NVML unusable); None when NVML does see it."""
+    if processes is None:
+        return "NVML cannot be queried (no driver library)"
+    pids = sorted({p for p, _ in processes})
+    if not pids:
+        return "NVML lists no compute process although this one holds GPU memory: the sandbox hides processes"
+    if pid not in pids:
+        return f"NVML lists PIDs {pids[:8]} but not this process's {pid}: a PID namespace of its own"
+    if all(used is None for p, used in processes if p == pid):
+        return "NVML lists the process without its memory (usedGpuMemory not available)"
+    return None
+
+
+# --- the forward-pass probe (a child process per framework) -----------------------------------------------------
+
+#: a probe's (logits by name, what the device and NVML said), or why the probe failed
+Capture = tuple[dict, dict] | str
+
+
+def nvml_processes() -> list[tuple[int, int | None]] | None:
+    """(pid, used bytes) of every compute process NVML lists on any GPU; None when NVML cannot be queried."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:
+        return None
+    try:
+        return [(p.pid, p.usedGpuMemory) for i in range(pynvml.nvmlDeviceGetCount())
+                for p in pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(i))]
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def forward_capture(name: str, device: str, out: Path) -> None:
+    """In a child: framework ``name``'s logits (eval and train mode) on ``device`` for runners.parity's weights and
+    one batch, to ``out`` (.npz), and what the device and NVML said, to ``out`` with .json."""
+    from runners.frameworks.trainer import make_trainer
+
+    weights = arch.init_weights(0, random_bn=True)  # random BN statistics make every BN field matter
+    dataset = data.synthetic(parity.PARITY_BATCH, parity.PARITY_BATCH)
+    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, parity.PARITY_BATCH)
+    with NvmlPeakSampler() as nvml:
+        trainer = make_trainer(name, weights, "compiled", device)
+        ((x, _),) = trainer.to_device(images, labels)
+        logits = {"logits.eval": trainer.logits(x, training=False), "logits.train": trainer.logits(x, training=True)}
+    info = trainer.device_info()
+    reason = nvml_null_reason(os.getpid(), nvml_processes()) if info["device_kind"] == "gpu" else None
+    np.savez(out, **logits)
+    out.with_suffix(".json").write_text(json.dumps({**info, "nvml_peak_bytes": nvml.peak_bytes,
+                                                    "nvml_reason": reason}))
+
+
+# --- running the steps: child processes, their output in the log, within the budget -----------------------------
+
+
+class Kit:
+    """One run of the kit: its output directory, log, budget and the environment its children get."""
+
+    def __init__(self, out: Path, budget_s: float):
+        self.out, self.runs = out, out / "results" / "runs"  # results/ as `generator build` reads it
+        self.deadline = time.monotonic() + budget_s
+        self.runs.mkdir(parents=True, exist_ok=True)
+        self.log_file = (out / "gpu_check.log").open("w", encoding="utf-8")
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1",
+                    "PYTHONPATH": os.pathsep.join([*KIT_PATHS, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+    def say(self, text: str) -> None:
+        """Print ``text`` and keep it in the log."""
+        print(text, flush=True)
+        self.log_file.write(text + "\n")
+        self.log_file.flush()
+
+    def left(self, reserve: float = 0.0) -> float:
+        """Seconds of the budget left, less ``reserve``."""
+        return self.deadline - time.monotonic() - reserve
+
+    def child(self, command: list[str], timeout_s: float, env: dict | None = None) -> tuple[int | None, str]:
+        """Run ``command`` from the repository root, its output streamed to the log; (exit code or None when it
+        ran past ``timeout_s`` and its process group was killed, its output)."""
+        self.say(f"$ {' '.join(command)}")
+        if timeout_s <= 0:
+            self.say("  not started: the time budget is spent")
+            return None, ""
+        process = subprocess.Popen(command, cwd=REPO, env=env or self.env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                                   start_new_session=True)
+        lines: list[str] = []
+
+        def pump() -> None:
+            for line in process.stdout:
+                lines.append(line)
+                self.say("  " + line.rstrip("\n"))
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            code = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:  # the matrix's configurations die with it (parent-death signal, reaper)
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            code = None
+            self.say(f"  killed after {timeout_s:.0f} s: the time budget is spent")
+        reader.join(timeout=10)
+        return code, "".join(lines)
+
+
+def env_step(kit: Kit) -> dict | None:
+    """``runners env`` as JSON (also saved as env.json); None when it failed."""
+    kit.say("== runners env")
+    command = [sys.executable, "-m", "runners.cli", "env"]
+    try:  # not through Kit.child: a warning on stderr must not end up in the JSON
+        done = subprocess.run(command, cwd=REPO, env=kit.env, capture_output=True, text=True,
+                              timeout=min(ENV_TIMEOUT_S, max(1.0, kit.left())))
+        env = json.loads(done.stdout)
+    except subprocess.TimeoutExpired:
+        kit.say(f"runners env: no answer within {ENV_TIMEOUT_S:.0f} s")
+        return None
+    except json.JSONDecodeError:
+        kit.say(f"runners env failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+        return None
+    kit.say(done.stdout.rstrip())
+    (kit.out / "env.json").write_text(done.stdout)
+    return env
+
+
+def capture_step(kit: Kit, frameworks: list[str], device: str, executor: LocalExecutor) -> dict[str, Capture]:
+    """Each framework's forward probe in a fresh process of the interpreter that runs its configurations:
+    {framework: (logits, device and NVML info) or why it failed}."""
+    kit.say(f"== float32 forward pass on the {device} (parity, and whether NVML sees the process)")
+    captures: dict[str, Capture] = {}
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
+        for name in frameworks:
+            out = Path(tmp) / f"{name}.npz"
+            env = {**kit.env, **framework_environment(device, str(Path(tmp) / f"cache-{name}"))}
+            command = [executor.python_for(name), str(Path(__file__).resolve()), "--forward-capture", name,
+                       "--device", device, "--out", str(out)]
+            code, output = kit.child(command, min(CAPTURE_TIMEOUT_S, kit.left(SITE_RESERVE_S)), env)
+            if code == 0:
+                with np.load(out) as arrays:
+                    captures[name] = (dict(arrays), json.loads(out.with_suffix(".json").read_text()))
+            else:
+                last = (output.strip().splitlines() or ["no output"])[-1][:300]
+                captures[name] = f"{name} probe failed ({'timeout' if code is None else f'exit {code}'}): {last}"
+    return captures
+
+
+def parity_checks(captures: dict[str, Capture]) -> tuple[list[Check], list[dict]]:
+    """Forward parity of every pair of frameworks whose probe ran, and its figures for the table."""
+    names = list(captures)
+    checks, rows = [], []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            pair = f"{a} vs {b}"
+            if isinstance(captures[a], str) or isinstance(captures[b], str):
+                checks.append(Check(PARITY, pair, False, "; ".join(c for c in (captures[a], captures[b])
+                                                                   if isinstance(c, str))))
+                continue
+            (la, _), (lb, _) = captures[a], captures[b]
+            report = {key: parity.relative_difference(la[key], lb[key]) for key in ("logits.train", "logits.eval")}
+            checks.append(check_parity(pair, report))
+            rows.append({"pair": pair, **report, "bound": FORWARD_PARITY_BOUND})
+    if len(names) < 2:
+        checks.append(Check(PARITY, " ".join(names) or "—", None, "needs two frameworks"))
+    return checks, rows
+
+
+def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> None:
+    """``runners matrix`` over ``profile`` (narrowed by PLAN) for ``frameworks``, within the budget."""
+    plan = PLAN[profile]
+    command = [sys.executable, "-m", "runners.cli", "matrix", "--profile", profile, "--frameworks",
+               ",".join(frameworks), "--out", str(kit.runs), "--device", device, "--no-progress",
+               "--timeout", f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}"]
+    for flag, values in (("--batch-sizes", plan.get("batch_sizes")), ("--modes", plan.get("modes"))):
+        command += [flag, ",".join(map(str, values))] if values else []
+    kit.child(command, kit.left(SITE_RESERVE_S))
+
+
+def expected_configs(profile: str, frameworks: list[str], device: str, executor: LocalExecutor) -> list[RunConfig]:
+    """The configurations ``matrix_step`` asks for, as ``runners matrix`` expands them (same record ids)."""
+    plan = PLAN[profile]
+    return expand(profile, version_of=executor.framework_version, frameworks=frameworks, modes=plan.get("modes"),
+                  batch_sizes=plan.get("batch_sizes"), device=None if device == "auto" else device)
+
+
+def find_record(runs: Path, config: RunConfig) -> dict | str:
+    """The newest record of ``config`` under ``runs`` (any machine folder), or why there is none."""
+    paths = sorted(runs.glob(f"*/{config.record_id}.json"), key=lambda p: p.stat().st_mtime)
+    if not paths:
+        return "no record (the matrix did not get to it)"
+    try:
+        return read_record(paths[-1], kind="fwbench.run/2")
+    except RecordError as exc:
+        return str(exc)
+
+
+def site_step(kit: Kit) -> Check:
+    """``generator build`` over the records written, into OUT/site."""
+    kit.say("== generator build")
+    missing = missing_modules()
+    if missing:
+        return Check(SITE, "generator build", False, f"missing modules: {', '.join(missing)} "
+                     "(make gpu-kit builds the carried folder)")
+    command = [sys.executable, "-m", "generator.cli", "build", "--results", str(kit.runs.parent), "--site-dir",
+               str(kit.out / "site")]
+    code, output = kit.child(command, max(kit.left(), 30.0))  # the site is the last step: it may overrun a little
+    built = code == 0 and (kit.out / "site" / "index.html").is_file()
+    return Check(SITE, "generator build", built,
+                 f"{kit.out / 'site'}" if built else (output.strip().splitlines() or ["no output"])[-1][:300])
+
+
+# --- the table --------------------------------------------------------------------------------------------------
+
+
+def table(header: list[str], rows: list[list[str]], right: tuple[int, ...] = ()) -> str:
+    """Plain-text columns, those in ``right`` (the figures) right-aligned."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def run_row(config: RunConfig, record: dict | str) -> list[str]:
+    """One run's figures for the table (— where a figure is unknown)."""
+    head = [f"{config.profile} {config.framework}", config.mode, str(config.batch_size)]
+    if isinstance(record, str) or record["status"] != "ok":
+        return head + [record if isinstance(record, str) else record["status"]] + ["—"] * 6
+    timing, memory, mfu = record["timing"], record["memory"], (record.get("mfu") or {}).get("value")
+    return head + ["ok", f"{timing['images_per_second']:,.0f}", f"{timing['compile_seconds']:.1f}",
+                   f"{timing['step_seconds_median'] * 1e3:.2f}", mib(memory["allocator_peak_bytes"]),
+                   mib(memory["nvml_process_peak_bytes"]), "—" if mfu is None else f"{mfu:.3f}"]
+
+
+RUN_HEADER = ["profile framework", "mode", "batch", "status", "images/s", "compile s", "step ms", "allocator peak",
+              "NVML peak", "MFU"]
+
+
+def report(runs: list[tuple[RunConfig, dict | str]], parity_rows: list[dict], checks: list[Check],
+           skipped: dict[str, str], device: str) -> str:
+    """The kit's whole result as text: runs, parity figures, checks, skipped frameworks and the tally."""
+    parts = [f"runs on the {device}", table(RUN_HEADER, [run_row(c, r) for c, r in runs], (2, 4, 5, 6, 7, 8, 9))]
+    if parity_rows:
+        parts += [f"\nfloat32 forward parity on the {device} (max |a - b| / max |b|)",
+                  table(["pair", "logits.train", "logits.eval", "bound"],
+                        [[r["pair"], f"{r['logits.train']:.2e}", f"{r['logits.eval']:.2e}", f"{r['bound']:.0e}"]
+                         for r in parity_rows], (1, 2, 3))]
+    parts += ["\nchecks", table(["outcome", "check", "subject", "detail"],
+                                [[c.outcome, c.name, c.subject, c.detail] for c in checks])]
+    parts += [f"skipped: {name} ({why})" for name, why in skipped.items()]
+    tally = {label: sum(c.outcome == label for c in checks) for label in ("pass", "FAIL", "n/a")}
+    parts.append(f"gpu_check: {tally['pass']} passed, {tally['FAIL']} failed, {tally['n/a']} not applicable")
+    return "\n".join(parts)
+
+
+# --- main -------------------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="where records, site, table and log go")
+    parser.add_argument("--device", choices=DEVICES, default="auto", help="auto: the GPU when NVML sees one")
+    parser.add_argument("--profiles", type=csv_of(str, tuple(PLAN)), default=list(PLAN), metavar="A,B",
+                        help="profiles to run, from smoke,quick (default both)")
+    add_frameworks_flag(parser)
+    parser.add_argument("--budget", type=positive_float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
+                        help="wall-clock budget of the whole kit; what would start after it is reported as not run "
+                        f"(default {DEFAULT_BUDGET_S:.0f})")
+    parser.add_argument("--forward-capture", metavar="FRAMEWORK", help=argparse.SUPPRESS)  # the probe's child
+    return parser.parse_args(argv)
+
+
+def env_checks(env: dict | None, device: str, peaks: dict[str, float]) -> list[Check]:
+    """The machine's checks: what ``runners env`` shows and the peak table's entry for its GPU."""
+    if device != "gpu":
+        return [Check(ENV, "runners env", None, CPU_ONLY), Check(PEAK_TABLE, "—", None, CPU_ONLY)]
+    if env is None:
+        return [Check(ENV, "runners env", False, "runners env failed (see the log)")]
+    return [check_env(env), check_peak_table(env["hardware"]["device_name"], peaks)]
+
+
+def run_checks(runs: list[tuple[RunConfig, dict | str]], device: str, peaks: dict[str, float],
+               reasons: dict[str, str | None]) -> list[Check]:
+    """Every run's checks (a missing record fails), then the batch-size scaling across them."""
+    checks = []
+    for config, record in runs:
+        checks += record_checks(record, device, peaks, reasons.get(config.framework)) if isinstance(record, dict) \
+            else [Check(STATUS, subject(config.profile, config.framework, config.mode, config.batch_size), False,
+                        record)]
+    records = [record for _, record in runs if isinstance(record, dict)]
+    return checks + (check_scaling(records) if device == "gpu" else [Check(SCALING, "quick", None, CPU_ONLY)])
+
+
+def run_kit(args: argparse.Namespace) -> int:
+    """All the steps; exit 0 when no check failed, else 1."""
+    kit = Kit(args.out.resolve(), args.budget)
+    device = resolve_device(args.device)
+    kit.say(f"gpu_check: device {device} ({args.device}), profiles {','.join(args.profiles)}, budget "
+            f"{args.budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}")
+    env = env_step(kit)
+    peaks = json.loads(PEAKS_FILE.read_text())["float32"]
+
+    executor = LocalExecutor()
+    wanted = args.frameworks or list(FRAMEWORKS)
+    skipped = {name: f"{framework(name).import_name} is not importable by {executor.python_for(name)}"
+               for name in wanted if not executor.available(name)}
+    present = [name for name in wanted if name not in skipped]
+    for name, why in skipped.items():
+        kit.say(f"skipped: {name} ({why})")
+
+    captures = capture_step(kit, present, device, executor)
+    parity_found, parity_rows = parity_checks(captures)
+    runs: list[tuple[RunConfig, dict | str]] = []
+    for profile in args.profiles:
+        kit.say(f"== runners matrix --profile {profile}")
+        if present:
+            matrix_step(kit, profile, present, args.device)
+            runs += [(c, find_record(kit.runs, c)) for c in expected_configs(profile, present, args.device, executor)]
+
+    reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
+    checks = [*env_checks(env, device, peaks), *run_checks(runs, device, peaks, reasons), *parity_found,
+              site_step(kit)]
+    text = report(runs, parity_rows, checks, skipped, device)
+    kit.say("\n" + text)
+    (kit.out / "gpu_check.txt").write_text(text + "\n")
+    summary = {"device": device, "env": env, "skipped": skipped, "parity": parity_rows,
+               "checks": [asdict(c) | {"outcome": c.outcome} for c in checks],
+               "runs": [dict(zip(RUN_HEADER, run_row(c, r), strict=True)) for c, r in runs]}
+    (kit.out / "gpu_check.json").write_text(json.dumps(summary, indent=2) + "\n")
+    kit.say(f"records in {kit.runs}, site in {kit.out / 'site'}, log {kit.log_file.name}")
+    return 1 if any(c.ok is False for c in checks) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the kit, or (``--forward-capture``) be one framework's forward probe."""
+    args = parse_args(argv)
+    if args.forward_capture:
+        forward_capture(args.forward_capture, resolve_device(args.device), args.out)
+        return 0
+    return run_kit(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

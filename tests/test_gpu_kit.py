@@ -1,0 +1,306 @@
+"""The GPU check kit (benchmarks/gpu_check.py): each cross-check on hand-made records, the GPU-only pieces of the
+runners it relies on (with NVML faked), and one whole run on the CPU, so that the kit cannot rot between GPU loans."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runners import gpu_memory, provenance, run
+from runners.profiles import expand
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "generator"))
+import gen_records  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("gpu_check", REPO / "benchmarks" / "gpu_check.py")
+kit = sys.modules["gpu_check"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
+_spec.loader.exec_module(kit)
+
+PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
+GPU_ENV = {"hardware": {"device_kind": "gpu", "device_name": "NVIDIA H200", "gpu_driver": "580.159.04",
+                        "cuda": "13.0.96", "cudnn": "9.13.0.50"}}
+
+
+def gpu_record(framework: str = "torch", batch_size: int = 256, mode: str = "compiled", **changes) -> dict:
+    """An ok quick run on an H200 whose figures pass every check; ``changes`` set fields by dotted path
+    (``memory__nvml_process_peak_bytes=None``)."""
+    record = gen_records.run(framework, batch_size, mode=mode, machine_id="nvidia-h200", nvml=6 << 30)
+    record["memory"]["allocator_peak_bytes"] = 4 << 30
+    record["timing"]["first_step_seconds"] = 30.0
+    record["mfu"] = {"value": 0.4, "peak_flops_per_second": 6.7e13, "basis": "3 × forward FLOPs × images/s ÷ peak"}
+    for path, value in changes.items():
+        *parents, leaf = path.split("__")
+        section = record
+        for key in parents:
+            section = section[key]
+        section[leaf] = value
+    return record
+
+
+# --- env and the peak table ----------------------------------------------------------------------------------------
+
+
+def test_env_passes_with_gpu_driver_cuda_and_cudnn():
+    check = kit.check_env(GPU_ENV)
+    assert check.ok and "NVIDIA H200" in check.detail and "cuDNN 9.13.0.50" in check.detail
+
+
+def test_env_without_cudnn_fails_naming_it():
+    env = copy.deepcopy(GPU_ENV)
+    env["hardware"]["cudnn"] = None
+    check = kit.check_env(env)
+    assert check.ok is False and check.detail.endswith("missing: cuDNN")
+
+
+def test_env_on_a_machine_without_gpu_fails():
+    env = {"hardware": {"device_kind": "cpu", "device_name": "AMD EPYC", "gpu_driver": None, "cuda": None,
+                        "cudnn": None}}
+    assert kit.check_env(env).ok is False
+
+
+def test_peak_table_has_the_h200_under_the_name_nvml_reports():
+    check = kit.check_peak_table("NVIDIA H200", json.loads(kit.PEAKS_FILE.read_text())["float32"])
+    assert check.ok and "6.7e+13" in check.detail
+
+
+@pytest.mark.parametrize("reported", ["NVIDIA H200 NVL", "nvidia h200", "NVIDIA-H200"])
+def test_a_near_miss_in_the_peak_table_fails_naming_the_entry(reported):
+    check = kit.check_peak_table(reported, PEAKS)
+    assert check.ok is False and "nearest entry 'NVIDIA H200'" in check.detail
+
+
+def test_an_unknown_gpu_fails_without_a_guess():
+    check = kit.check_peak_table("Radeon Instinct MI300X", PEAKS)
+    assert check.ok is False and "nearest" not in check.detail
+
+
+# --- per-run checks ---------------------------------------------------------------------------------------------
+
+
+def test_a_good_gpu_run_passes_every_check():
+    checks = kit.record_checks(gpu_record(), "gpu", PEAKS, nvml_reason=None)
+    assert [c.name for c in checks] == [kit.STATUS, kit.DEVICE, kit.COMPILE, kit.NVML, kit.ALLOCATOR, kit.MFU]
+    assert all(c.ok for c in checks), checks
+
+
+def test_a_failed_run_fails_with_its_exception_and_nothing_else_is_checked():
+    record = gen_records.run("torch", 256, status="oom", machine_id="nvidia-h200")
+    (check,) = kit.record_checks(record, "gpu", PEAKS, nvml_reason=None)
+    assert check.name == kit.STATUS and check.ok is False and "OutOfMemoryError" in check.detail
+
+
+def test_a_run_on_the_cpu_when_the_gpu_was_asked_for_fails():
+    record = gpu_record(hardware__device_kind="cpu")
+    assert kit.check_device(record, "gpu").ok is False
+
+
+@pytest.mark.parametrize("changes", [{"timing__compile_seconds": 0.0}, {"timing__first_step_seconds": 0.001}])
+def test_no_compile_time_or_a_first_step_no_slower_than_steady_fails(changes):
+    assert kit.check_compile(gpu_record(**changes)).ok is False
+
+
+def test_nvml_peak_null_passes_only_with_a_reason():
+    record = gpu_record(memory__nvml_process_peak_bytes=None)
+    explained = kit.check_nvml(record, "NVML lists PIDs [1] but not this process's 42: a PID namespace of its own")
+    assert explained.ok and explained.detail.startswith("null: NVML lists")
+    unexplained = kit.check_nvml(record, None)
+    assert unexplained.ok is False and "no reason" in unexplained.detail
+
+
+def test_allocator_peak_above_nvml_fails():
+    assert kit.check_allocator(gpu_record(memory__allocator_peak_bytes=7 << 30)).ok is False
+
+
+def test_allocator_check_is_not_applicable_without_an_nvml_peak_and_fails_without_an_allocator_peak():
+    assert kit.check_allocator(gpu_record(memory__nvml_process_peak_bytes=None)).ok is None
+    assert kit.check_allocator(gpu_record(memory__allocator_peak_bytes=None)).ok is False
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"mfu__value": None}, "null: device_peaks.json has no entry 'NVIDIA H100 80GB HBM3'"),
+    ({"mfu__value": 1.2}, "1.200"),
+    ({"mfu__value": 0.0}, "0.000"),
+    ({"mfu__peak_flops_per_second": 5.1e13}, "table: 6.7e+13"),
+])
+def test_mfu_null_outside_zero_one_or_from_another_peak_fails(changes, says):
+    record = gpu_record(**changes)
+    if changes.get("mfu__value", 0.4) is None:
+        record["hardware"]["device_name"] = "NVIDIA H100 80GB HBM3"
+    check = kit.check_mfu(record, PEAKS)
+    assert check.ok is False and says in check.detail
+
+
+def test_scaling_passes_when_batch_256_is_faster_and_fails_when_slower_or_missing():
+    fast, slow = gpu_record(batch_size=256), gpu_record(batch_size=32)
+    slow["timing"]["images_per_second"] = fast["timing"]["images_per_second"] / 4
+    eager = gpu_record(batch_size=256, mode="eager")
+    eager["timing"]["images_per_second"] = 10.0
+    eager_small = gpu_record(batch_size=32, mode="eager")
+    jax_only_small = gpu_record("jax", batch_size=32)
+    checks = {c.subject: c for c in kit.check_scaling([fast, slow, eager, eager_small, jax_only_small])}
+    assert checks["quick torch/compiled"].ok
+    assert checks["quick torch/eager"].ok is False
+    assert checks["quick jax/compiled"].ok is False and "no ok run at bs256" in checks["quick jax/compiled"].detail
+
+
+def test_gpu_only_checks_are_not_applicable_on_a_cpu():
+    record = gen_records.run("torch", 32)
+    record["timing"]["first_step_seconds"] = 30.0
+    checks = kit.record_checks(record, "cpu", PEAKS, nvml_reason=None)
+    by_name = {c.name: c for c in checks}
+    assert by_name[kit.STATUS].ok and by_name[kit.DEVICE].ok and by_name[kit.COMPILE].ok
+    for name in (kit.NVML, kit.ALLOCATOR, kit.MFU):
+        assert by_name[name].ok is None and by_name[name].detail == "not applicable on a CPU"
+
+
+# --- parity ----------------------------------------------------------------------------------------------------
+
+
+def capture(scale: float = 1.0) -> tuple[dict, dict]:
+    logits = np.linspace(-3, 3, 160, dtype=np.float32).reshape(16, 10)
+    return {"logits.eval": logits * scale, "logits.train": logits}, {"nvml_reason": None}
+
+
+def test_parity_within_the_float32_bound_passes_and_beyond_it_fails():
+    checks, rows = kit.parity_checks({"torch": capture(), "jax": capture(1 + 1e-6), "tensorflow": capture(1.01)})
+    outcomes = {c.subject: c.ok for c in checks}
+    assert outcomes == {"torch vs jax": True, "torch vs tensorflow": False, "jax vs tensorflow": False}
+    assert rows[0]["pair"] == "torch vs jax" and rows[0]["logits.eval"] < kit.FORWARD_PARITY_BOUND
+
+
+def test_parity_with_a_failed_probe_fails_and_with_one_framework_is_not_applicable():
+    (check,) = kit.parity_checks({"torch": capture(), "jax": "jax probe failed (exit 1): ImportError"})[0]
+    assert check.ok is False and "ImportError" in check.detail
+    (alone,) = kit.parity_checks({"jax": capture()})[0]
+    assert alone.ok is None and alone.detail == "needs two frameworks"
+
+
+# --- the kit's own machinery -------------------------------------------------------------------------------------
+
+
+def test_a_missing_record_fails_and_on_a_cpu_the_machine_and_scaling_checks_are_not_applicable():
+    (config,) = expand("smoke", frameworks=["jax"], device="cpu")
+    checks = kit.run_checks([(config, "no record (the matrix did not get to it)")], "cpu", PEAKS, {})
+    assert [(c.name, c.subject, c.ok) for c in checks] == [(kit.STATUS, "smoke jax/compiled bs32", False),
+                                                           (kit.SCALING, "quick", None)]
+    assert [c.ok for c in kit.env_checks(None, "cpu", PEAKS)] == [None, None]
+    assert [c.ok for c in kit.env_checks(None, "gpu", PEAKS)] == [False]
+
+
+def test_a_child_past_its_time_is_killed_with_its_process_group(tmp_path):
+    runner = kit.Kit(tmp_path, budget_s=60)
+    started = time.monotonic()
+    code, output = runner.child(["bash", "-c", "echo started; sleep 30 & sleep 30"], timeout_s=1)
+    assert code is None and output == "started\n" and time.monotonic() - started < 10
+    assert "killed after 1 s" in (tmp_path / "gpu_check.log").read_text()
+    assert runner.child(["true"], timeout_s=0) == (None, "")
+
+
+def test_the_report_tallies_the_checks():
+    checks = [kit.Check(kit.STATUS, "a", True, "ok"), kit.Check(kit.MFU, "a", False, "null"),
+              kit.Check(kit.NVML, "a", None, kit.CPU_ONLY)]
+    text = kit.report([], [], checks, {"tensorflow": "tensorflow is not importable by python3"}, "gpu")
+    assert "FAIL     MFU in (0, 1)" in text and "skipped: tensorflow (tensorflow is not importable" in text
+    assert text.endswith("gpu_check: 1 passed, 1 failed, 1 not applicable")
+
+
+# --- NVML visibility, the carried folder ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("processes", "says"), [
+    (None, "cannot be queried"),
+    ([], "lists no compute process"),
+    ([(7, 1 << 30)], "not this process's 42"),
+    ([(42, None)], "without its memory"),
+    ([(7, 1), (42, 1 << 30)], None),
+])
+def test_nvml_null_reason(processes, says):
+    reason = kit.nvml_null_reason(42, processes)
+    assert reason is None if says is None else says in reason
+
+
+def test_the_carried_folder_goes_on_the_path_only_where_a_module_is_missing(tmp_path):
+    assert kit.kit_paths(REPO, tmp_path, []) == [str(REPO)]
+    assert kit.kit_paths(REPO, tmp_path, ["mkdocs"]) == [str(REPO), str(tmp_path)]
+    assert kit.kit_paths(REPO, tmp_path / "absent", ["mkdocs"]) == [str(REPO)]
+
+
+# --- the runners' GPU-only pieces the kit relies on ---------------------------------------------------------------
+
+GPU = {"device_name": "NVIDIA H200", "device_count": 1, "gpu_driver": "580.159.04"}
+
+
+def fake_distribution(name: str, version: str) -> types.SimpleNamespace:
+    return types.SimpleNamespace(metadata={"Name": name}, version=version)
+
+
+def test_env_on_a_gpu_names_the_cuda_runtime_and_cudnn_installed(monkeypatch):
+    monkeypatch.setattr(provenance, "nvidia_info", lambda: GPU)
+    monkeypatch.setattr(provenance.metadata, "distributions", lambda: [
+        fake_distribution("numpy", "2.4"), fake_distribution("nvidia_cuda_runtime", "13.0.96"),
+        fake_distribution("nvidia-cudnn-cu13", "9.13.0.50")])
+    hardware = provenance.hardware_info()
+    assert (hardware["cuda"], hardware["cudnn"]) == ("13.0.96", "9.13.0.50")
+    monkeypatch.setattr(provenance, "nvidia_info", lambda: None)
+    assert (provenance.hardware_info()["cuda"], provenance.hardware_info()["cudnn"]) == (None, None)
+
+
+def test_a_cpu_run_on_a_gpu_machine_keeps_none_of_the_gpus_fields(monkeypatch):
+    monkeypatch.setattr(provenance, "nvidia_info", lambda: GPU)
+    monkeypatch.delenv("FWBENCH_MACHINE_ID", raising=False)  # the ids below are the hardware's own
+    cpu = {"device_kind": "cpu", "device_name": None, "cuda": None, "cudnn": None, "framework_threads": 2}
+    hardware = run.run_hardware(cpu)
+    assert hardware["device_name"] == hardware["cpu_model"] and hardware["machine_id"].startswith("cpu-")
+    assert (hardware["gpu_driver"], hardware["device_count"], hardware["cuda"]) == (None, None, None)
+    gpu = {"device_kind": "gpu", "device_name": "NVIDIA H200", "cuda": "13.0", "cudnn": "91300",
+           "framework_threads": 16}
+    assert run.run_hardware(gpu)["machine_id"] == "nvidia-h200"
+
+
+def test_nvml_sampler_counts_memory_taken_after_its_last_sample(monkeypatch):
+    """A block shorter than one sampling interval: the sample at exit sees what the block took."""
+    taken = []
+    fake = types.SimpleNamespace(
+        nvmlInit=lambda: None, nvmlShutdown=lambda: None, nvmlDeviceGetCount=lambda: 1,
+        nvmlDeviceGetHandleByIndex=lambda i: i,
+        nvmlDeviceGetComputeRunningProcesses=lambda handle: [
+            types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=used) for used in taken])
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    with gpu_memory.NvmlPeakSampler(interval_s=60) as sampler:
+        taken.append(3 << 30)
+    assert sampler.peak_bytes == 3 << 30
+
+
+# --- the whole kit on the CPU ------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
+    out = tmp_path / "kit"
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu_check.py"), "--out", str(out), "--device",
+                           "cpu", "--profiles", "smoke", "--frameworks", "jax"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    summary = json.loads((out / "gpu_check.json").read_text())
+    outcomes = {(c["name"], c["subject"]): c["outcome"] for c in summary["checks"]}
+    assert outcomes[(kit.STATUS, "smoke jax/compiled bs32")] == "pass"
+    assert outcomes[(kit.COMPILE, "smoke jax/compiled bs32")] == "pass"
+    assert outcomes[(kit.MFU, "smoke jax/compiled bs32")] == "n/a"
+    assert outcomes[(kit.ENV, "runners env")] == "n/a"
+    assert outcomes[(kit.SITE, "generator build")] == "pass"
+    assert "FAIL" not in outcomes.values()
+    assert "not applicable on a CPU" in done.stdout and "gpu_check: " in done.stdout
+    assert len(list((out / "results" / "runs").glob("*/jax-compiled-synthetic-bs32-*.json"))) == 1
+    assert (out / "site" / "index.html").is_file() and (out / "gpu_check.log").stat().st_size > 0
+    assert summary["runs"][0]["status"] == "ok" and (out / "gpu_check.txt").read_text().startswith("runs on the cpu")
