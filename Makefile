@@ -12,7 +12,7 @@ RESULTS ?= results
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[cpu,dev]'
+	$(PY) -m pip install --quiet -e '.[cpu,dev,ray]'
 	@touch $@
 
 setup: $(STAMP)

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fwbench.cliargs import (
     EXIT_FAILURE,
@@ -33,7 +34,10 @@ from fwbench.time_breakdown import breakdown_line, time_breakdown
 from fwbench.tuning import tuning_environment
 from runners import data, provenance
 from runners.frameworks.trainer import check_mode
-from runners.profiles import DATASETS, DEVICES, expand, load_profiles
+from runners.profiles import DATASETS, DEVICES, RunConfig, expand, load_profiles
+
+if TYPE_CHECKING:
+    from runners.matrix import Executor, Target
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 
@@ -87,6 +91,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--mode {args.mode}: {exc}") from None
     if importlib.util.find_spec(framework(args.framework).import_name) is None:
         raise UsageError(f"--framework {args.framework}: not installed in {sys.executable}")
+    if args.dry_run:
+        from runners.dry_run import refuse_results_dir
+
+        refuse_results_dir(args.out)
     ensure_writable(args.out)
     (config,) = expand(args.profile, frameworks=[args.framework], modes=[args.mode], batch_sizes=[args.batch_size],
                        seeds=[args.seed], **profile_overrides(args))
@@ -96,37 +104,85 @@ def cmd_run(args: argparse.Namespace) -> int:
     from runners.run import measure_or_fail
 
     quiet_wait = load_profiles()[args.profile]["quiet_wait_seconds"] if args.quiet_wait is None else args.quiet_wait
-    record = measure_or_fail(config, args.data_dir, progress=not args.no_progress,
-                             run_order=run_order(*args.run_position) if args.run_position else None,
-                             quiet_wait_s=quiet_wait)
+    order = run_order(*args.run_position) if args.run_position else None
+    if args.dry_run:
+        from runners.dry_run import dry_run_record
+
+        record = dry_run_record(config, order)
+    else:
+        record = measure_or_fail(config, args.data_dir, progress=not args.no_progress, run_order=order,
+                                 quiet_wait_s=quiet_wait)
     path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
     print(path)
     return EXIT_OK if record["status"] == "ok" else EXIT_FAILURE
 
 
-def parse_pythons(values: list[str]) -> dict[str, str]:
-    """``--python FRAMEWORK=PATH`` values as {framework: interpreter}; UsageError for a bad one."""
+def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
+    """``--python FRAMEWORK=PATH`` values as {framework: interpreter}; UsageError for a bad one, or for a path that
+    is no file when the interpreters are ``here`` (not on the nodes of a cluster)."""
     pythons = {}
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or name not in FRAMEWORKS or not path:
             raise UsageError(f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of "
                              f"{', '.join(FRAMEWORKS)}")
-        if not Path(path).is_file():
+        if here and not Path(path).is_file():
             raise UsageError(f"--python {value!r}: no interpreter at {path}")
         pythons[name] = path
     return pythons
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    """Run a profile's configurations, each in a fresh subprocess; resume what is done; summarise."""
-    from runners.matrix import LocalExecutor, interleaved_order, order_line, run_matrix, summary_table
+    """Run a profile's configurations, each in a fresh process, here or on a Ray cluster; resume what is done;
+    summarise."""
+    from runners.matrix import LocalExecutor, survey
 
-    timeout = args.timeout or load_profiles()[args.profile]["timeout"]
-    executor = LocalExecutor(pythons=parse_pythons(args.python), timeout_s=timeout, data_dir=args.data_dir)
-    # each configuration carries its framework's version in the interpreter that will run it
-    configs = expand(args.profile, version_of=executor.framework_version, frameworks=args.frameworks,
-                     modes=args.modes, batch_sizes=args.batch_sizes, seeds=args.seeds, **profile_overrides(args))
+    on_ray = check_executor_flags(args)
+    if args.dry_run:
+        from runners.dry_run import refuse_results_dir
+
+        refuse_results_dir(args.out)
+    local = LocalExecutor(pythons=parse_pythons(args.python, here=not on_ray),
+                          timeout_s=args.timeout or load_profiles()[args.profile]["timeout"],
+                          data_dir=args.data_dir and args.data_dir.absolute(), dry_run=args.dry_run)
+    selection = {"frameworks": args.frameworks, "modes": args.modes, "batch_sizes": args.batch_sizes,
+                 "seeds": args.seeds, **profile_overrides(args)}
+    if not on_ray:
+        from runners.matrix import Target, interleaved_order
+
+        here = survey(local, args.profile, args.device, selection)
+        plan = [(Target((here.hardware["machine_id"],), here.not_installed), interleaved_order(here.configs))]
+        return run_and_summarise(args, plan, local)
+    from runners.ray_executor import RayExecutor, cluster_line, plan_of, ray_session, survey_cluster
+
+    with ray_session(args.ray_address):
+        nodes = survey_cluster(local, args.profile, args.device, selection, args.accelerator_type)
+        print(cluster_line(nodes), flush=True)
+        return run_and_summarise(args, plan_of(nodes, args.per_kind), RayExecutor(local, nodes))
+
+
+def check_executor_flags(args: argparse.Namespace) -> bool:
+    """Whether the matrix runs on Ray; UsageError for a Ray flag without ``--executor ray``, or for ``--executor
+    ray`` where Ray is not installed."""
+    if args.executor != "ray":
+        given = [flag for flag, value in (("--ray-address", args.ray_address), ("--per-kind", args.per_kind),
+                                          ("--accelerator-type", args.accelerator_type)) if value]
+        if given:
+            raise UsageError(f"{given[0]}: only with --executor ray")
+        return False
+    if importlib.util.find_spec("ray") is None:
+        from runners.ray_executor import RAY_EXTRA
+
+        raise UsageError(f"--executor ray: Ray is not installed in {sys.executable}; install the extra "
+                         f"(pip install '{RAY_EXTRA}')")
+    return True
+
+
+def run_and_summarise(args: argparse.Namespace, plan: list[tuple[Target, list[RunConfig]]], executor: Executor) -> int:
+    """Run the matrices of ``plan`` (one per target) through ``executor``; print the orders, then the summary."""
+    from runners.matrix import node_lines, order_line, run_matrix, side_by_side, summary_table
+
+    configs = [config for _, order in plan for config in order]
     if not configs:
         raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
     too_big = [c for c in configs if c.train_images < c.batch_size]
@@ -134,15 +190,18 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images "
                          f"{too_big[0].train_images}")
     ensure_writable(args.out)
-    order = interleaved_order(configs)
-    print(order_line(order), flush=True)
-    results = run_matrix(order, args.out, executor, force=args.force, progress=not args.no_progress)
+    for target, order in plan:
+        print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
+    results = run_matrix(plan, args.out, executor, force=args.force, progress=not args.no_progress)
     print(summary_table(results))
-    failed = [r for _, r, _ in results if r and r["status"] != "ok"]
-    print(f"{len(results)} configurations: {sum(1 for _, r, _ in results if r and r['status'] == 'ok')} ok, "
-          f"{len(failed)} failed, {sum(1 for _, r, _ in results if r is None)} skipped; records in {args.out}")
-    ran = [r for _, r, note in results if r and not note]  # not the resumed ones: their time was spent before
-    if ran:
+    records = [r.record for r in results if r.record]
+    failed = [r for r in records if r["status"] != "ok"]
+    print(f"{len(results)} configurations: {len(records) - len(failed)} ok, {len(failed)} failed, "
+          f"{len(results) - len(records)} skipped; records in {args.out}")
+    for line in node_lines(results):
+        print(line)
+    ran = [r.record for r in results if r.record and not r.note]  # not the resumed: their time was spent before
+    if ran and not side_by_side(ran):  # the breakdown adds up the time of runs made one after the other
         print(f"time of the runs made now: {breakdown_line(time_breakdown(ran))}")
     return EXIT_FAILURE if failed else EXIT_OK
 
@@ -175,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=non_negative_int, default=0, help="weights init and data order (default 0)")
     run.add_argument("--run-position", type=run_position, metavar="K/N",
                      help="this configuration's place in a matrix's execution order (set by runners matrix)")
+    run.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)  # runners.dry_run: no training
     run.add_argument("--quiet-wait", type=non_negative_int, metavar="SECONDS",
                      help="wait up to SECONDS for other processes to leave the CPUs before starting; the run starts "
                      "anyway after that and its record says busy (default: the profile's; 0: never wait)")
@@ -183,15 +243,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     matrix = sub.add_parser("matrix", help="run a profile's configurations, each in a fresh subprocess",
                             description="Expand a profile (and the lists given) into configurations and run each "
-                            "in a fresh subprocess. Configurations with an ok record of the same framework version "
-                            "are skipped (resume); failures (OOM, exception, crash, timeout) become records and the "
-                            "matrix goes on. Configurations run round-robin over frameworks within each batch size, "
-                            "the first framework rotating from one batch size to the next; each run records its "
-                            "place in that order. A configuration's processes die with the matrix, also when it is "
-                            "killed.",
+                            "in a fresh subprocess, on this machine or, with --executor ray, on the nodes of a Ray "
+                            "cluster, each record stored under the machine that ran it. Configurations with an ok "
+                            "record of the same framework version are skipped (resume); failures (OOM, exception, "
+                            "crash, timeout) become records and the matrix goes on. Configurations run round-robin "
+                            "over frameworks within each batch size, the first framework rotating from one batch "
+                            "size to the next; each run records its place in that order. A configuration's processes "
+                            "die with the matrix, also when it is killed.",
                             **examples("runners matrix",
                                        "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
-                                       "runners matrix --python jax=/opt/jax/bin/python --timeout 900"))
+                                       "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
+                                       "runners matrix --executor ray --ray-address auto --profile article "
+                                       "--per-kind"))
     add_frameworks_flag(matrix)
     matrix.add_argument("--modes", type=csv_of(str, TRAINING_MODES), metavar="A,B", help="e.g. compiled,eager")
     matrix.add_argument("--batch-sizes", type=csv_of(positive_int), metavar="A,B", help="e.g. 32,64,128,256")
@@ -201,6 +264,19 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                         help="per configuration (default: the profile's)")
     matrix.add_argument("--force", action="store_true", help="rerun configurations that already have ok records")
+    matrix.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local: one configuration at a time on this machine (default); ray: on the nodes of a "
+                        "Ray cluster, one GPU (or one CPU-only node) per configuration, several at once; needs the "
+                        "extra fwbench[ray]")
+    matrix.add_argument("--ray-address", metavar="ADDRESS",
+                        help="the Ray cluster to run on (auto: the one started on this machine; default $RAY_ADDRESS, "
+                        "else a Ray instance started on this machine for the run)")
+    matrix.add_argument("--accelerator-type", metavar="KIND",
+                        help="only the nodes with this GPU kind (Ray's accelerator_type, e.g. H100)")
+    matrix.add_argument("--per-kind", action="store_true",
+                        help="run the whole matrix once on every machine kind of the cluster (nodes of one machine "
+                        "id are one kind)")
+    matrix.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)  # runners.dry_run: no training
     add_config_flags(matrix, many=True)
     matrix.set_defaults(func=cmd_matrix)
 

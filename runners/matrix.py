@@ -1,9 +1,12 @@
-"""The benchmark matrix: every configuration in a fresh subprocess, resumable, failures recorded.
+"""The benchmark matrix: every configuration in a fresh process, resumable, failures recorded, here or on a cluster.
 
-The executor boundary is one configuration in, one record out (``LocalExecutor.run``), so another
-executor (e.g. one Ray task per configuration with ``num_gpus=1``) can replace it. Configurations run
-interleaved (``interleaved_order``) and no process of a configuration outlives the matrix
-(``configuration_process``).
+The matrix (``run_matrix``) decides what runs — the profile's configurations in their order (``interleaved_order``),
+minus those done before (resume) or whose framework is missing — writes every record, draws the progress and makes
+the summary. An executor only runs configurations somewhere and hands back their records: the boundary is
+``Executor.execute``, jobs in, start and end events out, so that one executor may run several at once.
+``LocalExecutor`` runs one at a time in a subprocess here, and no process of a configuration outlives the matrix
+(``configuration_process``); ``runners.ray_executor.RayExecutor`` runs each as a Ray task on a cluster's node, which
+runs it there exactly as ``LocalExecutor`` does.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
+from typing import ClassVar, NamedTuple, Protocol
 
 from tqdm import tqdm
 
@@ -28,7 +34,7 @@ from fwbench.progress import progress_bar
 from fwbench.records import RecordError, read_record, write_record
 from fwbench.timestamps import utc_now
 from runners import provenance
-from runners.profiles import RunConfig
+from runners.profiles import RunConfig, expand
 from runners.record import RUN_ORDER_SCHEME, SCHEMA, failed_record, record_path, run_order
 
 
@@ -69,12 +75,19 @@ def run_arguments(config: RunConfig) -> list[str]:
             "--test-images", str(config.test_images), "--device", config.device]
 
 
-def expected_machine_id(device: str) -> str:
-    """The machine id a run on ``device`` will record (GPU name, or CPU model and threads)."""
+def hardware_for(device: str) -> dict:
+    """This machine's hardware as a run on ``device`` records it: the GPU (by name), or the CPU (model and threads)
+    also on a GPU machine when the configuration asks for the CPU."""
     hardware = provenance.hardware_info()
     if device == "cpu" and hardware["device_kind"] == "gpu":
         hardware.update(device_kind="cpu", device_name=hardware["cpu_model"])
-    return provenance.machine_id(hardware)
+        hardware["machine_id"] = provenance.machine_id(hardware)
+    return hardware
+
+
+def expected_machine_id(device: str) -> str:
+    """The machine id a run on ``device`` will record (GPU name, or CPU model and threads)."""
+    return hardware_for(device)["machine_id"]
 
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -179,18 +192,76 @@ class Installation:
     version: str | None
 
 
+#: where a framework's interpreter may be set by a machine's environment (``FWBENCH_PYTHON_TORCH``): each node of a
+#: cluster names its own, when ``--python`` does not
+PYTHON_ENV = "FWBENCH_PYTHON_{}"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The machines one matrix runs on, as the matrix needs to know them."""
+
+    machine_ids: tuple[str, ...]  # an ok record under any of these counts as done (resume)
+    not_installed: dict[str, str] = field(hash=False)  # framework → why it cannot run there
+    label: str = "this machine"
+    nodes: tuple[str, ...] = ()  # the executor's names of the machines it may use (Ray node ids); () for this one
+
+
+@dataclass(frozen=True)
+class Job:
+    """One configuration to run on ``target``, K/N in its matrix's order (``position``)."""
+
+    config: RunConfig
+    position: tuple[int, int]
+    target: Target
+
+
+@dataclass(frozen=True)
+class Started:
+    """A job began ``where`` (a node; "" for this machine)."""
+
+    job: Job
+    where: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A job ended ``where`` after ``seconds`` with its record (its ``executor`` filled in); no record when it could
+    not run at all, and ``note`` says why."""
+
+    job: Job
+    record: dict | None
+    where: str
+    seconds: float
+    note: str = ""
+
+
+class Executor(Protocol):
+    """Runs configurations somewhere and hands back their records; everything else is the matrix's."""
+
+    name: str
+
+    def execute(self, jobs: Iterable[Job]) -> Iterator[Started | Finished]:
+        """Run ``jobs``, taking the next one only when there is room for it, and report each start and each end.
+        Closing the iterator early (Ctrl-C) stops what is running, and nothing of it is handed back."""
+        ...
+
+
 @dataclass
 class LocalExecutor:
-    """Runs each configuration as ``python -m runners.cli run …`` in its own process group."""
+    """Runs each configuration as ``python -m runners.cli run …`` in its own process group, one at a time."""
 
-    pythons: dict[str, str] = field(default_factory=dict)  # framework → interpreter; default: this one
+    name: ClassVar[str] = "local"
+    pythons: dict[str, str] = field(default_factory=dict)  # framework → interpreter (``python_for``)
     timeout_s: float = 3600
     data_dir: Path | None = None
+    dry_run: bool = False  # the runs write a dry-run record without training (``runners.dry_run``)
     _installations: dict[tuple[str, str], Installation] = field(default_factory=dict)
 
     def python_for(self, name: str) -> str:
-        """The interpreter that runs framework ``name``'s configurations."""
-        return self.pythons.get(name, sys.executable)
+        """The interpreter that runs framework ``name``'s configurations: ``pythons``' entry, else
+        ``$FWBENCH_PYTHON_<NAME>`` (``PYTHON_ENV``), else this one."""
+        return self.pythons.get(name) or os.environ.get(PYTHON_ENV.format(name.upper())) or sys.executable
 
     def installation(self, name: str) -> Installation:
         """Whether framework ``name`` imports in its interpreter, and its version there: asked once
@@ -216,20 +287,31 @@ class LocalExecutor:
         """Framework ``name``'s version in its interpreter (None when not installed there)."""
         return self.installation(name).version
 
-    def run(self, config: RunConfig, out: Path, position: tuple[int, int] | None = None) -> dict:
-        """Run one configuration; return its record (written by the child, or here if it died).
-
-        ``position`` (K, N): the configuration's 1-based place in the matrix's order, recorded by the run.
-        """
-        started_at = utc_now()
+    def command(self, config: RunConfig, position: tuple[int, int] | None, out: Path) -> list[str]:
+        """The ``runners run`` command of one configuration, its record written under ``out``."""
         command = [self.python_for(config.framework), "-m", "runners.cli", "run", *run_arguments(config),
                    "--out", str(out), "--no-progress"]
         if position:
             command += ["--run-position", f"{position[0]}/{position[1]}"]
         if self.data_dir:
             command += ["--data-dir", str(self.data_dir)]
-        with tempfile.TemporaryFile() as stderr:
-            with configuration_process(command, stdout=subprocess.PIPE, stderr=stderr) as process:
+        if self.dry_run:
+            command.append("--dry-run")
+        return command
+
+    def run(self, config: RunConfig, position: tuple[int, int] | None = None) -> dict:
+        """Run one configuration in a fresh process here and return its record: the one the run wrote (to a
+        directory of its own, which is then removed), or the failed record made here when it died without writing
+        one or ran past the timeout. Writes nothing that stays: storing records is the matrix's job.
+
+        ``position`` (K, N): the configuration's 1-based place in the matrix's order, recorded by the run. The run
+        starts in the directory that holds this ``runners`` package, so that any interpreter finds the same code.
+        """
+        started_at = utc_now()
+        with tempfile.TemporaryDirectory(prefix="fwbench-run-") as scratch, tempfile.TemporaryFile() as stderr:
+            command = self.command(config, position, Path(scratch))
+            with configuration_process(command, cwd=provenance.REPO_ROOT, stdout=subprocess.PIPE,
+                                       stderr=stderr) as process:
                 try:
                     stdout, _ = process.communicate(timeout=self.timeout_s)
                     status, exit_code = None, process.returncode
@@ -237,36 +319,80 @@ class LocalExecutor:
                     stdout, status, exit_code = b"", "timeout", None
             stderr.seek(0)
             stderr_tail = stderr.read()[-8000:].decode(errors="replace")
-        written = stdout.decode(errors="replace").strip().splitlines()
-        if status is None and written and Path(written[-1]).is_file():
-            try:
-                return read_record(written[-1], kind=SCHEMA)
-            except RecordError as exc:
-                stderr_tail += f"\n{exc}"
+            written = stdout.decode(errors="replace").strip().splitlines()
+            if status is None and written and Path(written[-1]).is_file():
+                try:
+                    return read_record(written[-1], kind=SCHEMA)
+                except RecordError as exc:
+                    stderr_tail += f"\n{exc}"
         if status == "timeout":
             message = f"no result after {self.timeout_s:g} s; the process group was killed"
         else:
             killed_by = f"signal {-exit_code}" if exit_code is not None and exit_code < 0 else f"exit code {exit_code}"
             message = f"the run process ended with {killed_by} without writing a record"
-        record = failed_record(config, provenance.hardware_info(), started_at, status or "error",
+        record = failed_record(config, hardware_for(config.device), started_at, status or "error",
                                "Timeout" if status == "timeout" else "ProcessDied", message, stderr_tail, exit_code,
                                run_order=run_order(*position) if position else None)
-        write_record(record_path(out, expected_machine_id(config.device), config), record)
-        return record
+        return {**record, "command": command}  # what failed: the run's command, not the matrix's
+
+    def execute(self, jobs: Iterable[Job]) -> Iterator[Started | Finished]:
+        """Run ``jobs`` here, one after the other, taking each when the previous one is over."""
+        for job in jobs:
+            yield Started(job, "")
+            started = time.monotonic()
+            record = self.run(job.config, job.position)
+            yield Finished(job, {**record, "executor": {"name": self.name}}, "", time.monotonic() - started)
 
 
-def completed(config: RunConfig, out: Path) -> dict | None:
-    """The existing ``ok`` record of ``config`` on this machine, if there is a valid one of the same framework
-    version (which the record id's hash holds too)."""
-    path = record_path(out, expected_machine_id(config.device), config)
-    if not path.is_file():
-        return None
-    try:
-        record = read_record(path, kind=SCHEMA)
-    except RecordError:
-        return None  # an unreadable record is simply run again (and replaced atomically)
-    return record if record["status"] == "ok" and record["framework"]["version"] == config.framework_version \
-        else None
+@dataclass(frozen=True)
+class Survey:
+    """A machine as a matrix sees it: its hardware for the matrix's device (machine id included), the frameworks
+    that cannot run there and why, and the profile's configurations as they would run there."""
+
+    hardware: dict
+    not_installed: dict[str, str]
+    configs: list[RunConfig]
+
+
+def survey(executor: LocalExecutor, profile: str, device: str, selection: dict) -> Survey:
+    """Survey this machine for a matrix of ``profile`` narrowed by ``selection`` (``profiles.expand``'s overrides) on
+    ``device``. A configuration carries the framework version of the interpreter that will run it and the sizes of
+    the device it will use, so it is expanded on the machine that runs it (on each node of a cluster)."""
+    configs = expand(profile, version_of=executor.framework_version, **selection)
+    missing = {name: f"{name} is not installed in {executor.python_for(name)}"
+               for name in dict.fromkeys(c.framework for c in configs) if not executor.available(name)}
+    return Survey(hardware_for(device), missing, configs)
+
+
+def completed(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> dict | None:
+    """The existing ``ok`` record of ``config`` under one of ``machine_ids``, if there is a valid one of the same
+    framework version (which the record id's hash holds too)."""
+    for machine_id in machine_ids:
+        path = record_path(out, machine_id, config)
+        if not path.is_file():
+            continue
+        try:
+            record = read_record(path, kind=SCHEMA)
+        except RecordError:
+            continue  # an unreadable record is simply run again (and replaced atomically)
+        if record["status"] == "ok" and record["framework"]["version"] == config.framework_version:
+            return record
+    return None
+
+
+def stored_path(out: Path, record: dict) -> Path:
+    """Where the matrix keeps ``record``: under the machine id and record id it carries, whichever machine ran it."""
+    return Path(out) / record["hardware"]["machine_id"] / f"{record['record_id']}.json"
+
+
+class Result(NamedTuple):
+    """What became of one configuration of the matrix."""
+
+    config: RunConfig
+    record: dict | None  # None: not run (not installed, or no machine left to run it)
+    note: str  # "" when it ran now
+    where: str = ""  # the node that ran it now ("" for this machine)
+    seconds: float = 0.0  # how long it ran now
 
 
 def outcome(record: dict) -> str:
@@ -275,49 +401,98 @@ def outcome(record: dict) -> str:
     return record["status"] if record["status"] == "ok" else f"{record['status']} ({failure.get('exception_type')})"
 
 
-def run_matrix(order: list[RunConfig], out: Path, executor: LocalExecutor, force: bool = False,
-               progress: bool = True) -> list[tuple[RunConfig, dict | None, str]]:
-    """Run every configuration of ``order`` not already done, in that order; returns (config, record or None,
-    note) per configuration.
+def run_matrix(plan: list[tuple[Target, list[RunConfig]]], out: Path, executor: Executor, force: bool = False,
+               progress: bool = True) -> list[Result]:
+    """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
+    ``executor``; write each record atomically under ``out``/<its machine id>; return the results in plan order.
 
-    Each run is told its place K/N in the whole order, also on a resumed matrix. One line per configuration
-    goes to stderr; the bar (``progress``) only on a terminal.
+    Each run is told its place K/N in its matrix's order, also on a resumed matrix. One line per configuration goes
+    to stderr; the bar (``progress``), naming what runs where, only on a terminal.
     """
-    results = []
-    total = len(order)
-    bar = progress_bar(order, enabled=progress, desc="matrix", unit="run")
-    for position, config in enumerate(bar, 1):
-        bar.set_postfix_str(config.label)
-        started = time.monotonic()
-        if not executor.available(config.framework):
-            python = executor.python_for(config.framework)
-            record, note, line = None, "not installed", f"skipped, {config.framework} is not installed in {python}"
-        elif existing := (None if force else completed(config, out)):
-            record, note, line = existing, "done before (resumed)", "done before (resumed)"
-        else:
-            record, note = executor.run(config, out, position=(position, total)), ""
-            line = f"{outcome(record)} in {time.monotonic() - started:.0f} s"
-        results.append((config, record, note))
-        tqdm.write(f"[{position}/{total}] {config.label}: {line}", file=sys.stderr)
-    return results
+    results: dict[Job, Result | None] = {}  # in plan order: jobs are made in that order
+    running: dict[Job, str] = {}
+    bar = progress_bar(total=sum(len(order) for _, order in plan), enabled=progress, desc="matrix", unit="run")
+
+    def done(job: Job, result: Result, line: str) -> None:
+        results[job] = result
+        bar.update()
+        where = result.where or (job.target.label if len(plan) > 1 else "")  # which matrix, when there are several
+        on = f" on {where}" if where else ""
+        tqdm.write(f"[{job.position[0]}/{job.position[1]}] {job.config.label}{on}: {line}", file=sys.stderr)
+
+    def jobs() -> Iterator[Job]:
+        for target, order in plan:
+            for position, config in enumerate(order, 1):
+                job = Job(config, (position, len(order)), target)
+                results[job] = None
+                if reason := target.not_installed.get(config.framework):
+                    done(job, Result(config, None, "not installed"), f"skipped, {reason}")
+                elif existing := (None if force else completed(config, out, target.machine_ids)):
+                    done(job, Result(config, existing, "done before (resumed)"), "done before (resumed)")
+                else:
+                    yield job
+
+    with closing(executor.execute(jobs())) as events:
+        for event in events:
+            if isinstance(event, Started):
+                running[event.job] = event.where
+            else:
+                running.pop(event.job, None)
+                if event.record is not None:
+                    write_record(stored_path(out, event.record), event.record)
+                line = f"{outcome(event.record)} in {event.seconds:.0f} s" if event.record else f"not run, {event.note}"
+                done(event.job, Result(event.job.config, event.record, event.note, event.where, event.seconds), line)
+            bar.set_postfix_str("; ".join(job.config.label + (f" on {where}" if where else "")
+                                          for job, where in running.items()))
+    bar.close()
+    return list(results.values())
 
 
-def summary_table(results: list[tuple[RunConfig, dict | None, str]]) -> str:
-    """A plain-text table of the matrix: status, seconds per epoch, images/s, peak memory."""
-    header = f"{'framework':<11}{'mode':<9}{'batch':>6}{'seed':>5}  {'status':<8}{'s/epoch':>9}{'img/s':>9}" \
-             f"{'peak MiB':>10}{'compile s':>10}  note"
+def machine_of(record: dict | None) -> str:
+    """The machine id a record carries ("—" for none)."""
+    return ((record or {}).get("hardware") or {}).get("machine_id") or "—"
+
+
+def summary_table(results: list[Result]) -> str:
+    """A plain-text table of the matrix: status, seconds per epoch, images/s, peak memory; and the machine, when the
+    records come from several."""
+    machines = {machine_of(r.record) for r in results if r.record}
+    width = max(map(len, machines)) + 2 if len(machines) > 1 else 0
+    header = f"{'machine':<{width}.{width}}{'framework':<11}{'mode':<9}{'batch':>6}{'seed':>5}  {'status':<8}" \
+             f"{'s/epoch':>9}{'img/s':>9}{'peak MiB':>10}{'compile s':>10}  note"
     lines = [header, "-" * len(header)]
-    for config, record, note in results:
+    for config, record, note, *_ in results:
         status = record["status"] if record else "skipped"
         timing, memory = (record or {}).get("timing") or {}, (record or {}).get("memory") or {}
         peak = memory.get("allocator_peak_bytes") or memory.get("nvml_process_peak_bytes") \
             or memory.get("host_peak_rss_bytes")
 
-        def cell(value, fmt):
-            return format(value, fmt) if value is not None else "—"
+        def cell(value, size: int, decimals: int) -> str:
+            return f"{value:>{size}.{decimals}f}" if value is not None else f"{'—':>{size}}"
 
-        lines.append(f"{config.framework:<11}{config.mode:<9}{config.batch_size:>6}{config.seed:>5}  {status:<8}"
-                     f"{cell(timing.get('epoch_seconds'), '9.2f')}{cell(timing.get('images_per_second'), '9.1f')}"
-                     f"{cell(peak / 2**20 if peak else None, '10.0f')}{cell(timing.get('compile_seconds'), '10.1f')}"
+        lines.append(f"{machine_of(record) if width else '':<{width}}"
+                     f"{config.framework:<11}{config.mode:<9}{config.batch_size:>6}{config.seed:>5}  {status:<8}"
+                     f"{cell(timing.get('epoch_seconds'), 9, 2)}{cell(timing.get('images_per_second'), 9, 1)}"
+                     f"{cell(peak / 2**20 if peak else None, 10, 0)}{cell(timing.get('compile_seconds'), 10, 1)}"
                      f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200])
     return "\n".join(lines)
+
+
+def side_by_side(records: list[dict]) -> bool:
+    """Whether any two of ``records`` ran at the same time (on a cluster's nodes)."""
+    spans = sorted((r["started_at"], r["finished_at"]) for r in records)
+    return any(later[0] < earlier[1] for earlier, later in pairwise(spans))
+
+
+def node_lines(results: list[Result]) -> list[str]:
+    """One line per node that ran configurations now: how many, how they ended, and its busy time."""
+    by_node = defaultdict(list)
+    for result in results:
+        if result.where and result.record and not result.note:
+            by_node[result.where].append(result)
+    lines = []
+    for where, ran in sorted(by_node.items()):
+        ok = sum(1 for r in ran if r.record["status"] == "ok")
+        lines.append(f"node {where}: ran {len(ran)} ({ok} ok, {len(ran) - ok} failed) in "
+                     f"{sum(r.seconds for r in ran):.0f} s")
+    return lines

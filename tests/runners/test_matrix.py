@@ -196,9 +196,10 @@ def test_a_record_of_another_framework_version_is_not_resumed(monkeypatch, tmp_p
     path.write_text("{}")
     found = {"status": "ok", "framework": {"name": "jax", "version": "0.4.26", "mode": "compiled"}}
     monkeypatch.setattr(matrix, "read_record", lambda path, kind: found)
-    assert matrix.completed(config, tmp_path) is found
+    machines = ["another-machine", matrix.expected_machine_id(config.device)]
+    assert matrix.completed(config, tmp_path, machines) is found
     found["framework"]["version"] = "0.10.2"
-    assert matrix.completed(config, tmp_path) is None
+    assert matrix.completed(config, tmp_path, machines) is None
 
 
 def test_profiles_expand_and_name_records_stably():
@@ -247,32 +248,32 @@ def test_interleaved_order_gives_every_framework_a_turn_per_seed_and_mode():
 
 
 class FakeExecutor:
-    """Records what it was asked to run; every run is ok."""
+    """Records what it was asked to run, one at a time; every run is ok."""
+
+    name = "fake"
 
     def __init__(self):
         self.calls = []
 
-    def available(self, framework: str) -> bool:
-        return framework != "tensorflow"
-
-    def python_for(self, framework: str) -> str:
-        return "/fake/python"
-
-    def run(self, config, out, position=None) -> dict:
-        self.calls.append((config.label, position))
-        return {"status": "ok"}
+    def execute(self, jobs):
+        for job in jobs:
+            self.calls.append((job.config.label, job.position))
+            yield matrix.Started(job, "")
+            record = {"status": "ok", "record_id": job.config.record_id, "hardware": {"machine_id": "m"}}
+            yield matrix.Finished(job, record, "", 0.0)
 
 
 def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkeypatch, tmp_path, capsys):
     order = matrix.interleaved_order(profiles.expand("quick", batch_sizes=[32, 64]))
     resumed = order[0]
-    monkeypatch.setattr(matrix, "completed", lambda config, out: {"status": "ok"} if config == resumed else None)
+    monkeypatch.setattr(matrix, "completed", lambda config, out, ids: {"status": "ok"} if config == resumed else None)
+    monkeypatch.setattr(matrix, "write_record", lambda path, record: None)
     executor = FakeExecutor()
-    results = matrix.run_matrix(order, tmp_path, executor, progress=True)
+    target = matrix.Target(("m",), {"tensorflow": "tensorflow is not installed in /fake/python"})
+    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=True)
     assert executor.calls == [("jax/compiled bs32 seed0", (3, 6)), ("jax/compiled bs64 seed0", (5, 6)),
                               ("torch/compiled bs64 seed0", (6, 6))]
-    assert [note for _, _, note in results] == ["done before (resumed)", "not installed", "", "not installed", "",
-                                                ""]
+    assert [r.note for r in results] == ["done before (resumed)", "not installed", "", "not installed", "", ""]
     err = capsys.readouterr().err  # not a terminal: one plain line per configuration, no bar
     assert "\r" not in err
     assert err.splitlines() == [
@@ -288,7 +289,8 @@ def test_the_run_is_told_its_place_in_the_order(tmp_path):
     args_file = tmp_path / "args"
     python = fake_python(tmp_path, f'echo "$@" > {args_file}; exit 1')
     (config,) = profiles.expand("smoke", frameworks=["jax"])
-    record = matrix.LocalExecutor(pythons={"jax": str(python)}).run(config, tmp_path / "runs", position=(3, 12))
+    record = matrix.LocalExecutor(pythons={"jax": str(python)}).run(config, position=(3, 12))
     assert "--run-position 3/12" in args_file.read_text()
     assert record["status"] == "error" and "exit code 1" in record["failure"]["message"]
     assert record["config"]["run_order"]["position"] == 3  # also on the record the matrix writes for the run
+    assert record["command"][:4] == [str(python), "-m", "runners.cli", "run"]  # what failed: the run's command

@@ -1,0 +1,144 @@
+"""The executor boundary (runners/matrix.py): the matrix resumes, stores every record under the machine that ran it,
+keeps plan order and shows where each configuration ran, whatever order an executor finishes in; the local executor
+runs the same child command as always; dry runs cannot pass for measurements."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from fwbench.cliargs import UsageError
+from fwbench.records import read_record, validate
+from runners import cli, dry_run, matrix, profiles, provenance
+
+
+def configs(*seeds: int) -> list[profiles.RunConfig]:
+    return profiles.expand("smoke", version_of={"torch": "2.4.1"}.get, frameworks=["torch"], seeds=list(seeds))
+
+
+def dry_record(config: profiles.RunConfig, machine_id: str) -> dict:
+    record = dry_run.dry_run_record(config)
+    record["hardware"]["machine_id"] = machine_id
+    return record
+
+
+class Concurrent:
+    """Starts every job at once and finishes them last first, each on a node of its own."""
+
+    name = "ray"
+
+    def __init__(self):
+        self.closed = False
+
+    def execute(self, jobs):
+        try:
+            taken = list(jobs)
+            for k, job in enumerate(taken):
+                yield matrix.Started(job, f"node-{k}")
+            for k, job in reversed(list(enumerate(taken))):
+                if job.config.seed == 2:
+                    yield matrix.Finished(job, None, f"node-{k}", 0.0, "no node of kind-b is left")
+                else:
+                    record = {**dry_record(job.config, f"kind-{k}"), "executor": {"name": "ray", "node": f"node-{k}"}}
+                    yield matrix.Finished(job, record, f"node-{k}", 2.0)
+        finally:
+            self.closed = True
+
+
+def test_records_of_an_executor_that_finishes_out_of_order_land_per_machine_in_plan_order(tmp_path, capsys):
+    order = configs(0, 1, 2)
+    target = matrix.Target(("kind-0", "kind-1"), {}, "kind-0, kind-1", ("a", "b"))
+    executor = Concurrent()
+    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=False)
+    assert [r.config for r in results] == order and executor.closed
+    assert [(r.where, r.record is None, r.note) for r in results] == [
+        ("node-0", False, ""), ("node-1", False, ""), ("node-2", True, "no node of kind-b is left")]
+    stored = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert stored == [f"kind-0/{order[0].record_id}.json", f"kind-1/{order[1].record_id}.json"]
+    assert read_record(tmp_path / stored[1])["executor"] == {"name": "ray", "node": "node-1"}
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["[3/3] torch/compiled bs32 seed2 on node-2: not run, no node of kind-b is left",
+                     "[2/3] torch/compiled bs32 seed1 on node-1: error (DryRun) in 2 s",
+                     "[1/3] torch/compiled bs32 seed0 on node-0: error (DryRun) in 2 s"]
+    assert matrix.node_lines(results) == ["node node-0: ran 1 (0 ok, 1 failed) in 2 s",
+                                          "node node-1: ran 1 (0 ok, 1 failed) in 2 s"]
+    table = matrix.summary_table(results).splitlines()
+    assert table[0].startswith("machine ") and table[2].startswith("kind-0 ") and table[4].startswith("— ")
+    assert "no node of kind-b is left" in table[4]
+    assert not matrix.summary_table(results[:1]).startswith("machine"), "one machine: no machine column"
+
+
+def test_runs_side_by_side_are_told_apart_from_runs_one_after_the_other():
+    def ran(start: str, end: str) -> dict:
+        return {"started_at": f"2026-12-01T10:00:{start}.000Z", "finished_at": f"2026-12-01T10:00:{end}.000Z"}
+
+    assert not matrix.side_by_side([ran("10", "20"), ran("00", "10"), ran("21", "30")])
+    assert matrix.side_by_side([ran("00", "10"), ran("05", "20")])
+
+
+def test_an_ok_record_under_any_machine_of_the_target_is_resumed(tmp_path):
+    (config,) = configs(0)
+    path = matrix.record_path(tmp_path, "kind-b", config)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"status": "ok"}))
+    found = {"status": "ok", "framework": {"name": "torch", "version": "2.4.1", "mode": "compiled"}}
+    assert matrix.completed(config, tmp_path, ["kind-a"]) is None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matrix, "read_record", lambda path, kind: found)
+        assert matrix.completed(config, tmp_path, ["kind-a", "kind-b"]) is found
+
+
+def test_ctrl_c_closes_the_executor_and_stores_nothing_of_what_ran(tmp_path, monkeypatch):
+    class Interrupted(Concurrent):
+        def execute(self, jobs):
+            try:
+                for job in jobs:
+                    yield matrix.Started(job, "node-0")
+                    raise KeyboardInterrupt
+            finally:
+                self.closed = True
+
+    executor = Interrupted()
+    with pytest.raises(KeyboardInterrupt):
+        matrix.run_matrix([(matrix.Target(("m",), {}), configs(0, 1))], tmp_path, executor, progress=False)
+    assert executor.closed and not any(tmp_path.iterdir())
+
+
+def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
+    (config,) = profiles.expand("smoke", frameworks=["torch"])
+    executor = matrix.LocalExecutor(dry_run=True)
+    scratch = Path(tempfile.gettempdir())
+    before = set(scratch.glob("fwbench-run-*"))
+    (started, finished) = list(executor.execute([matrix.Job(config, (1, 1), matrix.Target(("m",), {}))]))
+    assert isinstance(started, matrix.Started) and started.where == ""
+    record = finished.record
+    validate(record)
+    assert record["executor"] == {"name": "local"} and record["record_id"] == config.record_id
+    assert record["failure"]["exception_type"] == dry_run.DRY_RUN_FAILURE and record["timing"] is None
+    assert set(scratch.glob("fwbench-run-*")) == before, "its directory is gone"
+
+
+def test_a_framework_interpreter_may_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("FWBENCH_PYTHON_JAX", "/opt/jax/bin/python")
+    executor = matrix.LocalExecutor(pythons={"torch": "/opt/torch/bin/python"})
+    assert executor.python_for("jax") == "/opt/jax/bin/python"
+    assert executor.python_for("torch") == "/opt/torch/bin/python"  # --python wins over the environment
+    assert executor.python_for("tensorflow") == matrix.sys.executable
+
+
+def test_the_machine_id_may_be_set_by_the_environment(monkeypatch):
+    hardware = provenance.hardware_info()
+    monkeypatch.setenv(provenance.MACHINE_ID_ENV, "Rack 7 / VM 3")
+    assert provenance.machine_id(hardware) == "rack-7-vm-3" == matrix.expected_machine_id("cpu")
+
+
+@pytest.mark.parametrize("out", ["results", "results/runs", "{repo}/results/runs/x"])
+def test_a_dry_run_never_writes_under_results(out, capsys):
+    out = out.format(repo=provenance.REPO_ROOT)
+    with pytest.raises(UsageError, match="dry run"):
+        dry_run.refuse_results_dir(Path(out))
+    assert cli.main(["matrix", "--dry-run", "--profile", "smoke", "--out", out]) == 2
+    assert "--out" in capsys.readouterr().err
