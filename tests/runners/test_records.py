@@ -16,7 +16,7 @@ from runners.profiles import expand
 from runners.record import Measured, failed_record, ok_record
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
-V1_RECORDS = sorted((Path(__file__).parents[2] / "results" / "runs" / "cpu-amd-epyc-2t").glob("*.json"))
+V1_RECORDS = sorted((Path(__file__).parent / "fixtures" / "run_v1").glob("*.json"))
 QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
 RTX_4090 = {"machine_id": "nvidia-geforce-rtx-4090", "device_kind": "gpu", "device_name": "NVIDIA GeForce RTX 4090",
             "device_count": 1, "gpu_driver": "550.54.14", "cuda": "12.4", "cudnn": "8902", "cpu_model": "AMD Ryzen 9",
