@@ -30,14 +30,17 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
     first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
     timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
     quiet_wait_s = sum((r.get("load") or {}).get("waited_seconds") or 0.0 for r in ok)  # no load: an older record
-    return {"span_s": span_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s, "timed_s": timed_s,
+    return {"span_s": span_s, "run_s": run_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s,
+            "timed_s": timed_s,
             "quiet_wait_s": quiet_wait_s, "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s,
             "between_runs_s": span_s - run_s}
 
 
-def breakdown_line(breakdown: dict[str, float]) -> str:
-    """``time_breakdown`` as one line: the span and its parts, in seconds."""
+def breakdown_line(breakdown: dict[str, float], within_runs: bool = False) -> str:
+    """``time_breakdown`` as one line: the span and its parts, in seconds; ``within_runs``: only the time inside
+    the runs (``run_s``), for a subset of an interleaved matrix, whose span also holds the other runs."""
     if not breakdown:
         return "no ok runs to account for"
-    parts = " + ".join(f"{label} {breakdown[key]:.0f}" for key, label in TIME_PARTS.items())
-    return f"{breakdown['span_s']:.0f} s = {parts}"
+    keys = [key for key in TIME_PARTS if not (within_runs and key == "between_runs_s")]
+    parts = " + ".join(f"{TIME_PARTS[key]} {breakdown[key]:.0f}" for key in keys)
+    return f"{breakdown['run_s' if within_runs else 'span_s']:.0f} s = {parts}"

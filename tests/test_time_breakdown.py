@@ -16,9 +16,13 @@ def test_the_span_of_sequential_runs_splits_into_its_parts():
     records = [run("00:00.000", "01:00.000", 20, 15, [30]), run("01:02.000", "01:32.000", 10, 8, [12, 5]),
                {"status": "error", "started_at": "2026-11-30T11:00:00.000Z", "timing": None}]
     breakdown = time_breakdown(records)
-    assert breakdown == {"span_s": 92, "compile_s": 23, "warm_up_s": 7, "timed_s": 47, "quiet_wait_s": 0,
+    assert breakdown == {"span_s": 92, "run_s": 90, "compile_s": 23, "warm_up_s": 7, "timed_s": 47, "quiet_wait_s": 0,
                          "in_run_other_s": 13, "between_runs_s": 2}
     assert sum(breakdown[part] for part in TIME_PARTS) == breakdown["span_s"]
+    # a framework's share of an interleaved matrix: the time inside its runs, without the gaps between them
+    within = breakdown_line(breakdown, within_runs=True)
+    assert within == ("90 s = compile 23 + warm-up steps 7 + timed epochs 47 + waiting for quiet 0 + "
+                      "imports, set-up, evaluation, record 13")
     assert breakdown_line(breakdown).startswith("92 s = compile 23 + warm-up steps 7 + timed epochs 47 + ")
     assert time_breakdown(records[2:]) == {} and breakdown_line({}) == "no ok runs to account for"
 
