@@ -17,10 +17,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Browser tests need Debian's Chromium; install it when absent (as root, as on CI).
+# Browser tests need Debian's Chromium, and the Chinese pages a CJK font; install them when absent (as root, as on CI).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } && \
+	  fc-list :lang=zh 2>/dev/null | grep -q . || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
 test: lint chromium
 	$(PY) -m pytest

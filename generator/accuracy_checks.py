@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 from generator.aggregate import Summary, Table
+from generator.i18n import _, part_separator
 
 #: below this many epochs a convergence curve has too few points to draw
 MIN_EPOCHS_FOR_CURVE = 2
@@ -19,12 +20,13 @@ def undertrained(summary: Summary, classes: int) -> str | None:
     chance, uniform_loss = 1 / classes, math.log(classes)
     reasons = []
     if summary.accuracy and summary.accuracy.mean <= chance:
-        reasons.append(f"test accuracy at or below chance ({chance:.0%})")
-    for metric, words in (("train_loss", "training loss"), ("test_loss", "test loss")):
+        reasons.append(_("test accuracy at or below chance ({chance:.0%})").format(chance=chance))
+    for metric, words in (("train_loss", _("training loss")), ("test_loss", _("test loss"))):
         final = summary.final(metric)
         if final and final.mean >= uniform_loss:
-            reasons.append(f"{words} {final.mean:.2f}, not below ln {classes} = {uniform_loss:.2f}")
-    return "; ".join(reasons) or None
+            reasons.append(_("{figure} {value:.2f}, not below ln {classes} = {uniform:.2f}").format(
+                figure=words, value=final.mean, classes=classes, uniform=uniform_loss))
+    return part_separator().join(reasons) or None
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,18 @@ from functools import cached_property
 from typing import Any
 
 from fwbench.frameworks import TRAINING_MODES, label
+from generator.i18n import N_, translate
 from generator.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.load import Loaded
 from generator.stats import Stats, describe
 
-FAILED_LABELS = {"oom": "OOM", "error": "error", "timeout": "timeout"}
+#: a failed status -> how many runs ended so, in words
+FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
 #: why a run is shown but never judged
-BUSY = "busy"
-OLDER = "older record"
-#: flag -> the runs it marks, in words
-FLAGGED_RUNS = {BUSY: "busy-flagged runs", OLDER: "older records"}
+BUSY = N_("busy")
+OLDER = N_("older record")
+#: flag -> the runs it marks, in words (translated where shown)
+FLAGGED_RUNS = {BUSY: N_("busy-flagged runs"), OLDER: N_("older records")}
 
 
 def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
@@ -139,7 +141,8 @@ class Summary:
     def failure_note(self) -> str:
         """Failed runs as text, e.g. ``1 OOM, 1 timeout``; empty when every run succeeded."""
         failed = [(s, c) for s, c in sorted(self.statuses.items()) if s != "ok"]
-        return ", ".join(f"{c} {FAILED_LABELS.get(s, s)}" for s, c in failed)
+        return ", ".join(translate(FAILED_LABELS[s]).format(count=c) if s in FAILED_LABELS else f"{c} {s}"
+                         for s, c in failed)
 
     @property
     def failures(self) -> list[dict[str, Any]]:

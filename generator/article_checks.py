@@ -6,7 +6,7 @@ records flagged busy or older (``aggregate.flags_of``) are listed but never ente
 (versions, GPU stack, data set, seeds) are confirmed when judgeable records were made under the article's
 condition and not comparable when they were not: they say how far fwbench's figures are like-for-like,
 not whether the article's machine was as described. The 4.1 rows (messages and tracebacks) come
-from ``probe_claims``. Section 6's Stack Overflow and GitHub figures are
+from ``probe_claims``, the 4.2 rows from ``snippet_claims``. Section 6's Stack Overflow and GitHub figures are
 checked against a snapshot by ``claims.ecosystem_claims``; without one, the rows here say why not.
 """
 
@@ -21,13 +21,14 @@ from fwbench.records import find_key
 from generator import fmt
 from generator.aggregate import flags_of
 from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim
+from generator.i18n import N_, _, ngettext, part_separator
 from generator.identity import release
 from generator.load import Loaded, Results
 from generator.probe_claims import message_claims, traceback_claims
+from generator.snippet_claims import code_size_claims
 
 #: the claims page's heading for these rows
-SCOPE = "The article's remaining figures"
-OWN_TEXT = ("the article's own text",)
+SCOPE = N_("The article's remaining figures")
 
 def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
     """Every row of this module for the loaded ``results``, in the article's order."""
@@ -52,7 +53,11 @@ def _judgeable(runs: list[Loaded]) -> list[Loaded]:
 
 def _left_out(runs: list[Loaded]) -> str:
     flagged = sum(1 for r in runs if flags_of(r.record))
-    return f"; {flagged} flagged run records (busy or older) listed but left out of the verdict" if flagged else ""
+    if not flagged:
+        return ""
+    return part_separator() + ngettext(
+        "{n} flagged run record (busy or older) listed but left out of the verdict",
+        "{n} flagged run records (busy or older) listed but left out of the verdict", flagged).format(n=flagged)
 
 
 def _samerelease(recorded: str | None, stated: str) -> bool:
@@ -67,25 +72,22 @@ def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
     same = gpus["introduction"] == gpus["setup"]
     return Claim(
         section=gpus["section"],
-        claim="the GPU the figures are about",
-        article=f"introduction: {gpus['introduction']}; setup: {gpus['setup']}",
-        ours="the same GPU" if same else "two different GPUs",
+        claim=_("the GPU the figures are about"),
+        article=_("introduction: {introduction}; setup: {setup}").format(**gpus),
+        ours=_("the same GPU") if same else _("two different GPUs"),
         verdict=CONFIRMED if same else CONTRADICTED,
-        reason="the article's own text"
-        + (
-            ""
-            if same
-            else f": the introduction speaks of throughput on the reader's {gpus['introduction']}, but every "
-            f"figure was measured on the {gpus['setup']}, and none is given for the {gpus['introduction']}"
-        ),
-        conditions=OWN_TEXT,
+        reason=_("the article's own text") if same else _(
+            "the article's own text: the introduction speaks of throughput on the reader's {introduction}, but every "
+            "figure was measured on the {setup}, and none is given for the {introduction}").format(**gpus),
+        conditions=(_("the article's own text"),),
     )
 
 
 def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     """The article's driver, CUDA and cuDNN beside those of the judgeable GPU runs."""
     stack = article["setup"]
-    stated = f"driver {stack['gpu_driver']}, CUDA {stack['cuda']}, cuDNN {stack['cudnn']}"
+    stated = _("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(driver=stack["gpu_driver"], cuda=stack["cuda"],
+                                                                      cudnn=stack["cudnn"])
     gpu = [r for r in _judgeable(runs) if (r.record.get("hardware") or {}).get("device_kind") == "gpu"]
     recorded = sorted(
         {(h.get("gpu_driver"), h.get("cuda"), h.get("cudnn")) for h in (r.record["hardware"] for r in gpu)},
@@ -95,12 +97,13 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         machines = sorted({r.machine_id for r in runs})
         return Claim(
             section=stack["section"],
-            claim="GPU driver, CUDA and cuDNN",
+            claim=_("GPU driver, CUDA and cuDNN"),
             article=stated,
-            ours="no GPU run record" + (f" (runs on {', '.join(machines)})" if machines else ""),
+            ours=_("no GPU run record (runs on {machines})").format(machines=", ".join(machines)) if machines
+            else _("no GPU run record"),
             verdict=NOT_COMPARABLE,
-            reason="no judgeable run on a GPU recorded its driver, CUDA and cuDNN" + _left_out(runs),
-            conditions=("GPU software stack",),
+            reason=_("no judgeable run on a GPU recorded its driver, CUDA and cuDNN") + _left_out(runs),
+            conditions=(_("GPU software stack"),),
         )
     same = any(
         driver == stack["gpu_driver"] and _samerelease(cuda, stack["cuda"]) and _samerelease(cudnn, stack["cudnn"])
@@ -108,24 +111,25 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     )
     return Claim(
         section=stack["section"],
-        claim="GPU driver, CUDA and cuDNN",
+        claim=_("GPU driver, CUDA and cuDNN"),
         article=stated,
-        ours="; ".join(f"driver {d or '?'}, CUDA {c or '?'}, cuDNN {n or '?'}" for d, c, n in recorded),
+        ours=part_separator().join(_("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(
+            driver=d or "?", cuda=c or "?", cudnn=n or "?") for d, c, n in recorded),
         verdict=CONFIRMED if same else NOT_COMPARABLE,
         reason=(
-            "a judgeable GPU run used the article's stack"
+            _("a judgeable GPU run used the article's stack")
             if same
-            else "the GPU runs used another driver, CUDA or cuDNN (shown as each framework reports them)"
+            else _("the GPU runs used another driver, CUDA or cuDNN (shown as each framework reports them)")
         )
         + _left_out(runs),
-        conditions=("GPU software stack",),
+        conditions=(_("GPU software stack"),),
     )
 
 
 def _versions_text(items: list[Loaded]) -> str:
     found = defaultdict(set)
     for item in items:
-        found[item.record["framework"]["name"]].add(item.record["framework"]["version"] or "unknown")
+        found[item.record["framework"]["name"]].add(item.record["framework"]["version"] or _("unknown"))
     return ", ".join(f"{fmt.label(fw)} {' / '.join(sorted(found[fw]))}" for fw in FRAMEWORKS if fw in found)
 
 
@@ -142,27 +146,25 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
             for r in judged
         )
     ]
-    ours = "; ".join(
-        f"{kind}: {_versions_text(items)}" for kind, items in (("runs", runs), ("probes", probes)) if items
+    ours = part_separator().join(
+        f"{kind}: {_versions_text(items)}" for kind, items in ((_("runs"), runs), (_("probes"), probes)) if items
     )
     missing = [fmt.label(fw) for fw in FRAMEWORKS if fw not in matched]
     if not runs and not probes:
-        reason = "no run or probe records yet"
+        reason = _("no run or probe records yet")
     elif missing:
-        reason = (
-            f"no judgeable record ran the article's release of {', '.join(missing)}: "
-            "the figures here come from other releases"
-        )
+        reason = _("no judgeable record ran the article's release of {frameworks}: the figures here come from other "
+                   "releases").format(frameworks=", ".join(missing))
     else:
-        reason = "every framework has judgeable records at the article's release"
+        reason = _("every framework has judgeable records at the article's release")
     return Claim(
         section=stack["section"],
-        claim="framework versions (a statement of versions, not a verdict on speed)",
+        claim=_("framework versions (a statement of versions, not a verdict on speed)"),
         article=", ".join(f"{fmt.label(fw)} {stated[fw]}" for fw in FRAMEWORKS),
         ours=ours or "—",
         verdict=CONFIRMED if not missing else NOT_COMPARABLE,
         reason=reason + _left_out(runs),
-        conditions=("framework versions",),
+        conditions=(_("framework versions"),),
     )
 
 
@@ -186,24 +188,24 @@ def dataset_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         for r in _judgeable(runs)
         if r.record["config"]["dataset"] == data["dataset"]
     )
-    whole = (
-        f"the {data['total_images']:,} images are the whole set: {split[0]:,} for training, {split[1]:,} for testing"
-    )
+    whole = _("the {total:,} images are the whole set: {train:,} for training, {test:,} for testing").format(
+        total=data["total_images"], train=split[0], test=split[1])
     return Claim(
         section=data["section"],
-        claim="the data set's size",
-        article=f"CIFAR-10, {data['classes']} classes, {data['total_images']:,} images of "
-        f"{data['image_side']}×{data['image_side']}",
-        ours="; ".join(f"{name}: {_count(train)} training + {_count(test)} test images" for name, train, test in sizes)
-        or "no run records",
+        claim=_("the data set's size"),
+        article=_("CIFAR-10, {classes} classes, {total:,} images of {side}×{side}").format(
+            classes=data["classes"], total=data["total_images"], side=data["image_side"]),
+        ours=part_separator().join(_("{dataset}: {train} training + {test} test images").format(
+            dataset=name, train=_count(train), test=_count(test)) for name, train, test in sizes)
+        or _("no run records"),
         verdict=CONFIRMED if full else NOT_COMPARABLE,
         reason=(
-            f"{whole}, as the judgeable CIFAR-10 runs used"
+            _("{whole}, as the judgeable CIFAR-10 runs used").format(whole=whole)
             if full
-            else f"{whole}; no judgeable run used all of CIFAR-10"
+            else part_separator().join((whole, _("no judgeable run used all of CIFAR-10")))
         )
         + _left_out(runs),
-        conditions=("data set", "training images"),
+        conditions=(_("data set"), _("training images")),
     )
 
 
@@ -246,66 +248,25 @@ def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         ours = ", ".join(
             f"{fmt.label(fw)} ±{spreads[fw][0]:.2f} (n={spreads[fw][1]})" for fw in FRAMEWORKS if fw in spreads
         )
-        largest = max(s for s, _ in spreads.values())
+        largest = max(s for s, _n in spreads.values())
         verdict = CONFIRMED if largest <= bound else CONTRADICTED
-        judged = f"largest same-seed spread {largest:.2f} points against the stated {bound}. "
+        judged = _("largest same-seed spread {largest:.2f} points against the stated {bound}.").format(
+            largest=largest, bound=bound) + " "
     else:
-        ours = f"no CIFAR-10 configuration run {seeding['min_runs']}+ times with one seed" + (
-            f" (seeds in the records: {', '.join(map(str, seeds))})" if seeds else ""
+        ours = _("no CIFAR-10 configuration run {runs}+ times with one seed").format(runs=seeding["min_runs"]) + (
+            " " + _("(seeds in the records: {seeds})").format(seeds=", ".join(map(str, seeds))) if seeds else ""
         )
         verdict, judged = NOT_COMPARABLE, ""
     return Claim(
         section=seeding["section"],
-        claim=f"the ± is the spread of {seeding['runs']} runs with one seed ({seeding['seed']}), "
-        f"each within {bound} points",
+        claim=_("the ± is the spread of {runs} runs with one seed ({seed}), each within {bound} points").format(
+            runs=seeding["runs"], seed=seeding["seed"], bound=bound),
         article=", ".join(f"{fmt.label(fw)} ±{accuracy['table'][fw]['std']}" for fw in FRAMEWORKS),
         ours=ours,
         verdict=verdict,
         reason=judged + seeding["note"] + _left_out(runs),
-        conditions=("data set", "one seed repeated", f"at least {seeding['min_runs']} runs"),
+        conditions=(_("data set"), _("one seed repeated"), _("at least {runs} runs").format(runs=seeding["min_runs"])),
     )
-
-
-def code_size_claims(article: dict[str, Any]) -> list[Claim]:
-    """4.2's stated line counts beside the lines of the article's own snippets (counted as the data says)."""
-    spec = article["code_snippets"]
-    stated, strict, layout = spec["stated_lines"], spec["counted_code_lines"], spec["counted_with_layout"]
-    conditions = ("the article's own snippets", "line breaks restored, one statement per line")
-    rows = []
-    for fw in FRAMEWORKS:
-        matches = [
-            name for name, counts in (("code lines", strict), ("with layout", layout)) if counts[fw] == stated[fw]
-        ]
-        rows.append(
-            Claim(
-                section=spec["section"],
-                claim=f"{fmt.label(fw)}: the snippet's length",
-                article=f"{stated[fw]} lines",
-                ours=f"{strict[fw]} code lines, {layout[fw]} with its comment and blank line",
-                verdict=CONFIRMED if matches else CONTRADICTED,
-                reason=(f"matches the count {matches[0]}" if matches else "matches neither count")
-                + "; counted in its snippet, one statement per line (see the longest-snippet row)",
-                conditions=conditions,
-            )
-        )
-    longest = max(stated, key=stated.get)
-
-    def strictly_longest(counts: dict[str, int]) -> bool:
-        return all(counts[longest] > counts[fw] for fw in FRAMEWORKS if fw != longest)
-
-    holds = strictly_longest(strict) and strictly_longest(layout)
-    rows.append(
-        Claim(
-            section=spec["section"],
-            claim=f"{fmt.label(longest)}'s snippet is the longest",
-            article=", ".join(f"{fmt.label(fw)} {stated[fw]}" for fw in FRAMEWORKS),
-            ours=", ".join(f"{fmt.label(fw)} {strict[fw]} ({layout[fw]})" for fw in FRAMEWORKS),
-            verdict=CONFIRMED if holds else CONTRADICTED,
-            reason=f"code lines (with layout). {spec['counting']}",
-            conditions=conditions,
-        )
-    )
-    return rows
 
 
 def unsourced_claims(article: dict[str, Any]) -> list[Claim]:
@@ -318,7 +279,7 @@ def unsourced_claims(article: dict[str, Any]) -> list[Claim]:
             ours="—",
             verdict=NOT_COMPARABLE,
             reason=item["why"],
-            conditions=("a source for the figure",),
+            conditions=(_("a source for the figure"),),
         )
         for item in article["unsourced"]
     ]
@@ -330,9 +291,10 @@ def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> li
         return []  # claims.ecosystem_claims checks them against the snapshot
     so, stars = article["stackoverflow"], article["star_growth"]
     groups = (
-        (so["section"], "Stack Overflow questions in the past year", so["questions"], "{:,}+"),
-        (so["section"], "time to a first answer on Stack Overflow", so["first_answer_mean_minutes"], "{} min (mean)"),
-        (stars["section"], "GitHub star growth per year", stars["percent_per_year"], "{} %"),
+        (so["section"], _("Stack Overflow questions in the past year"), so["questions"], "{:,}+"),
+        (so["section"], _("time to a first answer on Stack Overflow"), so["first_answer_mean_minutes"],
+         _("{} min (mean)")),
+        (stars["section"], _("GitHub star growth per year"), stars["percent_per_year"], "{} %"),
     )
     return [
         Claim(
@@ -341,9 +303,9 @@ def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> li
             article=", ".join(f"[{subject}] {form.format(value)}" for subject, value in figures.items()),
             ours="—",
             verdict=NOT_COMPARABLE,
-            reason="no snapshot: no ecosystem snapshot under results/ecosystem/ to compare with "
-            "(`ecosystem collect --out results/ecosystem` makes one)",
-            conditions=("an ecosystem snapshot",),
+            reason=_("no snapshot: no ecosystem snapshot under results/ecosystem/ to compare with "
+                     "(`ecosystem collect --out results/ecosystem` makes one)"),
+            conditions=(_("an ecosystem snapshot"),),
         )
         for section, claim, figures, form in groups
     ]

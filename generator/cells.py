@@ -10,17 +10,31 @@ from collections.abc import Callable
 
 from generator import fmt
 from generator.aggregate import BUSY, OLDER, Column, Summary, Table
+from generator.i18n import N_, _, ngettext, translate
 from generator.stats import Stats
 
-#: the mark a cell carries when its figures come from flagged runs only (shown, never judged); the pages'
-#: legend says what each means, and a pointer names it
-FLAG_MARKS = {BUSY: '<span title="busy-flagged run">⚑</span>', OLDER: '<span title="older record">◌</span>'}
+#: the mark a cell carries when its figures come from flagged runs only (shown, never judged), and what a pointer
+#: at it says; the pages' legend says what each means
+FLAG_MARKS = {BUSY: ("⚑", N_("busy-flagged run")), OLDER: ("◌", N_("older record"))}
+
+
+def flag_mark(flag: str) -> str:
+    """A flag's mark, its meaning shown on pointing at it."""
+    mark, meaning = FLAG_MARKS[flag]
+    return f'<span title="{translate(meaning)}">{mark}</span>'
+
+
+def left_out_text(flag: str, n: int) -> str:
+    """``2 busy runs left out``: runs of a configuration that its figures leave out."""
+    if flag == BUSY:
+        return ngettext("{n} busy run left out", "{n} busy runs left out", n).format(n=n)
+    return ngettext("{n} older record run left out", "{n} older record runs left out", n).format(n=n)
 
 
 def marks(summary: Summary) -> str:
     """What a cell's figures carry besides the numbers: flags, flagged runs left out, failed runs."""
-    parts = [FLAG_MARKS[flag] for flag in summary.flags]
-    parts += [f"{n} {flag} run{'s' if n != 1 else ''} left out" for flag, n in sorted(summary.left_out.items())]
+    parts = [flag_mark(flag) for flag in summary.flags]
+    parts += [left_out_text(flag, n) for flag, n in sorted(summary.left_out.items())]
     if summary.failure_note:
         parts.append(f"⚠ {summary.failure_note}")
     return "".join(f" · {part}" for part in parts)
@@ -32,12 +46,12 @@ def figure_cell(
 ) -> str:
     """A figure's mean and spread, then (small) its run count, ``extra`` and marks; or why there is none."""
     if summary is None:
-        return "not run"
+        return _("not run")
     if summary.n_ok == 0:
         return f"**✗ {summary.failure_note}**"
     stats = stats_of(summary)
     if stats is None:
-        return "not recorded"
+        return _("not recorded")
     return f"{fmt.compact(stats, scale, digits, unit)}<br><small>n={stats.n}{extra}{marks(summary)}</small>"
 
 
@@ -64,7 +78,7 @@ def memory_cell(summary: Summary | None, name: str) -> str:
 def accuracy_cell(summary: Summary | None) -> str:
     """Final test accuracy in percent; beside an interval the standard deviation too (the article gives it)."""
     stats = summary.accuracy if summary and summary.n_ok else None
-    sd = f" · sd {100 * stats.std:.2f}" if stats and stats.ci95 is not None else ""
+    sd = " · " + _("sd {sd:.2f}").format(sd=100 * stats.std) if stats and stats.ci95 is not None else ""
     return figure_cell(summary, lambda s: s.accuracy, scale=100, unit="%", extra=sd)
 
 
@@ -72,7 +86,7 @@ def speedup_cell(table: Table, column: Column) -> str:
     """Mean seconds per epoch at the smallest batch size ÷ at the largest, with both run counts."""
     up = table.speedup(column)
     if up is None:
-        return "—<br><small>fewer than two batch sizes ran</small>"
+        return "—<br><small>" + _("fewer than two batch sizes ran") + "</small>"
     ratio, first, last = up
     counts = ", ".join(str(table.at(column, bs).epoch_seconds.n) for bs in (first, last))
     return f"{ratio:.2f}×<br><small>{first} → {last}, n={counts}</small>"
@@ -85,6 +99,10 @@ def time_to_accuracy_cell(summary: Summary | None, target: float) -> str:
         return figure_cell(summary, lambda s: None)
     stats, counted = summary.time_to_accuracy(target)
     if stats is None:
-        return f"not reached in {summary.key.setting.epochs} epochs<br><small>n={counted}{marks(summary)}</small>"
-    never = f" · {counted - stats.n} of {counted} never reached it" if stats.n < counted else ""
+        epochs = summary.key.setting.epochs
+        reached = ngettext("not reached in {epochs} epoch", "not reached in {epochs} epochs", epochs).format(
+            epochs=epochs)
+        return f"{reached}<br><small>n={counted}{marks(summary)}</small>"
+    never = " · " + _("{never} of {counted} never reached it").format(never=counted - stats.n, counted=counted) \
+        if stats.n < counted else ""
     return figure_cell(summary, lambda s: stats, digits=1, unit="s", extra=never)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from fwbench.frameworks import REGISTRY
 from generator.aggregate import Column, Summary, Table
 from generator.charts import MID_GREY, Chart, Series
+from generator.i18n import _
 from generator.stats import Stats
 
 MODE_STYLES = {"compiled": "-", "eager": "--"}
@@ -39,7 +40,8 @@ def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel:
         if points:
             mode = f" {column.mode}" if len(table.modes) > 1 else ""
             lines.append(_series(column, table.column_label(column) + mode, points))
-    return Chart("batch", ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True)
+    return Chart("batch", _("batch size (images)"), ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes),
+                 from_zero=True)
 
 
 def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled") -> Chart:
@@ -51,9 +53,9 @@ def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode
              for s in summaries]
     columns = sorted({s.key.column for s in summaries}, key=Column.sort_key)
     keys = [_series(c, table.column_label(c), [], "-") for c in columns]
-    keys += [Series(f"batch {bs}", MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
+    keys += [Series(_("batch {size}").format(size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
              for i, bs in enumerate(table.batch_sizes)]
-    return Chart("epoch", f"{ylabel}, {mode}", tuple(lines), tuple(keys))
+    return Chart("epoch", _("epoch"), f"{ylabel}, {mode}", tuple(lines), tuple(keys))
 
 
 def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:
@@ -61,4 +63,4 @@ def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:
     lines = [Series(subject, SERIES_COLOURS[i % len(SERIES_COLOURS)], SERIES_MARKERS[i % len(SERIES_MARKERS)], "-",
                     tuple((d, v, 0.0) for d, v in points))
              for i, (subject, points) in enumerate(sorted(series.items()))]
-    return Chart("date", ylabel, tuple(lines))
+    return Chart("date", _("snapshot date"), ylabel, tuple(lines))

@@ -4,18 +4,21 @@ The pages describe their charts as data (``generator.chart_data``); ``draw_all``
 over the CPUs. One chart per figure, small enough to stay legible on a phone. The background is transparent
 and text and axes are a mid grey, so one image reads on the light and the dark theme. Points are means over
 runs; error bars show the 95 % interval's half-width (n ≥ 3) or the standard deviation (n = 2), as the tables
-do (each page says so once); a single run has none.
+do (each page says so once); a single run has none. A chart's words come translated in its data; one that holds
+Chinese is drawn with a CJK font (``cjk_font``), Latin text staying in the default one.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 
-from matplotlib import rc_context
+from matplotlib import font_manager, rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -30,6 +33,12 @@ THEME = {
 SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 13 pt text stays legible
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
+#: CJK font families, preferred first (Debian's fonts-noto-cjk, then other common ones)
+CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
+                "WenQuanYi Micro Hei", "AR PL UMing CN", "Droid Sans Fallback")
+#: a font file that may hold them, for fonts installed after matplotlib cached its font list
+CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback")
+_CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 
 @dataclass(frozen=True)
@@ -45,14 +54,42 @@ class Series:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart as data: its x axis (``batch``, ``epoch`` or ``date``), y label, lines and legend-only keys."""
+    """A chart as data: its x axis (``batch``, ``epoch`` or ``date``) and its label, y label, lines and
+    legend-only keys."""
 
     x: str
+    xlabel: str
     ylabel: str
     series: tuple[Series, ...]
     keys: tuple[Series, ...] = field(default=())  # legend entries that draw nothing (line styles, say)
     batch_sizes: tuple[int, ...] = ()
     from_zero: bool = False
+
+
+@cache
+def cjk_font() -> str | None:
+    """The family of an installed font that draws Chinese, or None. Fonts installed after matplotlib cached its
+    font list are looked for among the system's font files and added."""
+    def known() -> str | None:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((family for family in CJK_FAMILIES if family in names), None)
+
+    if found := known():
+        return found
+    for path in font_manager.findSystemFonts():
+        if CJK_FILE.search(os.path.basename(path)):
+            font_manager.fontManager.addfont(path)
+    return known()
+
+
+def _texts(chart: Chart) -> list[str]:
+    return [chart.xlabel, chart.ylabel, *(s.label for s in chart.series + chart.keys)]
+
+
+def _fonts(chart: Chart) -> dict[str, object]:
+    """The font settings a chart needs: matplotlib's default, with a CJK font behind it for Chinese text."""
+    family = cjk_font() if any(_CJK_TEXT.search(t) for t in _texts(chart)) else None
+    return {"font.family": ["DejaVu Sans", family]} if family else {}
 
 
 def _png(figure: Figure) -> bytes:
@@ -67,17 +104,14 @@ def _x_axis(axes, chart: Chart) -> None:
         axes.set_xscale("log", base=2)
         axes.set_xticks(chart.batch_sizes, [str(s) for s in chart.batch_sizes])
         axes.minorticks_off()
-        axes.set_xlabel("batch size (images)")
     elif chart.x == "epoch":
-        axes.set_xlabel("epoch")
         axes.xaxis.get_major_locator().set_params(integer=True)
-    else:
-        axes.set_xlabel("snapshot date")
+    axes.set_xlabel(chart.xlabel)
 
 
 def draw(chart: Chart) -> bytes:
     """The chart as PNG bytes, its legend under the plot."""
-    with rc_context(THEME):
+    with rc_context(THEME | _fonts(chart)):
         figure = Figure(figsize=SIZE)
         axes = figure.subplots()
         for line in chart.series:

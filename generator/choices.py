@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from generator import fmt
 from generator.aggregate import Summary, Table
 from generator.codesize import SourceFile
-from generator.leads import Lead, lead_at, lead_text, throughput_leads
+from generator.i18n import _, translate
+from generator.leads import FASTEST, LEANEST, QUICKEST_TO_COMPILE, Lead, lead_at, lead_text, throughput_leads
 from generator.load import Loaded
 from generator.machines import Machine
 from generator.metrics import MEMORY_METRICS
@@ -29,7 +30,7 @@ class Choice:
 def _best(values: dict[str, float], lowest: bool = True) -> tuple[str, float]:
     """(display names of every framework tied for the best value, that value)."""
     target = min(values.values()) if lowest else max(values.values())
-    return " and ".join(fmt.label(k) for k, v in values.items() if v == target), target
+    return _(" and ").join(fmt.label(k) for k, v in values.items() if v == target), target
 
 
 def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None]) -> Lead | None:
@@ -42,9 +43,9 @@ def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None
 
 
 def _lead_choice(scenario: str, lead: Lead, link: str, show: Callable[[Stats], str] | None = None,
-                 best: str = "fastest") -> Choice:
+                 best: str = FASTEST) -> Choice:
     """A choice from a lead: no favourite where the figures are within noise."""
-    favoured = "no clear favourite" if lead.status == WITHIN_NOISE else lead.leader
+    favoured = _("no clear favourite") if lead.status == WITHIN_NOISE else lead.leader
     return Choice(scenario, favoured, lead_text(lead, show, best), link)
 
 
@@ -64,18 +65,21 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
         where = f"{machine.device if machine else table.machine_id}, {table.setting.dataset}"
         table_leads = throughput_leads(table)
         if table_leads:
-            for size, lead in (("small", table_leads[0]), ("large", table_leads[-1])):
-                scenario = f"fast training at {size} batches (batch {lead.batch_size}) on {where}"
-                found.append(_lead_choice(scenario, lead, "results/speed.md"))
+            for scenario, lead in ((_("fast training at small batches (batch {batch}) on {where}"), table_leads[0]),
+                                   (_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1])):
+                found.append(_lead_choice(scenario.format(batch=lead.batch_size, where=where), lead,
+                                          "results/speed.md"))
         compile_lead = _largest_batch_lead(table, lambda s: s.compile_seconds)
         if compile_lead:
-            scenario = f"short start-up (compile time at batch {compile_lead.batch_size}) on {where}"
-            found.append(_lead_choice(scenario, compile_lead, "results/speed.md", _seconds, "quickest to compile"))
+            scenario = _("short start-up (compile time at batch {batch}) on {where}").format(
+                batch=compile_lead.batch_size, where=where)
+            found.append(_lead_choice(scenario, compile_lead, "results/speed.md", _seconds, QUICKEST_TO_COMPILE))
         for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
             memory_lead = _largest_batch_lead(table, lambda s, name=name: s.memory(name))
             if memory_lead:
-                scenario = f"tight memory ({MEMORY_METRICS[name][0]} at batch {memory_lead.batch_size}) on {where}"
-                found.append(_lead_choice(scenario, memory_lead, "results/memory.md", _mib, "leanest"))
+                scenario = _("tight memory ({figure} at batch {batch}) on {where}").format(
+                    figure=translate(MEMORY_METRICS[name][0]), batch=memory_lead.batch_size, where=where)
+                found.append(_lead_choice(scenario, memory_lead, "results/memory.md", _mib, LEANEST))
                 break
     return found
 
@@ -85,16 +89,16 @@ def other_choices(scores: dict[str, float], sources: list[SourceFile], snapshot:
     found = []
     if scores:
         best, score = _best(scores, lowest=False)
-        found.append(Choice("clear error messages", best, f"mean probe score {score:.0%} of the maximum",
-                            "devex/debugging.md"))
+        found.append(Choice(_("clear error messages"), best,
+                            _("mean probe score {score:.0%} of the maximum").format(score=score), "devex/debugging.md"))
     totals: dict[str, int] = defaultdict(int)
     for s in sources:
         if s.lines is not None:
             totals[s.framework] += s.lines
     if sources and all(s.lines is not None for s in sources):
         best, lines = _best(totals)
-        found.append(Choice("the least code to read", best, f"{lines} lines (model + training step)",
-                            "devex/code-size.md"))
+        found.append(Choice(_("the least code to read"), best,
+                            _("{lines} lines (model + training step)").format(lines=lines), "devex/code-size.md"))
     if snapshot:
         questions = {
             tag: m["value"]
@@ -104,6 +108,8 @@ def other_choices(scores: dict[str, float], sources: list[SourceFile], snapshot:
         }
         if questions:
             best, count = _best(questions, lowest=False)
-            found.append(Choice("the most Stack Overflow questions to search", best,
-                                f"{count:,} questions tagged ({snapshot.record['date']})", "beyond/community.md"))
+            found.append(Choice(_("the most Stack Overflow questions to search"), best,
+                                _("{count:,} questions tagged ({date})").format(count=count,
+                                                                               date=snapshot.record["date"]),
+                                "beyond/community.md"))
     return found

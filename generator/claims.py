@@ -16,15 +16,16 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS
 from generator import fmt
+from generator.data_text import translated
+from generator.i18n import N_, _
 from generator.stats import APART, WITHIN_NOISE, Stats, separation
 
-CONFIRMED = "confirmed"
-CONTRADICTED = "contradicted"
-NOT_COMPARABLE = "not comparable"
+#: the verdicts, English (a row keeps one; pages show it translated)
+CONFIRMED = N_("confirmed")
+CONTRADICTED = N_("contradicted")
+NOT_COMPARABLE = N_("not comparable")
 #: every verdict, in the order the claims page counts them (WITHIN_NOISE: the intervals cannot tell)
 VERDICTS = (CONFIRMED, CONTRADICTED, WITHIN_NOISE, NOT_COMPARABLE)
-#: what the article-against-itself rows check
-OWN_FIGURES = ("the article's own figures",)
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
@@ -36,14 +37,15 @@ class Claim:
     claim: str
     article: str
     ours: str
-    verdict: str
-    reason: str
+    verdict: str  # one of VERDICTS, in English
+    reason: str  # its parts joined by i18n.part_separator()
     conditions: tuple[str, ...] = ()  # the comparability conditions this row checked
 
 
 def load_article_figures() -> dict[str, Any]:
-    """The transcribed figures of the source article."""
-    return json.loads((DATA_DIR / "article_figures.json").read_text(encoding="utf-8"))
+    """The transcribed figures of the source article, their prose in the language being written."""
+    name = "article_figures.json"
+    return translated(name, json.loads((DATA_DIR / name).read_text(encoding="utf-8")))
 
 
 def within_relative(measured: float, published: float, tolerance: float) -> str:
@@ -68,6 +70,7 @@ def order_text(order: list[str]) -> str:
 def internal_claims(article: dict[str, Any]) -> list[Claim]:
     """The article's statements checked against its own tables."""
     claims = []
+    own_figures = (_("the article's own figures"),)
     speed, up = article["speed"], article["speedup"]
     lo, hi = str(up["from_batch"]), str(up["to_batch"])
     for fw in FRAMEWORKS:
@@ -76,26 +79,28 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
         claims.append(
             Claim(
                 up["section"],
-                f"{fmt.label(fw)} speed-up from batch {lo} to {hi}",
+                _("{framework} speed-up from batch {low} to {high}").format(framework=fmt.label(fw), low=lo, high=hi),
                 f"{up['stated'][fw]}×",
-                f"{computed:.2f}× ({speed['table'][lo][fw]} s ÷ {speed['table'][hi][fw]} s, its own table)",
+                _("{ratio:.2f}× ({low} s ÷ {high} s, its own table)").format(
+                    ratio=computed, low=speed["table"][lo][fw], high=speed["table"][hi][fw]),
                 verdict,
-                "stated ratio vs the ratio of the article's own table"
-                + ("" if verdict == CONFIRMED else ": the text and the table disagree"),
-                OWN_FIGURES,
+                _("stated ratio vs the ratio of the article's own table") if verdict == CONFIRMED
+                else _("stated ratio vs the ratio of the article's own table: the text and the table disagree"),
+                own_figures,
             )
         )
-    for spec, what in ((speed, "time"), (article["memory"], "memory")):
+    for spec, what in ((speed, _("time")), (article["memory"], _("memory"))):
         wins = [bs for bs, row in spec["table"].items() if ranking(row) == spec["stated_ranking"]]
         claims.append(
             Claim(
                 spec["section"],
                 spec["stated_ranking_text"],
                 order_text(spec["stated_ranking"]) + f" ({what})",
-                f"order holds at {len(wins)} of {len(spec['table'])} batch sizes of its table",
+                _("order holds at {wins} of {sizes} batch sizes of its table").format(
+                    wins=len(wins), sizes=len(spec["table"])),
                 CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
-                "ranking of each row of the article's own table",
-                OWN_FIGURES,
+                _("ranking of each row of the article's own table"),
+                own_figures,
             )
         )
     over = article["python_overhead"]
@@ -103,12 +108,13 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
     claims.append(
         Claim(
             over["section"],
-            f"{fmt.label(over['framework'])} batch {over['batch_size']} without interpreter overhead",
+            _("{framework} batch {batch} without interpreter overhead").format(
+                framework=fmt.label(over["framework"]), batch=over["batch_size"]),
             f"{over['without_overhead_seconds']} s",
             f"{computed:.1f} s ({over['total_seconds']} − {over['overhead_seconds']})",
             within_absolute(computed, over["without_overhead_seconds"], 0.05),
-            "arithmetic on its figures",
-            OWN_FIGURES,
+            _("arithmetic on its figures"),
+            own_figures,
         )
     )
     acc = article["accuracy"]
@@ -116,12 +122,12 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
     claims.append(
         Claim(
             acc["section"],
-            f"every standard deviation is within {acc['stated_std_bound']} points",
+            _("every standard deviation is within {bound} points").format(bound=acc["stated_std_bound"]),
             f"< {acc['stated_std_bound']}",
-            f"largest in its table: {largest}",
+            _("largest in its table: {largest}").format(largest=largest),
             CONFIRMED if largest <= acc["stated_std_bound"] else CONTRADICTED,
-            "its own table",
-            OWN_FIGURES,
+            _("its own table"),
+            own_figures,
         )
     )
     return claims

@@ -12,16 +12,24 @@ from pathlib import Path
 from fwbench.cliargs import existing_directory
 from fwbench.records import RecordError
 from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
+from generator.i18n import LANGUAGES, SOURCE
 from generator.load import Results, load_results, preloaded
-from generator.sitedata import REPO_ROOT
+from generator.sitedata import REPO_ROOT, shared_work
 
 CONFIG_FILE = REPO_ROOT / "mkdocs.yml"
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
 
+def language_builds() -> list[tuple[Path, str]]:
+    """(mkdocs config, folder under the site directory) per language: the source language's mkdocs.yml at the
+    root first (its build empties the site directory), then each translation's mkdocs.<code>.yml in <code>/."""
+    return [(CONFIG_FILE, "") if code == SOURCE else (REPO_ROOT / f"mkdocs.{code}.yml", code) for code in LANGUAGES]
+
+
 def build_site(results: Results, site_dir: Path, frameworks_dir: Path | None = None,
                site_url: str | None = None) -> None:
-    """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``.
+    """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``, once per language: English at
+    its root, Chinese under ``zh/``, both from the same records.
 
     ``site_url`` is where the site will be served (e.g. a GitHub Pages project URL): mkdocs then gives the 404
     page links that work at any depth under it. Raises mkdocs' Abort/ConfigurationError on a broken page or
@@ -35,14 +43,16 @@ def build_site(results: Results, site_dir: Path, frameworks_dir: Path | None = N
     os.environ[RESULTS_ENV] = str(results.root.resolve())
     if frameworks_dir is not None:
         os.environ[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
-    token = preloaded.set(results)
-    overrides = {"site_url": site_url} if site_url else {}
+    token, shared = preloaded.set(results), shared_work.set({})
     try:
-        config = load_config(config_file=str(CONFIG_FILE), site_dir=str(site_dir.resolve()), strict=True,
-                             **overrides)
-        build(config)
+        for config_file, folder in language_builds():
+            overrides = {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
+            config = load_config(config_file=str(config_file), site_dir=str((site_dir / folder).resolve()),
+                                 strict=True, **overrides)
+            build(config)
     finally:
         preloaded.reset(token)
+        shared_work.reset(shared)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -64,7 +74,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"generator build: {len(results.runs)} runs, {len(results.probes)} probes, "
         f"{len(results.snapshots)} ecosystem snapshots, {len(results.skipped)} skipped"
     )
-    logging.basicConfig(level=logging.WARNING, format="mkdocs: %(levelname)s %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s %(message)s")
     from mkdocs.exceptions import MkDocsException
 
     try:
@@ -90,8 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
         "build",
         help="validate every record, render the pages and charts, run `mkdocs build --strict`",
         description="Load and validate every record under --results (runs, probes, ecosystem), render the "
-        "pages through mkdocs-gen-files and build the site in strict mode. Invalid records are "
-        "skipped and listed on the site unless --strict is given.",
+        "pages through mkdocs-gen-files and build the site in strict mode, in English at its root and in Chinese "
+        "under zh/, both from the same records. Invalid records are skipped and listed on the site unless --strict "
+        "is given.",
     )
     build.add_argument(
         "--results",

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS
+from generator.i18n import N_
 
-#: what the code-size page compares -> the file name's suffix after the framework key
-PARTS = {"model": "model", "training step": "train"}
+#: what the code-size page compares (English, translated where shown) -> the file name's suffix after the
+#: framework key
+PARTS = {N_("model"): "model", N_("training step"): "train"}
 _NOT_CODE = {
     tokenize.COMMENT,
     tokenize.NL,

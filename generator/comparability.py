@@ -17,6 +17,8 @@ from typing import Any
 
 from generator import fmt
 from generator.aggregate import FLAGGED_RUNS, Summary, Table
+from generator.data_text import translated
+from generator.i18n import _, translate
 from generator.machines import Machine
 from generator.stats import MIN_RUNS_FOR_INTERVAL
 
@@ -68,7 +70,7 @@ class Check:
 
 
 def _and_list(items: list[str]) -> str:
-    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+    return ", ".join(items[:-1]) + _(" and ") + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _context(setup: dict[str, Any], rule: dict[str, Any]) -> dict[str, Any]:
@@ -126,8 +128,9 @@ def _rules_file() -> dict[str, Any]:
 
 
 def load_rules(setup: dict[str, Any]) -> Rules:
-    """The rules of ``data/comparability.json`` with the article's ``setup`` filled in."""
-    return parse_rules(_rules_file(), setup)
+    """The rules of ``data/comparability.json`` with the article's ``setup`` filled in, in the language being
+    written."""
+    return parse_rules(translated(RULES_FILE.name, _rules_file()), setup)
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ class Evidence:
 
 
 def _where(framework: str, batch_size: int) -> str:
-    return f"{fmt.label(framework)} at batch {batch_size}"
+    return _("{framework} at batch {batch}").format(framework=fmt.label(framework), batch=batch_size)
 
 
 def _naming(ev: Evidence, heading: str, found: list[tuple[str, int, str]]) -> str:
@@ -160,57 +163,65 @@ def _naming(ev: Evidence, heading: str, found: list[tuple[str, int, str]]) -> st
 def _device(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     machine = ev.machine
     if not machine.hardware:
-        return ["this machine recorded no hardware (no successful run)"], []
+        return [_("this machine recorded no hardware (no successful run)")], []
     kind = machine.hardware["device_kind"]
     if kind != setup["device_kind"]:
-        return [f"{machine.device}: a {kind.upper()}, not a {setup['device_kind'].upper()}"], []
+        return [_("{device}: a {kind}, not a {wanted}").format(device=machine.device, kind=kind.upper(),
+                                                               wanted=setup["device_kind"].upper())], []
     if setup["device_match"].lower() not in machine.device.lower():
-        return [], [f"another GPU: {machine.device}, not the article's {setup['device_name']}"]
+        return [], [_("another GPU: {device}, not the article's {article}").format(device=machine.device,
+                                                                                  article=setup["device_name"])]
     return [], []
 
 
 def _dataset(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     s = ev.table.setting
     if s.dataset != setup["dataset"]:
-        return [f"{s.dataset} data, not CIFAR-10"], []
+        return [_("{dataset} data, not CIFAR-10").format(dataset=s.dataset)], []
     if s.older:
-        return [f"training-set size unknown (older records: {s.train_images:,} images per epoch)"], []
+        return [_("training-set size unknown (older records: {images:,} images per epoch)").format(
+            images=s.train_images)], []
     if s.train_images != setup["train_images"]:
-        return [f"{s.train_images:,} training images, not {setup['train_images']:,}"], []
+        return [_("{images:,} training images, not {wanted:,}").format(images=s.train_images,
+                                                                       wanted=setup["train_images"])], []
     return [], []
 
 
 def _protocol(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     problems = []
     if ev.table.setting.epochs != setup["epochs"]:
-        problems.append(f"{ev.table.setting.epochs} epoch(s), not {setup['epochs']}")
+        problems.append(_("{epochs} epoch(s), not {wanted}").format(epochs=ev.table.setting.epochs,
+                                                                   wanted=setup["epochs"]))
     not_run = [(fw, bs, "") for fw, bs, s in ev.cells() if s is None]
     failed = [(fw, bs, s.failure_note) for fw, bs, s in ev.cells() if s is not None and s.n_ok == 0]
     if not_run:
-        problems.append(_naming(ev, "not run", not_run))
+        problems.append(_naming(ev, _("not run"), not_run))
     if failed:
-        problems.append(_naming(ev, "every run failed", failed))
+        problems.append(_naming(ev, _("every run failed"), failed))
     return problems, []
 
 
 def _repeats(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     short = [(fw, bs, f"n={s.n_clean}") for fw, bs, s in ev.cells()
              if s is not None and s.judgeable and s.n_clean < rule.min_runs]
-    return ([_naming(ev, f"fewer than {rule.min_runs} clean runs", short)] if short else []), []
+    return ([_naming(ev, _("fewer than {runs} clean runs").format(runs=rule.min_runs), short)] if short else []), []
 
 
 def _clean(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     problems, notes = [], []
     flagged = [(fw, bs, s) for fw, bs, s in ev.cells() if s is not None and s.n_ok and not s.judgeable]
     if flagged:
-        kinds = " or ".join(FLAGGED_RUNS[f] for f in sorted({f for _, _, s in flagged for f in s.flags}))
-        problems.append(_naming(ev, f"only {kinds}", [(fw, bs, "") for fw, bs, _ in flagged]))
+        flags = sorted({f for *_cell, s in flagged for f in s.flags})
+        kinds = _(" or ").join(translate(FLAGGED_RUNS[f]) for f in flags)
+        problems.append(_naming(ev, _("only {runs}").format(runs=kinds), [(fw, bs, "") for fw, bs, _s in flagged]))
     left_out: Counter = Counter()
-    for _, _, s in ev.cells():
+    for *_cell, s in ev.cells():
         if s is not None:
             left_out += s.left_out
     if left_out:
-        notes.append("left out: " + ", ".join(f"{count} {flag} run(s)" for flag, count in sorted(left_out.items())))
+        notes.append(_("left out: {runs}").format(runs=", ".join(
+            _("{count} {flag} run(s)").format(count=count, flag=translate(flag))
+            for flag, count in sorted(left_out.items()))))
     return problems, notes
 
 

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, ranking, within_absolute, within_relative
+from generator.ecosystem_view import status_text
+from generator.i18n import _
 from generator.load import Loaded
 
 
@@ -15,12 +17,12 @@ def _metric(snapshot: dict[str, Any], source: str, subject: str, name: str) -> d
 
 def _window_reason(metric: dict[str, Any] | None, wanted: int, slack: int) -> str | None:
     if metric is None:
-        return "not in the snapshot"
+        return _("not in the snapshot")
     if metric["status"] != "ok" or metric["value"] is None:
-        return f"{metric['status']}: {metric.get('reason') or 'no value'}"
+        return f"{status_text(metric['status'])}: " + (metric.get("reason") or _("no value"))
     window = metric["method"].get("window_days")
     if window is not None and abs(window - wanted) > slack:
-        return f"fwbench's window is {window} days, the article's a year"
+        return _("fwbench's window is {days} days, the article's a year").format(days=window)
     return None
 
 
@@ -41,22 +43,24 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
         return []
     snap, claims = snapshot.record, []
     so = article["stackoverflow"]
-    so_window = (f"a {so['window_days']}-day window (±{so['window_slack_days']} days)",)
+    so_window = (_("a {days}-day window (±{slack} days)").format(days=so["window_days"],
+                                                                  slack=so["window_slack_days"]),)
     for tag, published in so["questions"].items():
         metric = _metric(snap, "stackoverflow", tag, "questions_in_window")
         has_value = metric is not None and metric["value"] is not None
         ours = f"{metric['value']:,}" if has_value else "—"
         verdict, reason = _windowed(metric, so, lambda v, p=published: within_relative(v, p, so["tolerance_relative"]),
-                                    f"within ±{so['tolerance_relative']:.0%}",
-                                    lambda v, p=published: f"differs by {v / p - 1:+.0%}")
+                                    _("within ±{tolerance:.0%}").format(tolerance=so["tolerance_relative"]),
+                                    lambda v, p=published: _("differs by {difference:+.0%}").format(
+                                        difference=v / p - 1))
         claims.append(
             Claim(
                 so["section"],
-                f"[{tag}] questions in the past year",
+                _("[{tag}] questions in the past year").format(tag=tag),
                 f"{published:,}+",
                 ours,
                 verdict,
-                f"{reason} (snapshot {snap['date']})",
+                _("{reason} (snapshot {date})").format(reason=reason, date=snap["date"]),
                 so_window,
             )
         )
@@ -70,14 +74,14 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
         claims.append(
             Claim(
                 so["section"],
-                f"[{tag}] time to first answer",
-                f"{published} min (mean)",
-                f"{metric['value']:.0f} min (median, n={sample})" if ok else "—",
+                _("[{tag}] time to first answer").format(tag=tag),
+                _("{minutes} min (mean)").format(minutes=published),
+                _("{minutes:.0f} min (median, n={n})").format(minutes=metric["value"], n=sample) if ok else "—",
                 NOT_COMPARABLE,
-                "the article gives a mean over an unstated sample; fwbench measures the median"
+                _("the article gives a mean over an unstated sample; fwbench measures the median")
                 if ok
-                else (_window_reason(metric, 0, 10**6) or "not collected"),
-                ("the same statistic",),
+                else (_window_reason(metric, 0, 10**6) or _("not collected")),
+                (_("the same statistic"),),
             )
         )
     stated = ranking(so["first_answer_mean_minutes"])
@@ -86,33 +90,35 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
         claims.append(
             Claim(
                 so["section"],
-                "order of first-answer times",
+                _("order of first-answer times"),
                 " < ".join(stated),
                 " < ".join(ranking(medians)),
                 verdict,
-                "order of fwbench's medians (the snapshot gives no spread to judge the noise by)",
-                ("the order alone",),
+                _("order of fwbench's medians (the snapshot gives no spread to judge the noise by)"),
+                (_("the order alone"),),
             )
         )
     stars = article["star_growth"]
-    star_window = (f"a {stars['window_days']}-day window (±{stars['window_slack_days']} days)",)
+    star_window = (_("a {days}-day window (±{slack} days)").format(days=stars["window_days"],
+                                                                     slack=stars["window_slack_days"]),)
     for repo, published in stars["percent_per_year"].items():
         metric = _metric(snap, "github", repo, "star_growth_percent_in_window")
         has_value = metric is not None and metric["status"] == "ok" and metric["value"] is not None
         window = metric["method"].get("window_days") if has_value else None
-        ours = f"{metric['value']:.1f} % in {window} days" if has_value else "—"
+        ours = _("{growth:.1f} % in {days} days").format(growth=metric["value"], days=window) if has_value else "—"
         verdict, reason = _windowed(metric, stars,
                                     lambda v, p=published: within_absolute(v, p, stars["tolerance_points"]),
-                                    f"within ±{stars['tolerance_points']} points",
-                                    lambda v, p=published: f"differs by {v - p:+.1f} points")
+                                    _("within ±{tolerance} points").format(tolerance=stars["tolerance_points"]),
+                                    lambda v, p=published: _("differs by {difference:+.1f} points").format(
+                                        difference=v - p))
         claims.append(
             Claim(
                 stars["section"],
-                f"[{repo}] GitHub star growth per year",
+                _("[{repository}] GitHub star growth per year").format(repository=repo),
                 f"{published} %",
                 ours,
                 verdict,
-                f"{reason} (snapshot {snap['date']})",
+                _("{reason} (snapshot {date})").format(reason=reason, date=snap["date"]),
                 star_window,
             )
         )

@@ -8,36 +8,39 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator import fmt
+from generator.i18n import N_, _, translate
 from generator.load import Loaded
 
-#: source -> metric -> definition shown beside its figure (ecosystem/METRICS.md has the exact endpoints)
+#: source -> metric -> definition shown beside its figure, English (ecosystem/METRICS.md has the exact endpoints)
 METRICS = {
     "stackoverflow": {
-        "total_questions": "questions ever asked with the tag",
-        "questions_in_window": "questions asked with the tag within the window",
-        "unanswered_share_in_window": "share of the window's questions with no answer",
-        "first_answer_median_minutes": "median minutes from question to first answer, over the sampled questions",
-        "answered_within_1h_share": "share of sampled questions answered within 1 hour",
-        "answered_within_24h_share": "share of sampled questions answered within 24 hours",
-        "first_answer_sample_size": "questions sampled for the answer-time figures",
-        "sample_unanswered": "sampled questions still without an answer",
+        "total_questions": N_("questions ever asked with the tag"),
+        "questions_in_window": N_("questions asked with the tag within the window"),
+        "unanswered_share_in_window": N_("share of the window's questions with no answer"),
+        "first_answer_median_minutes": N_("median minutes from question to first answer, over the sampled questions"),
+        "answered_within_1h_share": N_("share of sampled questions answered within 1 hour"),
+        "answered_within_24h_share": N_("share of sampled questions answered within 24 hours"),
+        "first_answer_sample_size": N_("questions sampled for the answer-time figures"),
+        "sample_unanswered": N_("sampled questions still without an answer"),
     },
     "github": {
-        "stars": "GitHub stargazers",
-        "forks": "forks",
-        "subscribers": "watchers (subscribers)",
-        "open_issues": "open issues (pull requests excluded)",
-        "open_pull_requests": "open pull requests",
-        "contributors": "contributors, anonymous authors included",
-        "releases_in_window": "releases published within the window",
-        "latest_release_date": "date of the latest release",
-        "issues_opened_in_window": "issues opened within the window",
-        "stars_gained_in_window": "stars gained within the window",
-        "star_growth_percent_in_window": "stars gained within the window as a share of the stars at its start",
+        "stars": N_("GitHub stargazers"),
+        "forks": N_("forks"),
+        "subscribers": N_("watchers (subscribers)"),
+        "open_issues": N_("open issues (pull requests excluded)"),
+        "open_pull_requests": N_("open pull requests"),
+        "contributors": N_("contributors, anonymous authors included"),
+        "releases_in_window": N_("releases published within the window"),
+        "latest_release_date": N_("date of the latest release"),
+        "issues_opened_in_window": N_("issues opened within the window"),
+        "stars_gained_in_window": N_("stars gained within the window"),
+        "star_growth_percent_in_window": N_("stars gained within the window as a share of the stars at its start"),
     },
-    "pypi": {"downloads_last_month": "PyPI downloads in the last month"},
+    "pypi": {"downloads_last_month": N_("PyPI downloads in the last month")},
 }
 SOURCE_TITLES = {"stackoverflow": "Stack Overflow", "github": "GitHub", "pypi": "PyPI"}
+#: a figure's collection status -> in words (a figure that is "ok" shows its value)
+STATUS_WORDS = {"not_collected": N_("not collected"), "failed": N_("failed")}
 SHARE_METRICS = {"unanswered_share_in_window", "answered_within_1h_share", "answered_within_24h_share"}
 #: metrics per table: a subject column and this many figures fit a phone's width
 METRICS_PER_TABLE = 3
@@ -45,7 +48,12 @@ METRICS_PER_TABLE = 3
 
 def definition(source: str, name: str) -> str:
     """What a metric counts, in words (its name when unknown)."""
-    return METRICS.get(source, {}).get(name, name.replace("_", " "))
+    return translate(METRICS[source][name]) if name in METRICS.get(source, {}) else name.replace("_", " ")
+
+
+def status_text(status: str) -> str:
+    """A figure's collection status in words."""
+    return translate(STATUS_WORDS[status]) if status in STATUS_WORDS else status.replace("_", " ")
 
 
 def metric_text(metric: dict[str, Any] | None, name: str) -> str:
@@ -54,7 +62,7 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
         return "—"
     if metric["status"] != "ok" or metric["value"] is None:
         reason = f": {fmt.cell(metric['reason'])}" if metric.get("reason") else ""
-        return metric["status"].replace("_", " ") + reason
+        return status_text(metric["status"]) + reason
     value = metric["value"]
     if isinstance(value, str):
         return fmt.cell(value)
@@ -63,7 +71,7 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
     if name.endswith("_percent_in_window"):
         return f"{value:.1f} %"
     if name.endswith("_minutes"):
-        return f"{value:,.0f} min"
+        return _("{minutes:,.0f} min").format(minutes=value)
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
@@ -102,9 +110,9 @@ def method_notes(snapshot: dict[str, Any], source: str) -> list[str]:
             method = metric["method"]
             parts = [f"`{name}`: {fmt.cell(method['endpoint'])}"]
             if method.get("window_days"):
-                parts.append(f"window {method['window_days']} days")
+                parts.append(_("window {days} days").format(days=method["window_days"]))
             if method.get("sample_size") is not None:
-                parts.append(f"sample {method['sample_size']}")
+                parts.append(_("sample {size}").format(size=method["sample_size"]))
             notes.add(", ".join(parts))
     return sorted(notes)
 
@@ -127,7 +135,8 @@ def source_sections(snapshot: dict[str, Any] | None, sources: tuple[str, ...]) -
     for source in sources:
         tables = metric_tables(snapshot, source) if snapshot else []
         notes = method_notes(snapshot, source) if snapshot else []
-        sections.append(SourceSection(source, SOURCE_TITLES[source], METRICS[source], tables, notes))
+        definitions = {name: definition(source, name) for name in METRICS[source]}
+        sections.append(SourceSection(source, SOURCE_TITLES[source], definitions, tables, notes))
     return sections
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from generator.claims import CONTRADICTED, Claim
 from generator.fmt import cell
+from generator.i18n import _, part_separator
 from generator.platform_issues import Pair, size_text
 
 PROBES_COMMAND = "runners probes --out results/probes"
@@ -32,10 +33,11 @@ class Finding:
 def article_arithmetic(internal: list[Claim]) -> list[Finding]:
     """Each statement of the article that its own table contradicts."""
     return [
-        Finding(f"§{c.section}: the text and its own table disagree",
-                f"{cell(c.claim)}: the article states **{cell(c.article)}**, its own figures give **{cell(c.ours)}**.",
-                f"the article's §{c.section}, transcribed in `generator/data/article_figures.json`", None,
-                "appendix/claims.md")
+        Finding(_("§{section}: the text and its own table disagree").format(section=c.section),
+                _("{claim}: the article states **{article}**, its own figures give **{ours}**.").format(
+                    claim=cell(c.claim), article=cell(c.article), ours=cell(c.ours)),
+                _("the article's §{section}, transcribed in `generator/data/article_figures.json`").format(
+                    section=c.section), None, "appendix/claims.md")
         for c in internal if c.verdict == CONTRADICTED
     ]
 
@@ -45,12 +47,13 @@ def probe_disagreements(probe_rows: list[Claim]) -> list[Finding]:
     contradicted = [c for c in probe_rows if c.verdict == CONTRADICTED]
     if not contradicted:
         return []
-    items = tuple(f"{cell(c.claim)}: {cell(c.reason.split(';')[0])}" for c in contradicted)
-    return [Finding(f"§4.1: {len(contradicted)} of {len(probe_rows)} checks of the quoted errors disagree",
-                    "The probes plant the article's shape bug and capture what each framework prints. Each row of "
-                    "the claims check names the versions the probes ran, which may differ from the article's.",
-                    "the probe records under `results/probes/` beside the article's §4.1", PROBES_COMMAND,
-                    "appendix/claims.md#41-debugging", items)]
+    items = tuple(f"{cell(c.claim)}: {cell(c.reason.split(part_separator())[0])}" for c in contradicted)
+    return [Finding(_("§4.1: {contradicted} of {checks} checks of the quoted errors disagree").format(
+                        contradicted=len(contradicted), checks=len(probe_rows)),
+                    _("The probes plant the article's shape bug and capture what each framework prints. Each row of "
+                      "the claims check names the versions the probes ran, which may differ from the article's."),
+                    _("the probe records under `results/probes/` beside the article's §4.1"), PROBES_COMMAND,
+                    "appendix/claims.md#claims-4-1", items)]
 
 
 def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
@@ -58,6 +61,7 @@ def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
     size = size_text(pairs)
     if size is None:
         return []
-    return [Finding(issue["title"], f"{cell(issue['symptom'])} Measured here: **{size}**.",
-                    "run records made out of the box and with the workaround (labelled tuned)", issue["reproduce"],
+    return [Finding(issue["title"], _("{symptom} Measured here: **{size}**.").format(symptom=cell(issue["symptom"]),
+                                                                                   size=size),
+                    _("run records made out of the box and with the workaround (labelled tuned)"), issue["reproduce"],
                     "results/platform-issues.md")]

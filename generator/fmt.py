@@ -9,6 +9,7 @@ import html
 import re
 
 from fwbench.frameworks import label as label  # re-exported: the pages write fmt.label
+from generator.i18n import _
 from generator.stats import Stats
 
 MIB = 1024 * 1024
@@ -35,11 +36,14 @@ def spread(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str =
     if stats is None:
         return "—"
     text = f"{stats.mean * scale:,.{digits}f}" + (f" {unit}" if unit else "")
+    sd = f"{stats.std * scale:,.{digits}f}" if stats.std is not None else None
     if stats.ci95 is not None:
-        sd = f", sd {stats.std * scale:,.{digits}f}" if with_sd else ""
-        return f"{text} ± {(stats.ci95[1] - stats.mean) * scale:,.{digits}f} (95 % CI, n={stats.n}{sd})"
-    if stats.std is not None:
-        return f"{text} ± {stats.std * scale:,.{digits}f} (sd, n={stats.n})"
+        half = f"{(stats.ci95[1] - stats.mean) * scale:,.{digits}f}"
+        if with_sd:
+            return _("{figure} ± {half} (95 % CI, n={n}, sd {sd})").format(figure=text, half=half, n=stats.n, sd=sd)
+        return _("{figure} ± {half} (95 % CI, n={n})").format(figure=text, half=half, n=stats.n)
+    if sd is not None:
+        return _("{figure} ± {sd} (sd, n={n})").format(figure=text, sd=sd, n=stats.n)
     return f"{text} (n={stats.n})"
 
 

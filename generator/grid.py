@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from generator.aggregate import Summary, Table
+from generator.i18n import _
 
 
 @dataclass(frozen=True)
@@ -32,4 +33,4 @@ def batch_grid(table: Table, mode: str, cell: Callable[[Summary | None], str]) -
     """A row per batch size, a column per framework (and version) in ``mode``, each cell written by ``cell``."""
     columns = table.columns_in(mode)
     rows = [[str(bs), *(cell(table.at(c, bs)) for c in columns)] for bs in table.batch_sizes]
-    return Grid(["batch", *(table.column_label(c) for c in columns)], rows)
+    return Grid([_("batch"), *(table.column_label(c) for c in columns)], rows)

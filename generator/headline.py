@@ -10,6 +10,7 @@ from fwbench.frameworks import REGISTRY
 from generator import fmt
 from generator.aggregate import FLAGGED_RUNS, Column, Summary, Table
 from generator.cells import figure_cell, marks
+from generator.i18n import _, ngettext, translate
 from generator.leads import lead_at
 from generator.stats import Stats
 
@@ -34,7 +35,7 @@ def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column,
 def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float) -> str:
     if summary is None or stats is None:
         return figure_cell(summary, lambda s: None)
-    gap = "fastest" if stats.mean == fastest else f"{100 * (stats.mean / fastest - 1):.0f} %".replace("-", "−")
+    gap = _("fastest") if stats.mean == fastest else f"{100 * (stats.mean / fastest - 1):.0f} %".replace("-", "−")
     figure = fmt.compact(stats, digits=1)
     figure = f"**{figure}**" if stats.mean == fastest else figure
     return f"{figure}<br><small>{gap} · n={stats.n}{marks(summary)}</small>"
@@ -42,7 +43,9 @@ def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float) -> 
 
 def _unjudged(summaries: list[Summary]) -> str:
     flags = sorted({f for s in summaries for f in s.flags})
-    return f"not judged: {' and '.join(FLAGGED_RUNS[f] for f in flags)}" if flags else "not judged"
+    if not flags:
+        return _("not judged")
+    return _("not judged: {runs}").format(runs=_(" and ").join(translate(FLAGGED_RUNS[f]) for f in flags))
 
 
 def throughput_rows(table: Table, columns: list[Column]) -> list[Row]:
@@ -55,9 +58,10 @@ def throughput_rows(table: Table, columns: list[Column]) -> list[Row]:
         cells = [_rate_cell(table.at(c, bs), rates.get(c), fastest) for c in columns]
         lead = lead_at(table, bs, columns, lambda s: s.images_per_second, higher_is_better=True)
         if lead:
-            verdict = lead.verdict if lead.status is None else f"{lead.leader}: {lead.verdict}"
+            verdict = lead.verdict if lead.status is None else _("{leader}: {verdict}").format(
+                leader=lead.leader, verdict=lead.verdict)
         elif len(rates) < 2:
-            verdict = "nothing to compare"
+            verdict = _("nothing to compare")
         else:
             verdict = _unjudged([s for c in columns if (s := table.at(c, bs))])
         rows.append(Row(bs, cells, verdict))
@@ -81,8 +85,8 @@ def payoff(table: Table, column: Column, batch_size: int) -> int | str | None:
 
 def _payoff_text(value: int | str) -> str:
     if value == "never":
-        return "never: eager epochs are as fast"
-    return f"pays off after {value} epoch{'s' if value != 1 else ''}"
+        return _("never: eager epochs are as fast")
+    return ngettext("pays off after {n} epoch", "pays off after {n} epochs", value).format(n=value)
 
 
 def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[str, list[str]]]:
@@ -99,8 +103,9 @@ def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[s
     notes: dict[str, list[str]] = {}
     for c in columns:
         if all(payoff(table, c, bs) is None for bs in table.batch_sizes):
-            reason = ("no eager training mode, so nothing to pay off against"
+            reason = (_("no eager training mode, so nothing to pay off against")
                       if "eager" not in REGISTRY[c.framework].training_modes
-                      else f"no eager run in these records to compare with (`{EAGER_COMMAND}` adds them)")
+                      else _("no eager run in these records to compare with (`{command}` adds them)").format(
+                          command=EAGER_COMMAND))
             notes.setdefault(reason, []).append(table.column_label(c))
     return rows, notes

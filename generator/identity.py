@@ -10,6 +10,7 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
+from generator.i18n import _, ngettext
 
 
 def version_key(version: str) -> tuple:
@@ -43,10 +44,11 @@ class Setting:
     @property
     def label(self) -> str:
         """Human-readable one-liner, e.g. ``quick · synthetic · 256 training images · 1 epoch · float32``."""
-        epochs = f"{self.epochs} epoch" + ("s" if self.epochs != 1 else "")
-        images = f"{self.train_images:,} " + ("images/epoch (older records)" if self.older else "training images")
+        epochs = ngettext("{n} epoch", "{n} epochs", self.epochs).format(n=self.epochs)
+        images = (_("{n:,} images/epoch (older records)") if self.older else _("{n:,} training images")).format(
+            n=self.train_images)
         parts = (self.profile, self.dataset, images, epochs, self.precision)
-        return " · ".join(parts + ((f"tuned: {self.tuning}",) if self.tuning else ()))
+        return " · ".join(parts + ((_("tuned: {variables}").format(variables=self.tuning),) if self.tuning else ()))
 
     @property
     def slug(self) -> str:

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from generator import fmt
 from generator.aggregate import Column, Summary, Table
+from generator.i18n import N_, _, translate
 from generator.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, separation
 
 #: a lead's status in the words of a table's verdict column
-LEAD_VERDICTS = {APART: "beyond noise", WITHIN_NOISE: "within noise", TOO_FEW_RUNS: "may be noise",
-                 None: "only one finished"}
+LEAD_VERDICTS = {APART: N_("beyond noise"), WITHIN_NOISE: N_("within noise"), TOO_FEW_RUNS: N_("may be noise"),
+                 None: N_("only one finished")}
 
 
 @dataclass
@@ -49,8 +50,8 @@ class Lead:
 
     @property
     def verdict(self) -> str:
-        """The lead's status in words (LEAD_VERDICTS)."""
-        return LEAD_VERDICTS[self.status]
+        """The lead's status in words (LEAD_VERDICTS), in the language being written."""
+        return translate(LEAD_VERDICTS[self.status])
 
 
 def lead_among(batch_size: int, figures: dict[str, Stats], failed: list[str], higher_is_better: bool = False
@@ -90,18 +91,25 @@ def _rate(stats: Stats) -> str:
     return fmt.spread(stats, digits=1, unit="img/s")
 
 
-def lead_text(lead: Lead, show: Callable[[Stats], str] | None = None, best: str = "fastest") -> str:
+#: what a lead's edge is called, by the figure it is read from (translated where shown)
+FASTEST, QUICKEST_TO_COMPILE, LEANEST = N_("fastest"), N_("quickest to compile"), N_("leanest")
+
+
+def lead_text(lead: Lead, show: Callable[[Stats], str] | None = None, best: str = FASTEST) -> str:
     """The lead in words (Markdown): "within noise" where the intervals overlap, and never a lead from fewer
     than three runs without saying it may be noise. ``show`` writes a figure (images/s by default), ``best``
-    names the leader's edge."""
+    names the leader's edge (one of FASTEST, QUICKEST_TO_COMPILE, LEANEST)."""
     show = show or _rate
     if lead.status is None:
-        return f"only **{lead.leader}** finished, at {show(lead.leader_stats)} ({', '.join(lead.failed)})"
+        return _("only **{leader}** finished, at {figure} ({failed})").format(
+            leader=lead.leader, figure=show(lead.leader_stats), failed=", ".join(lead.failed))
     if lead.status == WITHIN_NOISE:
-        return (f"**{lead.leader}** at {show(lead.leader_stats)} and **{lead.runner_up}** at "
-                f"{show(lead.runner_up_stats)} are within noise: their 95 % intervals overlap")
-    text = f"**{lead.leader}** is {best} at {show(lead.leader_stats)}"
-    text += f", {100 * lead.margin:.1f} % ahead of {lead.runner_up}"
+        return _("**{leader}** at {figure} and **{runner_up}** at {other} are within noise: their 95 % intervals "
+                 "overlap").format(leader=lead.leader, figure=show(lead.leader_stats), runner_up=lead.runner_up,
+                                   other=show(lead.runner_up_stats))
+    text = _("**{leader}** is {best} at {figure}, {margin:.1f} % ahead of {runner_up}").format(
+        leader=lead.leader, best=translate(best), figure=show(lead.leader_stats), margin=100 * lead.margin,
+        runner_up=lead.runner_up)
     if lead.status == TOO_FEW_RUNS:
-        return f"{text} — n={lead.n}, may be noise"
-    return f"{text}, beyond the noise (95 % intervals apart)"
+        return _("{lead} — n={n}, may be noise").format(lead=text, n=lead.n)
+    return _("{lead}, beyond the noise (95 % intervals apart)").format(lead=text)

@@ -24,6 +24,7 @@ from generator.claims import (
     order_verdict,
     ranking,
 )
+from generator.i18n import N_, _, part_separator, translate
 from generator.identity import release, version_key
 from generator.machines import Machine
 from generator.stats import Stats
@@ -67,7 +68,7 @@ def one_version_each(table: Table, article_versions: dict[str, str]) -> tuple[Ta
 class _Figure:
     """How one measured figure is read from a configuration and written, in the article's unit."""
 
-    subject: str
+    subject: str  # English, marked with N_
     stats_of: Callable[[Summary], Stats | None]
     scale: float
     digits: int
@@ -82,32 +83,36 @@ class _Figure:
 
     def ci_text(self, stats: Stats) -> str:
         low, high = (v * self.scale for v in stats.ci95)
-        return f"95 % CI {low:,.{self.digits}f}–{high:,.{self.digits}f} {self.unit}".rstrip()
+        return _("95 % CI {low}–{high} {unit}").format(low=f"{low:,.{self.digits}f}", high=f"{high:,.{self.digits}f}",
+                                                       unit=self.unit).rstrip()
 
 
-SECONDS = _Figure("seconds per epoch", lambda s: s.epoch_seconds, 1.0, 1, "s", "s")
-NVML = _Figure("peak GPU memory (NVML)", lambda s: s.memory("nvml_process_peak_bytes"), 1 / fmt.MIB, 0, "MiB", "MB")
-ACCURACY = _Figure("final test accuracy", lambda s: s.accuracy, 100.0, 2, "%", "%")
+SECONDS = _Figure(N_("seconds per epoch"), lambda s: s.epoch_seconds, 1.0, 1, "s", "s")
+NVML = _Figure(N_("peak GPU memory (NVML)"), lambda s: s.memory("nvml_process_peak_bytes"), 1 / fmt.MIB, 0, "MiB",
+               "MB")
+ACCURACY = _Figure(N_("final test accuracy"), lambda s: s.accuracy, 100.0, 2, "%", "%")
 
 
 def _ours(summary: Summary | None, stats: Stats | None, figure: _Figure) -> str:
     if summary is None:
-        return "not run"
+        return _("not run")
     if summary.n_ok == 0:
-        return f"failed: {summary.failure_note}"
+        return _("failed: {failures}").format(failures=summary.failure_note)
     if stats is None:
-        return "not measured"
-    marks = f" [{', '.join(summary.flags)}]" if summary.flags else ""
+        return _("not measured")
+    marks = f" [{', '.join(translate(flag) for flag in summary.flags)}]" if summary.flags else ""
     return figure.text(stats) + marks
 
 
 def _band_reason(verdict: str, stats: Stats, figure: _Figure, band: str, differs: str) -> str:
     """Why ``band_verdict`` decided as it did: where the interval lies against ``band`` (both in words)."""
+    interval = figure.ci_text(stats)
     if verdict == CONFIRMED:
-        return f"{figure.ci_text(stats)} lies inside {band}"
+        return _("{interval} lies inside {band}").format(interval=interval, band=band)
     if verdict == CONTRADICTED:
-        return f"mean differs by {differs}; {figure.ci_text(stats)} lies outside {band}"
-    return f"{figure.ci_text(stats)} reaches across the edge of {band}"
+        return part_separator().join((_("mean differs by {difference}").format(difference=differs),
+                                      _("{interval} lies outside {band}").format(interval=interval, band=band)))
+    return _("{interval} reaches across the edge of {band}").format(interval=interval, band=band)
 
 
 class _MachineCheck:
@@ -120,8 +125,9 @@ class _MachineCheck:
 
     def with_notes(self, reason: str, check: comparability.Check) -> str:
         """The reason with the tolerated differences worth naming, and the versions not compared."""
-        others = (f"also measured, not compared here: {', '.join(self.other_versions)}",) if self.other_versions else ()
-        return "; ".join((reason, *check.notes, *others))
+        others = (_("also measured, not compared here: {versions}").format(versions=", ".join(self.other_versions)),) \
+            if self.other_versions else ()
+        return part_separator().join((reason, *check.notes, *others))
 
     def check(self, needs: tuple[tuple[str, int], ...]) -> comparability.Check:
         evidence = comparability.Evidence(self.machine, self.table, needs)
@@ -142,20 +148,23 @@ class _MachineCheck:
                 published = published_row[fw]
                 check = self.check(((fw, int(bs)),))
                 if not check.comparable:
-                    verdict, reason = NOT_COMPARABLE, self.with_notes("; ".join(check.problems), check)
+                    verdict, reason = NOT_COMPARABLE, self.with_notes(part_separator().join(check.problems), check)
                 elif stats is None:
-                    verdict, reason = NOT_COMPARABLE, f"no {figure.subject} recorded"
+                    verdict = NOT_COMPARABLE
+                    reason = _("no {figure} recorded").format(figure=translate(figure.subject))
                 else:
                     low, high = (v * figure.scale for v in stats.ci95)
                     tolerance = spec["tolerance_relative"]
                     verdict = band_verdict(low, high, published, tolerance, relative=True)
-                    band = f"±{tolerance:.0%} of {published:,} {figure.article_unit}"
+                    band = _("±{tolerance:.0%} of {published:,} {unit}").format(
+                        tolerance=tolerance, published=published, unit=figure.article_unit)
                     differs = f"{stats.mean * figure.scale / published - 1:+.0%}"
                     reason = self.with_notes(_band_reason(verdict, stats, figure, band, differs), check)
                 rows.append(
                     self.claim(
                         spec["section"],
-                        f"{fmt.label(fw)}, batch {bs}: {figure.subject}",
+                        _("{framework}, batch {batch}: {figure}").format(framework=fmt.label(fw), batch=bs,
+                                                                         figure=translate(figure.subject)),
                         f"{published:,} {figure.article_unit}",
                         _ours(summary, stats, figure),
                         verdict,
@@ -177,15 +186,18 @@ class _MachineCheck:
         means_hold = sum(
             ranking({fw: st.mean for fw, st in found.items()}) == spec["stated_ranking"] for found in per_size.values()
         )
-        ours = f"order of the means holds at {means_hold} of {len(per_size)} batch sizes with all three"
+        ours = _("order of the means holds at {holds} of {sizes} batch sizes with all three").format(
+            holds=means_hold, sizes=len(per_size))
         if not check.comparable or len(per_size) < len(sizes):
-            problems = check.problems or (f"no {figure.subject} for all three frameworks at every batch size",)
-            verdict, reason = NOT_COMPARABLE, "; ".join(problems)
+            problems = check.problems or (_("no {figure} for all three frameworks at every batch size").format(
+                figure=translate(figure.subject)),)
+            verdict, reason = NOT_COMPARABLE, part_separator().join(problems)
         else:
             verdicts = {bs: order_verdict(found, spec["stated_ranking"]) for bs, found in per_size.items()}
-            ours = ", ".join(f"batch {bs}: {v}" for bs, v in verdicts.items())
+            ours = ", ".join(_("batch {batch}: {verdict}").format(batch=bs, verdict=translate(v))
+                             for bs, v in verdicts.items())
             verdict = every(list(verdicts.values()))
-            reason = "neighbours in the stated order compared by their 95 % intervals at every batch size"
+            reason = _("neighbours in the stated order compared by their 95 % intervals at every batch size")
         return self.claim(spec["section"], spec["stated_ranking_text"], order_text(spec["stated_ranking"]), ours,
                           verdict, self.with_notes(reason, check), check)
 
@@ -200,20 +212,20 @@ class _MachineCheck:
             check = self.check(((fw, up["from_batch"]), (fw, up["to_batch"])))
             ours = "—" if not (first and last) else f"{first.mean / last.mean:.2f}×"
             if not check.comparable:
-                verdict, reason = NOT_COMPARABLE, self.with_notes("; ".join(check.problems), check)
+                verdict, reason = NOT_COMPARABLE, self.with_notes(part_separator().join(check.problems), check)
             else:
                 # the ratio's interval from the two intervals (conservative: the extremes of each)
                 low, high = first.ci95[0] / last.ci95[1], first.ci95[1] / last.ci95[0]
-                ours += f" (from the 95 % CIs: {low:.2f}–{high:.2f}×)"
+                ours += " " + _("(from the 95 % CIs: {low:.2f}–{high:.2f}×)").format(low=low, high=high)
                 verdict = band_verdict(low, high, computed, up["tolerance_relative"], relative=True)
-                reason = self.with_notes(
-                    f"vs its table's {computed:.2f}×, tolerance ±{up['tolerance_relative']:.0%}", check
-                )
+                reason = self.with_notes(_("vs its table's {ratio:.2f}×, tolerance ±{tolerance:.0%}").format(
+                    ratio=computed, tolerance=up["tolerance_relative"]), check)
             rows.append(
                 self.claim(
                     up["section"],
-                    f"{fmt.label(fw)} speed-up batch {up['from_batch']} → {up['to_batch']}",
-                    f"{up['stated'][fw]}× stated, {computed:.2f}× in its table",
+                    _("{framework} speed-up batch {low} → {high}").format(
+                        framework=fmt.label(fw), low=up["from_batch"], high=up["to_batch"]),
+                    _("{stated}× stated, {ratio:.2f}× in its table").format(stated=up["stated"][fw], ratio=computed),
                     ours,
                     verdict,
                     reason,
@@ -234,25 +246,29 @@ class _MachineCheck:
             published = acc["table"][fw]
             check = self.check(((fw, chosen.key.batch_size),) if chosen else ())
             ours = (
-                (_ours(chosen, chosen.accuracy, ACCURACY) + f", batch {chosen.key.batch_size}")
+                _("{figure}, batch {batch}").format(figure=_ours(chosen, chosen.accuracy, ACCURACY),
+                                                    batch=chosen.key.batch_size)
                 if chosen
-                else "not measured"
+                else _("not measured")
             )
             if chosen is None:
-                why = "; ".join(check.problems) or "no successful compiled run"
+                why = part_separator().join(check.problems) or _("no successful compiled run")
                 verdict, reason = NOT_COMPARABLE, self.with_notes(why, check)
             elif not check.comparable:
-                verdict, reason = NOT_COMPARABLE, self.with_notes("; ".join(check.problems), check)
+                verdict, reason = NOT_COMPARABLE, self.with_notes(part_separator().join(check.problems), check)
             else:
                 low, high = (100 * v for v in chosen.accuracy.ci95)
                 verdict = band_verdict(low, high, published["mean"], acc["tolerance_points"], relative=False)
-                band = f"±{acc['tolerance_points']} points of {published['mean']} %"
-                differs = f"{100 * chosen.accuracy.mean - published['mean']:+.2f} points"
+                band = _("±{tolerance} points of {published} %").format(tolerance=acc["tolerance_points"],
+                                                                        published=published["mean"])
+                differs = _("{difference:+.2f} points").format(
+                    difference=100 * chosen.accuracy.mean - published["mean"])
                 reason = self.with_notes(_band_reason(verdict, chosen.accuracy, ACCURACY, band, differs), check)
             rows.append(
                 self.claim(
                     acc["section"],
-                    f"{fmt.label(fw)} final test accuracy over {self.setup['runs_per_accuracy']} runs",
+                    _("{framework} final test accuracy over {runs} runs").format(
+                        framework=fmt.label(fw), runs=self.setup["runs_per_accuracy"]),
                     f"{published['mean']} ± {published['std']} %",
                     ours,
                     verdict,

@@ -2,7 +2,8 @@
 
 A page module holds ``PAGE`` (where the page goes, its template, its place in the navigation) and
 ``context(site)``, which builds what its template shows from ``SiteData``. Adding a page is adding a module
-and its template; nothing else lists the pages.
+and its template; nothing else lists the pages. Titles and sections are English, marked for the catalogue
+(``N_``); the navigation shows them in the language being written.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from generator import site as site_package
+from generator.i18n import N_, translate
 
 
 @dataclass(frozen=True)
@@ -21,13 +23,13 @@ class Page:
 
     path: str
     template: str | None  # None: a static page of docs/
-    title: str
-    section: str | None  # the navigation section, None at the top level
+    title: str  # English, marked with N_
+    section: str | None  # the navigation section (English, marked with N_), None at the top level
     order: float
 
 
 #: pages written by hand under docs/, placed in the same navigation
-STATIC_PAGES = (Page("design.md", None, "Design", "Appendix", 99.0),)
+STATIC_PAGES = (Page("design.md", None, N_("Design"), N_("Appendix"), 99.0),)
 
 
 def page_modules() -> list[ModuleType]:
@@ -38,15 +40,17 @@ def page_modules() -> list[ModuleType]:
 
 
 def nav() -> list[dict]:
-    """The mkdocs ``nav``: the pages in order, consecutive pages of one section grouped under it."""
+    """The mkdocs ``nav`` in the language being written: the pages in order, consecutive pages of one section
+    grouped under it."""
     pages = sorted([m.PAGE for m in page_modules()] + list(STATIC_PAGES), key=lambda p: p.order)
     entries: list[dict] = []
     for page in pages:
-        item = {page.title: page.path}
-        if page.section is None:
+        item = {translate(page.title): page.path}
+        section = translate(page.section) if page.section else None
+        if section is None:
             entries.append(item)
-        elif entries and page.section in entries[-1] and isinstance(entries[-1][page.section], list):
-            entries[-1][page.section].append(item)
+        elif entries and section in entries[-1] and isinstance(entries[-1][section], list):
+            entries[-1][section].append(item)
         else:
-            entries.append({page.section: [item]})
+            entries.append({section: [item]})
     return entries

@@ -15,15 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from generator.aggregate import Summary, Table
+from generator.data_text import translated
+from generator.i18n import ngettext
 from generator.stats import Stats
 
 ISSUES_FILE = Path(__file__).resolve().parent / "data" / "platform_issues.json"
 
 
 @cache
-def load_issues() -> dict[str, Any]:
-    """The data file: ``about`` and the list of ``issues``."""
+def _issues_file() -> dict[str, Any]:
     return json.loads(ISSUES_FILE.read_text(encoding="utf-8"))
+
+
+def load_issues() -> dict[str, Any]:
+    """The data file: ``about`` and the list of ``issues``, their prose in the language being written."""
+    return translated(ISSUES_FILE.name, _issues_file())
 
 
 def workaround_text(issue: dict[str, Any]) -> str:
@@ -88,5 +94,10 @@ def size_text(pairs: list[Pair]) -> str | None:
     low, high = min(p.ratio for p in pairs), max(p.ratio for p in pairs)
     span = f"{low:.1f}×" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}×"
     runs = sorted({min(p.plain_rate.n, p.tuned_rate.n) for p in pairs})
-    n = f"n={runs[0]} each" if len(runs) == 1 else f"n={runs[0]}–{runs[-1]}"
-    return f"{span} faster with the workaround ({len(pairs)} configuration{'s' if len(pairs) != 1 else ''}, {n})"
+    if len(runs) == 1:
+        return ngettext("{span} faster with the workaround ({count} configuration, n={n} each)",
+                        "{span} faster with the workaround ({count} configurations, n={n} each)", len(pairs)).format(
+            span=span, count=len(pairs), n=runs[0])
+    return ngettext("{span} faster with the workaround ({count} configuration, n={low}–{high})",
+                    "{span} faster with the workaround ({count} configurations, n={low}–{high})", len(pairs)).format(
+        span=span, count=len(pairs), low=runs[0], high=runs[-1])

@@ -9,6 +9,7 @@ from fwbench.frameworks import FRAMEWORKS
 from fwbench.probe_outcome import outcome_category
 from generator import fmt
 from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, within_relative
+from generator.i18n import _, part_separator
 from generator.identity import release
 from generator.load import Loaded
 
@@ -43,10 +44,10 @@ def _short_type(exception_type: str | None) -> str | None:
 def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[str, ...]:
     fw = record["framework"]
     return (
-        f"probe {record['bug']}",
-        f"mode: {fw['mode']}",
+        _("probe {bug}").format(bug=record["bug"]),
+        _("mode: {mode}").format(mode=fw["mode"]),
         f"{fmt.label(fw['name'])} {fw['version']}",
-        f"machine: {machine_id}",
+        _("machine: {machine}").format(machine=machine_id),
     )
 
 
@@ -55,7 +56,8 @@ def _version_note(record: dict[str, Any], article: dict[str, Any]) -> str:
     stated = article["setup"]["framework_versions"][fw["name"]]
     if release(fw["version"]) == release(stated):
         return ""
-    return f"; the probe ran {fmt.label(fw['name'])} {fw['version']}, the article {stated}"
+    return part_separator() + _("the probe ran {framework} {version}, the article {stated}").format(
+        framework=fmt.label(fw["name"]), version=fw["version"], stated=stated)
 
 
 def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
@@ -78,26 +80,29 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
         message = r["message_clean"] or ""
         match = _message_form(stated["text"]).search(message)
         if r["outcome"] != "error":
-            verdict, ours = NOT_COMPARABLE, "no message"
-            reason = f"the probe ended as {outcome_category(r)}, with no message to compare"
+            verdict, ours = NOT_COMPARABLE, _("no message")
+            reason = _("the probe ended as {outcome}, with no message to compare").format(outcome=outcome_category(r))
         else:
             ours = (f"{caught_type}: " if stated_type else "") + (match[0] if match else _key_line(message))
             if match and stated_type and caught_type != stated_type:
-                verdict, reason = CONTRADICTED, f"same wording, but raised as {caught_type}, not {stated_type}"
+                verdict = CONTRADICTED
+                reason = _("same wording, but raised as {caught}, not {stated}").format(caught=caught_type,
+                                                                                       stated=stated_type)
             elif match:
-                verdict, reason = CONFIRMED, "same wording; only the sizes differ"
+                verdict, reason = CONFIRMED, part_separator().join((_("same wording"), _("only the sizes differ")))
             else:
-                verdict, reason = CONTRADICTED, "the captured message has other wording"
+                verdict, reason = CONTRADICTED, _("the captured message has other wording")
             reason += _version_note(r, article)
         rows.append(
             Claim(
                 section=spec["section"],
-                claim=f"{fmt.label(fw['name'])} ({fw['mode']}): the message for the shape bug",
+                claim=_("{framework} ({mode}): the message for the shape bug").format(framework=fmt.label(fw["name"]),
+                                                                                     mode=fw["mode"]),
                 article=(f"{stated_type}: " if stated_type else "") + stated["text"],
                 ours=ours,
                 verdict=verdict,
                 reason=reason,
-                conditions=(*_probe_conditions(r, p.machine_id), "wording compared with sizes as placeholders"),
+                conditions=(*_probe_conditions(r, p.machine_id), _("wording compared with sizes as placeholders")),
             )
         )
     return rows
@@ -124,26 +129,28 @@ def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Clai
         )
         stderr_lines = len((r.get("stderr_tail") or "").splitlines())
         if lines is None:
-            verdict, ours = NOT_COMPARABLE, "no traceback"
-            reason = f"the probe ended as {outcome_category(r)}, with no traceback to count"
+            verdict, ours = NOT_COMPARABLE, _("no traceback")
+            reason = _("the probe ended as {outcome}, with no traceback to count").format(outcome=outcome_category(r))
         else:
             verdict = within_relative(lines, stated, tolerance)
-            ours = f"{lines} lines" + (f" (same probe: {others})" if others else "")
-            reason = (
-                f"{lines / stated:.0%} of the stated length, tolerance ±{tolerance:.0%}; counted: the traceback as "
-                f"Python prints it, message included; the probe's stderr held {stderr_lines} more lines"
-                + _version_note(r, article)
-            )
+            ours = _("{lines} lines").format(lines=lines) + (
+                " " + _("(same probe: {others})").format(others=others) if others else "")
+            reason = part_separator().join((
+                _("{share:.0%} of the stated length, tolerance ±{tolerance:.0%}").format(share=lines / stated,
+                                                                                         tolerance=tolerance),
+                _("counted: the traceback as Python prints it, message included"),
+                _("the probe's stderr held {lines} more lines").format(lines=stderr_lines),
+            )) + _version_note(r, article)
         rows.append(
             Claim(
                 section=spec["section"],
-                claim=f"TensorFlow ({r['framework']['mode']}): the error stack for the shape bug is about "
-                f"{stated} lines long",
-                article=f"{stated} lines",
+                claim=_("TensorFlow ({mode}): the error stack for the shape bug is about {lines} lines long").format(
+                    mode=r["framework"]["mode"], lines=stated),
+                article=_("{lines} lines").format(lines=stated),
                 ours=ours,
                 verdict=verdict,
                 reason=reason,
-                conditions=(*_probe_conditions(r, p.machine_id), "traceback lines"),
+                conditions=(*_probe_conditions(r, p.machine_id), _("traceback lines")),
             )
         )
     return rows

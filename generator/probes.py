@@ -9,29 +9,30 @@ from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence
+from generator.i18n import N_, _, translate
 from generator.load import Loaded
 
 #: outcome category -> (what a reader sees, how it reads: good, bad or neutral). A raised error is the good
 #: outcome of a planted bug; a bug that runs on unreported is the bad one.
 OUTCOMES = {
-    "error": ("error raised", "good"),
-    "no_error": ("no error raised", "bad"),
-    SILENTLY_CAST: ("silently cast", "neutral"),
-    "crash": ("process crashed", "bad"),
-    "timeout": ("timed out", "bad"),
+    "error": (N_("error raised"), "good"),
+    "no_error": (N_("no error raised"), "bad"),
+    SILENTLY_CAST: (N_("silently cast"), "neutral"),
+    "crash": (N_("process crashed"), "bad"),
+    "timeout": (N_("timed out"), "bad"),
 }
 #: bug id -> what was planted
 BUGS = {
-    "dense_shape": "a dense layer fed the wrong number of features",
-    "dtype": "float64 data fed to a float32 model",
-    "loss_shape": "a loss computed on mis-shaped targets",
-    "nan": "a NaN in the loss",
+    "dense_shape": N_("a dense layer fed the wrong number of features"),
+    "dtype": N_("float64 data fed to a float32 model"),
+    "loss_shape": N_("a loss computed on mis-shaped targets"),
+    "nan": N_("a NaN in the loss"),
 }
 
 
 def outcome_label(category: str) -> str:
     """The category in words (``no_error`` -> ``no error raised``)."""
-    return OUTCOMES.get(category, (category.replace("_", " "), "bad"))[0]
+    return translate(OUTCOMES[category][0]) if category in OUTCOMES else category.replace("_", " ")
 
 
 def outcome_tone(category: str) -> str:
@@ -41,8 +42,10 @@ def outcome_tone(category: str) -> str:
 
 def bug_title(bug: str, tooling: bool | None) -> str:
     """What was planted, with the NaN tooling's state where the probe has one."""
-    title = BUGS.get(bug, bug.replace("_", " "))
-    return title if tooling is None else f"{title}, NaN tooling {'on' if tooling else 'off'}"
+    title = translate(BUGS[bug]) if bug in BUGS else bug.replace("_", " ")
+    if tooling is None:
+        return title
+    return (_("{bug}, NaN tooling on") if tooling else _("{bug}, NaN tooling off")).format(bug=title)
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,31 +2,57 @@
 
 A page's ``context`` function reads what it needs from ``SiteData`` (records, tables, claims, scores…) and
 registers the files it links to: downloads with ``add_file``, charts (as data, drawn together at the end)
-with ``add_chart``.
+with ``add_chart``. Everything is written in the language active when it is first computed (``generator.i18n``);
+what does not depend on the language (tables, machines, probe scores, code sizes, record archives) is computed
+once per build and shared by both languages' SiteData (``shared``, from ``shared_work``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from generator import aggregate, article_checks, claims, codesize, comparability, ecosystem_claims, machine_claims
+from generator import aggregate, article_checks, claims, codesize, comparability, ecosystem_claims, i18n, machine_claims
 from generator.aggregate import Summary, Table
-from generator.charts import Chart
+from generator.charts import Chart, cjk_font
+from generator.data_text import translated
+from generator.i18n import _, translate
 from generator.load import Loaded, Results
 from generator.machines import Machine, machines
 from generator.probes import ProbeScores, probe_scores
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(__file__).resolve().parent / "data"
+log = logging.getLogger(__name__)
+#: the language-neutral values of the records ``generator build`` loaded, shared by its per-language builds
+shared_work: ContextVar[dict[str, Any] | None] = ContextVar("shared_work", default=None)
 
 
 def load_data(name: str) -> dict[str, Any]:
-    """A data file of ``generator/data/`` by name (``toolchains.json``)."""
-    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
+    """A data file of ``generator/data/`` by name (``toolchains.json``), its prose in the language being written."""
+    return translated(name, json.loads((DATA_DIR / name).read_text(encoding="utf-8")))
+
+
+def chart_language() -> str:
+    """The language a chart's labels can be drawn in: the language being written, or English when it needs a CJK
+    font and none is installed (a logged note, not a failed build)."""
+    language = i18n.current()
+    if language == i18n.SOURCE or cjk_font():
+        return language
+    _note_english_charts(language)
+    return i18n.SOURCE
+
+
+@cache
+def _note_english_charts(language: str) -> None:
+    log.warning("no CJK font found (Debian: apt-get install fonts-noto-cjk): the %s pages' charts keep their "
+                "English labels", i18n.LANGUAGES[language])
 
 
 @dataclass
@@ -39,26 +65,35 @@ class SiteData:
     repo_url: str | None = None
     files: dict[str, str | bytes] = field(default_factory=dict)
     charts: dict[str, Chart] = field(default_factory=dict)
+    shared: dict[str, Any] = field(default_factory=dict)  # language-neutral values by name, see ``neutral``
+
+    def neutral(self, name: str, compute: Callable[[], Any]) -> Any:
+        """A value that no language changes, computed once for every SiteData given the same ``shared``."""
+        if name not in self.shared:
+            self.shared[name] = compute()
+        return self.shared[name]
 
     def add_file(self, path: str, content: str | bytes) -> str:
         """Register a generated file (docs-relative ``path``) and return its path, for the page to link."""
         self.files[path] = content
         return path
 
-    def add_chart(self, path: str, chart: Chart) -> str:
-        """Register a chart to draw at ``path`` (a PNG) and return its path, for the page to link."""
-        self.charts[path] = chart
+    def add_chart(self, path: str, build: Callable[[], Chart]) -> str:
+        """Register the chart that ``build`` describes, to draw at ``path`` (a PNG), and return its path, for the
+        page to link. ``build`` runs in the language the chart's labels can be drawn in (``chart_language``)."""
+        with i18n.language(chart_language()):
+            self.charts[path] = build()
         return path
 
-    @cached_property
+    @property
     def summaries(self) -> list[Summary]:
         """One summary per configuration."""
-        return aggregate.summarise(self.results.runs)
+        return self.neutral("summaries", lambda: aggregate.summarise(self.results.runs))
 
-    @cached_property
+    @property
     def tables(self) -> list[Table]:
         """One table per machine and setting, tuned ones included."""
-        return aggregate.tables(self.summaries)
+        return self.neutral("tables", lambda: aggregate.tables(self.summaries))
 
     @property
     def out_of_box(self) -> list[Table]:
@@ -70,10 +105,10 @@ class SiteData:
         """Tables of runs made with tuning variables: shown apart, never judged against the others."""
         return [t for t in self.tables if t.setting.tuning]
 
-    @cached_property
+    @property
     def machines(self) -> list[Machine]:
         """Every machine with run records."""
-        return machines(self.results.runs)
+        return self.neutral("machines", lambda: machines(self.results.runs))
 
     @cached_property
     def machine_by_id(self) -> dict[str, Machine]:
@@ -109,11 +144,11 @@ class SiteData:
     def claim_scopes(self) -> list[tuple[str, list[claims.Claim]]]:
         """(scope, rows) of the claims check: the article's own tables, each machine, the ecosystem snapshot, the
         article's remaining figures; scopes without rows left out."""
-        scopes = [("the article against its own tables", self.internal_claims)]
+        scopes = [(_("the article against its own tables"), self.internal_claims)]
         scopes += [(m.machine_id, machine_claims.machine_claims(self.article, m, self.out_of_box))
                    for m in self.machines]
-        scopes.append(("the ecosystem snapshot", ecosystem_claims.ecosystem_claims(self.article, self.snapshot)))
-        scopes.append((article_checks.SCOPE, article_checks.article_claims(self.article, self.results)))
+        scopes.append((_("the ecosystem snapshot"), ecosystem_claims.ecosystem_claims(self.article, self.snapshot)))
+        scopes.append((translate(article_checks.SCOPE), article_checks.article_claims(self.article, self.results)))
         return [(scope, rows) for scope, rows in scopes if rows]
 
     @property
@@ -121,15 +156,15 @@ class SiteData:
         """Every claims row with its scope."""
         return [(scope, c) for scope, rows in self.claim_scopes for c in rows]
 
-    @cached_property
+    @property
     def probe_scores(self) -> ProbeScores:
         """Each framework's probe score with and without its silently cast probes."""
-        return probe_scores(self.results.probes)
+        return self.neutral("probe_scores", lambda: probe_scores(self.results.probes))
 
-    @cached_property
+    @property
     def sources(self) -> list[codesize.SourceFile]:
         """The framework implementation files and their code lines."""
-        return codesize.measure(self.frameworks_dir)
+        return self.neutral("sources", lambda: codesize.measure(self.frameworks_dir))
 
     def display_path(self, path: Path) -> str:
         """``path`` relative to the repository root when inside it."""

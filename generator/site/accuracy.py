@@ -11,11 +11,12 @@ from generator import cells, chart_data, fmt
 from generator.accuracy_checks import MIN_EPOCHS_FOR_CURVE, Agreement, image_agreement, undertrained
 from generator.aggregate import Summary
 from generator.grid import Grid, batch_grid
+from generator.i18n import N_, _, part_separator
 from generator.page import Page
 from generator.sitedata import SiteData
 from generator.table_view import TableView, views
 
-PAGE = Page("results/accuracy.md", "accuracy.md.j2", "3.3 Accuracy and convergence", "3 Results", 3.3)
+PAGE = Page("results/accuracy.md", "accuracy.md.j2", N_("3.3 Accuracy and convergence"), N_("3 Results"), 3.3)
 #: where the parity tests live: the evidence that the frameworks compute the same thing
 PARITY_TESTS = "tests/runners/test_parity.py"
 
@@ -28,7 +29,9 @@ class AccuracyTable:
     test_images: list[int]
     accuracy: dict[str, Grid]  # mode -> grid
     undertrained: list[str]  # "PyTorch compiled, batch 32: why"
-    agreement: list[Agreement]
+    disagreements: list[str]  # "batch 32: PyTorch 64; JAX 66 of 256 correct."
+    agreed: str | None  # "batch 32: 64; batch 64: 70" when every column agrees at every batch size
+    agreed_images: int | None
     time_to_accuracy: dict[str, dict[float, Grid]]  # mode -> target -> grid
     charts: list[tuple[str, str]]  # (alt text, path)
     epochs: dict[int, Grid]  # batch size -> per-epoch grid
@@ -36,7 +39,7 @@ class AccuracyTable:
 
 def _accuracy_cell(summary: Summary | None, classes: int) -> str:
     text = cells.accuracy_cell(summary)
-    return text + "<br><small>⚠ not trained long enough</small>" if summary and summary.n_ok and \
+    return text + "<br><small>⚠ " + _("not trained long enough") + "</small>" if summary and summary.n_ok and \
         undertrained(summary, classes) else text
 
 
@@ -45,30 +48,54 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
     present = [(c, s) for c in table.columns if (s := table.at(c, batch_size)) and s.n_ok]
     curves = {c: (dict(s.curve("test_accuracy")), dict(s.curve("train_loss"))) for c, s in present}
     epochs = sorted({e for acc, _ in curves.values() for e in acc})
-    rows = [[str(e), *(f"{fmt.compact(acc[e], 100, 2, '%')} <small>loss {loss[e].mean:.3f}</small>"
-                       if e in acc and e in loss else "—" for acc, loss in curves.values())] for e in epochs]
-    return Grid(["epoch", *(f"{table.column_label(c)} {c.mode}" for c, _ in present)], rows)
+    rows = [[str(e), *(fmt.compact(acc[e], 100, 2, "%") + " <small>" + _("loss {loss:.3f}").format(loss=loss[e].mean)
+                       + "</small>" if e in acc and e in loss else "—" for acc, loss in curves.values())]
+            for e in epochs]
+    return Grid([_("epoch"), *(f"{table.column_label(c)} {c.mode}" for c, _summary in present)], rows)
+
+
+def _disagreement(a: Agreement) -> str:
+    counts = part_separator().join(f"{name} {', '.join(map(str, found))}" for name, found in a.counts.items())
+    return _("batch {batch}: {counts} of {images} correct.").format(batch=a.batch_size, counts=counts,
+                                                                   images=a.test_images)
+
+
+def _agreed(agreement: list[Agreement]) -> str | None:
+    if not agreement or not all(a.agree for a in agreement):
+        return None
+    return part_separator().join(_("batch {batch}: {counts}").format(
+        batch=a.batch_size, counts=", ".join(map(str, next(iter(a.counts.values()))))) for a in agreement)
+
+
+def _curve_label(metric: str) -> str:
+    """A convergence chart's y label."""
+    return _("test accuracy (%)") if metric == "test_accuracy" else _("training loss")
 
 
 def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTable:
     table = view.table
-    flagged = [f"{table.column_label(s.key.column)} {s.key.mode}, batch {s.key.batch_size}: {why}"
+    flagged = [_("{column} {mode}, batch {batch}: {why}").format(column=table.column_label(s.key.column),
+                                                                 mode=s.key.mode, batch=s.key.batch_size, why=why)
                for s in table.summaries if s.n_ok and (why := undertrained(s, classes))]
     tta = {}
     if table.setting.dataset == site.rules.tta_dataset:
         tta = {mode: {t: batch_grid(table, mode, lambda s, t=t: cells.time_to_accuracy_cell(s, t))
                       for t in site.rules.tta_targets} for mode in table.modes}
     curves, epochs = [], {}
+    agreement = image_agreement(table)
     if table.setting.epochs >= MIN_EPOCHS_FOR_CURVE:
         slug = f"{table.machine_id}-{table.setting.slug}"
-        for metric, ylabel, scale in (("test_accuracy", "test accuracy (%)", 100), ("train_loss", "training loss", 1)):
-            path = site.add_chart(f"charts/{metric}-{slug}.png", chart_data.convergence(table, metric, ylabel, scale))
-            curves.append((f"{ylabel} per epoch on {view.device}", path))
+        for metric, scale in (("test_accuracy", 100), ("train_loss", 1)):
+            path = site.add_chart(f"charts/{metric}-{slug}.png", lambda metric=metric, scale=scale: (
+                chart_data.convergence(table, metric, _curve_label(metric), scale)))
+            curves.append((_("{figure} per epoch on {device}").format(figure=_curve_label(metric), device=view.device),
+                           path))
         epochs = {bs: _epoch_grid(view, bs) for bs in table.batch_sizes}
     return AccuracyTable(
         view, sorted({s.test_images for s in table.summaries if s.test_images}),
         {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, classes)) for mode in table.modes},
-        flagged, image_agreement(table), tta, curves, epochs)
+        flagged, [_disagreement(a) for a in agreement if not a.agree], _agreed(agreement),
+        agreement[0].test_images if agreement else None, tta, curves, epochs)
 
 
 def context(site: SiteData) -> dict[str, Any]:
@@ -79,7 +106,7 @@ def context(site: SiteData) -> dict[str, Any]:
         "chance": 1 / classes,
         "uniform_loss": math.log(classes),
         "min_epochs": MIN_EPOCHS_FOR_CURVE,
-        "targets": site.rules.tta_targets,
+        "targets": [f"{100 * t:g} %" for t in site.rules.tta_targets],
         "parity_tests": PARITY_TESTS,
         "tables": [_accuracy_table(site, v, classes) for v in views(site, site.out_of_box + site.tuned)],
     }

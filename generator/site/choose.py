@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from generator import choices
+from generator.i18n import N_
 from generator.page import Page
 from generator.sitedata import SiteData
 
-PAGE = Page("choose.md", "choose.md.j2", "5 Which to choose", None, 5.0)
+PAGE = Page("choose.md", "choose.md.j2", N_("5 Which to choose"), None, 5.0)
 
 
 def context(site: SiteData) -> dict[str, Any]:

@@ -9,11 +9,12 @@ from typing import Any
 from generator import fmt
 from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
 from generator.grid import Grid
+from generator.i18n import N_, _, part_separator, translate
 from generator.page import Page
 from generator.sitedata import SiteData
 from generator.stats import WITHIN_NOISE
 
-PAGE = Page("appendix/claims.md", "claims.md.j2", "Claims check", "Appendix", 90.0)
+PAGE = Page("appendix/claims.md", "claims.md.j2", N_("Claims check"), N_("Appendix"), 90.0)
 #: more rows than this, none of them comparable: shown in a closed block, which says why in one line
 COLLAPSE_FROM = 3
 #: verdict -> a Material icon and its colour class (the emoji extension draws it inline, no emoji font needed)
@@ -30,7 +31,7 @@ class ScopeTable:
     scope: str
     grid: Grid
     shared: str | None  # the reason every row gives, in part
-    checked: str | None  # the conditions every row checked
+    checked: str | None  # "(checked: …)": the conditions every row checked
     notes: list[str]
     collapsed: bool  # every row not comparable: the block starts closed, its summary says so
 
@@ -42,11 +43,16 @@ class Section:
     title: str
     tables: list[ScopeTable]
 
+    @property
+    def anchor(self) -> str:
+        """The section heading's id, the same in every language: ``claims-4-1``."""
+        return "claims-" + re.sub(r"[^0-9]+", "-", self.number).strip("-")
+
 
 def verdict_text(verdict: str, note: int | None = None) -> str:
     """The verdict as an icon and its words, with the number of its note, kept on one line."""
     ref = f" <sup>{note}</sup>" if note else ""
-    return f'<span class="fw-verdict">{ICONS[verdict]} {verdict}{ref}</span>'
+    return f'<span class="fw-verdict">{ICONS[verdict]} {translate(verdict)}{ref}</span>'
 
 
 def section_of(claim: Claim) -> str:
@@ -55,15 +61,20 @@ def section_of(claim: Claim) -> str:
     return match[0] if match else claim.section
 
 
+def checked_text(conditions: str) -> str:
+    """``(checked: …)``: the conditions a row checked, as its note names them."""
+    return _("(checked: {conditions})").format(conditions=conditions)
+
+
 def _note(parts: list[str], conditions: tuple[str, ...] | None) -> str:
-    checked = f" (checked: {fmt.cell('; '.join(conditions))})" if conditions else ""
-    return fmt.cell("; ".join(parts)) + checked
+    checked = " " + checked_text(fmt.cell(part_separator().join(conditions))) if conditions else ""
+    return fmt.cell(part_separator().join(parts)) + checked
 
 
 def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
     """The grid of one scope's rows. The parts of the reasons (``; ``-separated) and the conditions that every
     row shares are said once; each distinct remainder is one numbered note, which rows refer to."""
-    reasons = [c.reason.split("; ") for c in rows]
+    reasons = [c.reason.split(part_separator()) for c in rows]
     common = [part for part in reasons[0] if all(part in r for r in reasons)] if len(rows) > 1 else []
     same_conditions = len(rows) > 1 and len({c.conditions for c in rows}) == 1
     notes: list[str] = []
@@ -77,9 +88,9 @@ def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
                 notes.append(note)
             number = notes.index(note) + 1
         cells.append([fmt.cell(c.claim), fmt.cell(c.article), fmt.cell(c.ours), verdict_text(c.verdict, number)])
-    shared = fmt.cell("; ".join(common)) if common else None
-    checked = fmt.cell("; ".join(rows[0].conditions)) if same_conditions else None
-    header = ["claim", "the article says", "fwbench finds", "verdict"]
+    shared = fmt.cell(part_separator().join(common)) if common else None
+    checked = checked_text(fmt.cell(part_separator().join(rows[0].conditions))) if same_conditions else None
+    header = [_("claim"), _("the article says"), _("fwbench finds"), _("verdict")]
     collapsed = len(rows) > COLLAPSE_FROM and all(c.verdict == NOT_COMPARABLE for c in rows)
     return ScopeTable(scope, Grid(header, cells, text=tuple(range(len(header)))), shared, checked, notes, collapsed)
 
@@ -98,11 +109,11 @@ def sections(scopes: list[tuple[str, list[Claim]]], titles: dict[str, str]) -> l
 def context(site: SiteData) -> dict[str, Any]:
     """The claims page's context."""
     counts = dict.fromkeys(VERDICTS, 0)
-    for _, c in site.all_claims:
+    for _scope, c in site.all_claims:
         counts[c.verdict] += 1
     machines = {m.machine_id for m in site.machines}
     return {
-        "counts": Grid(["verdict", "rows"], [[verdict_text(v), str(n)] for v, n in counts.items()]),
+        "counts": Grid([_("verdict"), _("rows")], [[verdict_text(v), str(n)] for v, n in counts.items()]),
         "rules": site.rules,
         "sections": sections(site.claim_scopes, site.article["article"]["sections"]),
         "machines": machines,

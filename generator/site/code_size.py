@@ -8,22 +8,23 @@ from fwbench.frameworks import FRAMEWORKS, label
 from generator import downloads
 from generator.codesize import PARTS
 from generator.grid import Grid
+from generator.i18n import N_, _, translate
 from generator.page import Page
 from generator.sitedata import SiteData
 
-PAGE = Page("devex/code-size.md", "code_size.md.j2", "4.2 Code size", "4 Developer experience", 4.2)
+PAGE = Page("devex/code-size.md", "code_size.md.j2", N_("4.2 Code size"), N_("4 Developer experience"), 4.2)
 
 
 def context(site: SiteData) -> dict[str, Any]:
     """The code-size page's context: the counts as a grid (frameworks as columns) and the files themselves."""
     sources = site.sources
     lines = {(s.part, s.framework): s.lines for s in sources}
-    rows = [[part, *("missing" if lines[(part, fw)] is None else str(lines[(part, fw)]) for fw in FRAMEWORKS)]
-            for part in PARTS]
+    rows = [[translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)])
+                                for fw in FRAMEWORKS)] for part in PARTS]
     return {
-        "counts": Grid(["part", *(label(fw) for fw in FRAMEWORKS)], rows),
+        "counts": Grid([_("part"), *(label(fw) for fw in FRAMEWORKS)], rows),
         "csv": site.add_file("data/code-size.csv", downloads.code_size_csv(sources)),
         "frameworks_dir": site.display_path(site.frameworks_dir),
         "missing": [s.path.name for s in sources if s.text is None],
-        "parts": {part: [s for s in sources if s.part == part and s.text is not None] for part in PARTS},
+        "parts": {translate(part): [s for s in sources if s.part == part and s.text is not None] for part in PARTS},
     }

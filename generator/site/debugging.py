@@ -10,12 +10,13 @@ from typing import Any
 from fwbench.frameworks import FRAMEWORKS, label
 from generator import probes as probe_view
 from generator.grid import Grid
+from generator.i18n import N_, _
 from generator.load import Loaded
 from generator.page import Page
 from generator.probes import BugRow, ProbeScores
 from generator.sitedata import SiteData
 
-PAGE = Page("devex/debugging.md", "debugging.md.j2", "4.1 Debugging", "4 Developer experience", 4.1)
+PAGE = Page("devex/debugging.md", "debugging.md.j2", N_("4.1 Debugging"), N_("4 Developer experience"), 4.1)
 #: an outcome's tone -> (Material icon, the admonition type of its message block)
 TONES = {"good": ("material-check-circle", "success"), "bad": ("material-close-circle", "failure"),
          "neutral": ("material-information-outline", "info")}
@@ -45,21 +46,22 @@ class MachineProbes:
 def summary_grid(scores: ProbeScores) -> Grid:
     """Frameworks as columns: the ranked score without silently cast probes, the score over every probe, counts."""
     present = [fw for fw in FRAMEWORKS if fw in scores.with_cast]
+    every_cast = "— " + _("(every probe was cast)")
     rows = [
-        ["score without silently cast probes", *(f"**{scores[fw]:.0%}**" if fw in scores else "— (every probe was cast)"
-                                                 for fw in present)],
-        ["score over every probe", *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
-        ["probes scored", *(str(scores.scored[fw]) for fw in present)],
-        ["silently cast", *(str(scores.cast[fw]) for fw in present)],
+        [_("score without silently cast probes"),
+         *(f"**{scores[fw]:.0%}**" if fw in scores else every_cast for fw in present)],
+        [_("score over every probe"), *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
+        [_("probes scored"), *(str(scores.scored[fw]) for fw in present)],
+        [_("silently cast"), *(str(scores.cast[fw]) for fw in present)],
     ]
     return Grid(["", *(label(fw) for fw in present)], rows)
 
 
 def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
     if probe is None:
-        return "not run"
+        return _("not run")
     category = scores.category(probe)
-    icon, _ = TONES[probe_view.outcome_tone(category)]
+    icon, _kind = TONES[probe_view.outcome_tone(category)]
     score = probe.record["score"]
     return (f":{icon}:{{ .fw-{probe_view.outcome_tone(category)} }} {probe_view.outcome_label(category)} "
             f"<small>{score['total']:g}/{score['max']:g}</small>")
@@ -70,13 +72,13 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
     rows = probe_view.bug_rows(found)
     frameworks = [fw for fw in FRAMEWORKS if any(fw == f for row in rows for f, _ in row.probes)]
     modes = sorted({m for row in rows for _, m in row.probes}, key=lambda m: m != "compiled")
-    matrix = {mode: Grid(["bug", *(label(fw) for fw in frameworks)],
+    matrix = {mode: Grid([_("bug"), *(label(fw) for fw in frameworks)],
                          [[row.title, *(_cell(row.probes.get((fw, mode)), scores) for fw in frameworks)]
                           for row in rows], text=tuple(range(len(frameworks) + 1))) for mode in modes}
     bugs = []
     for row in rows:
         messages: dict[str, list[Message]] = defaultdict(list)
-        for (fw, _), probe in row.probes.items():
+        for (fw, _mode), probe in row.probes.items():
             category = scores.category(probe)
             messages[label(fw)].append(Message(probe, probe_view.outcome_label(category),
                                                TONES[probe_view.outcome_tone(category)][1],

@@ -8,11 +8,12 @@ from typing import Any
 from generator import findings, headline, platform_issues, probe_claims
 from generator.aggregate import BUSY, OLDER, flags_of
 from generator.grid import Grid
+from generator.i18n import N_, _, part_separator
 from generator.page import Page
 from generator.sitedata import SiteData
 from generator.table_view import TableView, views
 
-PAGE = Page("index.md", "index.md.j2", "1 Who is faster", None, 1.0)
+PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,12 @@ class Headline:
 def _epoch(view: TableView, article: dict[str, Any]) -> str:
     setting, setup = view.table.setting, article["setup"]
     trained = sorted({s.images_per_epoch for s in view.table.summaries})
-    kept = f" (drop-last trains {', '.join(f'{n:,}' for n in trained)})" if trained != [setting.train_images] else ""
-    return (f"one epoch here is {setting.train_images:,} {setting.dataset} images{kept}; the article's is "
-            f"{setup['train_images']:,} CIFAR-10 images on an {setup['device_name']}")
+    here = _("one epoch here is {images:,} {dataset} images").format(images=setting.train_images,
+                                                                      dataset=setting.dataset)
+    if trained != [setting.train_images]:
+        here += " " + _("(drop-last trains {images})").format(images=", ".join(f"{n:,}" for n in trained))
+    return part_separator().join((here, _("the article's is {images:,} CIFAR-10 images on an {device}").format(
+        images=setup["train_images"], device=setup["device_name"])))
 
 
 def _headline(view: TableView, article: dict[str, Any]) -> Headline:
@@ -39,11 +43,11 @@ def _headline(view: TableView, article: dict[str, Any]) -> Headline:
     compiled = table.columns_in("compiled")
     labels = [table.column_label(c) for c in compiled]
     rows = headline.throughput_rows(table, compiled)
-    throughput = Grid(["batch", *labels, "verdict"], [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
+    throughput = Grid([_("batch"), *labels, _("verdict")], [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
                       text=(0, -1))
     compile_rows, notes = headline.compile_rows(table, compiled)
     return Headline(view, _epoch(view, article), throughput,
-                    Grid(["batch", *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]), notes)
+                    Grid([_("batch"), *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]), notes)
 
 
 def _findings(site: SiteData) -> list[findings.Finding]:

@@ -7,10 +7,11 @@ from typing import Any
 from generator import chart_data
 from generator.ecosystem_view import history, source_sections
 from generator.grid import Grid
+from generator.i18n import N_, _
 from generator.page import Page
 from generator.sitedata import SiteData
 
-PAGE = Page("beyond/maintenance.md", "maintenance.md.j2", "6.3 Maintenance", "6 Beyond performance", 6.3)
+PAGE = Page("beyond/maintenance.md", "maintenance.md.j2", N_("6.3 Maintenance"), N_("6 Beyond performance"), 6.3)
 
 
 def context(site: SiteData) -> dict[str, Any]:
@@ -18,8 +19,8 @@ def context(site: SiteData) -> dict[str, Any]:
     snapshot = site.snapshot.record if site.snapshot else None
     growth = site.article["star_growth"]["percent_per_year"]
     series = history(site.results.snapshots, "github", "stars")
-    chart = site.add_chart("charts/history-github-stars.png", chart_data.history(series, "GitHub stars")) \
+    chart = site.add_chart("charts/history-github-stars.png", lambda: chart_data.history(series, _("GitHub stars"))) \
         if series else None
-    article = Grid(["repository", "star growth per year"], [[repo, f"{pct} %"] for repo, pct in growth.items()])
+    article = Grid([_("repository"), _("star growth per year")], [[repo, f"{pct} %"] for repo, pct in growth.items()])
     return {"snapshot": snapshot, "sections": source_sections(snapshot, ("github",)), "article": article,
             "history": chart}

@@ -7,10 +7,11 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
 from generator.grid import Grid
+from generator.i18n import N_, _
 from generator.page import Page
 from generator.sitedata import SiteData, load_data
 
-PAGE = Page("method.md", "method.md.j2", "2 Environment and method", None, 2.0)
+PAGE = Page("method.md", "method.md.j2", N_("2 Environment and method"), None, 2.0)
 
 
 def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
@@ -24,10 +25,10 @@ def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
     if not models:
         return None, []
     present = [fw for fw in FRAMEWORKS if fw in models] + sorted(set(models) - set(FRAMEWORKS))
-    rows = [["model", *(", ".join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
-            ["trainable parameters", *(", ".join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]}))
+    rows = [[_("model"), *(", ".join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
+            [_("trainable parameters"), *(", ".join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]}))
                                        for fw in present)],
-            ["forward GFLOP per image", *(", ".join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]}))
+            [_("forward GFLOP per image"), *(", ".join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]}))
                                           for fw in present)]]
     counts = sorted({p for found in models.values() for _, p, _ in found})
     return Grid(["", *(label(fw) for fw in present)], rows), counts

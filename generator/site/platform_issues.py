@@ -7,10 +7,11 @@ from typing import Any
 
 from generator import fmt, platform_issues
 from generator.grid import Grid
+from generator.i18n import N_, _
 from generator.page import Page
 from generator.sitedata import SiteData
 
-PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", "Known platform issues", "3 Results", 3.4)
+PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", N_("Known platform issues"), N_("3 Results"), 3.4)
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
         rows = grids.setdefault(f"{p.machine_id} · {p.setting_label} · {p.column_label}", [])
         rows.append([str(p.batch_size), f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
                      f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>", f"{p.ratio:.1f}×"])
-    header = ["batch", "out of the box (img/s)", "with the workaround (img/s)", "faster"]
+    header = [_("batch"), _("out of the box (img/s)"), _("with the workaround (img/s)"), _("faster")]
     return {where: Grid(header, rows) for where, rows in grids.items()}
 
 

@@ -9,23 +9,24 @@ from pathlib import Path
 from typing import Any
 
 from generator import downloads
+from generator.i18n import N_, _
 from generator.load import Loaded
 from generator.page import Page
 from generator.sitedata import SiteData
 
-PAGE = Page("appendix/raw-data.md", "raw_data.md.j2", "Raw data", "Appendix", 91.0)
+PAGE = Page("appendix/raw-data.md", "raw_data.md.j2", N_("Raw data"), N_("Appendix"), 91.0)
 
 
 def _downloads(site: SiteData) -> list[tuple[str, str]]:
     """(title, path) of each CSV download, registered with the site."""
     results = site.results
     files = {
-        "Every configuration, every statistic": ("data/configurations.csv",
+        _("Every configuration, every statistic"): ("data/configurations.csv",
                                                  downloads.summaries_csv(site.summaries, site.rules.tta_targets)),
-        "Every run": ("data/runs.csv", downloads.runs_csv(results.runs, results.root)),
-        "Debug probes": ("data/probes.csv", downloads.probes_csv(results.probes)),
-        "Ecosystem snapshots": ("data/ecosystem.csv", downloads.ecosystem_csv(results.snapshots)),
-        "Claims check": ("data/claims.csv", downloads.claims_csv(site.all_claims)),
+        _("Every run"): ("data/runs.csv", downloads.runs_csv(results.runs, results.root)),
+        _("Debug probes"): ("data/probes.csv", downloads.probes_csv(results.probes)),
+        _("Ecosystem snapshots"): ("data/ecosystem.csv", downloads.ecosystem_csv(results.snapshots)),
+        _("Claims check"): ("data/claims.csv", downloads.claims_csv(site.all_claims)),
     }
     return [(title, site.add_file(path, text)) for title, (path, text) in files.items()]
 
@@ -43,9 +44,12 @@ def _records(site: SiteData) -> list[tuple[str, int, str | None]]:
     """(title, how many records, the archive's site path or None when there are none) per record kind."""
     results = site.results
     found = []
-    for kind, title, items in (("runs", "Run records", results.runs), ("probes", "Probe records", results.probes),
-                               ("ecosystem", "Ecosystem snapshots", results.snapshots)):
-        path = site.add_file(f"data/records-{kind}.zip", records_zip(items, results.root)) if items else None
+    for kind, title, items in (("runs", _("Run records"), results.runs), ("probes", _("Probe records"), results.probes),
+                               ("ecosystem", _("Ecosystem snapshots"), results.snapshots)):
+        path = None
+        if items:  # the same bytes in every language: zipped once
+            archive = site.neutral(f"records-{kind}.zip", lambda items=items: records_zip(items, results.root))
+            path = site.add_file(f"data/records-{kind}.zip", archive)
         found.append((title, len(items), path))
     return found
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.i18n import N_
 from generator.page import Page
 from generator.repository import command_line
 from generator.sitedata import SiteData
 
-PAGE = Page("appendix/reproduce.md", "reproduce.md.j2", "Reproduce", "Appendix", 92.0)
+PAGE = Page("appendix/reproduce.md", "reproduce.md.j2", N_("Reproduce"), N_("Appendix"), 92.0)
 #: recorded commands shown in full; the rest are counted
 SHOWN_COMMANDS = 50
 

@@ -8,11 +8,12 @@ from typing import Any
 from generator import cells, chart_data
 from generator.aggregate import Summary
 from generator.grid import Grid, batch_grid
+from generator.i18n import N_, _
 from generator.page import Page
 from generator.sitedata import SiteData
 from generator.table_view import TableView, views
 
-PAGE = Page("results/speed.md", "speed.md.j2", "3.1 Speed", "3 Results", 3.1)
+PAGE = Page("results/speed.md", "speed.md.j2", N_("3.1 Speed"), N_("3 Results"), 3.1)
 
 
 @dataclass(frozen=True)
@@ -29,20 +30,22 @@ class SpeedTable:
 def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     table = view.table
     seconds = batch_grid(table, mode, cells.time_cell)
-    speedup = ["speed-up, smallest → largest batch", *(cells.speedup_cell(table, c) for c in table.columns_in(mode))]
+    speedup = [_("speed-up, smallest → largest batch"),
+               *(cells.speedup_cell(table, c) for c in table.columns_in(mode))]
     return {
-        "Images per second": batch_grid(table, mode, cells.rate_cell),
-        "Seconds per epoch": Grid(seconds.header, [*seconds.rows, speedup]),
-        "Compile time": batch_grid(table, mode, cells.compile_cell),
+        _("Images per second"): batch_grid(table, mode, cells.rate_cell),
+        _("Seconds per epoch"): Grid(seconds.header, [*seconds.rows, speedup]),
+        _("Compile time"): batch_grid(table, mode, cells.compile_cell),
     }
 
 
 def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
     table = view.table
-    chart = site.add_chart(f"charts/speed-{table.machine_id}-{table.setting.slug}.png",
-                           chart_data.per_batch(table, lambda s: s.images_per_second, "images per second"))
-    mfu = [f"{table.column_label(s.key.column)} {s.key.mode} batch {s.key.batch_size}: "
-           f"{s.mfu.mean:.1%} (n={s.mfu.n})" for s in table.summaries if s.mfu]
+    chart = site.add_chart(f"charts/speed-{table.machine_id}-{table.setting.slug}.png", lambda: chart_data.per_batch(
+        table, lambda s: s.images_per_second, _("images per second")))
+    mfu = [_("{column} {mode} batch {batch}: {mfu:.1%} (n={n})").format(
+        column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, mfu=s.mfu.mean, n=s.mfu.n)
+        for s in table.summaries if s.mfu]
     return SpeedTable(view, {mode: _grids(view, mode) for mode in table.modes}, chart,
                       [s for s in table.summaries if s.n_ok == 0], mfu)
 

@@ -18,7 +18,8 @@ from generator.site.claims import scope_table, section_of
 def test_claims_are_grouped_by_section_with_icons_not_emoji(results_dir):
     page = build_pages(load_results(results_dir))["appendix/claims.md"]
     headings = [line for line in page.splitlines() if line.startswith("## §")]
-    assert headings[:3] == ["## §1 Who is faster", "## §2.1 Hardware", "## §2.2 Software versions and test setup"]
+    assert headings[:3] == ["## §1 Who is faster { #claims-1 }", "## §2.1 Hardware { #claims-2-1 }",
+                            "## §2.2 Software versions and test setup { #claims-2-2 }"]  # one anchor in every language
     assert ":material-close-circle:{ .fw-bad } contradicted" in page
     assert not any(emoji in page for emoji in ("✅", "❌", "〰", "➖"))
     assert section_of(Claim("2.1–2.2", "", "", "", "", "")) == "2.1"
@@ -28,7 +29,7 @@ def test_a_reason_shared_by_every_row_is_said_once():
     rows = [Claim("3.1", f"row {i}", "1 s", "2 s", NOT_COMPARABLE, f"a CPU, not a GPU; only older records{extra}",
                   ("GPU",)) for i, extra in enumerate(("", "", "; not run"))]
     table = scope_table("m", rows)
-    assert table.shared == "a CPU, not a GPU; only older records" and table.checked == "GPU"
+    assert table.shared == "a CPU, not a GPU; only older records" and table.checked == "(checked: GPU)"
     assert table.notes == ["not run"]
     verdicts = [row[3] for row in table.grid.rows]
     assert verdicts[0].endswith("not comparable</span>") and verdicts[2].endswith("<sup>1</sup></span>")

@@ -1,9 +1,11 @@
-"""A real browser: Debian's Chromium, driven by Playwright, opens every page of the built site and checks what a
-reader sees at 1366×900 and on a 390×844 phone — tables that fit their box, images that load, no console
-errors — then the site opened from disk and its 404 page under a project sub-path.
+"""A real browser: Debian's Chromium, driven by Playwright, opens every page of the built site, in English and in
+Chinese, and checks what a reader sees at 1366×900 and on a 390×844 phone — tables that fit their box, images that
+load, no console errors — then the site opened from disk, its 404 page under a project sub-path, Chinese text drawn
+with a CJK font (not as empty boxes), the language switcher and a Chinese search.
 
 Playwright drives the system's Chromium (``executable_path``): nothing is downloaded. Screenshots of the main
-pages at both widths go to ``$FWBENCH_SCREENSHOTS`` (default tests/screenshots/generator/, git-ignored).
+pages at both widths, and of the Chinese home, speed and debugging pages, go to ``$FWBENCH_SCREENSHOTS`` (default
+tests/screenshots/generator/, git-ignored).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from generator.i18n import LANGUAGES
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SCREENSHOTS = Path(os.environ.get("FWBENCH_SCREENSHOTS") or Path(__file__).resolve().parents[1] / "screenshots" /
@@ -24,8 +28,11 @@ SCREENSHOTS = Path(os.environ.get("FWBENCH_SCREENSHOTS") or Path(__file__).resol
 VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
 SHOT_PAGES = ("index.html", "results/speed.html", "results/accuracy.html", "devex/debugging.html",
               "appendix/claims.html")
-#: pages that may need sideways scrolling on a phone (the code-size page shows source files line for line)
+#: pages per language that may need sideways scrolling on a phone (the code-size page shows source files line for
+#: line)
 PHONE_SCROLLING_ALLOWED = 2
+#: the Chinese pages screenshotted and checked for CJK glyphs
+CHINESE_PAGES = ("zh/index.html", "zh/results/speed.html", "zh/devex/debugging.html")
 SUB_PATH = "/fwbench/"
 #: page -> tables that must be visible on it (collapsed blocks and inactive tabs excluded)
 MIN_TABLES = {
@@ -42,6 +49,24 @@ MIN_TABLES = {
     "appendix/claims.html": 5,
     "method.html": 2,
 }
+#: whether a page's Chinese heading is drawn with real glyphs: its Han characters beside as many unassigned code
+#: points (which every font draws as the same empty box), in the heading's own font, and their advance (a CJK
+#: ideograph is one em wide; a box is narrower)
+CJK_GLYPHS = """(() => {
+  const h1 = document.querySelector('article h1');
+  const style = getComputedStyle(h1);
+  const han = [...h1.textContent].filter(ch => /\\p{Script=Han}/u.test(ch)).slice(0, 4).join('');
+  const boxes = '\\u0378\\u0379\\u0380\\u0381'.slice(0, han.length);
+  const canvas = document.createElement('canvas');
+  canvas.width = 400; canvas.height = 100;
+  const ctx = canvas.getContext('2d');
+  const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const draw = text => { ctx.clearRect(0, 0, 400, 100); ctx.font = font; ctx.fillText(text, 0, 70);
+                         return canvas.toDataURL(); };
+  ctx.font = font;
+  return {han: han, sameAsBoxes: draw(han) === draw(boxes), lang: document.documentElement.lang,
+          emPerGlyph: ctx.measureText(han).width / han.length / parseFloat(style.fontSize)};
+})()"""
 #: what a page shows a reader, and every box in its article wider than the box itself
 PAGE_STATE = """(() => {
   const visible = el => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
@@ -145,7 +170,7 @@ def test_every_page_reads_well(browser, server, built_site, device):
     """Each page: a heading, its tables, its images loaded, no console error, no table wider than its box at
     1366 px; on a phone, at most PHONE_SCROLLING_ALLOWED pages with anything wider than its box."""
     pages = site_pages(built_site)
-    assert len(pages) >= 17
+    assert len(pages) >= 34 and sum(p.startswith("zh/") for p in pages) == len(pages) // 2
     problems, scrolling = [], {}
     page = browser.new_page(viewport=VIEWPORTS[device], device_scale_factor=1)
     watching = watched(page)
@@ -156,8 +181,9 @@ def test_every_page_reads_well(browser, server, built_site, device):
         broken = [i["src"] for i in state["images"] if not i["ok"]]
         if broken:
             problems.append(f"{path}: images not loaded {broken}")
-        if state["tables"] < MIN_TABLES.get(path, 0):
-            problems.append(f"{path}: {state['tables']} visible tables, expected ≥ {MIN_TABLES[path]}")
+        wanted = MIN_TABLES.get(path.removeprefix("zh/"), 0)  # a Chinese twin shows the same tables
+        if state["tables"] < wanted:
+            problems.append(f"{path}: {state['tables']} visible tables, expected ≥ {wanted}")
         if not state["heading"]:
             problems.append(f"{path}: no page heading")
         if state["pageWiderThanScreen"]:
@@ -170,7 +196,7 @@ def test_every_page_reads_well(browser, server, built_site, device):
         if path in SHOT_PAGES:
             assert screenshot(page, f"{device}-{path.removesuffix('.html').replace('/', '-')}").stat().st_size > 1000
     page.close()
-    if device == "phone" and len(scrolling) > PHONE_SCROLLING_ALLOWED:
+    if device == "phone" and len(scrolling) > len(LANGUAGES) * PHONE_SCROLLING_ALLOWED:
         problems.append(f"{len(scrolling)} pages scroll sideways on a phone: {scrolling}")
     assert not problems, "\n".join(problems)
 
@@ -196,4 +222,52 @@ def test_404_page_works_under_a_project_sub_path(browser, server):
     assert styled in ("sticky", "fixed"), "the 404 page's stylesheet did not load under the sub-path"
     home = page.get_attribute("a.md-header__button.md-logo", "href")
     assert home.startswith(SUB_PATH)
+    page.close()
+
+
+def test_chinese_pages_draw_their_text_with_a_cjk_font(browser, server):
+    """The Chinese home, speed and debugging pages: screenshotted, marked zh, their heading's Han characters drawn
+    as glyphs rather than empty boxes (fonts-noto-cjk installed)."""
+    page = browser.new_page(viewport=VIEWPORTS["desktop"], device_scale_factor=1)
+    errors = watched(page)
+    for path in CHINESE_PAGES:
+        visit(page, errors, server + path)
+        assert not errors, f"{path}: {errors}"
+        glyphs = page.evaluate(CJK_GLYPHS)
+        assert glyphs["lang"] == "zh" and len(glyphs["han"]) >= 2, (path, glyphs)
+        assert not glyphs["sameAsBoxes"] and glyphs["emPerGlyph"] > 0.9, f"{path}: CJK text drawn as boxes {glyphs}"
+        assert screenshot(page, f"desktop-{path.removesuffix('.html').replace('/', '-')}").stat().st_size > 1000
+    page.close()
+
+
+def test_the_language_switcher_moves_between_twin_pages(browser, server):
+    page = browser.new_page(viewport=VIEWPORTS["desktop"])
+    page.goto(server + "results/speed.html")
+    for code, path, heading in (("zh", "zh/results/speed.html", "3.1 训练速度对比"),
+                                ("en", "results/speed.html", "3.1 Training speed")):
+        page.hover(".md-header__option .md-select")
+        page.click(f'a.md-select__link[hreflang="{code}"]')
+        page.wait_for_load_state("load")
+        assert page.url == server + path
+        assert page.evaluate("document.documentElement.lang") == code
+        assert page.text_content("article h1").strip().startswith(heading)
+    page.close()
+
+
+def test_chinese_search_finds_a_chinese_word(browser, server):
+    page = browser.new_page(viewport=VIEWPORTS["desktop"])
+    page.goto(server + "zh/index.html", wait_until="load")
+    # the search worker builds its index after the page loads: wait for the box to say "type to start searching"
+    # (Material's own words, in the page's __config)
+    ready = page.evaluate("JSON.parse(document.getElementById('__config').textContent)"
+                          ".translations['search.result.placeholder']")
+    box = page.locator("input.md-search__input")  # the header's search box, shown at desktop width
+    box.click()
+    page.wait_for_function("text => (document.querySelector('.md-search-result__meta') || {}).textContent === text",
+                           arg=ready)
+    box.fill("显存")  # typed as an input method would insert it, then a key released: Material reads on keyup
+    box.press("End")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=10_000)
+    assert "显存" in results.first.text_content()
     page.close()
