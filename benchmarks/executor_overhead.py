@@ -43,8 +43,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configurations", type=positive_int, default=20)
     parser.add_argument("--rounds", type=positive_int, default=3)
-    parser.add_argument("--framework", choices=FRAMEWORKS, default="torch",
-                        help="whose interpreter check the child makes (torch's is the lightest; default torch)")
+    parser.add_argument(
+        "--framework",
+        choices=FRAMEWORKS,
+        default="torch",
+        help="whose interpreter check the child makes (torch's is the lightest; default torch)",
+    )
     args = parser.parse_args()
     local = LocalExecutor(dry_run=True)
     selection = {"frameworks": [args.framework], "seeds": list(range(args.configurations))}
@@ -61,14 +65,18 @@ def main() -> int:
                 timings["local"].append(seconds_per_configuration(local_plan, local, Path(out)))
                 timings["ray"].append(seconds_per_configuration(ray_plan, ray, Path(out)))
     local_s, ray_s = statistics.median(timings["local"]), statistics.median(timings["ray"])
-    print(f"{args.configurations} dry {args.framework} configurations per matrix, {args.rounds} rounds of each "
-          "executor: the median round, and the range")
+    print(
+        f"{args.configurations} dry {args.framework} configurations per matrix, {args.rounds} rounds of each "
+        "executor: the median round, and the range"
+    )
     print(f"{'executor':<10}{'s/configuration':>17}  per-round range")
     for name, each in timings.items():
         print(f"{name:<10}{statistics.median(each):>17.3f}  {min(each):.3f}–{max(each):.3f}")
     verdict = "within" if ray_s - local_s <= TARGET_ADDED_S else "ABOVE"
-    print(f"Ray adds {ray_s - local_s:+.3f} s per configuration ({verdict} the {TARGET_ADDED_S} s target), plus "
-          f"{setup_s:.1f} s once per matrix to start Ray here and survey its node")
+    print(
+        f"Ray adds {ray_s - local_s:+.3f} s per configuration ({verdict} the {TARGET_ADDED_S} s target), plus "
+        f"{setup_s:.1f} s once per matrix to start Ray here and survey its node"
+    )
     return 0
 
 

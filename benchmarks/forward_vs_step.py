@@ -62,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             if round_:  # round 0 compiles
                 seconds[work].append(time.perf_counter() - start)
     forward_rate, step_rate = (args.batch_size / statistics.median(seconds[w]) for w in (forward, step))
-    print(f"{args.framework} {args.mode} batch {args.batch_size}: forward {forward_rate:.1f} img/s, training step "
-          f"{step_rate:.1f} img/s, forward / step = {forward_rate / step_rate:.2f} (medians of {args.rounds})")
+    print(
+        f"{args.framework} {args.mode} batch {args.batch_size}: forward {forward_rate:.1f} img/s, training step "
+        f"{step_rate:.1f} img/s, forward / step = {forward_rate / step_rate:.2f} (medians of {args.rounds})"
+    )
     return 0
 
 

@@ -58,9 +58,11 @@ sys.path[:0] = [p for p in KIT_PATHS if p not in sys.path]
 try:
     import jsonschema  # noqa: F401  every record is validated: nothing runs without it
 except ImportError as exc:
-    sys.exit(f"gpu_check: jsonschema cannot be imported ({exc}); carried folder: {KIT_PATHS[1:] or 'none'}. Build it "
-             f"for this Python ({sys.version_info.major}.{sys.version_info.minor}) with `make gpu-kit` where pip works "
-             "and carry it (README, 'GPU check kit')")
+    sys.exit(
+        f"gpu_check: jsonschema cannot be imported ({exc}); carried folder: {KIT_PATHS[1:] or 'none'}. Build it "
+        f"for this Python ({sys.version_info.major}.{sys.version_info.minor}) with `make gpu-kit` where pip works "
+        "and carry it (README, 'GPU check kit')"
+    )
 
 import numpy as np  # noqa: E402
 
@@ -126,15 +128,23 @@ def subject(profile: str, framework: str, mode: str, batch_size: int) -> str:
 
 
 def subject_of(record: dict) -> str:
-    return subject(record["config"]["profile"], record["framework"]["name"], record["framework"]["mode"],
-                   record["config"]["batch_size"])
+    return subject(
+        record["config"]["profile"],
+        record["framework"]["name"],
+        record["framework"]["mode"],
+        record["config"]["batch_size"],
+    )
 
 
 def check_env(env: dict) -> Check:
     """``runners env`` on a GPU names the GPU, its driver, CUDA and cuDNN."""
     hardware = env["hardware"]
-    fields = {"GPU": hardware.get("device_name"), "driver": hardware.get("gpu_driver"), "CUDA": hardware.get("cuda"),
-              "cuDNN": hardware.get("cudnn")}
+    fields = {
+        "GPU": hardware.get("device_name"),
+        "driver": hardware.get("gpu_driver"),
+        "CUDA": hardware.get("cuda"),
+        "cuDNN": hardware.get("cudnn"),
+    }
     missing = [name for name, value in fields.items() if not value]
     on_gpu = hardware.get("device_kind") == "gpu"
     detail = ", ".join(f"{name} {value}" for name, value in fields.items() if value)
@@ -151,8 +161,9 @@ def check_peak_table(device_name: str | None, peaks: dict[str, float]) -> Check:
     as reported, so a near miss means a null MFU); a near miss is named."""
     if device_name in peaks:
         return Check(PEAK_TABLE, str(device_name), True, f"{peaks[device_name]:.3g} FLOP/s float32")
-    near = [n for n in peaks if device_name and normalised(n) == normalised(device_name)] or \
-        difflib.get_close_matches(device_name or "", list(peaks), n=1, cutoff=0.6)
+    near = [n for n in peaks if device_name and normalised(n) == normalised(device_name)] or difflib.get_close_matches(
+        device_name or "", list(peaks), n=1, cutoff=0.6
+    )
     hint = f"; nearest entry {near[0]!r}: add the name as reported, with its own data-sheet figure" if near else ""
     return Check(PEAK_TABLE, str(device_name), False, f"no entry {device_name!r}: MFU would be null{hint}")
 
@@ -160,24 +171,35 @@ def check_peak_table(device_name: str | None, peaks: dict[str, float]) -> Check:
 def check_status(record: dict) -> Check:
     """The run finished (status ok); else its failure."""
     failure = record.get("failure") or {}
-    detail = "ok" if record["status"] == "ok" else \
-        f"{record['status']}: {failure.get('exception_type')}: {(failure.get('message') or '')[:300]}"
+    detail = (
+        "ok"
+        if record["status"] == "ok"
+        else f"{record['status']}: {failure.get('exception_type')}: {(failure.get('message') or '')[:300]}"
+    )
     return Check(STATUS, subject_of(record), record["status"] == "ok", detail)
 
 
 def check_device(record: dict, device: str) -> Check:
     """The run trained on ``device`` (cpu or gpu), not silently on another."""
     hardware = record["hardware"]
-    return Check(DEVICE, subject_of(record), hardware["device_kind"] == device,
-                 f"{hardware['device_kind']}: {hardware['device_name']}")
+    return Check(
+        DEVICE,
+        subject_of(record),
+        hardware["device_kind"] == device,
+        f"{hardware['device_kind']}: {hardware['device_name']}",
+    )
 
 
 def check_compile(record: dict) -> Check:
     """Compile time is positive and a steady step is faster than the first (trace, compile, autotune, run)."""
     timing = record["timing"]
     first, steady, compile_s = timing["first_step_seconds"], timing["step_seconds_median"], timing["compile_seconds"]
-    return Check(COMPILE, subject_of(record), compile_s > 0 and steady < first,
-                 f"compile {compile_s:.2f} s; first step {first:.3f} s, steady {steady * 1e3:.2f} ms")
+    return Check(
+        COMPILE,
+        subject_of(record),
+        compile_s > 0 and steady < first,
+        f"compile {compile_s:.2f} s; first step {first:.3f} s, steady {steady * 1e3:.2f} ms",
+    )
 
 
 def check_nvml(record: dict, reason: str | None) -> Check:
@@ -188,8 +210,13 @@ def check_nvml(record: dict, reason: str | None) -> Check:
         return Check(NVML, subject_of(record), True, mib(peak))
     if reason:
         return Check(NVML, subject_of(record), True, f"null: {reason}")
-    return Check(NVML, subject_of(record), False, "null, with no reason: the probe saw its own process through NVML "
-                 "(or no probe ran), so the run's sampler missed it")
+    return Check(
+        NVML,
+        subject_of(record),
+        False,
+        "null, with no reason: the probe saw its own process through NVML "
+        "(or no probe ran), so the run's sampler missed it",
+    )
 
 
 def check_allocator(record: dict) -> Check:
@@ -211,8 +238,12 @@ def check_mfu(record: dict, peaks: dict[str, float]) -> Check:
         why = f"device_peaks.json has no entry {name!r}" if peak is None else f"although device_peaks.json has {name!r}"
         return Check(MFU, subject_of(record), False, f"null: {why}")
     table_says = f"{peak:.3g}" if peak else "no entry"
-    return Check(MFU, subject_of(record), 0 < value < 1 and used == peak,
-                 f"{value:.3f} of {used:.3g} FLOP/s ({name}; table: {table_says})")
+    return Check(
+        MFU,
+        subject_of(record),
+        0 < value < 1 and used == peak,
+        f"{value:.3f} of {used:.3g} FLOP/s ({name}; table: {table_says})",
+    )
 
 
 def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHES) -> list[Check]:
@@ -222,8 +253,9 @@ def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHE
         if record["config"]["profile"] == "quick" and record["config"]["batch_size"] in batches:
             key = f"quick {record['framework']['name']}/{record['framework']['mode']}"
             ok = record["status"] == "ok"
-            speeds.setdefault(key, {})[record["config"]["batch_size"]] = \
+            speeds.setdefault(key, {})[record["config"]["batch_size"]] = (
                 record["timing"]["images_per_second"] if ok else None
+            )
     checks = []
     for key, by_batch in speeds.items():
         small, large = (by_batch.get(b) for b in batches)
@@ -238,8 +270,9 @@ def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHE
 def check_parity(pair: str, report: dict[str, float], bound: float = FORWARD_PARITY_BOUND) -> Check:
     """Two frameworks' float32 logits (train and eval mode) within ``bound`` of each other."""
     worst = max(report.values())
-    return Check(PARITY, pair, worst < bound, ", ".join(f"{k} {v:.1e}" for k, v in report.items()) +
-                 f" (bound {bound:.0e})")
+    return Check(
+        PARITY, pair, worst < bound, ", ".join(f"{k} {v:.1e}" for k, v in report.items()) + f" (bound {bound:.0e})"
+    )
 
 
 def record_checks(record: dict, device: str, peaks: dict[str, float], nvml_reason: str | None) -> list[Check]:
@@ -248,10 +281,14 @@ def record_checks(record: dict, device: str, peaks: dict[str, float], nvml_reaso
     if not status.ok:
         return [status]
     checks = [status, check_device(record, device), check_compile(record)]
-    gpu_checks = [(NVML, lambda: check_nvml(record, nvml_reason)), (ALLOCATOR, lambda: check_allocator(record)),
-                  (MFU, lambda: check_mfu(record, peaks))]
-    return checks + [check() if device == "gpu" else Check(name, subject_of(record), None, CPU_ONLY)
-                     for name, check in gpu_checks]
+    gpu_checks = [
+        (NVML, lambda: check_nvml(record, nvml_reason)),
+        (ALLOCATOR, lambda: check_allocator(record)),
+        (MFU, lambda: check_mfu(record, peaks)),
+    ]
+    return checks + [
+        check() if device == "gpu" else Check(name, subject_of(record), None, CPU_ONLY) for name, check in gpu_checks
+    ]
 
 
 def nvml_null_reason(pid: int, processes: list[tuple[int, int | None]] | None) -> str | None:
@@ -284,8 +321,11 @@ def nvml_processes() -> list[tuple[int, int | None]] | None:
     except Exception:
         return None
     try:
-        return [(p.pid, p.usedGpuMemory) for i in range(pynvml.nvmlDeviceGetCount())
-                for p in pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(i))]
+        return [
+            (p.pid, p.usedGpuMemory)
+            for i in range(pynvml.nvmlDeviceGetCount())
+            for p in pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(i))
+        ]
     finally:
         pynvml.nvmlShutdown()
 
@@ -305,8 +345,7 @@ def forward_capture(name: str, device: str, out: Path) -> None:
     info = trainer.device_info()
     reason = nvml_null_reason(os.getpid(), nvml_processes()) if info["device_kind"] == "gpu" else None
     np.savez(out, **logits)
-    out.with_suffix(".json").write_text(json.dumps({**info, "nvml_peak_bytes": nvml.peak_bytes,
-                                                    "nvml_reason": reason}))
+    out.with_suffix(".json").write_text(json.dumps({**info, "nvml_peak_bytes": nvml.peak_bytes, "nvml_reason": reason}))
 
 
 # --- running the steps: child processes, their output in the log, within the budget -----------------------------
@@ -320,8 +359,11 @@ class Kit:
         self.deadline = time.monotonic() + budget_s
         self.runs.mkdir(parents=True, exist_ok=True)
         self.log_file = (out / "gpu_check.log").open("w", encoding="utf-8")
-        self.env = {**os.environ, "PYTHONUNBUFFERED": "1",
-                    "PYTHONPATH": os.pathsep.join([*KIT_PATHS, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        self.env = {
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": os.pathsep.join([*KIT_PATHS, *filter(None, [os.environ.get("PYTHONPATH")])]),
+        }
 
     def say(self, text: str) -> None:
         """Print ``text`` and keep it in the log."""
@@ -340,9 +382,17 @@ class Kit:
         if timeout_s <= 0:
             self.say("  not started: the time budget is spent")
             return None, ""
-        process = subprocess.Popen(command, cwd=REPO, env=env or self.env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
         lines: list[str] = []
 
         def pump() -> None:
@@ -368,8 +418,14 @@ def env_step(kit: Kit) -> dict | None:
     kit.say("== runners env")
     command = [sys.executable, "-m", "runners.cli", "env"]
     try:  # not through Kit.child: a warning on stderr must not end up in the JSON
-        done = subprocess.run(command, cwd=REPO, env=kit.env, capture_output=True, text=True,
-                              timeout=min(ENV_TIMEOUT_S, max(1.0, kit.left())))
+        done = subprocess.run(
+            command,
+            cwd=REPO,
+            env=kit.env,
+            capture_output=True,
+            text=True,
+            timeout=min(ENV_TIMEOUT_S, max(1.0, kit.left())),
+        )
         env = json.loads(done.stdout)
     except subprocess.TimeoutExpired:
         kit.say(f"runners env: no answer within {ENV_TIMEOUT_S:.0f} s")
@@ -391,8 +447,16 @@ def capture_step(kit: Kit, frameworks: list[str], device: str, executor: LocalEx
         for name in frameworks:
             out = Path(tmp) / f"{name}.npz"
             env = {**kit.env, **framework_environment(device, str(Path(tmp) / f"cache-{name}"))}
-            command = [executor.python_for(name), str(Path(__file__).resolve()), "--forward-capture", name,
-                       "--device", device, "--out", str(out)]
+            command = [
+                executor.python_for(name),
+                str(Path(__file__).resolve()),
+                "--forward-capture",
+                name,
+                "--device",
+                device,
+                "--out",
+                str(out),
+            ]
             code, output = kit.child(command, min(CAPTURE_TIMEOUT_S, kit.left(SITE_RESERVE_S)), env)
             if code == 0:
                 with np.load(out) as arrays:
@@ -408,11 +472,12 @@ def parity_checks(captures: dict[str, Capture]) -> tuple[list[Check], list[dict]
     names = list(captures)
     checks, rows = [], []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             pair = f"{a} vs {b}"
             if isinstance(captures[a], str) or isinstance(captures[b], str):
-                checks.append(Check(PARITY, pair, False, "; ".join(c for c in (captures[a], captures[b])
-                                                                   if isinstance(c, str))))
+                checks.append(
+                    Check(PARITY, pair, False, "; ".join(c for c in (captures[a], captures[b]) if isinstance(c, str)))
+                )
                 continue
             (la, _), (lb, _) = captures[a], captures[b]
             report = {key: parity.relative_difference(la[key], lb[key]) for key in ("logits.train", "logits.eval")}
@@ -426,9 +491,23 @@ def parity_checks(captures: dict[str, Capture]) -> tuple[list[Check], list[dict]
 def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> None:
     """``runners matrix`` over ``profile`` (narrowed by PLAN) for ``frameworks``, within the budget."""
     plan = PLAN[profile]
-    command = [sys.executable, "-m", "runners.cli", "matrix", "--profile", profile, "--frameworks",
-               ",".join(frameworks), "--out", str(kit.runs), "--device", device, "--no-progress",
-               "--timeout", f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}"]
+    command = [
+        sys.executable,
+        "-m",
+        "runners.cli",
+        "matrix",
+        "--profile",
+        profile,
+        "--frameworks",
+        ",".join(frameworks),
+        "--out",
+        str(kit.runs),
+        "--device",
+        device,
+        "--no-progress",
+        "--timeout",
+        f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}",
+    ]
     for flag, values in (("--batch-sizes", plan.get("batch_sizes")), ("--modes", plan.get("modes"))):
         command += [flag, ",".join(map(str, values))] if values else []
     kit.child(command, kit.left(SITE_RESERVE_S))
@@ -437,8 +516,14 @@ def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> N
 def expected_configs(profile: str, frameworks: list[str], device: str, executor: LocalExecutor) -> list[RunConfig]:
     """The configurations ``matrix_step`` asks for, as ``runners matrix`` expands them (same record ids)."""
     plan = PLAN[profile]
-    return expand(profile, version_of=executor.framework_version, frameworks=frameworks, modes=plan.get("modes"),
-                  batch_sizes=plan.get("batch_sizes"), device=None if device == "auto" else device)
+    return expand(
+        profile,
+        version_of=executor.framework_version,
+        frameworks=frameworks,
+        modes=plan.get("modes"),
+        batch_sizes=plan.get("batch_sizes"),
+        device=None if device == "auto" else device,
+    )
 
 
 def find_record(runs: Path, config: RunConfig) -> dict | str:
@@ -457,14 +542,30 @@ def site_step(kit: Kit) -> Check:
     kit.say("== generator build")
     missing = missing_modules()
     if missing:
-        return Check(SITE, "generator build", False, f"missing modules: {', '.join(missing)} "
-                     "(make gpu-kit builds the carried folder)")
-    command = [sys.executable, "-m", "generator.cli", "build", "--results", str(kit.runs.parent), "--site-dir",
-               str(kit.out / "site")]
+        return Check(
+            SITE,
+            "generator build",
+            False,
+            f"missing modules: {', '.join(missing)} (make gpu-kit builds the carried folder)",
+        )
+    command = [
+        sys.executable,
+        "-m",
+        "generator.cli",
+        "build",
+        "--results",
+        str(kit.runs.parent),
+        "--site-dir",
+        str(kit.out / "site"),
+    ]
     code, output = kit.child(command, max(kit.left(), 30.0))  # the site is the last step: it may overrun a little
     built = code == 0 and (kit.out / "site" / "index.html").is_file()
-    return Check(SITE, "generator build", built,
-                 f"{kit.out / 'site'}" if built else (output.strip().splitlines() or ["no output"])[-1][:300])
+    return Check(
+        SITE,
+        "generator build",
+        built,
+        f"{kit.out / 'site'}" if built else (output.strip().splitlines() or ["no output"])[-1][:300],
+    )
 
 
 # --- the table --------------------------------------------------------------------------------------------------
@@ -475,8 +576,9 @@ def table(header: list[str], rows: list[list[str]], right: tuple[int, ...] = ())
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
@@ -487,26 +589,56 @@ def run_row(config: RunConfig, record: dict | str) -> list[str]:
     if isinstance(record, str) or record["status"] != "ok":
         return head + [record if isinstance(record, str) else record["status"]] + ["—"] * 6
     timing, memory, mfu = record["timing"], record["memory"], (record.get("mfu") or {}).get("value")
-    return head + ["ok", f"{timing['images_per_second']:,.0f}", f"{timing['compile_seconds']:.1f}",
-                   f"{timing['step_seconds_median'] * 1e3:.2f}", mib(memory["allocator_peak_bytes"]),
-                   mib(memory["nvml_process_peak_bytes"]), "—" if mfu is None else f"{mfu:.3f}"]
+    return head + [
+        "ok",
+        f"{timing['images_per_second']:,.0f}",
+        f"{timing['compile_seconds']:.1f}",
+        f"{timing['step_seconds_median'] * 1e3:.2f}",
+        mib(memory["allocator_peak_bytes"]),
+        mib(memory["nvml_process_peak_bytes"]),
+        "—" if mfu is None else f"{mfu:.3f}",
+    ]
 
 
-RUN_HEADER = ["profile framework", "mode", "batch", "status", "images/s", "compile s", "step ms", "allocator peak",
-              "NVML peak", "MFU"]
+RUN_HEADER = [
+    "profile framework",
+    "mode",
+    "batch",
+    "status",
+    "images/s",
+    "compile s",
+    "step ms",
+    "allocator peak",
+    "NVML peak",
+    "MFU",
+]
 
 
-def report(runs: list[tuple[RunConfig, dict | str]], parity_rows: list[dict], checks: list[Check],
-           skipped: dict[str, str], device: str) -> str:
+def report(
+    runs: list[tuple[RunConfig, dict | str]],
+    parity_rows: list[dict],
+    checks: list[Check],
+    skipped: dict[str, str],
+    device: str,
+) -> str:
     """The kit's whole result as text: runs, parity figures, checks, skipped frameworks and the tally."""
     parts = [f"runs on the {device}", table(RUN_HEADER, [run_row(c, r) for c, r in runs], (2, 4, 5, 6, 7, 8, 9))]
     if parity_rows:
-        parts += [f"\nfloat32 forward parity on the {device} (max |a - b| / max |b|)",
-                  table(["pair", "logits.train", "logits.eval", "bound"],
-                        [[r["pair"], f"{r['logits.train']:.2e}", f"{r['logits.eval']:.2e}", f"{r['bound']:.0e}"]
-                         for r in parity_rows], (1, 2, 3))]
-    parts += ["\nchecks", table(["outcome", "check", "subject", "detail"],
-                                [[c.outcome, c.name, c.subject, c.detail] for c in checks])]
+        parts += [
+            f"\nfloat32 forward parity on the {device} (max |a - b| / max |b|)",
+            table(
+                ["pair", "logits.train", "logits.eval", "bound"],
+                [
+                    [r["pair"], f"{r['logits.train']:.2e}", f"{r['logits.eval']:.2e}", f"{r['bound']:.0e}"]
+                    for r in parity_rows
+                ],
+                (1, 2, 3),
+            ),
+        ]
+    parts += [
+        "\nchecks",
+        table(["outcome", "check", "subject", "detail"], [[c.outcome, c.name, c.subject, c.detail] for c in checks]),
+    ]
     parts += [f"skipped: {name} ({why})" for name, why in skipped.items()]
     tally = {label: sum(c.outcome == label for c in checks) for label in ("pass", "FAIL", "n/a")}
     parts.append(f"gpu_check: {tally['pass']} passed, {tally['FAIL']} failed, {tally['n/a']} not applicable")
@@ -520,12 +652,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="where records, site, table and log go")
     parser.add_argument("--device", choices=DEVICES, default="auto", help="auto: the GPU when NVML sees one")
-    parser.add_argument("--profiles", type=csv_of(str, tuple(PLAN)), default=list(PLAN), metavar="A,B",
-                        help="profiles to run, from smoke,quick (default both)")
+    parser.add_argument(
+        "--profiles",
+        type=csv_of(str, tuple(PLAN)),
+        default=list(PLAN),
+        metavar="A,B",
+        help="profiles to run, from smoke,quick (default both)",
+    )
     add_frameworks_flag(parser)
-    parser.add_argument("--budget", type=positive_float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
-                        help="wall-clock budget of the whole kit; what would start after it is reported as not run "
-                        f"(default {DEFAULT_BUDGET_S:.0f})")
+    parser.add_argument(
+        "--budget",
+        type=positive_float,
+        default=DEFAULT_BUDGET_S,
+        metavar="SECONDS",
+        help="wall-clock budget of the whole kit; what would start after it is reported as not run "
+        f"(default {DEFAULT_BUDGET_S:.0f})",
+    )
     parser.add_argument("--forward-capture", metavar="FRAMEWORK", help=argparse.SUPPRESS)  # the probe's child
     return parser.parse_args(argv)
 
@@ -539,14 +681,19 @@ def env_checks(env: dict | None, device: str, peaks: dict[str, float]) -> list[C
     return [check_env(env), check_peak_table(env["hardware"]["device_name"], peaks)]
 
 
-def run_checks(runs: list[tuple[RunConfig, dict | str]], device: str, peaks: dict[str, float],
-               reasons: dict[str, str | None]) -> list[Check]:
+def run_checks(
+    runs: list[tuple[RunConfig, dict | str]], device: str, peaks: dict[str, float], reasons: dict[str, str | None]
+) -> list[Check]:
     """Every run's checks (a missing record fails), then the batch-size scaling across them."""
     checks = []
     for config, record in runs:
-        checks += record_checks(record, device, peaks, reasons.get(config.framework)) if isinstance(record, dict) \
-            else [Check(STATUS, subject(config.profile, config.framework, config.mode, config.batch_size), False,
-                        record)]
+        checks += (
+            record_checks(record, device, peaks, reasons.get(config.framework))
+            if isinstance(record, dict)
+            else [
+                Check(STATUS, subject(config.profile, config.framework, config.mode, config.batch_size), False, record)
+            ]
+        )
     records = [record for _, record in runs if isinstance(record, dict)]
     return checks + (check_scaling(records) if device == "gpu" else [Check(SCALING, "quick", None, CPU_ONLY)])
 
@@ -555,15 +702,20 @@ def run_kit(args: argparse.Namespace) -> int:
     """All the steps; exit 0 when no check failed, else 1."""
     kit = Kit(args.out.resolve(), args.budget)
     device = resolve_device(args.device)
-    kit.say(f"gpu_check: device {device} ({args.device}), profiles {','.join(args.profiles)}, budget "
-            f"{args.budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}")
+    kit.say(
+        f"gpu_check: device {device} ({args.device}), profiles {','.join(args.profiles)}, budget "
+        f"{args.budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}"
+    )
     env = env_step(kit)
     peaks = json.loads(PEAKS_FILE.read_text())["float32"]
 
     executor = LocalExecutor()
     wanted = args.frameworks or list(FRAMEWORKS)
-    skipped = {name: f"{framework(name).import_name} is not importable by {executor.python_for(name)}"
-               for name in wanted if not executor.available(name)}
+    skipped = {
+        name: f"{framework(name).import_name} is not importable by {executor.python_for(name)}"
+        for name in wanted
+        if not executor.available(name)
+    }
     present = [name for name in wanted if name not in skipped]
     for name, why in skipped.items():
         kit.say(f"skipped: {name} ({why})")
@@ -578,14 +730,18 @@ def run_kit(args: argparse.Namespace) -> int:
             runs += [(c, find_record(kit.runs, c)) for c in expected_configs(profile, present, args.device, executor)]
 
     reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
-    checks = [*env_checks(env, device, peaks), *run_checks(runs, device, peaks, reasons), *parity_found,
-              site_step(kit)]
+    checks = [*env_checks(env, device, peaks), *run_checks(runs, device, peaks, reasons), *parity_found, site_step(kit)]
     text = report(runs, parity_rows, checks, skipped, device)
     kit.say("\n" + text)
     (kit.out / "gpu_check.txt").write_text(text + "\n")
-    summary = {"device": device, "env": env, "skipped": skipped, "parity": parity_rows,
-               "checks": [asdict(c) | {"outcome": c.outcome} for c in checks],
-               "runs": [dict(zip(RUN_HEADER, run_row(c, r), strict=True)) for c, r in runs]}
+    summary = {
+        "device": device,
+        "env": env,
+        "skipped": skipped,
+        "parity": parity_rows,
+        "checks": [asdict(c) | {"outcome": c.outcome} for c in checks],
+        "runs": [dict(zip(RUN_HEADER, run_row(c, r), strict=True)) for c, r in runs],
+    }
     (kit.out / "gpu_check.json").write_text(json.dumps(summary, indent=2) + "\n")
     kit.say(f"records in {kit.runs}, site in {kit.out / 'site'}, log {kit.log_file.name}")
     return 1 if any(c.ok is False for c in checks) else 0

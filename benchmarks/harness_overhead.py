@@ -54,8 +54,7 @@ def measure_one(name: str, batch_size: int, steps: int, rounds: int) -> dict:
     batches = trainer.to_device(images, labels)
     rates = np.full(steps, 0.01, np.float32)
     run_bare(trainer, batches[:1], rates[:1])  # compile before any timing
-    loops = {"harness": lambda: run_harness(trainer, batches, rates),
-             "bare": lambda: run_bare(trainer, batches, rates)}
+    loops = {"harness": lambda: run_harness(trainer, batches, rates), "bare": lambda: run_bare(trainer, batches, rates)}
     ratios, harness, bare = [], [], []
     for i in range(rounds):
         # alternate which loop goes first, so drift and warm-up favour neither
@@ -64,9 +63,14 @@ def measure_one(name: str, batch_size: int, steps: int, rounds: int) -> dict:
         harness.append(results["harness"])
         bare.append(results["bare"])
         ratios.append(results["harness"] / results["bare"])
-    return {"framework": name, "harness_images_per_second": statistics.median(harness),
-            "bare_images_per_second": statistics.median(bare), "ratio": statistics.median(ratios),
-            "ratio_min": min(ratios), "ratio_max": max(ratios)}
+    return {
+        "framework": name,
+        "harness_images_per_second": statistics.median(harness),
+        "bare_images_per_second": statistics.median(bare),
+        "ratio": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+    }
 
 
 def main() -> int:
@@ -83,12 +87,28 @@ def main() -> int:
         return 0
     print(f"{'framework':<12}{'harness img/s':>15}{'bare img/s':>15}{'ratio':>8}  per-round range")
     for name in args.frameworks or FRAMEWORKS:
-        out = subprocess.run([sys.executable, __file__, "--one", name, "--batch-size", str(args.batch_size),
-                              "--steps", str(args.steps), "--rounds", str(args.rounds)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                name,
+                "--batch-size",
+                str(args.batch_size),
+                "--steps",
+                str(args.steps),
+                "--rounds",
+                str(args.rounds),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{name:<12}{r['harness_images_per_second']:>15.1f}{r['bare_images_per_second']:>15.1f}"
-              f"{r['ratio']:>8.3f}  {r['ratio_min']:.3f}–{r['ratio_max']:.3f}")
+        print(
+            f"{name:<12}{r['harness_images_per_second']:>15.1f}{r['bare_images_per_second']:>15.1f}"
+            f"{r['ratio']:>8.3f}  {r['ratio_min']:.3f}–{r['ratio_max']:.3f}"
+        )
     return 0
 
 

@@ -51,11 +51,20 @@ def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
 def main(argv: list[str] | None = None) -> int:
     """Print the breakdown of each machine's and tuning's runs; exit 1 when there are none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="?", type=existing_directory, default="results/runs",
-                        help="run records directory (default results/runs)")
+    parser.add_argument(
+        "results",
+        nargs="?",
+        type=existing_directory,
+        default="results/runs",
+        help="run records directory (default results/runs)",
+    )
     parser.add_argument("--profile", default="quick", help="profile whose runs are counted (default quick)")
-    parser.add_argument("--budget", type=positive_float, default=720,
-                        help="budget in seconds (default 720: the quick profile's 12 minutes on a 2-core CPU)")
+    parser.add_argument(
+        "--budget",
+        type=positive_float,
+        default=720,
+        help="budget in seconds (default 720: the quick profile's 12 minutes on a 2-core CPU)",
+    )
     args = parser.parse_args(argv)
     groups = load_runs(args.results, args.profile)
     if not groups:
@@ -71,14 +80,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {framework:<11} {breakdown_line(breakdown, within_runs=True)}")
         total = time_breakdown(records)
         spans[machine, label, None] = total["span_s"]
-        print(f"  {'all':<11} {breakdown_line(total)}  →  {total['span_s'] / args.budget:.2f} × the "
-              f"{args.budget:g} s budget")
+        print(
+            f"  {'all':<11} {breakdown_line(total)}  →  {total['span_s'] / args.budget:.2f} × the "
+            f"{args.budget:g} s budget"
+        )
     for (machine, label, framework), span in spans.items():
         plain = (machine, "out of the box")
         if label != plain[1] and framework and (*plain, framework) in spans and (*plain, None) in spans:
             projected = spans[(*plain, None)] - spans[(*plain, framework)] + span
-            print(f"{machine}: out of the box with {framework}'s runs {label}: {projected:.0f} s (projected) →  "
-                  f"{projected / args.budget:.2f} × the budget")
+            print(
+                f"{machine}: out of the box with {framework}'s runs {label}: {projected:.0f} s (projected) →  "
+                f"{projected / args.budget:.2f} × the budget"
+            )
     return EXIT_OK
 
 

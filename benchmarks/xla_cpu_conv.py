@@ -34,8 +34,11 @@ from runners.run import framework_environment
 #: (channels, input height/width, stride) of ResNet-18's distinct 3×3 convolutions on 32×32 images
 SHAPES = ((64, 32, 1), (64, 32, 2), (128, 16, 1), (128, 16, 2), (256, 8, 1), (256, 8, 2), (512, 4, 1))
 #: variant -> (framework, XLA_FLAGS)
-VARIANTS = {"jax": ("jax", ""), "jax-no-ynn": ("jax", "--xla_cpu_experimental_ynn_fusion_type="),
-            "tensorflow": ("tensorflow", "")}
+VARIANTS = {
+    "jax": ("jax", ""),
+    "jax-no-ynn": ("jax", "--xla_cpu_experimental_ynn_fusion_type="),
+    "tensorflow": ("tensorflow", ""),
+}
 
 
 def conv_passes_jax(x: np.ndarray, w: np.ndarray, stride: int) -> dict:
@@ -43,16 +46,20 @@ def conv_passes_jax(x: np.ndarray, w: np.ndarray, stride: int) -> dict:
     import jax
 
     def conv(x, w):
-        return jax.lax.conv_general_dilated(x, w, (stride, stride), ((1, 1), (1, 1)),
-                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jax.lax.conv_general_dilated(
+            x, w, (stride, stride), ((1, 1), (1, 1)), dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
 
     x, w = jax.numpy.asarray(x), jax.numpy.asarray(w)
     g = jax.numpy.ones_like(conv(x, w))
     forward = jax.jit(conv)
     dx = jax.jit(lambda x, w, g: jax.vjp(lambda x: conv(x, w), x)[1](g)[0])
     dw = jax.jit(lambda x, w, g: jax.vjp(lambda w: conv(x, w), w)[1](g)[0])
-    return {"forward": (lambda: forward(x, w).block_until_ready()),
-            "dx": (lambda: dx(x, w, g).block_until_ready()), "dw": (lambda: dw(x, w, g).block_until_ready())}
+    return {
+        "forward": (lambda: forward(x, w).block_until_ready()),
+        "dx": (lambda: dx(x, w, g).block_until_ready()),
+        "dw": (lambda: dw(x, w, g).block_until_ready()),
+    }
 
 
 def conv_passes_tensorflow(x: np.ndarray, w: np.ndarray, stride: int) -> dict:
@@ -74,8 +81,11 @@ def conv_passes_tensorflow(x: np.ndarray, w: np.ndarray, stride: int) -> dict:
             out = tf.nn.conv2d(x, w, stride, padding)
         return tape.gradient(out, w if wrt_weights else x, output_gradients=g)
 
-    return {"forward": (lambda: forward(x, w).numpy()), "dx": (lambda: gradient(x, w, g, False).numpy()),
-            "dw": (lambda: gradient(x, w, g, True).numpy())}
+    return {
+        "forward": (lambda: forward(x, w).numpy()),
+        "dx": (lambda: gradient(x, w, g, False).numpy()),
+        "dw": (lambda: gradient(x, w, g, True).numpy()),
+    }
 
 
 #: framework -> the three passes of one convolution in it
@@ -108,8 +118,13 @@ def measure_variant(framework: str, batch_size: int, repeats: int) -> list[dict]
 def main() -> int:
     """Measure each variant in a subprocess and print a row per shape."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", type=csv_of(str, tuple(VARIANTS)), default=list(VARIANTS), metavar="A,B",
-                        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)")
+    parser.add_argument(
+        "--variants",
+        type=csv_of(str, tuple(VARIANTS)),
+        default=list(VARIANTS),
+        metavar="A,B",
+        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)",
+    )
     parser.add_argument("--batch-size", type=positive_int, default=32)
     parser.add_argument("--repeats", type=positive_int, default=5)
     parser.add_argument("--one", choices=tuple(PASSES), help=argparse.SUPPRESS)  # internal: one framework here
@@ -123,9 +138,22 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-") as cache:
             # the runner's own environment on the CPU (quiet logs, no preallocation), with this variant's XLA flags
             env = {**os.environ, **framework_environment("cpu", cache), "XLA_FLAGS": flags}
-            out = subprocess.run([sys.executable, __file__, "--one", framework, "--batch-size",
-                                  str(args.batch_size), "--repeats", str(args.repeats)],
-                                 capture_output=True, text=True, env=env, check=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    framework,
+                    "--batch-size",
+                    str(args.batch_size),
+                    "--repeats",
+                    str(args.repeats),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
         for r in json.loads(out.stdout.strip().splitlines()[-1]):
             shape = f"{r['channels']}, {r['size']}, {r['stride']}"
             rates = "".join(f"{r['gflop'] / r[p] * 1e3:>9.0f}" for p in ("forward", "dx", "dw"))

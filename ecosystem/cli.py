@@ -54,34 +54,64 @@ exit status: 0 printed; 1 no snapshot yet or an unreadable one; 2 usage error (e
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `ecosystem` command."""
-    parser = argparse.ArgumentParser(prog="ecosystem", description=__doc__,
-                                     epilog="example: ecosystem collect --out results/ecosystem && ecosystem show")
+    parser = argparse.ArgumentParser(
+        prog="ecosystem",
+        description=__doc__,
+        epilog="example: ecosystem collect --out results/ecosystem && ecosystem show",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="{collect,show}")
 
-    run = commands.add_parser("collect", help="collect Stack Overflow, GitHub and PyPI statistics",
-                              description="Collect Stack Overflow, GitHub and PyPI statistics into "
-                                          "<out>/<UTC date>.json (schema fwbench.ecosystem/1).",
-                              epilog=_COLLECT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run = commands.add_parser(
+        "collect",
+        help="collect Stack Overflow, GitHub and PyPI statistics",
+        description="Collect Stack Overflow, GitHub and PyPI statistics into "
+        "<out>/<UTC date>.json (schema fwbench.ecosystem/1).",
+        epilog=_COLLECT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_frameworks_flag(run)
-    run.add_argument("--only", choices=SOURCES,
-                     help="collect this source only (default: all; a source, not a framework: see --frameworks)")
-    run.add_argument("--window-days", type=positive_int, default=365,
-                     help="the window of the *_in_window metrics, in days (default: %(default)s)")
-    run.add_argument("--sample", type=positive_int, default=300,
-                     help="questions per tag sampled for the time to first answer (default: %(default)s)")
-    run.add_argument("--out", type=Path, default=Path(_DEFAULT_OUT),
-                     help="snapshot directory, created if needed (default: %(default)s)")
-    run.add_argument("--max-wait", type=positive_float, default=60.0,
-                     help="longest single wait in seconds for a backoff, retry or rate-limit reset; a source "
-                          "that asks for more is recorded as failed (default: %(default)s)")
+    run.add_argument(
+        "--only",
+        choices=SOURCES,
+        help="collect this source only (default: all; a source, not a framework: see --frameworks)",
+    )
+    run.add_argument(
+        "--window-days",
+        type=positive_int,
+        default=365,
+        help="the window of the *_in_window metrics, in days (default: %(default)s)",
+    )
+    run.add_argument(
+        "--sample",
+        type=positive_int,
+        default=300,
+        help="questions per tag sampled for the time to first answer (default: %(default)s)",
+    )
+    run.add_argument(
+        "--out",
+        type=Path,
+        default=Path(_DEFAULT_OUT),
+        help="snapshot directory, created if needed (default: %(default)s)",
+    )
+    run.add_argument(
+        "--max-wait",
+        type=positive_float,
+        default=60.0,
+        help="longest single wait in seconds for a backoff, retry or rate-limit reset; a source "
+        "that asks for more is recorded as failed (default: %(default)s)",
+    )
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
-    view = commands.add_parser("show", help="print the latest snapshot and its change since the previous one",
-                               description="Print the latest snapshot in --out and its change since the previous "
-                                           "one.", epilog=_SHOW_EPILOG,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    view.add_argument("--out", type=existing_directory, default=_DEFAULT_OUT,
-                      help="snapshot directory (default: %(default)s)")
+    view = commands.add_parser(
+        "show",
+        help="print the latest snapshot and its change since the previous one",
+        description="Print the latest snapshot in --out and its change since the previous one.",
+        epilog=_SHOW_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    view.add_argument(
+        "--out", type=existing_directory, default=_DEFAULT_OUT, help="snapshot directory (default: %(default)s)"
+    )
     return parser
 
 
@@ -97,20 +127,30 @@ def _check_writable(directory: Path) -> None:
 
 def _collect(args: argparse.Namespace) -> int:
     _check_writable(args.out)
-    settings = Settings(out_dir=args.out, sources=(args.only,) if args.only else SOURCES,
-                        frameworks=tuple(args.frameworks or FRAMEWORKS), window_days=args.window_days,
-                        sample=args.sample, max_wait=args.max_wait)
+    settings = Settings(
+        out_dir=args.out,
+        sources=(args.only,) if args.only else SOURCES,
+        frameworks=tuple(args.frameworks or FRAMEWORKS),
+        window_days=args.window_days,
+        sample=args.sample,
+        max_wait=args.max_wait,
+    )
     try:
         record = collect(settings, progress=not args.no_progress)
     except OfflineError as exc:
         print(f"ecosystem: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     for failure in record["failures"][:_MAX_FAILURES_LISTED]:
-        print(f"ecosystem: failed {failure['source']} {failure['subject']} {failure['metric']}: "
-              f"{failure['reason']}", file=sys.stderr)
+        print(
+            f"ecosystem: failed {failure['source']} {failure['subject']} {failure['metric']}: {failure['reason']}",
+            file=sys.stderr,
+        )
     if len(record["failures"]) > _MAX_FAILURES_LISTED:
-        print(f"ecosystem: … and {len(record['failures']) - _MAX_FAILURES_LISTED} more failures "
-              "(listed in the snapshot's 'failures')", file=sys.stderr)
+        print(
+            f"ecosystem: … and {len(record['failures']) - _MAX_FAILURES_LISTED} more failures "
+            "(listed in the snapshot's 'failures')",
+            file=sys.stderr,
+        )
     if ok_count(record) == 0:
         print("ecosystem: no metric was collected; nothing written", file=sys.stderr)
         return EXIT_FAILURE
@@ -126,8 +166,7 @@ def _show(args: argparse.Namespace) -> int:
         print(f"ecosystem: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     if table is None:
-        print(f"ecosystem: no snapshot in {args.out}; run `ecosystem collect --out {args.out}` first",
-              file=sys.stderr)
+        print(f"ecosystem: no snapshot in {args.out}; run `ecosystem collect --out {args.out}` first", file=sys.stderr)
         return EXIT_FAILURE
     print(table)
     return EXIT_OK

@@ -38,17 +38,23 @@ class Settings:
 
 def progress_steps(source: str, subjects: Subjects) -> int:
     """Progress steps of a source: the tags call plus one per tag, one per repository, one per package."""
-    return {"stackoverflow": 1 + len(subjects.tags), "github": len(subjects.repos),
-            "pypi": len(subjects.packages)}[source]
+    return {"stackoverflow": 1 + len(subjects.tags), "github": len(subjects.repos), "pypi": len(subjects.packages)}[
+        source
+    ]
 
 
 def _warn(message: str) -> None:
     print(f"ecosystem: {message}", file=sys.stderr)
 
 
-def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Callable[[], str] = utc_now,
-            is_reachable: Callable[[str], bool] = reachable, progress: bool = True,
-            warn: Callable[[str], None] = _warn) -> dict[str, Any]:
+def collect(
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    clock: Callable[[], str] = utc_now,
+    is_reachable: Callable[[str], bool] = reachable,
+    progress: bool = True,
+    warn: Callable[[str], None] = _warn,
+) -> dict[str, Any]:
     """Collect the selected sources and return the snapshot record (not yet written).
 
     Raises OfflineError, before any request, when none of the sources' hosts can be reached.
@@ -81,17 +87,34 @@ def collect(settings: Settings, env: Mapping[str, str] | None = None, clock: Cal
             if source == "stackoverflow":
                 stackoverflow_stats.collect_stackoverflow(
                     lambda: stackexchange_client.StackClient(key=key, max_wait=settings.max_wait),
-                    subjects.tags, now, settings.window_days, settings.sample, metrics, advance)
+                    subjects.tags,
+                    now,
+                    settings.window_days,
+                    settings.sample,
+                    metrics,
+                    advance,
+                )
             elif source == "github":
-                history = load_snapshots(settings.out_dir,
-                                         on_error=lambda exc: warn(f"skipping history: {exc}"))
+                history = load_snapshots(settings.out_dir, on_error=lambda exc: warn(f"skipping history: {exc}"))
                 github_stats.collect_github(
-                    lambda: github_client.make_github(token, settings.max_wait), subjects.repos,
-                    now, settings.window_days, metrics, token is not None,
-                    star_baselines(history, now.date(), settings.window_days), settings.max_wait, advance)
+                    lambda: github_client.make_github(token, settings.max_wait),
+                    subjects.repos,
+                    now,
+                    settings.window_days,
+                    metrics,
+                    token is not None,
+                    star_baselines(history, now.date(), settings.window_days),
+                    settings.max_wait,
+                    advance,
+                )
             else:
-                pypi_stats.collect_pypi(lambda: pypi_stats.make_session(settings.max_wait), subjects.packages,
-                                        settings.max_wait, metrics, advance)
+                pypi_stats.collect_pypi(
+                    lambda: pypi_stats.make_session(settings.max_wait),
+                    subjects.packages,
+                    settings.max_wait,
+                    metrics,
+                    advance,
+                )
             results.append(metrics)
 
     authenticated = {s: bool({"stackoverflow": key, "github": token}.get(s)) for s in settings.sources}

@@ -52,8 +52,15 @@ class RateLimitRetry(GithubRetry):
         kwargs.setdefault("status_forcelist", [*range(500, 600), 429])
         super().__init__(**kwargs)
 
-    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
-                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Retry:
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: Any = None,
+    ) -> Retry:
         status = getattr(response, "status", None)
         if status not in RATE_LIMIT_STATUSES:
             return super().increment(method, url, response, error, _pool, _stacktrace)
@@ -89,10 +96,24 @@ def make_github(token: str | None, max_wait: float) -> Github:
     a second to stay clear of its secondary rate limits. PyGithub takes one timeout, used to connect and to read.
     """
     pace_s = REQUEST_PACE_S
-    retry = RateLimitRetry(total=4, connect=0, read=0, other=0, backoff_factor=1.0, backoff_max=max_wait,
-                           max_rate_limit_wait=max_wait, secondary_rate_wait=min(60.0, max_wait))
-    return Github(auth=Auth.Token(token) if token else None, retry=retry, timeout=READ_TIMEOUT_S, per_page=100,
-                  seconds_between_requests=pace_s or None, seconds_between_writes=4 * pace_s or None)
+    retry = RateLimitRetry(
+        total=4,
+        connect=0,
+        read=0,
+        other=0,
+        backoff_factor=1.0,
+        backoff_max=max_wait,
+        max_rate_limit_wait=max_wait,
+        secondary_rate_wait=min(60.0, max_wait),
+    )
+    return Github(
+        auth=Auth.Token(token) if token else None,
+        retry=retry,
+        timeout=READ_TIMEOUT_S,
+        per_page=100,
+        seconds_between_requests=pace_s or None,
+        seconds_between_writes=4 * pace_s or None,
+    )
 
 
 @contextmanager
@@ -101,8 +122,10 @@ def github_errors(max_wait: float) -> Iterator[None]:
     try:
         yield
     except RateLimitExceededExceedsMaxWait as exc:
-        raise SourceStopped(f"GitHub rate limit: the reset is {exc.wait:.0f} s away, more than the allowed "
-                            f"--max-wait {max_wait:.0f} s (HTTP {exc.status})") from None
+        raise SourceStopped(
+            f"GitHub rate limit: the reset is {exc.wait:.0f} s away, more than the allowed "
+            f"--max-wait {max_wait:.0f} s (HTTP {exc.status})"
+        ) from None
     except RateLimitExceededException as exc:
         unknown = "; it names no Retry-After or reset time to wait for" if exc.status == 429 else ""
         raise SourceStopped(f"GitHub rate limit exceeded ({exc.status}): {_message(exc)}{unknown}") from None

@@ -50,8 +50,13 @@ class _PageFailed(Exception):
 class StarWalker:
     """Counts the stars each repository gained since a cutoff, through one GraphQL client for a whole collection."""
 
-    def __init__(self, gh: Github, max_wait: float, sleep: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        gh: Github,
+        max_wait: float,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
         self.gh, self.max_wait = gh, max_wait
         self._sleep, self._clock = sleep or time.sleep, clock
         self.stopped: str | None = None  # why GraphQL is not asked again in this collection
@@ -82,8 +87,10 @@ class StarWalker:
                 return self._query(owner, name, after, PAGE_SIZES[size]), size, failures
             except _PageFailed as exc:
                 if failures == len(PAGE_SIZES) - 1:
-                    raise CollectionError(f"GraphQL stargazers page after cursor {after!r} failed {failures + 1} "
-                                          f"times, the last with first={PAGE_SIZES[size]}: {exc}") from None
+                    raise CollectionError(
+                        f"GraphQL stargazers page after cursor {after!r} failed {failures + 1} "
+                        f"times, the last with first={PAGE_SIZES[size]}: {exc}"
+                    ) from None
                 self._sleep(backoff_delay(failures + 1, self.max_wait))
                 size = min(size + 1, len(PAGE_SIZES) - 1)
         raise AssertionError("unreachable")
@@ -94,7 +101,8 @@ class StarWalker:
         with github_errors(self.max_wait):
             try:
                 headers, data = requester.requestJsonAndCheck(
-                    "POST", requester.graphql_url, input={"query": STARGAZERS_QUERY, "variables": variables})
+                    "POST", requester.graphql_url, input={"query": STARGAZERS_QUERY, "variables": variables}
+                )
             except requests.RequestException as exc:  # timeouts, and gateway 502/504 still failing after retries
                 raise _PageFailed(f"{type(exc).__name__}: {exc}") from None
         errors = data.get("errors") if isinstance(data, dict) else None
@@ -119,4 +127,3 @@ class StarWalker:
             return "GitHub gave no reset time"
         at = datetime.fromtimestamp(int(reset), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         return f"it resets at {at} (in {max(0, int(reset) - self._clock()):.0f} s)"
-

@@ -15,17 +15,28 @@ from ecosystem.metric import SourceMetrics
 
 #: a star count from an earlier snapshot: (snapshot date, stars then)
 Baseline = tuple[str, int]
-CONTRIBUTORS_DEFINITION = ("entries of the contributor list with anonymous contributors (anon=1): GitHub accounts "
-                           "linked from the first 500 author e-mail addresses, plus one entry for every other "
-                           "author e-mail address; a person with several unlinked addresses counts more than once")
+CONTRIBUTORS_DEFINITION = (
+    "entries of the contributor list with anonymous contributors (anon=1): GitHub accounts "
+    "linked from the first 500 author e-mail addresses, plus one entry for every other "
+    "author e-mail address; a person with several unlinked addresses counts more than once"
+)
 
 
 class RepoCollector:
     """Collects the GitHub metrics of one repository into ``metrics`` (one step per group of requests)."""
 
-    def __init__(self, gh: Github, name: str, now: datetime, window_days: int, metrics: SourceMetrics,
-                 star_walker: StarWalker | None, baseline: Baseline | None, max_wait: float,
-                 sleep: Callable[[float], None] | None = None):
+    def __init__(
+        self,
+        gh: Github,
+        name: str,
+        now: datetime,
+        window_days: int,
+        metrics: SourceMetrics,
+        star_walker: StarWalker | None,
+        baseline: Baseline | None,
+        max_wait: float,
+        sleep: Callable[[float], None] | None = None,
+    ):
         self.gh, self.name, self.now, self.window_days = gh, name, now, window_days
         self.cutoff = now - timedelta(days=window_days)
         self.metrics, self.star_walker, self.baseline = metrics, star_walker, baseline
@@ -49,20 +60,39 @@ class RepoCollector:
 
     def collect(self) -> None:
         """Run every step for this repository; failures are recorded per metric, never raised."""
-        self.metrics.step(self.name, ("stars", "forks", "subscribers"), self._method(f"/repos/{self.name}"),
-                          self._repo)
+        self.metrics.step(self.name, ("stars", "forks", "subscribers"), self._method(f"/repos/{self.name}"), self._repo)
         repo_path = f"/repos/{self.full_name}"
-        self.metrics.step(self.name, ("open_issues", "open_pull_requests"),
-                          self._method(f"{repo_path}/pulls?state=open&per_page=1"), self._open_counts)
+        self.metrics.step(
+            self.name,
+            ("open_issues", "open_pull_requests"),
+            self._method(f"{repo_path}/pulls?state=open&per_page=1"),
+            self._open_counts,
+        )
         # its own step: GitHub answers 403 for repositories whose contributor list is too large to list
-        self.metrics.step(self.name, ("contributors",),
-                          self._method(f"{repo_path}/contributors?anon=1&per_page=1"), self._contributors)
-        self.metrics.step(self.name, ("releases_in_window", "latest_release_date"),
-                          self._method(f"{repo_path}/releases", window_days=self.window_days), self._releases)
-        self.metrics.step(self.name, ("issues_opened_in_window",),
-                          self._method("/search/issues", window_days=self.window_days), self._issues_opened)
-        self.metrics.step(self.name, ("stars_gained_in_window", "star_growth_percent_in_window"),
-                          self._method("/graphql", window_days=self.window_days), self._star_growth)
+        self.metrics.step(
+            self.name,
+            ("contributors",),
+            self._method(f"{repo_path}/contributors?anon=1&per_page=1"),
+            self._contributors,
+        )
+        self.metrics.step(
+            self.name,
+            ("releases_in_window", "latest_release_date"),
+            self._method(f"{repo_path}/releases", window_days=self.window_days),
+            self._releases,
+        )
+        self.metrics.step(
+            self.name,
+            ("issues_opened_in_window",),
+            self._method("/search/issues", window_days=self.window_days),
+            self._issues_opened,
+        )
+        self.metrics.step(
+            self.name,
+            ("stars_gained_in_window", "star_growth_percent_in_window"),
+            self._method("/graphql", window_days=self.window_days),
+            self._star_growth,
+        )
 
     def _repo(self) -> None:
         self.repo = self._call(lambda: self.gh.get_repo(self.name))  # follows a 301 to a renamed repository
@@ -73,8 +103,12 @@ class RepoCollector:
         self.open_issues_and_prs = require(data, "open_issues_count", method["endpoint"])
         self.metrics.set(self.name, "stars", self.stars, method)
         self.metrics.set(self.name, "forks", require(data, "forks_count", method["endpoint"]), method)
-        self.metrics.set(self.name, "subscribers", require(data, "subscribers_count", method["endpoint"]),
-                         dict(method, note="subscribers_count: the people watching the repository"))
+        self.metrics.set(
+            self.name,
+            "subscribers",
+            require(data, "subscribers_count", method["endpoint"]),
+            dict(method, note="subscribers_count: the people watching the repository"),
+        )
 
     def _fetched_repo(self) -> Any:
         if self.repo is None:
@@ -83,21 +117,34 @@ class RepoCollector:
 
     def _open_counts(self) -> None:
         open_prs = self._call(lambda: self._fetched_repo().get_pulls(state="open").totalCount)
-        pulls = self._method(f"/repos/{self.full_name}/pulls?state=open&per_page=1",
-                             note="count from the Link header's last page")
+        pulls = self._method(
+            f"/repos/{self.full_name}/pulls?state=open&per_page=1", note="count from the Link header's last page"
+        )
         self.metrics.set(self.name, "open_pull_requests", open_prs, pulls)
-        self.metrics.set(self.name, "open_issues", self.open_issues_and_prs - open_prs,
-                         self._method(f"/repos/{self.full_name}",
-                                      note="open_issues_count minus open pull requests (GitHub counts both)",
-                                      also=pulls["endpoint"]))
+        self.metrics.set(
+            self.name,
+            "open_issues",
+            self.open_issues_and_prs - open_prs,
+            self._method(
+                f"/repos/{self.full_name}",
+                note="open_issues_count minus open pull requests (GitHub counts both)",
+                also=pulls["endpoint"],
+            ),
+        )
 
     def _contributors(self) -> None:
         # without anon=1 GitHub lists only the accounts linked from the first 500 author e-mails: a floor near 500
         contributors = self._call(lambda: self._fetched_repo().get_contributors(anon="1").totalCount)
-        self.metrics.set(self.name, "contributors", contributors,
-                         self._method(f"/repos/{self.full_name}/contributors?anon=1&per_page=1",
-                                      definition=CONTRIBUTORS_DEFINITION,
-                                      note="count from the Link header's last page"))
+        self.metrics.set(
+            self.name,
+            "contributors",
+            contributors,
+            self._method(
+                f"/repos/{self.full_name}/contributors?anon=1&per_page=1",
+                definition=CONTRIBUTORS_DEFINITION,
+                note="count from the Link header's last page",
+            ),
+        )
 
     def _releases(self) -> None:
         path = f"/repos/{self.full_name}/releases"
@@ -109,8 +156,12 @@ class RepoCollector:
             if len(releases) < 100 or (dates and min(dates) < self.cutoff):
                 break
             page += 1
-        self.metrics.set(self.name, "releases_in_window", in_window,
-                         self._method(path, window_days=self.window_days, note="published releases"))
+        self.metrics.set(
+            self.name,
+            "releases_in_window",
+            in_window,
+            self._method(path, window_days=self.window_days, note="published releases"),
+        )
         latest_path = f"{path}/latest"
         latest_method = self._method(latest_path, note="the latest full release (not a draft or prerelease)")
 
@@ -132,10 +183,13 @@ class RepoCollector:
         query = f"repo:{self.full_name} is:issue created:>={since}"
         # read total_count from the response: PyGithub's totalCount stops at the 1000 results search pages
         _, data = self._get("/search/issues", q=query, per_page=1)
-        method = self._method("/search/issues", window_days=self.window_days, query=query,
-                              incomplete_results=require(data, "incomplete_results", "/search/issues"))
-        self.metrics.set(self.name, "issues_opened_in_window", require(data, "total_count", "/search/issues"),
-                         method)
+        method = self._method(
+            "/search/issues",
+            window_days=self.window_days,
+            query=query,
+            incomplete_results=require(data, "incomplete_results", "/search/issues"),
+        )
+        self.metrics.set(self.name, "issues_opened_in_window", require(data, "total_count", "/search/issues"), method)
 
     def _star_growth(self) -> None:
         if self.star_walker:
@@ -143,8 +197,10 @@ class RepoCollector:
         elif self.baseline and self.stars is not None:
             gained, method = self._stars_from_history()
         else:
-            why = ("GraphQL needs GITHUB_TOKEN and no snapshot from at least "
-                   f"{self.window_days} days ago holds this repository's stars")
+            why = (
+                "GraphQL needs GITHUB_TOKEN and no snapshot from at least "
+                f"{self.window_days} days ago holds this repository's stars"
+            )
             method = self._method("/graphql", window_days=self.window_days)
             for name in ("stars_gained_in_window", "star_growth_percent_in_window"):
                 self.metrics.skip(self.name, name, why, method)
@@ -152,35 +208,56 @@ class RepoCollector:
         self.metrics.set(self.name, "stars_gained_in_window", gained, method)
         if self.stars is not None and self.stars > gained:
             percent = round(100.0 * gained / (self.stars - gained), 2)
-            self.metrics.set(self.name, "star_growth_percent_in_window", percent,
-                             dict(method, note="stars gained / (stars now - stars gained) x 100"))
+            self.metrics.set(
+                self.name,
+                "star_growth_percent_in_window",
+                percent,
+                dict(method, note="stars gained / (stars now - stars gained) x 100"),
+            )
         else:
-            self.metrics.skip(self.name, "star_growth_percent_in_window", "current star count not collected",
-                              method)
+            self.metrics.skip(self.name, "star_growth_percent_in_window", "current star count not collected", method)
 
     def _stars_from_graphql(self, walker: StarWalker) -> tuple[int, dict[str, Any]]:
         gained, walk = walker.gained_since(self.full_name, self.cutoff)
-        method = self._method("/graphql", window_days=self.window_days, **walk,
-                              definition="current stargazers whose starredAt is in the window "
-                                         "(stargazers ordered by STARRED_AT descending)")
+        method = self._method(
+            "/graphql",
+            window_days=self.window_days,
+            **walk,
+            definition="current stargazers whose starredAt is in the window "
+            "(stargazers ordered by STARRED_AT descending)",
+        )
         if self.baseline and self.stars is not None:
-            method["history_cross_check"] = {"baseline_date": self.baseline[0],
-                                             "net_gain": self.stars - self.baseline[1]}
+            method["history_cross_check"] = {
+                "baseline_date": self.baseline[0],
+                "net_gain": self.stars - self.baseline[1],
+            }
         return gained, method
 
     def _stars_from_history(self) -> tuple[int, dict[str, Any]]:
         baseline_date, stars_then = self.baseline
         span = (self.now.date() - datetime.fromisoformat(baseline_date).date()).days
-        method = {"endpoint": f"snapshot history: stars now ({API}/repos/{self.full_name}) minus stars "
-                              f"in the {baseline_date} snapshot",
-                  "window_days": span, "sample_size": None, "baseline_date": baseline_date,
-                  "definition": "net change of the star count (stars minus unstars) over window_days"}
+        method = {
+            "endpoint": f"snapshot history: stars now ({API}/repos/{self.full_name}) minus stars "
+            f"in the {baseline_date} snapshot",
+            "window_days": span,
+            "sample_size": None,
+            "baseline_date": baseline_date,
+            "definition": "net change of the star count (stars minus unstars) over window_days",
+        }
         return self.stars - stars_then, method
 
 
-def collect_github(client_factory: Callable[[], Github], repos: tuple[str, ...], now: datetime, window_days: int,
-                   metrics: SourceMetrics, authenticated: bool, baselines: dict[str, Baseline],
-                   max_wait: float, progress: Callable[[str], None]) -> None:
+def collect_github(
+    client_factory: Callable[[], Github],
+    repos: tuple[str, ...],
+    now: datetime,
+    window_days: int,
+    metrics: SourceMetrics,
+    authenticated: bool,
+    baselines: dict[str, Baseline],
+    max_wait: float,
+    progress: Callable[[str], None],
+) -> None:
     """Collect every GitHub metric for ``repos`` into ``metrics``; ``progress`` hears of each finished repo.
 
     Star growth comes from GraphQL when ``authenticated`` (GraphQL needs a token), else from ``baselines``.

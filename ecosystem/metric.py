@@ -8,13 +8,13 @@ from typing import Any
 from ecosystem.errors import CollectionError, SourceStopped
 
 
-def make_metric(value: Any, method: dict[str, Any], collected_at: str | None, status: str = "ok",
-                reason: str | None = None) -> dict[str, Any]:
+def make_metric(
+    value: Any, method: dict[str, Any], collected_at: str | None, status: str = "ok", reason: str | None = None
+) -> dict[str, Any]:
     """One snapshot metric: its value, whether it was collected, why not, and how it was computed."""
     if "endpoint" not in method:
         raise ValueError("a metric's method must name its endpoint")
-    return {"value": value, "status": status, "reason": reason, "method": dict(method),
-            "collected_at": collected_at}
+    return {"value": value, "status": status, "reason": reason, "method": dict(method), "collected_at": collected_at}
 
 
 class SourceMetrics:
@@ -44,11 +44,15 @@ class SourceMetrics:
         """Record metrics whose collection failed, and list them among the snapshot's failures."""
         for name in names:
             self.subjects.setdefault(subject, {})[name] = make_metric(None, method, None, "failed", reason)
-            self.failures.append({"source": self.source, "subject": subject, "metric": name,
-                                  "reason": reason})
+            self.failures.append({"source": self.source, "subject": subject, "metric": name, "reason": reason})
 
-    def step(self, subjects: str | tuple[str, ...], names: tuple[str, ...], method: dict[str, Any],
-             compute: Callable[[], None]) -> None:
+    def step(
+        self,
+        subjects: str | tuple[str, ...],
+        names: tuple[str, ...],
+        method: dict[str, Any],
+        compute: Callable[[], None],
+    ) -> None:
         """Run ``compute`` (which calls set/skip for ``names`` of ``subjects``); on error mark them failed."""
         if self.stopped:
             self._fail_all(subjects, names, f"not attempted: {self.stopped}", method)
@@ -61,8 +65,9 @@ class SourceMetrics:
         except CollectionError as exc:
             self._fail_all(subjects, names, str(exc), method)
 
-    def _fail_all(self, subjects: str | tuple[str, ...], names: tuple[str, ...], reason: str,
-                  method: dict[str, Any]) -> None:
+    def _fail_all(
+        self, subjects: str | tuple[str, ...], names: tuple[str, ...], reason: str, method: dict[str, Any]
+    ) -> None:
         for subject in (subjects,) if isinstance(subjects, str) else subjects:
             self.fail(subject, names, reason, method)
 

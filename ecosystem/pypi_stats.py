@@ -14,8 +14,10 @@ from ecosystem.transport import TIMEOUT, retry_transient
 
 HOST = "pypistats.org"
 API = f"https://{HOST}/api"
-CAVEAT = ("downloads from PyPI only; conda, the PyTorch wheel index (download.pytorch.org) and mirrors are "
-          "not counted, and CI downloads are included")
+CAVEAT = (
+    "downloads from PyPI only; conda, the PyTorch wheel index (download.pytorch.org) and mirrors are "
+    "not counted, and CI downloads are included"
+)
 
 
 def make_session(max_wait: float) -> requests.Session:
@@ -24,15 +26,25 @@ def make_session(max_wait: float) -> requests.Session:
     Network failures are not retried here (``connect``, ``read`` and ``other`` are 0) but by ``recent_downloads``,
     the same way for every source.
     """
-    retry = Retry(total=3, connect=0, read=0, other=0, backoff_factor=1.0, backoff_max=max_wait,
-                  retry_after_max=max_wait, status_forcelist=(429, 500, 502, 503, 504), raise_on_status=False)
+    retry = Retry(
+        total=3,
+        connect=0,
+        read=0,
+        other=0,
+        backoff_factor=1.0,
+        backoff_max=max_wait,
+        retry_after_max=max_wait,
+        status_forcelist=(429, 500, 502, 503, 504),
+        raise_on_status=False,
+    )
     session = requests.Session()
     session.mount("https://", HTTPAdapter(max_retries=retry))
     return session
 
 
-def recent_downloads(session: requests.Session, package: str, max_wait: float,
-                     sleep: Callable[[float], None] | None = None) -> int:
+def recent_downloads(
+    session: requests.Session, package: str, max_wait: float, sleep: Callable[[float], None] | None = None
+) -> int:
     """Downloads of ``package`` in the last month, from ``/api/packages/{package}/recent``."""
     url = f"{API}/packages/{package}/recent"
     response = retry_transient(lambda: session.get(url, timeout=TIMEOUT), "pypistats", max_wait, sleep)
@@ -48,13 +60,22 @@ def recent_downloads(session: requests.Session, package: str, max_wait: float,
     return data["last_month"]
 
 
-def collect_pypi(session_factory: Callable[[], requests.Session], packages: tuple[str, ...], max_wait: float,
-                 metrics: SourceMetrics, progress: Callable[[str], None]) -> None:
+def collect_pypi(
+    session_factory: Callable[[], requests.Session],
+    packages: tuple[str, ...],
+    max_wait: float,
+    metrics: SourceMetrics,
+    progress: Callable[[str], None],
+) -> None:
     """Collect ``downloads_last_month`` for ``packages`` into ``metrics``."""
     session = session_factory()
     for package in packages:
-        method = {"endpoint": f"{API}/packages/{package}/recent", "window_days": 30, "sample_size": None,
-                  "caveat": CAVEAT}
+        method = {
+            "endpoint": f"{API}/packages/{package}/recent",
+            "window_days": 30,
+            "sample_size": None,
+            "caveat": CAVEAT,
+        }
 
         def downloads(package: str = package, method: dict = method) -> None:
             metrics.set(package, "downloads_last_month", recent_downloads(session, package, max_wait), method)

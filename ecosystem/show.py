@@ -47,15 +47,20 @@ def render(latest: dict[str, Any], previous: dict[str, Any] | None) -> str:
         for subject, metrics in subjects.items():
             for name, metric in metrics.items():
                 old = (previous or {}).get("sources", {}).get(source, {}).get(subject, {}).get(name)
-                rows.append((source, subject, name, format_value(metric["value"]),
-                             format_change(metric, old), _note(metric)))
+                rows.append(
+                    (source, subject, name, format_value(metric["value"]), format_change(metric, old), _note(metric))
+                )
     widths = [max(len(str(cell)) for cell in column) for column in zip(_HEADERS, *rows, strict=True)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-             for row in (_HEADERS, tuple("-" * w for w in widths), *rows)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (_HEADERS, tuple("-" * w for w in widths), *rows)
+    ]
     state = "complete" if latest["complete"] else f"partial, {len(latest['failures'])} failed"
     since = f"change since {previous['date']}" if previous else "no earlier snapshot to compare with"
-    head = (f"Ecosystem snapshot {latest['date']} ({state}; {ok_count(latest)} metrics collected; "
-            f"window {latest['window_days']} days; collected {latest['collected_at']}); {since}")
+    head = (
+        f"Ecosystem snapshot {latest['date']} ({state}; {ok_count(latest)} metrics collected; "
+        f"window {latest['window_days']} days; collected {latest['collected_at']}); {since}"
+    )
     return "\n".join([head, "", *lines])
 
 

@@ -16,8 +16,9 @@ SCHEMA = "fwbench.ecosystem/1"
 _SNAPSHOT_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 
 
-def build_snapshot(sources: list[SourceMetrics], window_days: int, authenticated: dict[str, bool],
-                   collected_at: str, day: str) -> dict[str, Any]:
+def build_snapshot(
+    sources: list[SourceMetrics], window_days: int, authenticated: dict[str, bool], collected_at: str, day: str
+) -> dict[str, Any]:
     """The snapshot record; it is complete when no metric failed (not_collected ones carry their reason)."""
     failures = [failure for source in sources for failure in source.failures]
     return {
@@ -34,8 +35,12 @@ def build_snapshot(sources: list[SourceMetrics], window_days: int, authenticated
 
 def ok_count(record: dict[str, Any]) -> int:
     """How many metrics of a snapshot were collected."""
-    return sum(metric["status"] == "ok" for subjects in record["sources"].values()
-               for metrics in subjects.values() for metric in metrics.values())
+    return sum(
+        metric["status"] == "ok"
+        for subjects in record["sources"].values()
+        for metrics in subjects.values()
+        for metric in metrics.values()
+    )
 
 
 def snapshot_files(out_dir: Path) -> list[Path]:
@@ -45,8 +50,9 @@ def snapshot_files(out_dir: Path) -> list[Path]:
     return sorted(p for p in out_dir.iterdir() if _SNAPSHOT_NAME.match(p.name) and p.is_file())
 
 
-def load_snapshots(out_dir: Path, on_error: Callable[[RecordError], None] | None = None
-                   ) -> list[tuple[Path, dict[str, Any]]]:
+def load_snapshots(
+    out_dir: Path, on_error: Callable[[RecordError], None] | None = None
+) -> list[tuple[Path, dict[str, Any]]]:
     """Every valid snapshot, oldest first; a bad one raises RecordError, or goes to ``on_error`` (skipped)."""
     loaded = []
     for path in snapshot_files(out_dir):
@@ -59,8 +65,9 @@ def load_snapshots(out_dir: Path, on_error: Callable[[RecordError], None] | None
     return loaded
 
 
-def star_baselines(history: list[tuple[Path, dict[str, Any]]], today: date,
-                   window_days: int) -> dict[str, tuple[str, int]]:
+def star_baselines(
+    history: list[tuple[Path, dict[str, Any]]], today: date, window_days: int
+) -> dict[str, tuple[str, int]]:
     """Per repository, the newest collected star count from a snapshot at least ``window_days`` old."""
     cutoff = (today - timedelta(days=window_days)).isoformat()
     baselines: dict[str, tuple[str, int]] = {}
@@ -101,7 +108,10 @@ def save_snapshot(out_dir: Path, record: dict[str, Any]) -> SaveResult:
         except RecordError:
             existing = None  # an unreadable file of today holds nothing worth keeping
         if existing and (existing["complete"], ok_count(existing)) > (record["complete"], ok_count(record)):
-            return SaveResult(path, False, f"kept {path} ({_describe(existing)}); this collection "
-                                           f"({_describe(record)}) was not written")
+            return SaveResult(
+                path,
+                False,
+                f"kept {path} ({_describe(existing)}); this collection ({_describe(record)}) was not written",
+            )
     write_record(path, record)
     return SaveResult(path, True, f"wrote {path} ({_describe(record)})")

@@ -49,8 +49,14 @@ class StackClient:
     Note that ``StackAPI(...)`` itself requests ``/sites`` at construction.
     """
 
-    def __init__(self, key: str | None = None, max_wait: float = 60.0, attempts: int = ATTEMPTS,
-                 sleep: Callable[[float], None] | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        key: str | None = None,
+        max_wait: float = 60.0,
+        attempts: int = ATTEMPTS,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.max_wait = max_wait
         self.attempts = attempts
         self.quota_remaining: int | None = None
@@ -80,8 +86,10 @@ class StackClient:
         if delay <= 0:
             return
         if delay > self.max_wait:
-            raise SourceStopped(f"Stack Exchange asked to back off {delay:.0f} s, more than the "
-                                f"allowed --max-wait {self.max_wait:.0f} s")
+            raise SourceStopped(
+                f"Stack Exchange asked to back off {delay:.0f} s, more than the "
+                f"allowed --max-wait {self.max_wait:.0f} s"
+            )
         self._sleep(delay)
 
     def _call(self, method: str, request: Callable[[], Any]) -> Any:
@@ -126,8 +134,9 @@ class StackClient:
     def count_filter(self) -> str:
         """The id of a filter holding COUNT_FILTER_FIELDS, from ``/filters/create`` (one request per client)."""
         if self._count_filter is None:
-            created = self.fetch("filters/create", include=";".join(COUNT_FILTER_FIELDS), base="none",
-                                 unsafe="false")["items"]
+            created = self.fetch("filters/create", include=";".join(COUNT_FILTER_FIELDS), base="none", unsafe="false")[
+                "items"
+            ]
             fields = set(created[0].get("included_fields", ())) if created else set()
             if not created or "filter" not in created[0] or not fields.issuperset(COUNT_FILTER_FIELDS):
                 raise CollectionError(f"filters/create did not return a filter holding {';'.join(COUNT_FILTER_FIELDS)}")

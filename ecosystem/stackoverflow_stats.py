@@ -45,13 +45,24 @@ def first_answer_stats(questions: list[dict[str, Any]], answers: list[dict[str, 
     }
 
 
-FIRST_ANSWER_METRICS = ("first_answer_median_minutes", "answered_within_1h_share",
-                        "answered_within_24h_share", "first_answer_sample_size", "sample_unanswered")
+FIRST_ANSWER_METRICS = (
+    "first_answer_median_minutes",
+    "answered_within_1h_share",
+    "answered_within_24h_share",
+    "first_answer_sample_size",
+    "sample_unanswered",
+)
 
 
-def collect_stackoverflow(client_factory: Callable[[], StackClient], tags: tuple[str, ...], now: datetime,
-                          window_days: int, sample: int, metrics: SourceMetrics,
-                          progress: Callable[[str], None]) -> None:
+def collect_stackoverflow(
+    client_factory: Callable[[], StackClient],
+    tags: tuple[str, ...],
+    now: datetime,
+    window_days: int,
+    sample: int,
+    metrics: SourceMetrics,
+    progress: Callable[[str], None],
+) -> None:
     """Collect every Stack Overflow metric for ``tags`` into ``metrics``; ``progress`` hears of each step."""
     start = now - timedelta(days=window_days)
     window = {"fromdate": int(start.timestamp()), "todate": int(now.timestamp())}
@@ -65,8 +76,7 @@ def collect_stackoverflow(client_factory: Callable[[], StackClient], tags: tuple
                 raise SourceStopped(str(exc)) from None
         return holder["client"]
 
-    tags_method = {"endpoint": f"{API}/tags/{{tags}}/info?site={SITE}", "window_days": None,
-                   "sample_size": None}
+    tags_method = {"endpoint": f"{API}/tags/{{tags}}/info?site={SITE}", "window_days": None, "sample_size": None}
 
     def total_questions() -> None:
         items = client().items("tags/{tags}/info", tags=list(tags))
@@ -75,8 +85,7 @@ def collect_stackoverflow(client_factory: Callable[[], StackClient], tags: tuple
             if tag in counts:
                 metrics.set(tag, "total_questions", counts[tag], tags_method)
             else:
-                metrics.fail(tag, ["total_questions"], f"tag '{tag}' missing from tags/info response",
-                             tags_method)
+                metrics.fail(tag, ["total_questions"], f"tag '{tag}' missing from tags/info response", tags_method)
 
     metrics.step(tags, ("total_questions",), tags_method, total_questions)
     progress("stackoverflow tags")
@@ -85,13 +94,22 @@ def collect_stackoverflow(client_factory: Callable[[], StackClient], tags: tuple
         progress(f"stackoverflow {tag}")
 
 
-def _collect_tag(client: Callable[[], StackClient], tag: str, window: dict[str, int], window_days: int,
-                 sample: int, metrics: SourceMetrics) -> None:
-    counts_method = {"endpoint": f"{API}/questions?tagged={tag}&filter=COUNT_FILTER and "
-                                 f"{API}/questions/no-answers?tagged={tag}&filter=COUNT_FILTER",
-                     "window_days": window_days, "sample_size": None,
-                     "unanswered_means": "no answer at all (/questions/no-answers)",
-                     "count_filter_fields": ";".join(COUNT_FILTER_FIELDS)}
+def _collect_tag(
+    client: Callable[[], StackClient],
+    tag: str,
+    window: dict[str, int],
+    window_days: int,
+    sample: int,
+    metrics: SourceMetrics,
+) -> None:
+    counts_method = {
+        "endpoint": f"{API}/questions?tagged={tag}&filter=COUNT_FILTER and "
+        f"{API}/questions/no-answers?tagged={tag}&filter=COUNT_FILTER",
+        "window_days": window_days,
+        "sample_size": None,
+        "unanswered_means": "no answer at all (/questions/no-answers)",
+        "count_filter_fields": ";".join(COUNT_FILTER_FIELDS),
+    }
 
     def counts() -> None:
         asked = client().total("questions", tagged=tag, **window)
@@ -106,23 +124,36 @@ def _collect_tag(client: Callable[[], StackClient], tag: str, window: dict[str, 
     metrics.step(tag, ("questions_in_window", "unanswered_share_in_window"), counts_method, counts)
 
     settled = window["todate"] - SETTLE_DAYS * 86400
-    sample_method = {"endpoint": f"{API}/questions?tagged={tag}&sort=creation&order=desc then "
-                                 f"{API}/questions/{{ids}}/answers?sort=creation&order=asc",
-                     "window_days": window_days, "sample_size": None, "requested_sample": sample,
-                     "settle_days": SETTLE_DAYS,
-                     "definition": "the newest questions created in the window and at least settle_days old; "
-                                   "delay = earliest visible answer's creation_date minus the question's; "
-                                   "median over answered questions, shares over the whole sample"}
+    sample_method = {
+        "endpoint": f"{API}/questions?tagged={tag}&sort=creation&order=desc then "
+        f"{API}/questions/{{ids}}/answers?sort=creation&order=asc",
+        "window_days": window_days,
+        "sample_size": None,
+        "requested_sample": sample,
+        "settle_days": SETTLE_DAYS,
+        "definition": "the newest questions created in the window and at least settle_days old; "
+        "delay = earliest visible answer's creation_date minus the question's; "
+        "median over answered questions, shares over the whole sample",
+    }
 
     def first_answers() -> None:
-        questions = client().items("questions", limit=sample, tagged=tag, sort="creation", order="desc",
-                                   fromdate=window["fromdate"], todate=settled)
-        answered = [require(q, "question_id", "questions") for q in questions
-                    if require(q, "answer_count", "questions") > 0]
+        questions = client().items(
+            "questions",
+            limit=sample,
+            tagged=tag,
+            sort="creation",
+            order="desc",
+            fromdate=window["fromdate"],
+            todate=settled,
+        )
+        answered = [
+            require(q, "question_id", "questions") for q in questions if require(q, "answer_count", "questions") > 0
+        ]
         answers: list[dict[str, Any]] = []
         for i in range(0, len(answered), _ANSWER_IDS_PER_CALL):
-            answers += client().items("questions/{ids}/answers", ids=answered[i:i + _ANSWER_IDS_PER_CALL],
-                                      sort="creation", order="asc")
+            answers += client().items(
+                "questions/{ids}/answers", ids=answered[i : i + _ANSWER_IDS_PER_CALL], sort="creation", order="asc"
+            )
         stats = first_answer_stats(questions, answers)
         method = dict(sample_method, sample_size=stats["first_answer_sample_size"])
         for name in FIRST_ANSWER_METRICS:

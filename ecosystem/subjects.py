@@ -24,8 +24,9 @@ class Subjects:
 #: framework key (``fwbench.frameworks.FRAMEWORKS``) -> its subjects; the framework's own first, then its library
 BY_FRAMEWORK: dict[str, Subjects] = {
     "torch": Subjects(tags=("pytorch",), repos=("pytorch/pytorch",), packages=("torch",)),
-    "tensorflow": Subjects(tags=("tensorflow", "keras"), repos=("tensorflow/tensorflow", "keras-team/keras"),
-                           packages=("tensorflow",)),
+    "tensorflow": Subjects(
+        tags=("tensorflow", "keras"), repos=("tensorflow/tensorflow", "keras-team/keras"), packages=("tensorflow",)
+    ),
     "jax": Subjects(tags=("jax", "flax"), repos=("jax-ml/jax", "google/flax"), packages=("jax", "flax")),
 }
 
@@ -37,5 +38,8 @@ def subjects_of(frameworks: Iterable[str] = FRAMEWORKS) -> Subjects:
     if unknown:
         raise ValueError(f"no ecosystem subjects for {', '.join(sorted(unknown))}; known: {', '.join(BY_FRAMEWORK)}")
     picked = [BY_FRAMEWORK[name] for name in FRAMEWORKS if name in chosen]
-    return Subjects(tags=tuple(t for s in picked for t in s.tags), repos=tuple(r for s in picked for r in s.repos),
-                    packages=tuple(p for s in picked for p in s.packages))
+    return Subjects(
+        tags=tuple(t for s in picked for t in s.tags),
+        repos=tuple(r for s in picked for r in s.repos),
+        packages=tuple(p for s in picked for p in s.packages),
+    )

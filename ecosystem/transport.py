@@ -36,8 +36,13 @@ def backoff_delay(attempt: int, max_wait: float) -> float:
     return min(2.0 ** (attempt - 1), max_wait)
 
 
-def retry_transient(request: Callable[[], T], source: str, max_wait: float,
-                    sleep: Callable[[float], None] | None = None, attempts: int = ATTEMPTS) -> T:
+def retry_transient(
+    request: Callable[[], T],
+    source: str,
+    max_wait: float,
+    sleep: Callable[[float], None] | None = None,
+    attempts: int = ATTEMPTS,
+) -> T:
     """``request()``, retried with backoff when the network fails or the server says the failure is temporary.
 
     Raises SourceStopped, naming ``source`` and the last error, when all ``attempts`` failed. A ``RetryError`` (a

@@ -49,6 +49,7 @@ class UsageError(ValueError):
 
 def csv_of(kind, allowed: tuple[str, ...] | None = None):
     """An argparse type for comma-separated values, each converted by ``kind`` and checked against ``allowed``."""
+
     def parse(text: str) -> list:
         try:
             items = [kind(part.strip()) for part in text.split(",") if part.strip()]
@@ -56,9 +57,11 @@ def csv_of(kind, allowed: tuple[str, ...] | None = None):
             raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
         bad = [i for i in items if allowed and i not in allowed]
         if not items or bad:
-            raise argparse.ArgumentTypeError(f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; "
-                                             f"choose from {', '.join(allowed or ())}")
+            raise argparse.ArgumentTypeError(
+                f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; choose from {', '.join(allowed or ())}"
+            )
         return items
+
     return parse
 
 
@@ -70,11 +73,22 @@ def add_frameworks_flag(parser: argparse.ArgumentParser, old_spellings: tuple[st
     """
     from fwbench.frameworks import FRAMEWORKS
 
-    parser.add_argument("--frameworks", type=csv_of(str, FRAMEWORKS), action=_Extend, metavar="A,B",
-                        help=f"comma-separated, from {', '.join(FRAMEWORKS)} (default: all)")
+    parser.add_argument(
+        "--frameworks",
+        type=csv_of(str, FRAMEWORKS),
+        action=_Extend,
+        metavar="A,B",
+        help=f"comma-separated, from {', '.join(FRAMEWORKS)} (default: all)",
+    )
     for spelling in old_spellings:
-        parser.add_argument(spelling, type=csv_of(str, FRAMEWORKS), action=_Extend, dest="frameworks",
-                            help=argparse.SUPPRESS, metavar="A,B")
+        parser.add_argument(
+            spelling,
+            type=csv_of(str, FRAMEWORKS),
+            action=_Extend,
+            dest="frameworks",
+            help=argparse.SUPPRESS,
+            metavar="A,B",
+        )
 
 
 class _Extend(argparse.Action):
@@ -111,8 +125,10 @@ class HelpWithExamples(argparse.HelpFormatter):
 
 def examples(*commands: str) -> dict:
     """Keyword arguments for ``ArgumentParser``/``add_parser``: an epilog listing ``commands``, one a line."""
-    return {"epilog": "\n".join([EXAMPLES_HEADING, *(f"  {command}" for command in commands)]),
-            "formatter_class": HelpWithExamples}
+    return {
+        "epilog": "\n".join([EXAMPLES_HEADING, *(f"  {command}" for command in commands)]),
+        "formatter_class": HelpWithExamples,
+    }
 
 
 def existing_directory(text: str) -> Path:

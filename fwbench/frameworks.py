@@ -36,12 +36,29 @@ class Framework:
 REGISTRY: dict[str, Framework] = {
     f.name: f
     for f in (
-        Framework("torch", "PyTorch", "#D55E00", "o", "torch", ("torch",), ("compiled", "eager"),
-                  ("eager", "compiled"), "Linear"),
-        Framework("tensorflow", "TensorFlow", "#009E73", "s", "tensorflow", ("tensorflow", "tensorflow-cpu"),
-                  ("compiled", "eager"), ("eager", "compiled"), "Dense"),
-        Framework("jax", "JAX", "#0072B2", "^", "flax.nnx", ("jax",), ("compiled",), ("eager", "compiled"),
-                  "Linear"),
+        Framework(
+            "torch",
+            "PyTorch",
+            "#D55E00",
+            "o",
+            "torch",
+            ("torch",),
+            ("compiled", "eager"),
+            ("eager", "compiled"),
+            "Linear",
+        ),
+        Framework(
+            "tensorflow",
+            "TensorFlow",
+            "#009E73",
+            "s",
+            "tensorflow",
+            ("tensorflow", "tensorflow-cpu"),
+            ("compiled", "eager"),
+            ("eager", "compiled"),
+            "Dense",
+        ),
+        Framework("jax", "JAX", "#0072B2", "^", "flax.nnx", ("jax",), ("compiled",), ("eager", "compiled"), "Linear"),
     )
 }
 #: framework keys in display order

@@ -5,9 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 
 #: the parts of a matrix's span, in the order they are printed
-TIME_PARTS = {"compile_s": "compile", "warm_up_s": "warm-up steps", "timed_s": "timed epochs",
-              "quiet_wait_s": "waiting for quiet", "in_run_other_s": "imports, set-up, evaluation, record",
-              "between_runs_s": "between runs"}
+TIME_PARTS = {
+    "compile_s": "compile",
+    "warm_up_s": "warm-up steps",
+    "timed_s": "timed epochs",
+    "quiet_wait_s": "waiting for quiet",
+    "in_run_other_s": "imports, set-up, evaluation, record",
+    "between_runs_s": "between runs",
+}
 
 
 def time_breakdown(records: list[dict]) -> dict[str, float]:
@@ -30,10 +35,16 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
     first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
     timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
     quiet_wait_s = sum((r.get("load") or {}).get("waited_seconds") or 0.0 for r in ok)  # no load: an older record
-    return {"span_s": span_s, "run_s": run_s, "compile_s": compile_s, "warm_up_s": first_s - compile_s,
-            "timed_s": timed_s,
-            "quiet_wait_s": quiet_wait_s, "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s,
-            "between_runs_s": span_s - run_s}
+    return {
+        "span_s": span_s,
+        "run_s": run_s,
+        "compile_s": compile_s,
+        "warm_up_s": first_s - compile_s,
+        "timed_s": timed_s,
+        "quiet_wait_s": quiet_wait_s,
+        "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s,
+        "between_runs_s": span_s - run_s,
+    }
 
 
 def breakdown_line(breakdown: dict[str, float], within_runs: bool = False) -> str:

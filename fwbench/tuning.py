@@ -10,17 +10,28 @@ from __future__ import annotations
 import os
 from typing import Any
 
-TUNING_VARIABLES = ("XLA_FLAGS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                    "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "NVIDIA_TF32_OVERRIDE",
-                    "JAX_DEFAULT_MATMUL_PRECISION")
+TUNING_VARIABLES = (
+    "XLA_FLAGS",
+    "TF_XLA_FLAGS",
+    "TF_ENABLE_ONEDNN_OPTS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+    "NVIDIA_TF32_OVERRIDE",
+    "JAX_DEFAULT_MATMUL_PRECISION",
+)
 TUNING_PREFIXES = ("TORCHINDUCTOR_", "TORCHDYNAMO_", "TORCH_COMPILE_")
 
 
 def tuning_environment() -> dict[str, str]:
     """The tuning variables set in this process's environment, sorted by name; cache locations, which change no
     code, left out."""
-    return {name: value for name, value in sorted(os.environ.items())
-            if (name in TUNING_VARIABLES or name.startswith(TUNING_PREFIXES)) and not name.endswith("_CACHE_DIR")}
+    return {
+        name: value
+        for name, value in sorted(os.environ.items())
+        if (name in TUNING_VARIABLES or name.startswith(TUNING_PREFIXES)) and not name.endswith("_CACHE_DIR")
+    }
 
 
 def tuning_of(record: dict[str, Any]) -> str:

@@ -40,8 +40,11 @@ def update_to_2(record: dict[str, Any]) -> dict[str, Any]:
     config = old["config"]
     config.update(train_images=None, sized_for=None, run_order=None)  # /1 kept only the drop-last images
     missing = ["config.train_images", "config.sized_for", "config.run_order", "load"]
-    for section, field in (("hardware", "fingerprint"), ("software", "fwbench_version"),
-                           ("memory", "host_children_peak_rss_bytes")):
+    for section, field in (
+        ("hardware", "fingerprint"),
+        ("software", "fwbench_version"),
+        ("memory", "host_children_peak_rss_bytes"),
+    ):
         if old.get(section) is not None:
             old[section][field] = None
             missing.append(f"{section}.{field}")

@@ -24,8 +24,11 @@ def undertrained(summary: Summary, classes: int) -> str | None:
     for metric, words in (("train_loss", _("training loss")), ("test_loss", _("test loss"))):
         final = summary.final(metric)
         if final and final.mean >= uniform_loss:
-            reasons.append(_("{figure} {value:.2f}, not below ln {classes} = {uniform:.2f}").format(
-                figure=words, value=final.mean, classes=classes, uniform=uniform_loss))
+            reasons.append(
+                _("{figure} {value:.2f}, not below ln {classes} = {uniform:.2f}").format(
+                    figure=words, value=final.mean, classes=classes, uniform=uniform_loss
+                )
+            )
     return part_separator().join(reasons) or None
 
 
@@ -59,8 +62,13 @@ def image_agreement(table: Table) -> list[Agreement]:
         seeds = set.intersection(*({r["config"]["seed"] for r in s.counted} for s in summaries.values()))
         if not seeds:
             continue
-        counts = {name: tuple(_correct(r, size) for r in sorted(s.counted, key=lambda r: r["config"]["seed"])
-                              if r["config"]["seed"] in seeds)
-                  for name, s in summaries.items()}
+        counts = {
+            name: tuple(
+                _correct(r, size)
+                for r in sorted(s.counted, key=lambda r: r["config"]["seed"])
+                if r["config"]["seed"] in seeds
+            )
+            for name, s in summaries.items()
+        }
         found.append(Agreement(bs, size, counts))
     return found

@@ -51,8 +51,14 @@ def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
 def _key_of(item: Loaded) -> ConfigKey:
     rec = item.record
     fw = rec["framework"]
-    return ConfigKey(item.machine_id, setting_of(rec), fw["name"], fw["version"] or "unknown", fw["mode"],
-                     rec["config"]["batch_size"])
+    return ConfigKey(
+        item.machine_id,
+        setting_of(rec),
+        fw["name"],
+        fw["version"] or "unknown",
+        fw["mode"],
+        rec["config"]["batch_size"],
+    )
 
 
 @dataclass
@@ -141,8 +147,9 @@ class Summary:
     def failure_note(self) -> str:
         """Failed runs as text, e.g. ``1 OOM, 1 timeout``; empty when every run succeeded."""
         failed = [(s, c) for s, c in sorted(self.statuses.items()) if s != "ok"]
-        return ", ".join(translate(FAILED_LABELS[s]).format(count=c) if s in FAILED_LABELS else f"{c} {s}"
-                         for s, c in failed)
+        return ", ".join(
+            translate(FAILED_LABELS[s]).format(count=c) if s in FAILED_LABELS else f"{c} {s}" for s, c in failed
+        )
 
     @property
     def failures(self) -> list[dict[str, Any]]:
@@ -189,8 +196,13 @@ class Summary:
 
     def final(self, metric: str) -> Stats | None:
         """The last epoch's ``metric`` (``train_loss``, ``test_loss``…) over the counted runs."""
-        return describe([rec["accuracy"]["epochs"][-1].get(metric) for rec in self.counted
-                         if rec.get("accuracy") and rec["accuracy"]["epochs"]])
+        return describe(
+            [
+                rec["accuracy"]["epochs"][-1].get(metric)
+                for rec in self.counted
+                if rec.get("accuracy") and rec["accuracy"]["epochs"]
+            ]
+        )
 
     def time_to_accuracy(self, target: float) -> tuple[Stats | None, int]:
         """(Seconds to reach ``target`` over the counted runs that reached it, number of counted runs)."""
@@ -204,8 +216,9 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
     for item in runs:
         key = _key_of(item)
         groups.setdefault(key, Summary(key=key)).runs.append(item)
-    return sorted(groups.values(),
-                  key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size))
+    return sorted(
+        groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
+    )
 
 
 @dataclass
@@ -242,8 +255,11 @@ class Table:
 
     def column_label(self, column: Column) -> str:
         """The framework's name, with its version where the table holds more than one version of it."""
-        return f"{label(column.framework)} {column.version}" if column.framework in self.mixed_versions \
+        return (
+            f"{label(column.framework)} {column.version}"
+            if column.framework in self.mixed_versions
             else label(column.framework)
+        )
 
     @property
     def batch_sizes(self) -> list[int]:
@@ -257,8 +273,9 @@ class Table:
     def cell(self, framework: str, mode: str, batch_size: int, version: str | None = None) -> Summary | None:
         """The summary of ``framework`` in ``mode`` at one batch size: at ``version``, or at the newest version
         this table holds of it (None when not run)."""
-        versions = sorted({c.version for c in self.columns if c.framework == framework and c.mode == mode},
-                          key=version_key)
+        versions = sorted(
+            {c.version for c in self.columns if c.framework == framework and c.mode == mode}, key=version_key
+        )
         chosen = version if version is not None else (versions[-1] if versions else None)
         return self.at(Column(framework, chosen, mode), batch_size) if chosen else None
 

@@ -30,6 +30,7 @@ from generator.snippet_claims import code_size_claims
 #: the claims page's heading for these rows
 SCOPE = N_("The article's remaining figures")
 
+
 def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
     """Every row of this module for the loaded ``results``, in the article's order."""
     return [
@@ -57,7 +58,9 @@ def _left_out(runs: list[Loaded]) -> str:
         return ""
     return part_separator() + ngettext(
         "{n} flagged run record (busy or older) listed but left out of the verdict",
-        "{n} flagged run records (busy or older) listed but left out of the verdict", flagged).format(n=flagged)
+        "{n} flagged run records (busy or older) listed but left out of the verdict",
+        flagged,
+    ).format(n=flagged)
 
 
 def _samerelease(recorded: str | None, stated: str) -> bool:
@@ -76,9 +79,12 @@ def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
         article=_("introduction: {introduction}; setup: {setup}").format(**gpus),
         ours=_("the same GPU") if same else _("two different GPUs"),
         verdict=CONFIRMED if same else CONTRADICTED,
-        reason=_("the article's own text") if same else _(
+        reason=_("the article's own text")
+        if same
+        else _(
             "the article's own text: the introduction speaks of throughput on the reader's {introduction}, but every "
-            "figure was measured on the {setup}, and none is given for the {introduction}").format(**gpus),
+            "figure was measured on the {setup}, and none is given for the {introduction}"
+        ).format(**gpus),
         conditions=(_("the article's own text"),),
     )
 
@@ -86,8 +92,9 @@ def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
 def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     """The article's driver, CUDA and cuDNN beside those of the judgeable GPU runs."""
     stack = article["setup"]
-    stated = _("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(driver=stack["gpu_driver"], cuda=stack["cuda"],
-                                                                      cudnn=stack["cudnn"])
+    stated = _("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(
+        driver=stack["gpu_driver"], cuda=stack["cuda"], cudnn=stack["cudnn"]
+    )
     gpu = [r for r in _judgeable(runs) if (r.record.get("hardware") or {}).get("device_kind") == "gpu"]
     recorded = sorted(
         {(h.get("gpu_driver"), h.get("cuda"), h.get("cudnn")) for h in (r.record["hardware"] for r in gpu)},
@@ -99,7 +106,8 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             section=stack["section"],
             claim=_("GPU driver, CUDA and cuDNN"),
             article=stated,
-            ours=_("no GPU run record (runs on {machines})").format(machines=", ".join(machines)) if machines
+            ours=_("no GPU run record (runs on {machines})").format(machines=", ".join(machines))
+            if machines
             else _("no GPU run record"),
             verdict=NOT_COMPARABLE,
             reason=_("no judgeable run on a GPU recorded its driver, CUDA and cuDNN") + _left_out(runs),
@@ -113,8 +121,10 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         section=stack["section"],
         claim=_("GPU driver, CUDA and cuDNN"),
         article=stated,
-        ours=part_separator().join(_("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(
-            driver=d or "?", cuda=c or "?", cudnn=n or "?") for d, c, n in recorded),
+        ours=part_separator().join(
+            _("driver {driver}, CUDA {cuda}, cuDNN {cudnn}").format(driver=d or "?", cuda=c or "?", cudnn=n or "?")
+            for d, c, n in recorded
+        ),
         verdict=CONFIRMED if same else NOT_COMPARABLE,
         reason=(
             _("a judgeable GPU run used the article's stack")
@@ -153,8 +163,9 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
     if not runs and not probes:
         reason = _("no run or probe records yet")
     elif missing:
-        reason = _("no judgeable record ran the article's release of {frameworks}: the figures here come from other "
-                   "releases").format(frameworks=", ".join(missing))
+        reason = _(
+            "no judgeable record ran the article's release of {frameworks}: the figures here come from other releases"
+        ).format(frameworks=", ".join(missing))
     else:
         reason = _("every framework has judgeable records at the article's release")
     return Claim(
@@ -189,14 +200,20 @@ def dataset_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         if r.record["config"]["dataset"] == data["dataset"]
     )
     whole = _("the {total:,} images are the whole set: {train:,} for training, {test:,} for testing").format(
-        total=data["total_images"], train=split[0], test=split[1])
+        total=data["total_images"], train=split[0], test=split[1]
+    )
     return Claim(
         section=data["section"],
         claim=_("the data set's size"),
         article=_("CIFAR-10, {classes} classes, {total:,} images of {side}×{side}").format(
-            classes=data["classes"], total=data["total_images"], side=data["image_side"]),
-        ours=part_separator().join(_("{dataset}: {train} training + {test} test images").format(
-            dataset=name, train=_count(train), test=_count(test)) for name, train, test in sizes)
+            classes=data["classes"], total=data["total_images"], side=data["image_side"]
+        ),
+        ours=part_separator().join(
+            _("{dataset}: {train} training + {test} test images").format(
+                dataset=name, train=_count(train), test=_count(test)
+            )
+            for name, train, test in sizes
+        )
         or _("no run records"),
         verdict=CONFIRMED if full else NOT_COMPARABLE,
         reason=(
@@ -250,8 +267,12 @@ def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
         )
         largest = max(s for s, _n in spreads.values())
         verdict = CONFIRMED if largest <= bound else CONTRADICTED
-        judged = _("largest same-seed spread {largest:.2f} points against the stated {bound}.").format(
-            largest=largest, bound=bound) + " "
+        judged = (
+            _("largest same-seed spread {largest:.2f} points against the stated {bound}.").format(
+                largest=largest, bound=bound
+            )
+            + " "
+        )
     else:
         ours = _("no CIFAR-10 configuration run {runs}+ times with one seed").format(runs=seeding["min_runs"]) + (
             " " + _("(seeds in the records: {seeds})").format(seeds=", ".join(map(str, seeds))) if seeds else ""
@@ -260,7 +281,8 @@ def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     return Claim(
         section=seeding["section"],
         claim=_("the ± is the spread of {runs} runs with one seed ({seed}), each within {bound} points").format(
-            runs=seeding["runs"], seed=seeding["seed"], bound=bound),
+            runs=seeding["runs"], seed=seeding["seed"], bound=bound
+        ),
         article=", ".join(f"{fmt.label(fw)} ±{accuracy['table'][fw]['std']}" for fw in FRAMEWORKS),
         ours=ours,
         verdict=verdict,
@@ -292,8 +314,12 @@ def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> li
     so, stars = article["stackoverflow"], article["star_growth"]
     groups = (
         (so["section"], _("Stack Overflow questions in the past year"), so["questions"], "{:,}+"),
-        (so["section"], _("time to a first answer on Stack Overflow"), so["first_answer_mean_minutes"],
-         _("{} min (mean)")),
+        (
+            so["section"],
+            _("time to a first answer on Stack Overflow"),
+            so["first_answer_mean_minutes"],
+            _("{} min (mean)"),
+        ),
         (stars["section"], _("GitHub star growth per year"), stars["percent_per_year"], "{} %"),
     )
     return [
@@ -303,8 +329,10 @@ def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> li
             article=", ".join(f"[{subject}] {form.format(value)}" for subject, value in figures.items()),
             ours="—",
             verdict=NOT_COMPARABLE,
-            reason=_("no snapshot: no ecosystem snapshot under results/ecosystem/ to compare with "
-                     "(`ecosystem collect --out results/ecosystem` makes one)"),
+            reason=_(
+                "no snapshot: no ecosystem snapshot under results/ecosystem/ to compare with "
+                "(`ecosystem collect --out results/ecosystem` makes one)"
+            ),
             conditions=(_("an ecosystem snapshot"),),
         )
         for section, claim, figures, form in groups

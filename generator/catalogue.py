@@ -31,7 +31,8 @@ def extract() -> Catalog:
         method_map, options_map = parse_mapping_cfg(handle, str(MAPPING))
     catalog = Catalog(project="fwbench", msgid_bugs_address="", charset="utf-8")
     for filename, _lineno, message, comments, context in extract_from_dir(
-            GENERATOR_DIR, method_map, options_map, DEFAULT_KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True):
+        GENERATOR_DIR, method_map, options_map, DEFAULT_KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True
+    ):
         catalog.add(message, None, [(f"generator/{filename}", None)], auto_comments=comments, context=context)
     return catalog
 

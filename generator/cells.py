@@ -41,8 +41,12 @@ def marks(summary: Summary) -> str:
 
 
 def figure_cell(
-    summary: Summary | None, stats_of: Callable[[Summary], Stats | None], scale: float = 1.0, digits: int = 2,
-    unit: str = "", extra: str = ""
+    summary: Summary | None,
+    stats_of: Callable[[Summary], Stats | None],
+    scale: float = 1.0,
+    digits: int = 2,
+    unit: str = "",
+    extra: str = "",
 ) -> str:
     """A figure's mean and spread, then (small) its run count, ``extra`` and marks; or why there is none."""
     if summary is None:
@@ -101,8 +105,12 @@ def time_to_accuracy_cell(summary: Summary | None, target: float) -> str:
     if stats is None:
         epochs = summary.key.setting.epochs
         reached = ngettext("not reached in {epochs} epoch", "not reached in {epochs} epochs", epochs).format(
-            epochs=epochs)
+            epochs=epochs
+        )
         return f"{reached}<br><small>n={counted}{marks(summary)}</small>"
-    never = " · " + _("{never} of {counted} never reached it").format(never=counted - stats.n, counted=counted) \
-        if stats.n < counted else ""
+    never = (
+        " · " + _("{never} of {counted} never reached it").format(never=counted - stats.n, counted=counted)
+        if stats.n < counted
+        else ""
+    )
     return figure_cell(summary, lambda s: stats, digits=1, unit="s", extra=never)

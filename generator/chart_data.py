@@ -25,8 +25,9 @@ def _point(x: float, stats: Stats, scale: float) -> tuple[float, float, float]:
     return x, stats.mean * scale, (stats.half_width or 0.0) * scale
 
 
-def _series(column: Column, label: str, points: list[tuple[float, float, float]], linestyle: str | None = None
-            ) -> Series:
+def _series(
+    column: Column, label: str, points: list[tuple[float, float, float]], linestyle: str | None = None
+) -> Series:
     fw = REGISTRY[column.framework]
     return Series(label, fw.colour, fw.marker, linestyle or MODE_STYLES[column.mode], tuple(points))
 
@@ -35,32 +36,51 @@ def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel:
     """One figure (``stats_of`` a summary) against batch size, a line per column of the table."""
     lines = []
     for column in table.columns:
-        points = [_point(bs, st, scale) for bs in table.batch_sizes
-                  if (s := table.at(column, bs)) and s.n_ok and (st := stats_of(s))]
+        points = [
+            _point(bs, st, scale)
+            for bs in table.batch_sizes
+            if (s := table.at(column, bs)) and s.n_ok and (st := stats_of(s))
+        ]
         if points:
             mode = f" {column.mode}" if len(table.modes) > 1 else ""
             lines.append(_series(column, table.column_label(column) + mode, points))
-    return Chart("batch", _("batch size (images)"), ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes),
-                 from_zero=True)
+    return Chart(
+        "batch", _("batch size (images)"), ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True
+    )
 
 
 def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled") -> Chart:
     """``metric`` per epoch in one mode: colour and marker = framework, line style = batch size, each told once
     in the legend."""
     summaries = [s for s in table.summaries if s.n_ok and s.key.mode == mode and s.curve(metric)]
-    lines = [_series(s.key.column, "", [_point(e, st, scale) for e, st in s.curve(metric)],
-                     BATCH_STYLES[table.batch_sizes.index(s.key.batch_size) % len(BATCH_STYLES)])
-             for s in summaries]
+    lines = [
+        _series(
+            s.key.column,
+            "",
+            [_point(e, st, scale) for e, st in s.curve(metric)],
+            BATCH_STYLES[table.batch_sizes.index(s.key.batch_size) % len(BATCH_STYLES)],
+        )
+        for s in summaries
+    ]
     columns = sorted({s.key.column for s in summaries}, key=Column.sort_key)
     keys = [_series(c, table.column_label(c), [], "-") for c in columns]
-    keys += [Series(_("batch {size}").format(size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
-             for i, bs in enumerate(table.batch_sizes)]
+    keys += [
+        Series(_("batch {size}").format(size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
+        for i, bs in enumerate(table.batch_sizes)
+    ]
     return Chart("epoch", _("epoch"), f"{ylabel}, {mode}", tuple(lines), tuple(keys))
 
 
 def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:
     """A metric across snapshot dates (ISO strings), one line per subject."""
-    lines = [Series(subject, SERIES_COLOURS[i % len(SERIES_COLOURS)], SERIES_MARKERS[i % len(SERIES_MARKERS)], "-",
-                    tuple((d, v, 0.0) for d, v in points))
-             for i, (subject, points) in enumerate(sorted(series.items()))]
+    lines = [
+        Series(
+            subject,
+            SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            SERIES_MARKERS[i % len(SERIES_MARKERS)],
+            "-",
+            tuple((d, v, 0.0) for d, v in points),
+        )
+        for i, (subject, points) in enumerate(sorted(series.items()))
+    ]
     return Chart("date", _("snapshot date"), ylabel, tuple(lines))

@@ -26,16 +26,32 @@ from matplotlib.lines import Line2D
 #: text, axes and grid: readable on white and on Material's dark slate
 MID_GREY = "#808080"
 THEME = {
-    "text.color": MID_GREY, "axes.labelcolor": MID_GREY, "axes.edgecolor": MID_GREY, "xtick.color": MID_GREY,
-    "ytick.color": MID_GREY, "grid.color": MID_GREY, "grid.alpha": 0.3, "legend.frameon": False,
-    "font.size": 13, "axes.spines.top": False, "axes.spines.right": False,
+    "text.color": MID_GREY,
+    "axes.labelcolor": MID_GREY,
+    "axes.edgecolor": MID_GREY,
+    "xtick.color": MID_GREY,
+    "ytick.color": MID_GREY,
+    "grid.color": MID_GREY,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "font.size": 13,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
 }
 SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 13 pt text stays legible
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
 #: CJK font families, preferred first (Debian's fonts-noto-cjk, then other common ones)
-CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
-                "WenQuanYi Micro Hei", "AR PL UMing CN", "Droid Sans Fallback")
+CJK_FAMILIES = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "AR PL UMing CN",
+    "Droid Sans Fallback",
+)
 #: a font file that may hold them, for fonts installed after matplotlib cached its font list
 CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback")
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -70,6 +86,7 @@ class Chart:
 def cjk_font() -> str | None:
     """The family of an installed font that draws Chinese, or None. Fonts installed after matplotlib cached its
     font list are looked for among the system's font files and added."""
+
     def known() -> str | None:
         names = {f.name for f in font_manager.fontManager.ttflist}
         return next((family for family in CJK_FAMILIES if family in names), None)
@@ -117,9 +134,17 @@ def draw(chart: Chart) -> bytes:
         for line in chart.series:
             xs = [date.fromisoformat(x) if chart.x == "date" else x for x, _, _ in line.points]
             errors = [e for _, _, e in line.points]
-            axes.errorbar(xs, [y for _, y, _ in line.points], yerr=errors if any(errors) else None, capsize=3,
-                          markersize=6, color=line.colour, marker=line.marker, linestyle=line.linestyle,
-                          label=line.label or None)
+            axes.errorbar(
+                xs,
+                [y for _, y, _ in line.points],
+                yerr=errors if any(errors) else None,
+                capsize=3,
+                markersize=6,
+                color=line.colour,
+                marker=line.marker,
+                linestyle=line.linestyle,
+                label=line.label or None,
+            )
         _x_axis(axes, chart)
         axes.set_ylabel(chart.ylabel)
         axes.grid(True)
@@ -128,11 +153,19 @@ def draw(chart: Chart) -> bytes:
         if chart.x == "date":
             figure.autofmt_xdate()
         handles = list(axes.get_legend_handles_labels()[0])
-        handles += [Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)
-                    for k in chart.keys]
+        handles += [
+            Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)
+            for k in chart.keys
+        ]
         if handles:
-            axes.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=min(3, len(handles)),
-                        columnspacing=1.0, handlelength=1.8)
+            axes.legend(
+                handles=handles,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.22),
+                ncols=min(3, len(handles)),
+                columnspacing=1.0,
+                handlelength=1.8,
+            )
         return _png(figure)
 
 

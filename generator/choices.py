@@ -42,8 +42,9 @@ def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None
     return None
 
 
-def _lead_choice(scenario: str, lead: Lead, link: str, show: Callable[[Stats], str] | None = None,
-                 best: str = FASTEST) -> Choice:
+def _lead_choice(
+    scenario: str, lead: Lead, link: str, show: Callable[[Stats], str] | None = None, best: str = FASTEST
+) -> Choice:
     """A choice from a lead: no favourite where the figures are within noise."""
     favoured = _("no clear favourite") if lead.status == WITHIN_NOISE else lead.leader
     return Choice(scenario, favoured, lead_text(lead, show, best), link)
@@ -65,20 +66,25 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
         where = f"{machine.device if machine else table.machine_id}, {table.setting.dataset}"
         table_leads = throughput_leads(table)
         if table_leads:
-            for scenario, lead in ((_("fast training at small batches (batch {batch}) on {where}"), table_leads[0]),
-                                   (_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1])):
-                found.append(_lead_choice(scenario.format(batch=lead.batch_size, where=where), lead,
-                                          "results/speed.md"))
+            for scenario, lead in (
+                (_("fast training at small batches (batch {batch}) on {where}"), table_leads[0]),
+                (_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1]),
+            ):
+                found.append(
+                    _lead_choice(scenario.format(batch=lead.batch_size, where=where), lead, "results/speed.md")
+                )
         compile_lead = _largest_batch_lead(table, lambda s: s.compile_seconds)
         if compile_lead:
             scenario = _("short start-up (compile time at batch {batch}) on {where}").format(
-                batch=compile_lead.batch_size, where=where)
+                batch=compile_lead.batch_size, where=where
+            )
             found.append(_lead_choice(scenario, compile_lead, "results/speed.md", _seconds, QUICKEST_TO_COMPILE))
         for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
             memory_lead = _largest_batch_lead(table, lambda s, name=name: s.memory(name))
             if memory_lead:
                 scenario = _("tight memory ({figure} at batch {batch}) on {where}").format(
-                    figure=translate(MEMORY_METRICS[name][0]), batch=memory_lead.batch_size, where=where)
+                    figure=translate(MEMORY_METRICS[name][0]), batch=memory_lead.batch_size, where=where
+                )
                 found.append(_lead_choice(scenario, memory_lead, "results/memory.md", _mib, LEANEST))
                 break
     return found
@@ -89,27 +95,44 @@ def other_choices(scores: dict[str, float], sources: list[SourceFile], snapshot:
     found = []
     if scores:
         best, score = _best(scores, lowest=False)
-        found.append(Choice(_("clear error messages"), best,
-                            _("mean probe score {score:.0%} of the maximum").format(score=score), "devex/debugging.md"))
+        found.append(
+            Choice(
+                _("clear error messages"),
+                best,
+                _("mean probe score {score:.0%} of the maximum").format(score=score),
+                "devex/debugging.md",
+            )
+        )
     totals: dict[str, int] = defaultdict(int)
     for s in sources:
         if s.lines is not None:
             totals[s.framework] += s.lines
     if sources and all(s.lines is not None for s in sources):
         best, lines = _best(totals)
-        found.append(Choice(_("the least code to read"), best,
-                            _("{lines} lines (model + training step)").format(lines=lines), "devex/code-size.md"))
+        found.append(
+            Choice(
+                _("the least code to read"),
+                best,
+                _("{lines} lines (model + training step)").format(lines=lines),
+                "devex/code-size.md",
+            )
+        )
     if snapshot:
         questions = {
             tag: m["value"]
             for tag in ("pytorch", "tensorflow", "jax")
             if (m := snapshot.record["sources"].get("stackoverflow", {}).get(tag, {}).get("total_questions"))
-            and m["status"] == "ok" and m["value"] is not None
+            and m["status"] == "ok"
+            and m["value"] is not None
         }
         if questions:
             best, count = _best(questions, lowest=False)
-            found.append(Choice(_("the most Stack Overflow questions to search"), best,
-                                _("{count:,} questions tagged ({date})").format(count=count,
-                                                                               date=snapshot.record["date"]),
-                                "beyond/community.md"))
+            found.append(
+                Choice(
+                    _("the most Stack Overflow questions to search"),
+                    best,
+                    _("{count:,} questions tagged ({date})").format(count=count, date=snapshot.record["date"]),
+                    "beyond/community.md",
+                )
+            )
     return found

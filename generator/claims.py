@@ -82,9 +82,11 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 _("{framework} speed-up from batch {low} to {high}").format(framework=fmt.label(fw), low=lo, high=hi),
                 f"{up['stated'][fw]}×",
                 _("{ratio:.2f}× ({low} s ÷ {high} s, its own table)").format(
-                    ratio=computed, low=speed["table"][lo][fw], high=speed["table"][hi][fw]),
+                    ratio=computed, low=speed["table"][lo][fw], high=speed["table"][hi][fw]
+                ),
                 verdict,
-                _("stated ratio vs the ratio of the article's own table") if verdict == CONFIRMED
+                _("stated ratio vs the ratio of the article's own table")
+                if verdict == CONFIRMED
                 else _("stated ratio vs the ratio of the article's own table: the text and the table disagree"),
                 own_figures,
             )
@@ -97,7 +99,8 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 spec["stated_ranking_text"],
                 order_text(spec["stated_ranking"]) + f" ({what})",
                 _("order holds at {wins} of {sizes} batch sizes of its table").format(
-                    wins=len(wins), sizes=len(spec["table"])),
+                    wins=len(wins), sizes=len(spec["table"])
+                ),
                 CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
                 _("ranking of each row of the article's own table"),
                 own_figures,
@@ -109,7 +112,8 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
         Claim(
             over["section"],
             _("{framework} batch {batch} without interpreter overhead").format(
-                framework=fmt.label(over["framework"]), batch=over["batch_size"]),
+                framework=fmt.label(over["framework"]), batch=over["batch_size"]
+            ),
             f"{over['without_overhead_seconds']} s",
             f"{computed:.1f} s ({over['total_seconds']} − {over['overhead_seconds']})",
             within_absolute(computed, over["without_overhead_seconds"], 0.05),

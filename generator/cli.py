@@ -26,8 +26,9 @@ def language_builds() -> list[tuple[Path, str]]:
     return [(CONFIG_FILE, "") if code == SOURCE else (REPO_ROOT / f"mkdocs.{code}.yml", code) for code in LANGUAGES]
 
 
-def build_site(results: Results, site_dir: Path, frameworks_dir: Path | None = None,
-               site_url: str | None = None) -> None:
+def build_site(
+    results: Results, site_dir: Path, frameworks_dir: Path | None = None, site_url: str | None = None
+) -> None:
     """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``, once per language: English at
     its root, Chinese under ``zh/``, both from the same records.
 
@@ -47,8 +48,9 @@ def build_site(results: Results, site_dir: Path, frameworks_dir: Path | None = N
     try:
         for config_file, folder in language_builds():
             overrides = {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
-            config = load_config(config_file=str(config_file), site_dir=str((site_dir / folder).resolve()),
-                                 strict=True, **overrides)
+            config = load_config(
+                config_file=str(config_file), site_dir=str((site_dir / folder).resolve()), strict=True, **overrides
+            )
             build(config)
     finally:
         preloaded.reset(token)
@@ -108,8 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--results",
         type=existing_directory,
         default="results",
-        help="existing directory holding runs/, probes/ and ecosystem/, as `make site` writes them "
-        "(default: results)",
+        help="existing directory holding runs/, probes/ and ecosystem/, as `make site` writes them (default: results)",
     )
     build.add_argument("--site-dir", type=Path, default=Path("site"), help="output directory (default: site)")
     build.add_argument(

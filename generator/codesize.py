@@ -71,7 +71,5 @@ def measure(frameworks_dir: Path) -> list[SourceFile]:
         for framework in FRAMEWORKS:
             path = frameworks_dir / f"{framework}_{suffix}.py"
             text = path.read_text(encoding="utf-8") if path.is_file() else None
-            found.append(
-                SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None)
-            )
+            found.append(SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None))
     return found

@@ -166,11 +166,17 @@ def _device(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str],
         return [_("this machine recorded no hardware (no successful run)")], []
     kind = machine.hardware["device_kind"]
     if kind != setup["device_kind"]:
-        return [_("{device}: a {kind}, not a {wanted}").format(device=machine.device, kind=kind.upper(),
-                                                               wanted=setup["device_kind"].upper())], []
+        return [
+            _("{device}: a {kind}, not a {wanted}").format(
+                device=machine.device, kind=kind.upper(), wanted=setup["device_kind"].upper()
+            )
+        ], []
     if setup["device_match"].lower() not in machine.device.lower():
-        return [], [_("another GPU: {device}, not the article's {article}").format(device=machine.device,
-                                                                                  article=setup["device_name"])]
+        return [], [
+            _("another GPU: {device}, not the article's {article}").format(
+                device=machine.device, article=setup["device_name"]
+            )
+        ]
     return [], []
 
 
@@ -179,19 +185,22 @@ def _dataset(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str]
     if s.dataset != setup["dataset"]:
         return [_("{dataset} data, not CIFAR-10").format(dataset=s.dataset)], []
     if s.older:
-        return [_("training-set size unknown (older records: {images:,} images per epoch)").format(
-            images=s.train_images)], []
+        return [
+            _("training-set size unknown (older records: {images:,} images per epoch)").format(images=s.train_images)
+        ], []
     if s.train_images != setup["train_images"]:
-        return [_("{images:,} training images, not {wanted:,}").format(images=s.train_images,
-                                                                       wanted=setup["train_images"])], []
+        return [
+            _("{images:,} training images, not {wanted:,}").format(images=s.train_images, wanted=setup["train_images"])
+        ], []
     return [], []
 
 
 def _protocol(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
     problems = []
     if ev.table.setting.epochs != setup["epochs"]:
-        problems.append(_("{epochs} epoch(s), not {wanted}").format(epochs=ev.table.setting.epochs,
-                                                                   wanted=setup["epochs"]))
+        problems.append(
+            _("{epochs} epoch(s), not {wanted}").format(epochs=ev.table.setting.epochs, wanted=setup["epochs"])
+        )
     not_run = [(fw, bs, "") for fw, bs, s in ev.cells() if s is None]
     failed = [(fw, bs, s.failure_note) for fw, bs, s in ev.cells() if s is not None and s.n_ok == 0]
     if not_run:
@@ -202,8 +211,11 @@ def _protocol(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str
 
 
 def _repeats(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], list[str]]:
-    short = [(fw, bs, f"n={s.n_clean}") for fw, bs, s in ev.cells()
-             if s is not None and s.judgeable and s.n_clean < rule.min_runs]
+    short = [
+        (fw, bs, f"n={s.n_clean}")
+        for fw, bs, s in ev.cells()
+        if s is not None and s.judgeable and s.n_clean < rule.min_runs
+    ]
     return ([_naming(ev, _("fewer than {runs} clean runs").format(runs=rule.min_runs), short)] if short else []), []
 
 
@@ -219,9 +231,14 @@ def _clean(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[str], 
         if s is not None:
             left_out += s.left_out
     if left_out:
-        notes.append(_("left out: {runs}").format(runs=", ".join(
-            _("{count} {flag} run(s)").format(count=count, flag=translate(flag))
-            for flag, count in sorted(left_out.items()))))
+        notes.append(
+            _("left out: {runs}").format(
+                runs=", ".join(
+                    _("{count} {flag} run(s)").format(count=count, flag=translate(flag))
+                    for flag, count in sorted(left_out.items())
+                )
+            )
+        )
     return problems, notes
 
 

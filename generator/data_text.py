@@ -20,8 +20,17 @@ PROSE = {
     "comparability.json": {"about", "short", "condition", "tolerates"},
     "documentation.json": {"about", "article", "article_conclusion", "measured", "why"},
     "parity_checks.json": {"setting", "compares", "bound"},
-    "platform_issues.json": {"about", "title", "symptom", "cause", "versions", "reproduce_shows",
-                             "workaround_effect", "labelled", "source"},
+    "platform_issues.json": {
+        "about",
+        "title",
+        "symptom",
+        "cause",
+        "versions",
+        "reproduce_shows",
+        "workaround_effect",
+        "labelled",
+        "source",
+    },
     "toolchains.json": {"about", "need", "tool"},
 }
 

@@ -16,12 +16,34 @@ from generator.metrics import MEMORY_METRICS
 from generator.stats import Stats
 
 #: run-record keys copied into runs.csv, read by name wherever they sit (DESIGN.md, "Records")
-RUN_CSV_KEYS = ("dataset", "train_images", "images_per_epoch", "batch_size", "seed", "epoch_seconds",
-                "images_per_second", "compile_seconds", "final_test_accuracy", "busy", "upgraded_from",
-                "exception_type")
+RUN_CSV_KEYS = (
+    "dataset",
+    "train_images",
+    "images_per_epoch",
+    "batch_size",
+    "seed",
+    "epoch_seconds",
+    "images_per_second",
+    "compile_seconds",
+    "final_test_accuracy",
+    "busy",
+    "upgraded_from",
+    "exception_type",
+)
 #: probe-record fields copied into probes.csv as they are
-PROBE_CSV_FIELDS = ("bug", "tooling", "outcome", "exception_type", "names_shapes", "points_to_file",
-                    "points_to_line", "names_layer", "traceback_lines", "traceback_frames", "seconds_to_error")
+PROBE_CSV_FIELDS = (
+    "bug",
+    "tooling",
+    "outcome",
+    "exception_type",
+    "names_shapes",
+    "points_to_file",
+    "points_to_line",
+    "names_layer",
+    "traceback_lines",
+    "traceback_frames",
+    "seconds_to_error",
+)
 
 
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
@@ -50,9 +72,27 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
     The statistics are over the counted runs (see aggregate.Summary); ``judged`` says whether they may enter
     a verdict, ``busy_runs`` and ``older_runs`` count the flagged successful runs.
     """
-    header = ["machine_id", "profile", "dataset", "train_images", "older_records", "images_per_epoch", "epochs",
-              "precision", "tuning", "framework", "version", "mode", "batch_size", "runs", "ok", "failures",
-              "busy_runs", "older_runs", "judged"]
+    header = [
+        "machine_id",
+        "profile",
+        "dataset",
+        "train_images",
+        "older_records",
+        "images_per_epoch",
+        "epochs",
+        "precision",
+        "tuning",
+        "framework",
+        "version",
+        "mode",
+        "batch_size",
+        "runs",
+        "ok",
+        "failures",
+        "busy_runs",
+        "older_runs",
+        "judged",
+    ]
     metrics = ["epoch_seconds", "images_per_second", "compile_seconds", "final_test_accuracy"]
     metrics += [*MEMORY_METRICS, *(tta_name(t) for t in tta_targets)]
     for m in metrics:
@@ -60,10 +100,27 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
     rows = []
     for s in summaries:
         k = s.key
-        row = [k.machine_id, k.setting.profile, k.setting.dataset, k.setting.train_images, k.setting.older,
-               s.images_per_epoch, k.setting.epochs, k.setting.precision, k.setting.tuning, k.framework, k.version,
-               k.mode, k.batch_size, s.n_runs, s.n_ok, s.failure_note, s.flagged[BUSY], s.flagged[OLDER],
-               s.judgeable]
+        row = [
+            k.machine_id,
+            k.setting.profile,
+            k.setting.dataset,
+            k.setting.train_images,
+            k.setting.older,
+            s.images_per_epoch,
+            k.setting.epochs,
+            k.setting.precision,
+            k.setting.tuning,
+            k.framework,
+            k.version,
+            k.mode,
+            k.batch_size,
+            s.n_runs,
+            s.n_ok,
+            s.failure_note,
+            s.flagged[BUSY],
+            s.flagged[OLDER],
+            s.judgeable,
+        ]
         for stats in (s.epoch_seconds, s.images_per_second, s.compile_seconds, s.accuracy):
             row += _stat_columns(stats)
         for name in MEMORY_METRICS:
@@ -98,44 +155,91 @@ def runs_csv(runs: list[Loaded], root: Path) -> str:
     for item in runs:
         r = item.record
         values = first_values(r, RUN_CSV_KEYS)
-        rows.append([item.path.relative_to(root).as_posix(), item.machine_id, r["status"], r["framework"]["name"],
-                     r["framework"]["version"], r["framework"]["mode"], tuning_of(r),
-                     *(values.get(key) for key in RUN_CSV_KEYS)])
+        rows.append(
+            [
+                item.path.relative_to(root).as_posix(),
+                item.machine_id,
+                r["status"],
+                r["framework"]["name"],
+                r["framework"]["version"],
+                r["framework"]["mode"],
+                tuning_of(r),
+                *(values.get(key) for key in RUN_CSV_KEYS),
+            ]
+        )
     return _csv(header, rows)
 
 
 def probes_csv(probes: list[Loaded]) -> str:
     """One row per probe record with its score parts."""
     header = ["machine_id", "framework", "version", "mode", "score_total", "score_max", *PROBE_CSV_FIELDS]
-    rows = [[p.machine_id, r["framework"]["name"], r["framework"]["version"], r["framework"]["mode"],
-             r["score"]["total"], r["score"]["max"], *(r[name] for name in PROBE_CSV_FIELDS)]
-            for p in probes for r in [p.record]]
+    rows = [
+        [
+            p.machine_id,
+            r["framework"]["name"],
+            r["framework"]["version"],
+            r["framework"]["mode"],
+            r["score"]["total"],
+            r["score"]["max"],
+            *(r[name] for name in PROBE_CSV_FIELDS),
+        ]
+        for p in probes
+        for r in [p.record]
+    ]
     return _csv(header, rows)
 
 
 def ecosystem_csv(snapshots: list[Loaded]) -> str:
     """Every metric of every snapshot, long format."""
-    header = ["date", "source", "subject", "metric", "value", "status", "reason", "endpoint", "window_days",
-              "sample_size", "collected_at"]
-    rows = [[snap.record["date"], source, subject, name, m["value"], m["status"], m.get("reason"),
-             m["method"]["endpoint"], m["method"].get("window_days"), m["method"].get("sample_size"),
-             m["collected_at"]]
-            for snap in snapshots
-            for source, subjects in snap.record["sources"].items()
-            for subject, metrics in subjects.items()
-            for name, m in metrics.items()]
+    header = [
+        "date",
+        "source",
+        "subject",
+        "metric",
+        "value",
+        "status",
+        "reason",
+        "endpoint",
+        "window_days",
+        "sample_size",
+        "collected_at",
+    ]
+    rows = [
+        [
+            snap.record["date"],
+            source,
+            subject,
+            name,
+            m["value"],
+            m["status"],
+            m.get("reason"),
+            m["method"]["endpoint"],
+            m["method"].get("window_days"),
+            m["method"].get("sample_size"),
+            m["collected_at"],
+        ]
+        for snap in snapshots
+        for source, subjects in snap.record["sources"].items()
+        for subject, metrics in subjects.items()
+        for name, m in metrics.items()
+    ]
     return _csv(header, rows)
 
 
 def claims_csv(rows: list[tuple[str, Claim]]) -> str:
     """The claims check with its scope (internal, a machine, or the ecosystem snapshot) and the conditions
     each row checked (``; ``-separated)."""
-    return _csv(["scope", "section", "claim", "article", "fwbench", "verdict", "reason", "conditions"],
-                [[scope, c.section, c.claim, c.article, c.ours, c.verdict, c.reason, "; ".join(c.conditions)]
-                 for scope, c in rows])
+    return _csv(
+        ["scope", "section", "claim", "article", "fwbench", "verdict", "reason", "conditions"],
+        [
+            [scope, c.section, c.claim, c.article, c.ours, c.verdict, c.reason, "; ".join(c.conditions)]
+            for scope, c in rows
+        ],
+    )
 
 
 def code_size_csv(sources: list[SourceFile]) -> str:
     """Code lines per part and framework, with the file counted."""
-    return _csv(["part", "framework", "file", "code_lines"], [[s.part, s.framework, s.path.name, s.lines]
-                                                             for s in sources])
+    return _csv(
+        ["part", "framework", "file", "code_lines"], [[s.part, s.framework, s.path.name, s.lines] for s in sources]
+    )

@@ -26,8 +26,13 @@ def _window_reason(metric: dict[str, Any] | None, wanted: int, slack: int) -> st
     return None
 
 
-def _windowed(metric: dict[str, Any] | None, spec: dict[str, Any], judge: Callable[[float], str], within: str,
-              differs: Callable[[float], str]) -> tuple[str, str]:
+def _windowed(
+    metric: dict[str, Any] | None,
+    spec: dict[str, Any],
+    judge: Callable[[float], str],
+    within: str,
+    differs: Callable[[float], str],
+) -> tuple[str, str]:
     """(verdict, reason) of a figure counted over a window: not comparable when it is missing or its window is not
     the article's year, else ``judge``'s verdict with ``within`` or ``differs`` as the reason."""
     why = _window_reason(metric, spec["window_days"], spec["window_slack_days"])
@@ -43,16 +48,20 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
         return []
     snap, claims = snapshot.record, []
     so = article["stackoverflow"]
-    so_window = (_("a {days}-day window (±{slack} days)").format(days=so["window_days"],
-                                                                  slack=so["window_slack_days"]),)
+    so_window = (
+        _("a {days}-day window (±{slack} days)").format(days=so["window_days"], slack=so["window_slack_days"]),
+    )
     for tag, published in so["questions"].items():
         metric = _metric(snap, "stackoverflow", tag, "questions_in_window")
         has_value = metric is not None and metric["value"] is not None
         ours = f"{metric['value']:,}" if has_value else "—"
-        verdict, reason = _windowed(metric, so, lambda v, p=published: within_relative(v, p, so["tolerance_relative"]),
-                                    _("within ±{tolerance:.0%}").format(tolerance=so["tolerance_relative"]),
-                                    lambda v, p=published: _("differs by {difference:+.0%}").format(
-                                        difference=v / p - 1))
+        verdict, reason = _windowed(
+            metric,
+            so,
+            lambda v, p=published: within_relative(v, p, so["tolerance_relative"]),
+            _("within ±{tolerance:.0%}").format(tolerance=so["tolerance_relative"]),
+            lambda v, p=published: _("differs by {difference:+.0%}").format(difference=v / p - 1),
+        )
         claims.append(
             Claim(
                 so["section"],
@@ -99,18 +108,21 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
             )
         )
     stars = article["star_growth"]
-    star_window = (_("a {days}-day window (±{slack} days)").format(days=stars["window_days"],
-                                                                     slack=stars["window_slack_days"]),)
+    star_window = (
+        _("a {days}-day window (±{slack} days)").format(days=stars["window_days"], slack=stars["window_slack_days"]),
+    )
     for repo, published in stars["percent_per_year"].items():
         metric = _metric(snap, "github", repo, "star_growth_percent_in_window")
         has_value = metric is not None and metric["status"] == "ok" and metric["value"] is not None
         window = metric["method"].get("window_days") if has_value else None
         ours = _("{growth:.1f} % in {days} days").format(growth=metric["value"], days=window) if has_value else "—"
-        verdict, reason = _windowed(metric, stars,
-                                    lambda v, p=published: within_absolute(v, p, stars["tolerance_points"]),
-                                    _("within ±{tolerance} points").format(tolerance=stars["tolerance_points"]),
-                                    lambda v, p=published: _("differs by {difference:+.1f} points").format(
-                                        difference=v - p))
+        verdict, reason = _windowed(
+            metric,
+            stars,
+            lambda v, p=published: within_absolute(v, p, stars["tolerance_points"]),
+            _("within ±{tolerance} points").format(tolerance=stars["tolerance_points"]),
+            lambda v, p=published: _("differs by {difference:+.1f} points").format(difference=v - p),
+        )
         claims.append(
             Claim(
                 stars["section"],

@@ -96,7 +96,7 @@ def metric_tables(snapshot: dict[str, Any], source: str) -> list[MetricTable]:
         names += [m for m in metrics if m not in names]
     tables = []
     for start in range(0, len(names), METRICS_PER_TABLE):
-        chunk = names[start:start + METRICS_PER_TABLE]
+        chunk = names[start : start + METRICS_PER_TABLE]
         rows = [(subject_text(s), [metric_text(m.get(n), n) for n in chunk]) for s, m in subjects.items()]
         tables.append(MetricTable(chunk, rows))
     return tables

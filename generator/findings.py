@@ -33,12 +33,19 @@ class Finding:
 def article_arithmetic(internal: list[Claim]) -> list[Finding]:
     """Each statement of the article that its own table contradicts."""
     return [
-        Finding(_("§{section}: the text and its own table disagree").format(section=c.section),
-                _("{claim}: the article states **{article}**, its own figures give **{ours}**.").format(
-                    claim=cell(c.claim), article=cell(c.article), ours=cell(c.ours)),
-                _("the article's §{section}, transcribed in `generator/data/article_figures.json`").format(
-                    section=c.section), None, "appendix/claims.md")
-        for c in internal if c.verdict == CONTRADICTED
+        Finding(
+            _("§{section}: the text and its own table disagree").format(section=c.section),
+            _("{claim}: the article states **{article}**, its own figures give **{ours}**.").format(
+                claim=cell(c.claim), article=cell(c.article), ours=cell(c.ours)
+            ),
+            _("the article's §{section}, transcribed in `generator/data/article_figures.json`").format(
+                section=c.section
+            ),
+            None,
+            "appendix/claims.md",
+        )
+        for c in internal
+        if c.verdict == CONTRADICTED
     ]
 
 
@@ -48,12 +55,21 @@ def probe_disagreements(probe_rows: list[Claim]) -> list[Finding]:
     if not contradicted:
         return []
     items = tuple(f"{cell(c.claim)}: {cell(c.reason.split(part_separator())[0])}" for c in contradicted)
-    return [Finding(_("§4.1: {contradicted} of {checks} checks of the quoted errors disagree").format(
-                        contradicted=len(contradicted), checks=len(probe_rows)),
-                    _("The probes plant the article's shape bug and capture what each framework prints. Each row of "
-                      "the claims check names the versions the probes ran, which may differ from the article's."),
-                    _("the probe records under `results/probes/` beside the article's §4.1"), PROBES_COMMAND,
-                    "appendix/claims.md#claims-4-1", items)]
+    return [
+        Finding(
+            _("§4.1: {contradicted} of {checks} checks of the quoted errors disagree").format(
+                contradicted=len(contradicted), checks=len(probe_rows)
+            ),
+            _(
+                "The probes plant the article's shape bug and capture what each framework prints. Each row of "
+                "the claims check names the versions the probes ran, which may differ from the article's."
+            ),
+            _("the probe records under `results/probes/` beside the article's §4.1"),
+            PROBES_COMMAND,
+            "appendix/claims.md#claims-4-1",
+            items,
+        )
+    ]
 
 
 def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
@@ -61,7 +77,12 @@ def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
     size = size_text(pairs)
     if size is None:
         return []
-    return [Finding(issue["title"], _("{symptom} Measured here: **{size}**.").format(symptom=cell(issue["symptom"]),
-                                                                                   size=size),
-                    _("run records made out of the box and with the workaround (labelled tuned)"), issue["reproduce"],
-                    "results/platform-issues.md")]
+    return [
+        Finding(
+            issue["title"],
+            _("{symptom} Measured here: **{size}**.").format(symptom=cell(issue["symptom"]), size=size),
+            _("run records made out of the box and with the workaround (labelled tuned)"),
+            issue["reproduce"],
+            "results/platform-issues.md",
+        )
+    ]

@@ -32,9 +32,13 @@ def generate() -> None:
     frameworks = os.environ.get(FRAMEWORKS_ENV)
     config = mkdocs_gen_files.config
     language = config.theme["language"]
-    files = build_pages(results, Path(frameworks) if frameworks else None,
-                        repo_url=repository_url(config.repo_url, REPO_ROOT), language=language,
-                        shared=shared_work.get())
+    files = build_pages(
+        results,
+        Path(frameworks) if frameworks else None,
+        repo_url=repository_url(config.repo_url, REPO_ROOT),
+        language=language,
+        shared=shared_work.get(),
+    )
     for path, content in files.items():
         with mkdocs_gen_files.open(path, "wb" if isinstance(content, bytes) else "w") as handle:
             handle.write(content)

@@ -58,8 +58,11 @@ def throughput_rows(table: Table, columns: list[Column]) -> list[Row]:
         cells = [_rate_cell(table.at(c, bs), rates.get(c), fastest) for c in columns]
         lead = lead_at(table, bs, columns, lambda s: s.images_per_second, higher_is_better=True)
         if lead:
-            verdict = lead.verdict if lead.status is None else _("{leader}: {verdict}").format(
-                leader=lead.leader, verdict=lead.verdict)
+            verdict = (
+                lead.verdict
+                if lead.status is None
+                else _("{leader}: {verdict}").format(leader=lead.leader, verdict=lead.verdict)
+            )
         elif len(rates) < 2:
             verdict = _("nothing to compare")
         else:
@@ -73,8 +76,14 @@ def payoff(table: Table, column: Column, batch_size: int) -> int | str | None:
     a number of epochs, ``"never"`` when eager epochs are as fast, or None when there is no eager figure."""
     compiled = table.at(column, batch_size)
     eager = table.at(Column(column.framework, column.version, "eager"), batch_size)
-    if not (eager and eager.epoch_seconds and eager.compile_seconds and compiled and compiled.epoch_seconds
-            and compiled.compile_seconds):
+    if not (
+        eager
+        and eager.epoch_seconds
+        and eager.compile_seconds
+        and compiled
+        and compiled.epoch_seconds
+        and compiled.compile_seconds
+    ):
         return None
     saved = eager.epoch_seconds.mean - compiled.epoch_seconds.mean
     extra = compiled.compile_seconds.mean - eager.compile_seconds.mean
@@ -103,9 +112,12 @@ def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[s
     notes: dict[str, list[str]] = {}
     for c in columns:
         if all(payoff(table, c, bs) is None for bs in table.batch_sizes):
-            reason = (_("no eager training mode, so nothing to pay off against")
-                      if "eager" not in REGISTRY[c.framework].training_modes
-                      else _("no eager run in these records to compare with (`{command}` adds them)").format(
-                          command=EAGER_COMMAND))
+            reason = (
+                _("no eager training mode, so nothing to pay off against")
+                if "eager" not in REGISTRY[c.framework].training_modes
+                else _("no eager run in these records to compare with (`{command}` adds them)").format(
+                    command=EAGER_COMMAND
+                )
+            )
             notes.setdefault(reason, []).append(table.column_label(c))
     return rows, notes

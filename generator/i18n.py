@@ -30,7 +30,8 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 
 _active: ContextVar[tuple[str, gettext.NullTranslations]] = ContextVar(
-    "fwbench_language", default=(SOURCE, gettext.NullTranslations()))
+    "fwbench_language", default=(SOURCE, gettext.NullTranslations())
+)
 
 
 def catalogue_path(language: str) -> Path:

@@ -46,7 +46,8 @@ class Setting:
         """Human-readable one-liner, e.g. ``quick · synthetic · 256 training images · 1 epoch · float32``."""
         epochs = ngettext("{n} epoch", "{n} epochs", self.epochs).format(n=self.epochs)
         images = (_("{n:,} images/epoch (older records)") if self.older else _("{n:,} training images")).format(
-            n=self.train_images)
+            n=self.train_images
+        )
         parts = (self.profile, self.dataset, images, epochs, self.precision)
         return " · ".join(parts + ((_("tuned: {variables}").format(variables=self.tuning),) if self.tuning else ()))
 
@@ -64,8 +65,9 @@ def setting_of(record: dict[str, Any]) -> Setting:
     config = record["config"]
     older = config.get("train_images") is None  # an upgraded /1 record: only the trained count is known
     images = config["images_per_epoch"] if older else config["train_images"]
-    return Setting(config["profile"], config["dataset"], images, config["epochs"], config["precision"],
-                   tuning_of(record), older)
+    return Setting(
+        config["profile"], config["dataset"], images, config["epochs"], config["precision"], tuning_of(record), older
+    )
 
 
 @dataclass(frozen=True, order=True)

@@ -15,8 +15,12 @@ from generator.i18n import N_, _, translate
 from generator.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, separation
 
 #: a lead's status in the words of a table's verdict column
-LEAD_VERDICTS = {APART: N_("beyond noise"), WITHIN_NOISE: N_("within noise"), TOO_FEW_RUNS: N_("may be noise"),
-                 None: N_("only one finished")}
+LEAD_VERDICTS = {
+    APART: N_("beyond noise"),
+    WITHIN_NOISE: N_("within noise"),
+    TOO_FEW_RUNS: N_("may be noise"),
+    None: N_("only one finished"),
+}
 
 
 @dataclass
@@ -54,20 +58,34 @@ class Lead:
         return translate(LEAD_VERDICTS[self.status])
 
 
-def lead_among(batch_size: int, figures: dict[str, Stats], failed: list[str], higher_is_better: bool = False
-               ) -> Lead | None:
+def lead_among(
+    batch_size: int, figures: dict[str, Stats], failed: list[str], higher_is_better: bool = False
+) -> Lead | None:
     """The best of ``figures`` (label -> statistics of judged runs) beside the next one; None when no framework
     has a figure or none has a competitor (a lead needs one that ran, even if it failed)."""
     if not figures or len(figures) + len(failed) < 2:
         return None
     first, *rest = sorted(figures, key=lambda name: figures[name].mean, reverse=higher_is_better)
     second = rest[0] if rest else None
-    return Lead(batch_size, first, figures[first], second, figures[second] if second else None,
-                separation(figures[first], figures[second]) if second else None, higher_is_better, failed)
+    return Lead(
+        batch_size,
+        first,
+        figures[first],
+        second,
+        figures[second] if second else None,
+        separation(figures[first], figures[second]) if second else None,
+        higher_is_better,
+        failed,
+    )
 
 
-def lead_at(table: Table, batch_size: int, columns: list[Column], stats_of: Callable[[Summary], Stats | None],
-            higher_is_better: bool = False) -> Lead | None:
+def lead_at(
+    table: Table,
+    batch_size: int,
+    columns: list[Column],
+    stats_of: Callable[[Summary], Stats | None],
+    higher_is_better: bool = False,
+) -> Lead | None:
     """The lead among ``columns`` at one batch size, from judged runs only (busy-flagged and older records
     never lead)."""
     figures, failed = {}, []
@@ -82,8 +100,10 @@ def lead_at(table: Table, batch_size: int, columns: list[Column], stats_of: Call
 
 def throughput_leads(table: Table, mode: str = "compiled") -> list[Lead]:
     """Per batch size, the column with the most images per second in ``mode`` (judged runs only)."""
-    found = [lead_at(table, bs, table.columns_in(mode), lambda s: s.images_per_second, higher_is_better=True)
-             for bs in table.batch_sizes]
+    found = [
+        lead_at(table, bs, table.columns_in(mode), lambda s: s.images_per_second, higher_is_better=True)
+        for bs in table.batch_sizes
+    ]
     return [lead for lead in found if lead]
 
 
@@ -102,14 +122,24 @@ def lead_text(lead: Lead, show: Callable[[Stats], str] | None = None, best: str 
     show = show or _rate
     if lead.status is None:
         return _("only **{leader}** finished, at {figure} ({failed})").format(
-            leader=lead.leader, figure=show(lead.leader_stats), failed=", ".join(lead.failed))
+            leader=lead.leader, figure=show(lead.leader_stats), failed=", ".join(lead.failed)
+        )
     if lead.status == WITHIN_NOISE:
-        return _("**{leader}** at {figure} and **{runner_up}** at {other} are within noise: their 95 % intervals "
-                 "overlap").format(leader=lead.leader, figure=show(lead.leader_stats), runner_up=lead.runner_up,
-                                   other=show(lead.runner_up_stats))
+        return _(
+            "**{leader}** at {figure} and **{runner_up}** at {other} are within noise: their 95 % intervals overlap"
+        ).format(
+            leader=lead.leader,
+            figure=show(lead.leader_stats),
+            runner_up=lead.runner_up,
+            other=show(lead.runner_up_stats),
+        )
     text = _("**{leader}** is {best} at {figure}, {margin:.1f} % ahead of {runner_up}").format(
-        leader=lead.leader, best=translate(best), figure=show(lead.leader_stats), margin=100 * lead.margin,
-        runner_up=lead.runner_up)
+        leader=lead.leader,
+        best=translate(best),
+        figure=show(lead.leader_stats),
+        margin=100 * lead.margin,
+        runner_up=lead.runner_up,
+    )
     if lead.status == TOO_FEW_RUNS:
         return _("{lead} — n={n}, may be noise").format(lead=text, n=lead.n)
     return _("{lead}, beyond the noise (95 % intervals apart)").format(lead=text)

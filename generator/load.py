@@ -72,9 +72,7 @@ class Results:
         """The ecosystem snapshot with the latest date (a complete one wins a tie), or None."""
         if not self.snapshots:
             return None
-        return max(
-            self.snapshots, key=lambda s: (s.record["date"], s.record["complete"], s.record["collected_at"])
-        )
+        return max(self.snapshots, key=lambda s: (s.record["date"], s.record["complete"], s.record["collected_at"]))
 
 
 #: the results ``generator build`` loaded and validated, handed to the mkdocs-gen-files script so that one build
@@ -119,12 +117,13 @@ def read_chunk(files: list[tuple[str, Path]]) -> list[tuple[dict[str, Any] | Non
 
 def read_all(files: list[tuple[str, Path]], progress: bool = False) -> list[tuple[dict[str, Any] | None, str | None]]:
     """``read_chunk`` over every file, in order, spread over the CPUs once there is more than one chunk."""
-    chunks = [files[start:start + CHUNK] for start in range(0, len(files), CHUNK)]
+    chunks = [files[start : start + CHUNK] for start in range(0, len(files), CHUNK)]
     if len(chunks) <= 1:
         return read_chunk(files)
     with ProcessPoolExecutor(max_workers=min(len(chunks), os.cpu_count() or 1)) as pool:
-        done = progress_bar(pool.map(read_chunk, chunks), enabled=progress, desc="records", unit="chunk",
-                            total=len(chunks))
+        done = progress_bar(
+            pool.map(read_chunk, chunks), enabled=progress, desc="records", unit="chunk", total=len(chunks)
+        )
         return [outcome for chunk in done for outcome in chunk]
 
 

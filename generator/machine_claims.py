@@ -83,13 +83,15 @@ class _Figure:
 
     def ci_text(self, stats: Stats) -> str:
         low, high = (v * self.scale for v in stats.ci95)
-        return _("95 % CI {low}–{high} {unit}").format(low=f"{low:,.{self.digits}f}", high=f"{high:,.{self.digits}f}",
-                                                       unit=self.unit).rstrip()
+        return (
+            _("95 % CI {low}–{high} {unit}")
+            .format(low=f"{low:,.{self.digits}f}", high=f"{high:,.{self.digits}f}", unit=self.unit)
+            .rstrip()
+        )
 
 
 SECONDS = _Figure(N_("seconds per epoch"), lambda s: s.epoch_seconds, 1.0, 1, "s", "s")
-NVML = _Figure(N_("peak GPU memory (NVML)"), lambda s: s.memory("nvml_process_peak_bytes"), 1 / fmt.MIB, 0, "MiB",
-               "MB")
+NVML = _Figure(N_("peak GPU memory (NVML)"), lambda s: s.memory("nvml_process_peak_bytes"), 1 / fmt.MIB, 0, "MiB", "MB")
 ACCURACY = _Figure(N_("final test accuracy"), lambda s: s.accuracy, 100.0, 2, "%", "%")
 
 
@@ -110,8 +112,12 @@ def _band_reason(verdict: str, stats: Stats, figure: _Figure, band: str, differs
     if verdict == CONFIRMED:
         return _("{interval} lies inside {band}").format(interval=interval, band=band)
     if verdict == CONTRADICTED:
-        return part_separator().join((_("mean differs by {difference}").format(difference=differs),
-                                      _("{interval} lies outside {band}").format(interval=interval, band=band)))
+        return part_separator().join(
+            (
+                _("mean differs by {difference}").format(difference=differs),
+                _("{interval} lies outside {band}").format(interval=interval, band=band),
+            )
+        )
     return _("{interval} reaches across the edge of {band}").format(interval=interval, band=band)
 
 
@@ -125,8 +131,11 @@ class _MachineCheck:
 
     def with_notes(self, reason: str, check: comparability.Check) -> str:
         """The reason with the tolerated differences worth naming, and the versions not compared."""
-        others = (_("also measured, not compared here: {versions}").format(versions=", ".join(self.other_versions)),) \
-            if self.other_versions else ()
+        others = (
+            (_("also measured, not compared here: {versions}").format(versions=", ".join(self.other_versions)),)
+            if self.other_versions
+            else ()
+        )
         return part_separator().join((reason, *check.notes, *others))
 
     def check(self, needs: tuple[tuple[str, int], ...]) -> comparability.Check:
@@ -157,14 +166,16 @@ class _MachineCheck:
                     tolerance = spec["tolerance_relative"]
                     verdict = band_verdict(low, high, published, tolerance, relative=True)
                     band = _("±{tolerance:.0%} of {published:,} {unit}").format(
-                        tolerance=tolerance, published=published, unit=figure.article_unit)
+                        tolerance=tolerance, published=published, unit=figure.article_unit
+                    )
                     differs = f"{stats.mean * figure.scale / published - 1:+.0%}"
                     reason = self.with_notes(_band_reason(verdict, stats, figure, band, differs), check)
                 rows.append(
                     self.claim(
                         spec["section"],
-                        _("{framework}, batch {batch}: {figure}").format(framework=fmt.label(fw), batch=bs,
-                                                                         figure=translate(figure.subject)),
+                        _("{framework}, batch {batch}: {figure}").format(
+                            framework=fmt.label(fw), batch=bs, figure=translate(figure.subject)
+                        ),
                         f"{published:,} {figure.article_unit}",
                         _ours(summary, stats, figure),
                         verdict,
@@ -187,19 +198,29 @@ class _MachineCheck:
             ranking({fw: st.mean for fw, st in found.items()}) == spec["stated_ranking"] for found in per_size.values()
         )
         ours = _("order of the means holds at {holds} of {sizes} batch sizes with all three").format(
-            holds=means_hold, sizes=len(per_size))
+            holds=means_hold, sizes=len(per_size)
+        )
         if not check.comparable or len(per_size) < len(sizes):
-            problems = check.problems or (_("no {figure} for all three frameworks at every batch size").format(
-                figure=translate(figure.subject)),)
+            problems = check.problems or (
+                _("no {figure} for all three frameworks at every batch size").format(figure=translate(figure.subject)),
+            )
             verdict, reason = NOT_COMPARABLE, part_separator().join(problems)
         else:
             verdicts = {bs: order_verdict(found, spec["stated_ranking"]) for bs, found in per_size.items()}
-            ours = ", ".join(_("batch {batch}: {verdict}").format(batch=bs, verdict=translate(v))
-                             for bs, v in verdicts.items())
+            ours = ", ".join(
+                _("batch {batch}: {verdict}").format(batch=bs, verdict=translate(v)) for bs, v in verdicts.items()
+            )
             verdict = every(list(verdicts.values()))
             reason = _("neighbours in the stated order compared by their 95 % intervals at every batch size")
-        return self.claim(spec["section"], spec["stated_ranking_text"], order_text(spec["stated_ranking"]), ours,
-                          verdict, self.with_notes(reason, check), check)
+        return self.claim(
+            spec["section"],
+            spec["stated_ranking_text"],
+            order_text(spec["stated_ranking"]),
+            ours,
+            verdict,
+            self.with_notes(reason, check),
+            check,
+        )
 
     def speedup_rows(self) -> list[Claim]:
         """Each framework's speed-up from the article's smallest to its largest batch size."""
@@ -218,13 +239,18 @@ class _MachineCheck:
                 low, high = first.ci95[0] / last.ci95[1], first.ci95[1] / last.ci95[0]
                 ours += " " + _("(from the 95 % CIs: {low:.2f}–{high:.2f}×)").format(low=low, high=high)
                 verdict = band_verdict(low, high, computed, up["tolerance_relative"], relative=True)
-                reason = self.with_notes(_("vs its table's {ratio:.2f}×, tolerance ±{tolerance:.0%}").format(
-                    ratio=computed, tolerance=up["tolerance_relative"]), check)
+                reason = self.with_notes(
+                    _("vs its table's {ratio:.2f}×, tolerance ±{tolerance:.0%}").format(
+                        ratio=computed, tolerance=up["tolerance_relative"]
+                    ),
+                    check,
+                )
             rows.append(
                 self.claim(
                     up["section"],
                     _("{framework} speed-up batch {low} → {high}").format(
-                        framework=fmt.label(fw), low=up["from_batch"], high=up["to_batch"]),
+                        framework=fmt.label(fw), low=up["from_batch"], high=up["to_batch"]
+                    ),
                     _("{stated}× stated, {ratio:.2f}× in its table").format(stated=up["stated"][fw], ratio=computed),
                     ours,
                     verdict,
@@ -246,8 +272,9 @@ class _MachineCheck:
             published = acc["table"][fw]
             check = self.check(((fw, chosen.key.batch_size),) if chosen else ())
             ours = (
-                _("{figure}, batch {batch}").format(figure=_ours(chosen, chosen.accuracy, ACCURACY),
-                                                    batch=chosen.key.batch_size)
+                _("{figure}, batch {batch}").format(
+                    figure=_ours(chosen, chosen.accuracy, ACCURACY), batch=chosen.key.batch_size
+                )
                 if chosen
                 else _("not measured")
             )
@@ -259,16 +286,19 @@ class _MachineCheck:
             else:
                 low, high = (100 * v for v in chosen.accuracy.ci95)
                 verdict = band_verdict(low, high, published["mean"], acc["tolerance_points"], relative=False)
-                band = _("±{tolerance} points of {published} %").format(tolerance=acc["tolerance_points"],
-                                                                        published=published["mean"])
+                band = _("±{tolerance} points of {published} %").format(
+                    tolerance=acc["tolerance_points"], published=published["mean"]
+                )
                 differs = _("{difference:+.2f} points").format(
-                    difference=100 * chosen.accuracy.mean - published["mean"])
+                    difference=100 * chosen.accuracy.mean - published["mean"]
+                )
                 reason = self.with_notes(_band_reason(verdict, chosen.accuracy, ACCURACY, band, differs), check)
             rows.append(
                 self.claim(
                     acc["section"],
                     _("{framework} final test accuracy over {runs} runs").format(
-                        framework=fmt.label(fw), runs=self.setup["runs_per_accuracy"]),
+                        framework=fmt.label(fw), runs=self.setup["runs_per_accuracy"]
+                    ),
                     f"{published['mean']} ± {published['std']} %",
                     ours,
                     verdict,

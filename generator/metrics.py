@@ -16,13 +16,17 @@ MEMORY_METRICS = {
     ),
     "nvml_process_peak_bytes": (
         N_("NVML process peak"),
-        N_("the process's GPU memory as the driver sees it (what nvidia-smi shows), sampled during training with "
-           "preallocation off"),
+        N_(
+            "the process's GPU memory as the driver sees it (what nvidia-smi shows), sampled during training with "
+            "preallocation off"
+        ),
     ),
     "host_peak_rss_bytes": (
         N_("host peak RSS"),
-        N_("the peak resident host memory of the run's whole process tree (compiler worker processes such as "
-           "Inductor's g++ workers included) above the post-import baseline"),
+        N_(
+            "the peak resident host memory of the run's whole process tree (compiler worker processes such as "
+            "Inductor's g++ workers included) above the post-import baseline"
+        ),
     ),
     "host_children_peak_rss_bytes": (
         N_("host peak RSS of child processes"),

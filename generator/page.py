@@ -34,8 +34,10 @@ STATIC_PAGES = (Page("design.md", None, N_("Design"), N_("Appendix"), 99.0),)
 
 def page_modules() -> list[ModuleType]:
     """Every page module of ``generator.site``, in navigation order."""
-    found = [importlib.import_module(f"{site_package.__name__}.{info.name}")
-             for info in pkgutil.iter_modules(site_package.__path__)]
+    found = [
+        importlib.import_module(f"{site_package.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(site_package.__path__)
+    ]
     return sorted((m for m in found if hasattr(m, "PAGE")), key=lambda m: m.PAGE.order)
 
 

@@ -82,8 +82,9 @@ def measured_pairs(issue: dict[str, Any], tables: list[Table], device_kind: dict
             for bs in tuned.batch_sizes:
                 with_fix, without = tuned.at(column, bs), plain.at(column, bs)
                 if with_fix and without and with_fix.images_per_second and without.images_per_second:
-                    pairs.append(Pair(tuned.machine_id, plain.setting.label, plain.column_label(column), bs,
-                                      without, with_fix))
+                    pairs.append(
+                        Pair(tuned.machine_id, plain.setting.label, plain.column_label(column), bs, without, with_fix)
+                    )
     return pairs
 
 
@@ -95,9 +96,13 @@ def size_text(pairs: list[Pair]) -> str | None:
     span = f"{low:.1f}×" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}×"
     runs = sorted({min(p.plain_rate.n, p.tuned_rate.n) for p in pairs})
     if len(runs) == 1:
-        return ngettext("{span} faster with the workaround ({count} configuration, n={n} each)",
-                        "{span} faster with the workaround ({count} configurations, n={n} each)", len(pairs)).format(
-            span=span, count=len(pairs), n=runs[0])
-    return ngettext("{span} faster with the workaround ({count} configuration, n={low}–{high})",
-                    "{span} faster with the workaround ({count} configurations, n={low}–{high})", len(pairs)).format(
-        span=span, count=len(pairs), low=runs[0], high=runs[-1])
+        return ngettext(
+            "{span} faster with the workaround ({count} configuration, n={n} each)",
+            "{span} faster with the workaround ({count} configurations, n={n} each)",
+            len(pairs),
+        ).format(span=span, count=len(pairs), n=runs[0])
+    return ngettext(
+        "{span} faster with the workaround ({count} configuration, n={low}–{high})",
+        "{span} faster with the workaround ({count} configurations, n={low}–{high})",
+        len(pairs),
+    ).format(span=span, count=len(pairs), low=runs[0], high=runs[-1])

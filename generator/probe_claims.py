@@ -57,7 +57,8 @@ def _version_note(record: dict[str, Any], article: dict[str, Any]) -> str:
     if release(fw["version"]) == release(stated):
         return ""
     return part_separator() + _("the probe ran {framework} {version}, the article {stated}").format(
-        framework=fmt.label(fw["name"]), version=fw["version"], stated=stated)
+        framework=fmt.label(fw["name"]), version=fw["version"], stated=stated
+    )
 
 
 def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
@@ -86,8 +87,9 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
             ours = (f"{caught_type}: " if stated_type else "") + (match[0] if match else _key_line(message))
             if match and stated_type and caught_type != stated_type:
                 verdict = CONTRADICTED
-                reason = _("same wording, but raised as {caught}, not {stated}").format(caught=caught_type,
-                                                                                       stated=stated_type)
+                reason = _("same wording, but raised as {caught}, not {stated}").format(
+                    caught=caught_type, stated=stated_type
+                )
             elif match:
                 verdict, reason = CONFIRMED, part_separator().join((_("same wording"), _("only the sizes differ")))
             else:
@@ -96,8 +98,9 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
         rows.append(
             Claim(
                 section=spec["section"],
-                claim=_("{framework} ({mode}): the message for the shape bug").format(framework=fmt.label(fw["name"]),
-                                                                                     mode=fw["mode"]),
+                claim=_("{framework} ({mode}): the message for the shape bug").format(
+                    framework=fmt.label(fw["name"]), mode=fw["mode"]
+                ),
                 article=(f"{stated_type}: " if stated_type else "") + stated["text"],
                 ours=ours,
                 verdict=verdict,
@@ -134,18 +137,23 @@ def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Clai
         else:
             verdict = within_relative(lines, stated, tolerance)
             ours = _("{lines} lines").format(lines=lines) + (
-                " " + _("(same probe: {others})").format(others=others) if others else "")
-            reason = part_separator().join((
-                _("{share:.0%} of the stated length, tolerance ±{tolerance:.0%}").format(share=lines / stated,
-                                                                                         tolerance=tolerance),
-                _("counted: the traceback as Python prints it, message included"),
-                _("the probe's stderr held {lines} more lines").format(lines=stderr_lines),
-            )) + _version_note(r, article)
+                " " + _("(same probe: {others})").format(others=others) if others else ""
+            )
+            reason = part_separator().join(
+                (
+                    _("{share:.0%} of the stated length, tolerance ±{tolerance:.0%}").format(
+                        share=lines / stated, tolerance=tolerance
+                    ),
+                    _("counted: the traceback as Python prints it, message included"),
+                    _("the probe's stderr held {lines} more lines").format(lines=stderr_lines),
+                )
+            ) + _version_note(r, article)
         rows.append(
             Claim(
                 section=spec["section"],
                 claim=_("TensorFlow ({mode}): the error stack for the shape bug is about {lines} lines long").format(
-                    mode=r["framework"]["mode"], lines=stated),
+                    mode=r["framework"]["mode"], lines=stated
+                ),
                 article=_("{lines} lines").format(lines=stated),
                 ours=ours,
                 verdict=verdict,

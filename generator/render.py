@@ -31,14 +31,26 @@ def environment() -> Environment:
     """The Jinja environment of the page templates: strict, Markdown out, helpers for cells and labels, and the
     catalogue's translations (``{% trans %}`` blocks are trimmed: a paragraph is one message). One per process, its
     templates compiled once: its gettext callables read the language being written at each call."""
-    env = Environment(loader=PackageLoader("generator", "templates"), trim_blocks=True, lstrip_blocks=True,
-                      keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False,
-                      extensions=["jinja2.ext.i18n"])
+    env = Environment(
+        loader=PackageLoader("generator", "templates"),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=StrictUndefined,
+        autoescape=False,
+        extensions=["jinja2.ext.i18n"],
+    )
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_callables(i18n.translate, i18n.ngettext, newstyle=True)
     env.globals.update(fmt=fmt, label=fmt.label)
-    env.filters.update(cell=fmt.cell, code=fmt.code_span, fence=fmt.fence, title_text=fmt.title_text,
-                       wrap_code=lambda text: f"`{text}`", translate=i18n.translate)
+    env.filters.update(
+        cell=fmt.cell,
+        code=fmt.code_span,
+        fence=fmt.fence,
+        title_text=fmt.title_text,
+        wrap_code=lambda text: f"`{text}`",
+        translate=i18n.translate,
+    )
     return env
 
 
@@ -56,15 +68,25 @@ def source_twin(env: Environment, page: Page) -> str:
     return env.get_template("source_twin.md.j2").render(title=i18n.translate(page.title), english=english)
 
 
-def build_pages(results: Results, frameworks_dir: Path | None = None, repo_root: Path = REPO_ROOT,
-                repo_url: str | None = None, language: str = i18n.SOURCE,
-                shared: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_pages(
+    results: Results,
+    frameworks_dir: Path | None = None,
+    repo_root: Path = REPO_ROOT,
+    repo_url: str | None = None,
+    language: str = i18n.SOURCE,
+    shared: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Every file of the generated site in ``language``: Markdown pages (str), charts (bytes), CSV and JSON
     downloads. A translated site also gets a stand-in for each page written by hand (``STATIC_PAGES``).
     ``shared`` carries the language-neutral values from one language's build to the next (``SiteData.neutral``)."""
     with i18n.language(language):
-        site = SiteData(results, frameworks_dir or repo_root / "runners" / "frameworks", repo_root, repo_url,
-                        shared=shared if shared is not None else {})
+        site = SiteData(
+            results,
+            frameworks_dir or repo_root / "runners" / "frameworks",
+            repo_root,
+            repo_url,
+            shared=shared if shared is not None else {},
+        )
         env = environment()
         pages = {module.PAGE.path: render_page(env, module, site) for module in page_modules()}
         if language != i18n.SOURCE:

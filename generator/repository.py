@@ -19,8 +19,13 @@ _CREDENTIALS = re.compile(r"(?<=://)[^/@]+@")
 def origin_url(repo_root: Path) -> str | None:
     """The ``origin`` remote of the checkout at ``repo_root``, without credentials; None when there is none."""
     try:
-        done = subprocess.run(["git", "-C", str(repo_root), "remote", "get-url", "origin"], capture_output=True,
-                              text=True, timeout=10, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(repo_root), "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     url = done.stdout.strip()

@@ -51,8 +51,10 @@ def chart_language() -> str:
 
 @cache
 def _note_english_charts(language: str) -> None:
-    log.warning("no CJK font found (Debian: apt-get install fonts-noto-cjk): the %s pages' charts keep their "
-                "English labels", i18n.LANGUAGES[language])
+    log.warning(
+        "no CJK font found (Debian: apt-get install fonts-noto-cjk): the %s pages' charts keep their English labels",
+        i18n.LANGUAGES[language],
+    )
 
 
 @dataclass
@@ -145,8 +147,9 @@ class SiteData:
         """(scope, rows) of the claims check: the article's own tables, each machine, the ecosystem snapshot, the
         article's remaining figures; scopes without rows left out."""
         scopes = [(_("the article against its own tables"), self.internal_claims)]
-        scopes += [(m.machine_id, machine_claims.machine_claims(self.article, m, self.out_of_box))
-                   for m in self.machines]
+        scopes += [
+            (m.machine_id, machine_claims.machine_claims(self.article, m, self.out_of_box)) for m in self.machines
+        ]
         scopes.append((_("the ecosystem snapshot"), ecosystem_claims.ecosystem_claims(self.article, self.snapshot)))
         scopes.append((translate(article_checks.SCOPE), article_checks.article_claims(self.article, self.results)))
         return [(scope, rows) for scope, rows in scopes if rows]

@@ -17,20 +17,26 @@ def code_size_claims(article: dict[str, Any]) -> list[Claim]:
     conditions = (_("the article's own snippets"), _("line breaks restored, one statement per line"))
     rows = []
     for fw in FRAMEWORKS:
-        matches = [name for name, counts in ((_("code lines"), strict), (_("with layout"), layout))
-                   if counts[fw] == stated[fw]]
+        matches = [
+            name for name, counts in ((_("code lines"), strict), (_("with layout"), layout)) if counts[fw] == stated[fw]
+        ]
         rows.append(
             Claim(
                 section=spec["section"],
                 claim=_("{framework}: the snippet's length").format(framework=fmt.label(fw)),
                 article=_("{lines} lines").format(lines=stated[fw]),
-                ours=_("{code} code lines, {layout} with its comment and blank line").format(code=strict[fw],
-                                                                                           layout=layout[fw]),
+                ours=_("{code} code lines, {layout} with its comment and blank line").format(
+                    code=strict[fw], layout=layout[fw]
+                ),
                 verdict=CONFIRMED if matches else CONTRADICTED,
-                reason=part_separator().join((
-                    _("matches the count {count}").format(count=matches[0]) if matches
-                    else _("matches neither count"),
-                    _("counted in its snippet, one statement per line (see the longest-snippet row)"))),
+                reason=part_separator().join(
+                    (
+                        _("matches the count {count}").format(count=matches[0])
+                        if matches
+                        else _("matches neither count"),
+                        _("counted in its snippet, one statement per line (see the longest-snippet row)"),
+                    )
+                ),
                 conditions=conditions,
             )
         )

@@ -110,8 +110,9 @@ def init_weights(seed: int, random_bn: bool = False) -> dict[str, np.ndarray]:
     weights: dict[str, np.ndarray] = {}
     for c in convs():
         fan_out = c.kernel * c.kernel * c.cout
-        weights[f"{c.name}.kernel"] = rng.normal(0.0, np.sqrt(2.0 / fan_out),
-                                                 (c.kernel, c.kernel, c.cin, c.cout)).astype(np.float32)
+        weights[f"{c.name}.kernel"] = rng.normal(
+            0.0, np.sqrt(2.0 / fan_out), (c.kernel, c.kernel, c.cin, c.cout)
+        ).astype(np.float32)
         bn = bn_name(c.name)
         if random_bn:
             weights[f"{bn}.scale"] = rng.uniform(0.5, 1.5, c.cout).astype(np.float32)

@@ -45,30 +45,61 @@ DEFAULT_RUNS_OUT = Path("results/runs")
 def add_config_flags(parser: argparse.ArgumentParser, many: bool) -> None:
     """Flags shared by ``run`` (one value each) and ``matrix`` (comma-separated lists)."""
     profiles = tuple(load_profiles())
-    parser.add_argument("--profile", default="quick" if many else "smoke", choices=profiles,
-                        help="profile whose settings are the defaults (%(choices)s; default %(default)s)")
-    parser.add_argument("--dataset", choices=DATASETS, help="cifar10 (downloaded or found under --data-dir) or "
-                        "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)")
+    parser.add_argument(
+        "--profile",
+        default="quick" if many else "smoke",
+        choices=profiles,
+        help="profile whose settings are the defaults (%(choices)s; default %(default)s)",
+    )
+    parser.add_argument(
+        "--dataset",
+        choices=DATASETS,
+        help="cifar10 (downloaded or found under --data-dir) or "
+        "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)",
+    )
     parser.add_argument("--epochs", type=positive_int, help="timed epochs (default: the profile's)")
-    parser.add_argument("--train-images", type=positive_int, help="training images requested per epoch; the epoch "
-                        "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
-                        "a GPU)")
-    parser.add_argument("--test-images", type=positive_int, help="test images evaluated after each epoch (default: "
-                        "the profile's; quick: 128 on a CPU, 1,024 on a GPU)")
-    parser.add_argument("--device", choices=DEVICES, default="auto",
-                        help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
-                        "takes its GPU sizes when NVML sees a GPU (default auto)")
-    parser.add_argument("--data-dir", type=Path, help=f"where CIFAR-10 is looked for and downloaded "
-                        f"(default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_RUNS_OUT,
-                        help="results directory; records go to OUT/<machine>/<record>.json (default %(default)s)")
+    parser.add_argument(
+        "--train-images",
+        type=positive_int,
+        help="training images requested per epoch; the epoch "
+        "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
+        "a GPU)",
+    )
+    parser.add_argument(
+        "--test-images",
+        type=positive_int,
+        help="test images evaluated after each epoch (default: the profile's; quick: 128 on a CPU, 1,024 on a GPU)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
+        "takes its GPU sizes when NVML sees a GPU (default auto)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help=f"where CIFAR-10 is looked for and downloaded (default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_RUNS_OUT,
+        help="results directory; records go to OUT/<machine>/<record>.json (default %(default)s)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:
     """The flags shared by ``run`` and ``matrix`` that override the profile (None: the profile's)."""
-    return {"dataset": args.dataset, "epochs": args.epochs, "train_images": args.train_images,
-            "test_images": args.test_images, "device": None if args.device == "auto" else args.device}
+    return {
+        "dataset": args.dataset,
+        "epochs": args.epochs,
+        "train_images": args.train_images,
+        "test_images": args.test_images,
+        "device": None if args.device == "auto" else args.device,
+    }
 
 
 def run_position(text: str) -> tuple[int, int]:
@@ -96,8 +127,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         refuse_results_dir(args.out)
     ensure_writable(args.out)
-    (config,) = expand(args.profile, frameworks=[args.framework], modes=[args.mode], batch_sizes=[args.batch_size],
-                       seeds=[args.seed], **profile_overrides(args))
+    (config,) = expand(
+        args.profile,
+        frameworks=[args.framework],
+        modes=[args.mode],
+        batch_sizes=[args.batch_size],
+        seeds=[args.seed],
+        **profile_overrides(args),
+    )
     if config.train_images < config.batch_size:
         raise UsageError(f"--batch-size {config.batch_size}: larger than --train-images {config.train_images}")
     from runners.record import record_path, run_order
@@ -110,8 +147,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         record = dry_run_record(config, order)
     else:
-        record = measure_or_fail(config, args.data_dir, progress=not args.no_progress, run_order=order,
-                                 quiet_wait_s=quiet_wait)
+        record = measure_or_fail(
+            config, args.data_dir, progress=not args.no_progress, run_order=order, quiet_wait_s=quiet_wait
+        )
     path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
     print(path)
     return EXIT_OK if record["status"] == "ok" else EXIT_FAILURE
@@ -124,8 +162,9 @@ def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or name not in FRAMEWORKS or not path:
-            raise UsageError(f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of "
-                             f"{', '.join(FRAMEWORKS)}")
+            raise UsageError(
+                f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of {', '.join(FRAMEWORKS)}"
+            )
         if here and not Path(path).is_file():
             raise UsageError(f"--python {value!r}: no interpreter at {path}")
         pythons[name] = path
@@ -142,11 +181,19 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         from runners.dry_run import refuse_results_dir
 
         refuse_results_dir(args.out)
-    local = LocalExecutor(pythons=parse_pythons(args.python, here=not on_ray),
-                          timeout_s=args.timeout or load_profiles()[args.profile]["timeout"],
-                          data_dir=args.data_dir and args.data_dir.absolute(), dry_run=args.dry_run)
-    selection = {"frameworks": args.frameworks, "modes": args.modes, "batch_sizes": args.batch_sizes,
-                 "seeds": args.seeds, **profile_overrides(args)}
+    local = LocalExecutor(
+        pythons=parse_pythons(args.python, here=not on_ray),
+        timeout_s=args.timeout or load_profiles()[args.profile]["timeout"],
+        data_dir=args.data_dir and args.data_dir.absolute(),
+        dry_run=args.dry_run,
+    )
+    selection = {
+        "frameworks": args.frameworks,
+        "modes": args.modes,
+        "batch_sizes": args.batch_sizes,
+        "seeds": args.seeds,
+        **profile_overrides(args),
+    }
     if not on_ray:
         from runners.matrix import Target, interleaved_order
 
@@ -165,16 +212,24 @@ def check_executor_flags(args: argparse.Namespace) -> bool:
     """Whether the matrix runs on Ray; UsageError for a Ray flag without ``--executor ray``, or for ``--executor
     ray`` where Ray is not installed."""
     if args.executor != "ray":
-        given = [flag for flag, value in (("--ray-address", args.ray_address), ("--per-kind", args.per_kind),
-                                          ("--accelerator-type", args.accelerator_type)) if value]
+        given = [
+            flag
+            for flag, value in (
+                ("--ray-address", args.ray_address),
+                ("--per-kind", args.per_kind),
+                ("--accelerator-type", args.accelerator_type),
+            )
+            if value
+        ]
         if given:
             raise UsageError(f"{given[0]}: only with --executor ray")
         return False
     if importlib.util.find_spec("ray") is None:
         from runners.ray_executor import RAY_EXTRA
 
-        raise UsageError(f"--executor ray: Ray is not installed in {sys.executable}; install the extra "
-                         f"(pip install '{RAY_EXTRA}')")
+        raise UsageError(
+            f"--executor ray: Ray is not installed in {sys.executable}; install the extra (pip install '{RAY_EXTRA}')"
+        )
     return True
 
 
@@ -187,8 +242,7 @@ def run_and_summarise(args: argparse.Namespace, plan: list[tuple[Target, list[Ru
         raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
     too_big = [c for c in configs if c.train_images < c.batch_size]
     if too_big:
-        raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images "
-                         f"{too_big[0].train_images}")
+        raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images {too_big[0].train_images}")
     ensure_writable(args.out)
     for target, order in plan:
         print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
@@ -196,8 +250,10 @@ def run_and_summarise(args: argparse.Namespace, plan: list[tuple[Target, list[Ru
     print(summary_table(results))
     records = [r.record for r in results if r.record]
     failed = [r for r in records if r["status"] != "ok"]
-    print(f"{len(results)} configurations: {len(records) - len(failed)} ok, {len(failed)} failed, "
-          f"{len(results) - len(records)} skipped; records in {args.out}")
+    print(
+        f"{len(results)} configurations: {len(records) - len(failed)} ok, {len(failed)} failed, "
+        f"{len(results) - len(records)} skipped; records in {args.out}"
+    )
     for line in node_lines(results):
         print(line)
     ran = [r.record for r in results if r.record and not r.note]  # not the resumed: their time was spent before
@@ -208,8 +264,16 @@ def run_and_summarise(args: argparse.Namespace, plan: list[tuple[Target, list[Ru
 
 def cmd_env(args: argparse.Namespace) -> int:
     """Print this machine's provenance (hardware, software, tuning variables set) as JSON."""
-    print(json.dumps({"hardware": provenance.hardware_info(), "software": provenance.software_info(),
-                      "tuning_environment": tuning_environment()}, indent=2))
+    print(
+        json.dumps(
+            {
+                "hardware": provenance.hardware_info(),
+                "software": provenance.software_info(),
+                "tuning_environment": tuning_environment(),
+            },
+            indent=2,
+        )
+    )
     return EXIT_OK
 
 
@@ -217,72 +281,114 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for all ``runners`` subcommands."""
     parser = argparse.ArgumentParser(
         prog="runners",
-        description="Benchmark the same CIFAR-10 ResNet-18 in PyTorch, TensorFlow and JAX, and probe their errors.")
+        description="Benchmark the same CIFAR-10 ResNet-18 in PyTorch, TensorFlow and JAX, and probe their errors.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="measure one configuration in this process and write one run record",
-                         description="Train one configuration here and write one fwbench.run/2 record. Timing "
-                         "covers training steps only (data resident on the device before the clock); compile time "
-                         "is its own figure; evaluation runs after each epoch, outside the clock.",
-                         **examples("runners run --framework torch",
-                                    "runners run --framework jax --profile quick --batch-size 64 --device cpu"))
+    run = sub.add_parser(
+        "run",
+        help="measure one configuration in this process and write one run record",
+        description="Train one configuration here and write one fwbench.run/2 record. Timing "
+        "covers training steps only (data resident on the device before the clock); compile time "
+        "is its own figure; evaluation runs after each epoch, outside the clock.",
+        **examples(
+            "runners run --framework torch", "runners run --framework jax --profile quick --batch-size 64 --device cpu"
+        ),
+    )
     run.add_argument("--framework", required=True, choices=FRAMEWORKS, help="the one framework to measure")
-    run.add_argument("--mode", default="compiled", choices=TRAINING_MODES,
-                     help="compiled: torch.compile / tf.function(jit_compile=True) / jax.jit; eager: the "
-                     "framework's baseline (not JAX)")
+    run.add_argument(
+        "--mode",
+        default="compiled",
+        choices=TRAINING_MODES,
+        help="compiled: torch.compile / tf.function(jit_compile=True) / jax.jit; eager: the "
+        "framework's baseline (not JAX)",
+    )
     run.add_argument("--batch-size", type=positive_int, default=32)
     run.add_argument("--seed", type=non_negative_int, default=0, help="weights init and data order (default 0)")
-    run.add_argument("--run-position", type=run_position, metavar="K/N",
-                     help="this configuration's place in a matrix's execution order (set by runners matrix)")
+    run.add_argument(
+        "--run-position",
+        type=run_position,
+        metavar="K/N",
+        help="this configuration's place in a matrix's execution order (set by runners matrix)",
+    )
     run.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)  # runners.dry_run: no training
-    run.add_argument("--quiet-wait", type=non_negative_int, metavar="SECONDS",
-                     help="wait up to SECONDS for other processes to leave the CPUs before starting; the run starts "
-                     "anyway after that and its record says busy (default: the profile's; 0: never wait)")
+    run.add_argument(
+        "--quiet-wait",
+        type=non_negative_int,
+        metavar="SECONDS",
+        help="wait up to SECONDS for other processes to leave the CPUs before starting; the run starts "
+        "anyway after that and its record says busy (default: the profile's; 0: never wait)",
+    )
     add_config_flags(run, many=False)
     run.set_defaults(func=cmd_run)
 
-    matrix = sub.add_parser("matrix", help="run a profile's configurations, each in a fresh subprocess",
-                            description="Expand a profile (and the lists given) into configurations and run each "
-                            "in a fresh subprocess, on this machine or, with --executor ray, on the nodes of a Ray "
-                            "cluster, each record stored under the machine that ran it. Configurations with an ok "
-                            "record of the same framework version are skipped (resume); failures (OOM, exception, "
-                            "crash, timeout) become records and the matrix goes on. Configurations run round-robin "
-                            "over frameworks within each batch size, the first framework rotating from one batch "
-                            "size to the next; each run records its place in that order. A configuration's processes "
-                            "die with the matrix, also when it is killed.",
-                            **examples("runners matrix",
-                                       "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
-                                       "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
-                                       "runners matrix --executor ray --ray-address auto --profile article "
-                                       "--per-kind"))
+    matrix = sub.add_parser(
+        "matrix",
+        help="run a profile's configurations, each in a fresh subprocess",
+        description="Expand a profile (and the lists given) into configurations and run each "
+        "in a fresh subprocess, on this machine or, with --executor ray, on the nodes of a Ray "
+        "cluster, each record stored under the machine that ran it. Configurations with an ok "
+        "record of the same framework version are skipped (resume); failures (OOM, exception, "
+        "crash, timeout) become records and the matrix goes on. Configurations run round-robin "
+        "over frameworks within each batch size, the first framework rotating from one batch "
+        "size to the next; each run records its place in that order. A configuration's processes "
+        "die with the matrix, also when it is killed.",
+        **examples(
+            "runners matrix",
+            "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
+            "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
+            "runners matrix --executor ray --ray-address auto --profile article --per-kind",
+        ),
+    )
     add_frameworks_flag(matrix)
     matrix.add_argument("--modes", type=csv_of(str, TRAINING_MODES), metavar="A,B", help="e.g. compiled,eager")
     matrix.add_argument("--batch-sizes", type=csv_of(positive_int), metavar="A,B", help="e.g. 32,64,128,256")
     matrix.add_argument("--seeds", type=csv_of(non_negative_int), metavar="A,B", help="e.g. 0,1,2")
-    matrix.add_argument("--python", action="append", default=[], metavar="FRAMEWORK=PATH",
-                        help="interpreter for one framework (repeatable); default the current one")
-    matrix.add_argument("--timeout", type=positive_float, metavar="SECONDS",
-                        help="per configuration (default: the profile's)")
+    matrix.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="FRAMEWORK=PATH",
+        help="interpreter for one framework (repeatable); default the current one",
+    )
+    matrix.add_argument(
+        "--timeout", type=positive_float, metavar="SECONDS", help="per configuration (default: the profile's)"
+    )
     matrix.add_argument("--force", action="store_true", help="rerun configurations that already have ok records")
-    matrix.add_argument("--executor", choices=("local", "ray"), default="local",
-                        help="local: one configuration at a time on this machine (default); ray: on the nodes of a "
-                        "Ray cluster, one GPU (or one CPU-only node) per configuration, several at once; needs the "
-                        "extra fwbench[ray]")
-    matrix.add_argument("--ray-address", metavar="ADDRESS",
-                        help="the Ray cluster to run on (auto: the one started on this machine; default $RAY_ADDRESS, "
-                        "else a Ray instance started on this machine for the run)")
-    matrix.add_argument("--accelerator-type", metavar="KIND",
-                        help="only the nodes with this GPU kind (Ray's accelerator_type, e.g. H100)")
-    matrix.add_argument("--per-kind", action="store_true",
-                        help="run the whole matrix once on every machine kind of the cluster (nodes of one machine "
-                        "id are one kind)")
+    matrix.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: one configuration at a time on this machine (default); ray: on the nodes of a "
+        "Ray cluster, one GPU (or one CPU-only node) per configuration, several at once; needs the "
+        "extra fwbench[ray]",
+    )
+    matrix.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster to run on (auto: the one started on this machine; default $RAY_ADDRESS, "
+        "else a Ray instance started on this machine for the run)",
+    )
+    matrix.add_argument(
+        "--accelerator-type",
+        metavar="KIND",
+        help="only the nodes with this GPU kind (Ray's accelerator_type, e.g. H100)",
+    )
+    matrix.add_argument(
+        "--per-kind",
+        action="store_true",
+        help="run the whole matrix once on every machine kind of the cluster (nodes of one machine id are one kind)",
+    )
     matrix.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)  # runners.dry_run: no training
     add_config_flags(matrix, many=True)
     matrix.set_defaults(func=cmd_matrix)
 
-    env = sub.add_parser("env", help="print this machine's hardware and software provenance as JSON",
-                         description="Print the hardware, software and tuning variables a record made here would "
-                         "carry, as JSON.", **examples("runners env", "runners env > machine.json"))
+    env = sub.add_parser(
+        "env",
+        help="print this machine's hardware and software provenance as JSON",
+        description="Print the hardware, software and tuning variables a record made here would carry, as JSON.",
+        **examples("runners env", "runners env > machine.json"),
+    )
     env.set_defaults(func=cmd_env)
     from runners.probes.cli import register as register_probes
 

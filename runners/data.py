@@ -92,24 +92,28 @@ def download(url: str, dest: Path, size: int = CIFAR10_SIZE, md5: str = CIFAR10_
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.part")
-    offline = (f"Put {CIFAR10_FILE} (or the extracted {CIFAR10_DIR}/) in {dest.parent}, pass --data-dir, "
-               f"or use --dataset synthetic, which works offline")
+    offline = (
+        f"Put {CIFAR10_FILE} (or the extracted {CIFAR10_DIR}/) in {dest.parent}, pass --data-dir, "
+        f"or use --dataset synthetic, which works offline"
+    )
     try:
         with urllib.request.urlopen(url, timeout=30) as response, open(tmp, "wb") as out:
             total = int(response.headers.get("Content-Length") or size)
-            with progress_bar(total=total, enabled=progress, unit="B", unit_scale=True,
-                              desc=f"downloading {dest.name}") as bar:
+            with progress_bar(
+                total=total, enabled=progress, unit="B", unit_scale=True, desc=f"downloading {dest.name}"
+            ) as bar:
                 for chunk in iter(lambda: response.read(1 << 20), b""):
                     out.write(chunk)
                     bar.update(len(chunk))
         problem = _archive_problem(tmp, size, md5)
         if problem:
-            raise DataError(f"the file downloaded from {url} failed verification: {problem}; nothing was "
-                            f"saved. Try again later. {offline}")
+            raise DataError(
+                f"the file downloaded from {url} failed verification: {problem}; nothing was "
+                f"saved. Try again later. {offline}"
+            )
         os.replace(tmp, dest)
     except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
-        raise DataError(f"could not download CIFAR-10 from {url} ({getattr(exc, 'reason', exc)}). "
-                        f"{offline}") from exc
+        raise DataError(f"could not download CIFAR-10 from {url} ({getattr(exc, 'reason', exc)}). {offline}") from exc
     finally:
         tmp.unlink(missing_ok=True)  # also on Ctrl-C; after a successful rename there is nothing to remove
     return dest
@@ -119,8 +123,13 @@ class _ArrayOnlyUnpickler(pickle.Unpickler):
     """Unpickles plain containers and NumPy arrays only: a CIFAR batch needs nothing else, and a
     pickle that asks for any other callable (code execution) is refused."""
 
-    ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-               ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode")}  # protocol-2 bytes
+    ALLOWED = {
+        ("numpy.core.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
+        ("_codecs", "encode"),
+    }  # protocol-2 bytes
 
     def find_class(self, module: str, name: str):
         if (module, name) not in self.ALLOWED:
@@ -157,8 +166,11 @@ def parse_archive(path: Path) -> Dataset:
 
 def parse_directory(directory: Path) -> Dataset:
     """Parse an extracted ``cifar-10-batches-py`` directory."""
-    batches = {name: _unpickle((directory / name).read_bytes(), str(directory / name))
-               for name in (*CIFAR10_TRAIN_BATCHES, CIFAR10_TEST_BATCH) if (directory / name).is_file()}
+    batches = {
+        name: _unpickle((directory / name).read_bytes(), str(directory / name))
+        for name in (*CIFAR10_TRAIN_BATCHES, CIFAR10_TEST_BATCH)
+        if (directory / name).is_file()
+    }
     return _assemble(batches, str(directory))
 
 
@@ -167,12 +179,23 @@ def _assemble(batches: dict[str, tuple[np.ndarray, np.ndarray]], source: str) ->
     if missing:
         raise DataError(f"{source}: missing CIFAR-10 batches {', '.join(missing)}")
     train = [batches[n] for n in CIFAR10_TRAIN_BATCHES]
-    return Dataset("cifar10", np.concatenate([x for x, _ in train]), np.concatenate([y for _, y in train]),
-                   *batches[CIFAR10_TEST_BATCH])
+    return Dataset(
+        "cifar10",
+        np.concatenate([x for x, _ in train]),
+        np.concatenate([y for _, y in train]),
+        *batches[CIFAR10_TEST_BATCH],
+    )
 
 
-def load_cifar10(data_dir: Path | None = None, *, allow_download: bool = True, url: str = CIFAR10_URL,
-                 size: int = CIFAR10_SIZE, md5: str = CIFAR10_MD5, progress: bool = True) -> Dataset:
+def load_cifar10(
+    data_dir: Path | None = None,
+    *,
+    allow_download: bool = True,
+    url: str = CIFAR10_URL,
+    size: int = CIFAR10_SIZE,
+    md5: str = CIFAR10_MD5,
+    progress: bool = True,
+) -> Dataset:
     """Find CIFAR-10 under ``data_dir`` (extracted directory or verified tarball), downloading it if absent."""
     data_dir = Path(data_dir) if data_dir else default_data_dir()
     extracted = data_dir / CIFAR10_DIR
@@ -208,16 +231,22 @@ def synthetic(train_size: int, test_size: int, seed: int = SYNTHETIC_SEED) -> Da
     return Dataset("synthetic", *draw(train_size), *draw(test_size))
 
 
-def load(name: str, data_dir: Path | None, train_size: int | None, test_size: int | None,
-         progress: bool = True) -> Dataset:
+def load(
+    name: str, data_dir: Path | None, train_size: int | None, test_size: int | None, progress: bool = True
+) -> Dataset:
     """The named dataset, cut to the first ``train_size``/``test_size`` images when given."""
     if name == "synthetic":
         return synthetic(train_size or 50_000, test_size or 10_000)
     if name != "cifar10":
         raise DataError(f"unknown dataset {name!r}; use cifar10 or synthetic")
     full = load_cifar10(data_dir, progress=progress)
-    return Dataset(full.name, full.train_images[:train_size], full.train_labels[:train_size],
-                   full.test_images[:test_size], full.test_labels[:test_size])
+    return Dataset(
+        full.name,
+        full.train_images[:train_size],
+        full.train_labels[:train_size],
+        full.test_images[:test_size],
+        full.test_labels[:test_size],
+    )
 
 
 # --- The pipeline ------------------------------------------------------------------------------------
@@ -247,8 +276,9 @@ def _check_batch_size(batch_size: int) -> None:
         raise ValueError(f"batch size must be a positive integer, got {batch_size!r}")
 
 
-def epoch_batches(images: np.ndarray, labels: np.ndarray, seed: int, epoch: int,
-                  batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+def epoch_batches(
+    images: np.ndarray, labels: np.ndarray, seed: int, epoch: int, batch_size: int
+) -> tuple[np.ndarray, np.ndarray]:
     """One epoch as ``(steps, batch, 32, 32, 3)`` float32 and ``(steps, batch)`` int32, ``drop_last``.
 
     The order and augmentation depend on (seed, epoch) only, not on the batch size.

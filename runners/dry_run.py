@@ -24,8 +24,9 @@ DRY_RUN_MESSAGE = "dry run: nothing was trained or measured (a test of the matri
 
 def dry_run_record(config: RunConfig, run_order: dict | None = None) -> dict:
     """The record of ``config`` on this machine, dry: status error, failure type ``DryRun``."""
-    return failed_record(config, hardware_for(config.device), utc_now(), "error", DRY_RUN_FAILURE, DRY_RUN_MESSAGE,
-                         run_order=run_order)
+    return failed_record(
+        config, hardware_for(config.device), utc_now(), "error", DRY_RUN_FAILURE, DRY_RUN_MESSAGE, run_order=run_order
+    )
 
 
 def refuse_results_dir(out: Path, flag: str = "--out") -> None:
@@ -34,5 +35,7 @@ def refuse_results_dir(out: Path, flag: str = "--out") -> None:
     target = out.resolve()
     for results in {(provenance.REPO_ROOT / "results").resolve(), Path("results").resolve()}:
         if target == results or results in target.parents:
-            raise UsageError(f"{flag} {out}: a dry run writes no record under {results}, which the site is built "
-                             "from; give a directory elsewhere")
+            raise UsageError(
+                f"{flag} {out}: a dry run writes no record under {results}, which the site is built "
+                "from; give a directory elsewhere"
+            )

@@ -13,8 +13,10 @@ import psutil
 #: while compiler workers live for seconds
 SAMPLE_INTERVAL_S = 0.25
 #: what ``memory.host_peak_rss_bytes`` counts, in the record's words
-BASIS = (f"this process's peak RSS (getrusage) plus its child processes' summed RSS (peak of samples every "
-         f"{SAMPLE_INTERVAL_S * 1000:.0f} ms), above the post-import baseline")
+BASIS = (
+    f"this process's peak RSS (getrusage) plus its child processes' summed RSS (peak of samples every "
+    f"{SAMPLE_INTERVAL_S * 1000:.0f} ms), above the post-import baseline"
+)
 RU_MAXRSS_BYTES = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is bytes on macOS, KiB on Linux
 
 

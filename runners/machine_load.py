@@ -46,13 +46,21 @@ def sample(seconds: float = SAMPLE_SECONDS) -> dict:
     busy, own, wall = _system_busy_seconds() - busy, own_tree_cpu_seconds() - own, time.monotonic() - start
     other = 100.0 * (busy - own) / (wall * cpu_count)
     load_1m, load_5m, _ = psutil.getloadavg()
-    return {"load_avg_1m": load_1m, "load_avg_5m": load_5m, "other_cpu_percent": min(100.0, max(0.0, other)),
-            "cpu_count": cpu_count}
+    return {
+        "load_avg_1m": load_1m,
+        "load_avg_5m": load_5m,
+        "other_cpu_percent": min(100.0, max(0.0, other)),
+        "cpu_count": cpu_count,
+    }
 
 
-def wait_for_quiet(max_wait_s: float, threshold: float = BUSY_THRESHOLD_CPU_PERCENT,
-                   take_sample: Callable[[], dict] = sample, sleep: Callable[[float], None] = time.sleep,
-                   clock: Callable[[], float] = time.monotonic) -> tuple[dict, float]:
+def wait_for_quiet(
+    max_wait_s: float,
+    threshold: float = BUSY_THRESHOLD_CPU_PERCENT,
+    take_sample: Callable[[], dict] = sample,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[dict, float]:
     """Sample until other processes use at most ``threshold`` percent of the CPUs or ``max_wait_s`` has passed
     (0: never wait), polling every ``POLL_SECONDS``; return (the last sample, seconds waited)."""
     current, waited, start = take_sample(), 0.0, clock()
@@ -63,10 +71,13 @@ def wait_for_quiet(max_wait_s: float, threshold: float = BUSY_THRESHOLD_CPU_PERC
     return current, waited
 
 
-def load_section(start: dict, end: dict, waited_seconds: float,
-                 threshold: float = BUSY_THRESHOLD_CPU_PERCENT) -> dict:
+def load_section(start: dict, end: dict, waited_seconds: float, threshold: float = BUSY_THRESHOLD_CPU_PERCENT) -> dict:
     """The record's ``load``: ``busy`` when the start sample (after waiting) or the end sample is over the
     threshold."""
-    return {"start": start, "end": end, "waited_seconds": waited_seconds,
-            "busy": max(start["other_cpu_percent"], end["other_cpu_percent"]) > threshold,
-            "threshold_cpu_percent": threshold}
+    return {
+        "start": start,
+        "end": end,
+        "waited_seconds": waited_seconds,
+        "busy": max(start["other_cpu_percent"], end["other_cpu_percent"]) > threshold,
+        "threshold_cpu_percent": threshold,
+    }

@@ -47,6 +47,7 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
     time (a neighbour's load, heat, a cache warmed by the previous run); interleaved, such drift spreads over
     all frameworks, and no framework always goes first.
     """
+
     def first_seen(values) -> dict:
         return {value: index for index, value in enumerate(dict.fromkeys(values))}
 
@@ -56,8 +57,12 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
 
     def place(config: RunConfig) -> tuple[int, int, int, int]:
         rotation = batch_sizes[config.batch_size]
-        return (rotation, seeds[config.seed], modes[config.mode],
-                (frameworks[config.framework] - rotation) % len(frameworks))
+        return (
+            rotation,
+            seeds[config.seed],
+            modes[config.mode],
+            (frameworks[config.framework] - rotation) % len(frameworks),
+        )
 
     return sorted(configs, key=place)
 
@@ -69,10 +74,28 @@ def order_line(order: list[RunConfig]) -> str:
 
 def run_arguments(config: RunConfig) -> list[str]:
     """``runners run`` flags that reproduce ``config`` exactly (same record id)."""
-    return ["--framework", config.framework, "--mode", config.mode, "--batch-size", str(config.batch_size),
-            "--seed", str(config.seed), "--profile", config.profile, "--dataset", config.dataset,
-            "--epochs", str(config.epochs), "--train-images", str(config.train_images),
-            "--test-images", str(config.test_images), "--device", config.device]
+    return [
+        "--framework",
+        config.framework,
+        "--mode",
+        config.mode,
+        "--batch-size",
+        str(config.batch_size),
+        "--seed",
+        str(config.seed),
+        "--profile",
+        config.profile,
+        "--dataset",
+        config.dataset,
+        "--epochs",
+        str(config.epochs),
+        "--train-images",
+        str(config.train_images),
+        "--test-images",
+        str(config.test_images),
+        "--device",
+        config.device,
+    ]
 
 
 def hardware_for(device: str) -> dict:
@@ -154,8 +177,13 @@ def configuration_process(command: list[str], **popen_options) -> Iterator[subpr
     try:
         read_end, keep_alive = os.pipe()
         try:
-            reaper = subprocess.Popen([sys.executable, "-I", "-S", "-c", REAPER, str(process.pid)], stdin=read_end,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            reaper = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", REAPER, str(process.pid)],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         finally:
             os.close(read_end)
         yield process
@@ -271,8 +299,12 @@ class LocalExecutor:
         if key not in self._installations:
             entry = framework(name)
             try:
-                query = subprocess.run([python, "-c", INSTALLATION_QUERY, entry.import_name, *entry.distributions],
-                                       capture_output=True, text=True, timeout=120)
+                query = subprocess.run(
+                    [python, "-c", INSTALLATION_QUERY, entry.import_name, *entry.distributions],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
                 found = Installation(query.returncode == 0, query.stdout.strip() or None)
             except (OSError, subprocess.TimeoutExpired):
                 found = Installation(False, None)
@@ -289,8 +321,16 @@ class LocalExecutor:
 
     def command(self, config: RunConfig, position: tuple[int, int] | None, out: Path) -> list[str]:
         """The ``runners run`` command of one configuration, its record written under ``out``."""
-        command = [self.python_for(config.framework), "-m", "runners.cli", "run", *run_arguments(config),
-                   "--out", str(out), "--no-progress"]
+        command = [
+            self.python_for(config.framework),
+            "-m",
+            "runners.cli",
+            "run",
+            *run_arguments(config),
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
         if position:
             command += ["--run-position", f"{position[0]}/{position[1]}"]
         if self.data_dir:
@@ -310,8 +350,9 @@ class LocalExecutor:
         started_at = utc_now()
         with tempfile.TemporaryDirectory(prefix="fwbench-run-") as scratch, tempfile.TemporaryFile() as stderr:
             command = self.command(config, position, Path(scratch))
-            with configuration_process(command, cwd=provenance.REPO_ROOT, stdout=subprocess.PIPE,
-                                       stderr=stderr) as process:
+            with configuration_process(
+                command, cwd=provenance.REPO_ROOT, stdout=subprocess.PIPE, stderr=stderr
+            ) as process:
                 try:
                     stdout, _ = process.communicate(timeout=self.timeout_s)
                     status, exit_code = None, process.returncode
@@ -330,9 +371,17 @@ class LocalExecutor:
         else:
             killed_by = f"signal {-exit_code}" if exit_code is not None and exit_code < 0 else f"exit code {exit_code}"
             message = f"the run process ended with {killed_by} without writing a record"
-        record = failed_record(config, hardware_for(config.device), started_at, status or "error",
-                               "Timeout" if status == "timeout" else "ProcessDied", message, stderr_tail, exit_code,
-                               run_order=run_order(*position) if position else None)
+        record = failed_record(
+            config,
+            hardware_for(config.device),
+            started_at,
+            status or "error",
+            "Timeout" if status == "timeout" else "ProcessDied",
+            message,
+            stderr_tail,
+            exit_code,
+            run_order=run_order(*position) if position else None,
+        )
         return {**record, "command": command}  # what failed: the run's command, not the matrix's
 
     def execute(self, jobs: Iterable[Job]) -> Iterator[Started | Finished]:
@@ -359,8 +408,11 @@ def survey(executor: LocalExecutor, profile: str, device: str, selection: dict) 
     ``device``. A configuration carries the framework version of the interpreter that will run it and the sizes of
     the device it will use, so it is expanded on the machine that runs it (on each node of a cluster)."""
     configs = expand(profile, version_of=executor.framework_version, **selection)
-    missing = {name: f"{name} is not installed in {executor.python_for(name)}"
-               for name in dict.fromkeys(c.framework for c in configs) if not executor.available(name)}
+    missing = {
+        name: f"{name} is not installed in {executor.python_for(name)}"
+        for name in dict.fromkeys(c.framework for c in configs)
+        if not executor.available(name)
+    }
     return Survey(hardware_for(device), missing, configs)
 
 
@@ -401,8 +453,13 @@ def outcome(record: dict) -> str:
     return record["status"] if record["status"] == "ok" else f"{record['status']} ({failure.get('exception_type')})"
 
 
-def run_matrix(plan: list[tuple[Target, list[RunConfig]]], out: Path, executor: Executor, force: bool = False,
-               progress: bool = True) -> list[Result]:
+def run_matrix(
+    plan: list[tuple[Target, list[RunConfig]]],
+    out: Path,
+    executor: Executor,
+    force: bool = False,
+    progress: bool = True,
+) -> list[Result]:
     """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
     ``executor``; write each record atomically under ``out``/<its machine id>; return the results in plan order.
 
@@ -442,8 +499,9 @@ def run_matrix(plan: list[tuple[Target, list[RunConfig]]], out: Path, executor: 
                     write_record(stored_path(out, event.record), event.record)
                 line = f"{outcome(event.record)} in {event.seconds:.0f} s" if event.record else f"not run, {event.note}"
                 done(event.job, Result(event.job.config, event.record, event.note, event.where, event.seconds), line)
-            bar.set_postfix_str("; ".join(job.config.label + (f" on {where}" if where else "")
-                                          for job, where in running.items()))
+            bar.set_postfix_str(
+                "; ".join(job.config.label + (f" on {where}" if where else "") for job, where in running.items())
+            )
     bar.close()
     return list(results.values())
 
@@ -458,23 +516,30 @@ def summary_table(results: list[Result]) -> str:
     records come from several."""
     machines = {machine_of(r.record) for r in results if r.record}
     width = max(map(len, machines)) + 2 if len(machines) > 1 else 0
-    header = f"{'machine':<{width}.{width}}{'framework':<11}{'mode':<9}{'batch':>6}{'seed':>5}  {'status':<8}" \
-             f"{'s/epoch':>9}{'img/s':>9}{'peak MiB':>10}{'compile s':>10}  note"
+    header = (
+        f"{'machine':<{width}.{width}}{'framework':<11}{'mode':<9}{'batch':>6}{'seed':>5}  {'status':<8}"
+        f"{'s/epoch':>9}{'img/s':>9}{'peak MiB':>10}{'compile s':>10}  note"
+    )
     lines = [header, "-" * len(header)]
     for config, record, note, *_ in results:
         status = record["status"] if record else "skipped"
         timing, memory = (record or {}).get("timing") or {}, (record or {}).get("memory") or {}
-        peak = memory.get("allocator_peak_bytes") or memory.get("nvml_process_peak_bytes") \
+        peak = (
+            memory.get("allocator_peak_bytes")
+            or memory.get("nvml_process_peak_bytes")
             or memory.get("host_peak_rss_bytes")
+        )
 
         def cell(value, size: int, decimals: int) -> str:
             return f"{value:>{size}.{decimals}f}" if value is not None else f"{'—':>{size}}"
 
-        lines.append(f"{machine_of(record) if width else '':<{width}}"
-                     f"{config.framework:<11}{config.mode:<9}{config.batch_size:>6}{config.seed:>5}  {status:<8}"
-                     f"{cell(timing.get('epoch_seconds'), 9, 2)}{cell(timing.get('images_per_second'), 9, 1)}"
-                     f"{cell(peak / 2**20 if peak else None, 10, 0)}{cell(timing.get('compile_seconds'), 10, 1)}"
-                     f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200])
+        lines.append(
+            f"{machine_of(record) if width else '':<{width}}"
+            f"{config.framework:<11}{config.mode:<9}{config.batch_size:>6}{config.seed:>5}  {status:<8}"
+            f"{cell(timing.get('epoch_seconds'), 9, 2)}{cell(timing.get('images_per_second'), 9, 1)}"
+            f"{cell(peak / 2**20 if peak else None, 10, 0)}{cell(timing.get('compile_seconds'), 10, 1)}"
+            f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200]
+        )
     return "\n".join(lines)
 
 
@@ -493,6 +558,7 @@ def node_lines(results: list[Result]) -> list[str]:
     lines = []
     for where, ran in sorted(by_node.items()):
         ok = sum(1 for r in ran if r.record["status"] == "ok")
-        lines.append(f"node {where}: ran {len(ran)} ({ok} ok, {len(ran) - ok} failed) in "
-                     f"{sum(r.seconds for r in ran):.0f} s")
+        lines.append(
+            f"node {where}: ran {len(ran)} ({ok} ok, {len(ran) - ok} failed) in {sum(r.seconds for r in ran):.0f} s"
+        )
     return lines

@@ -24,16 +24,24 @@ PARITY_BATCH = 16
 PARITY_STEPS = 3
 
 
-def capture(name: str, mode: str, dtype: str = "float64", batch_size: int = PARITY_BATCH,
-            steps: int = PARITY_STEPS, seed: int = 0) -> dict[str, np.ndarray]:
+def capture(
+    name: str,
+    mode: str,
+    dtype: str = "float64",
+    batch_size: int = PARITY_BATCH,
+    steps: int = PARITY_STEPS,
+    seed: int = 0,
+) -> dict[str, np.ndarray]:
     """Logits (train and eval mode) on one batch, then weights after each of ``steps`` SGD steps."""
     weights = arch.init_weights(seed, random_bn=True)  # random BN makes every BN field matter
     dataset = data.synthetic(batch_size * steps, batch_size)
     images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
     trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype)
     batches = trainer.to_device(images, labels)
-    out = {"logits.eval": trainer.logits(batches[0][0], training=False),
-           "logits.train": trainer.logits(batches[0][0], training=True)}
+    out = {
+        "logits.eval": trainer.logits(batches[0][0], training=False),
+        "logits.train": trainer.logits(batches[0][0], training=True),
+    }
     trainer.restore(weights)  # the train-mode forward moved the running statistics
     out.update({f"step0.{k}": v for k, v in weights.items()})
     for step, ((x, y), lr) in enumerate(zip(batches, schedule.learning_rates(batch_size, steps), strict=True), start=1):
@@ -69,16 +77,23 @@ def relative_difference(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) / scale
 
 
-def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray], a_is_torch: bool = False,
-            batch_size: int = PARITY_BATCH, steps: int = PARITY_STEPS) -> dict[str, float]:
+def compare(
+    a: dict[str, np.ndarray],
+    b: dict[str, np.ndarray],
+    a_is_torch: bool = False,
+    batch_size: int = PARITY_BATCH,
+    steps: int = PARITY_STEPS,
+) -> dict[str, float]:
     """Worst relative differences between two captures, by quantity.
 
     Updates are compared as per-step deltas (w_t − w_{t−1}), so that a small difference in the
     update rule (weight decay, momentum, learning rate) is not hidden by the weights' own size.
     When ``a`` is PyTorch, its running variances are checked against ``b``'s after Bessel correction.
     """
-    report = {"logits.train": relative_difference(a["logits.train"], b["logits.train"]),
-              "logits.eval": relative_difference(a["logits.eval"], b["logits.eval"])}
+    report = {
+        "logits.train": relative_difference(a["logits.train"], b["logits.train"]),
+        "logits.eval": relative_difference(a["logits.eval"], b["logits.eval"]),
+    }
     expected_var = bessel_corrected_var(b, batch_size, steps) if a_is_torch else {}
     update, running_mean, running_var = 0.0, 0.0, 0.0
     for step in range(1, steps + 1):
@@ -90,8 +105,14 @@ def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray], a_is_torch: bool
                 running_mean = max(running_mean, relative_difference(a[now], b[now]))
             else:
                 running_var = max(running_var, relative_difference(a[now], expected_var.get(now, b[now])))
-    report.update({"update": update, "running_mean": running_mean, "running_var": running_var,
-                   "loss": max(relative_difference(a[f"loss{s}"], b[f"loss{s}"]) for s in range(1, steps + 1))})
+    report.update(
+        {
+            "update": update,
+            "running_mean": running_mean,
+            "running_var": running_var,
+            "loss": max(relative_difference(a[f"loss{s}"], b[f"loss{s}"]) for s in range(1, steps + 1)),
+        }
+    )
     return report
 
 
@@ -100,8 +121,19 @@ def capture_all(mode: str, dtype: str, workdir: Path) -> dict[str, dict[str, np.
     jobs = {}
     for name in FRAMEWORKS:
         out = workdir / f"{name}-{mode}-{dtype}.npz"
-        command = [sys.executable, "-m", "runners.parity", "--framework", name, "--mode", mode,
-                   "--dtype", dtype, "--out", str(out)]
+        command = [
+            sys.executable,
+            "-m",
+            "runners.parity",
+            "--framework",
+            name,
+            "--mode",
+            mode,
+            "--dtype",
+            dtype,
+            "--out",
+            str(out),
+        ]
         jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True), out)
     captures = {}
     for name, (process, out) in jobs.items():
@@ -116,10 +148,18 @@ def capture_all(mode: str, dtype: str, workdir: Path) -> dict[str, dict[str, np.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Capture (one framework) or compare (all three) for parity.")
     parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only")
-    parser.add_argument("--mode", choices=TRAINING_MODES, default="eager",
-                        help="a framework without this mode runs its first, compiled (JAX has only jax.jit)")
-    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64",
-                        help="float64 isolates the frameworks' semantics from float32 rounding (default)")
+    parser.add_argument(
+        "--mode",
+        choices=TRAINING_MODES,
+        default="eager",
+        help="a framework without this mode runs its first, compiled (JAX has only jax.jit)",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="float64 isolates the frameworks' semantics from float32 rounding (default)",
+    )
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
     args = parser.parse_args(argv)
     if args.framework:

@@ -95,8 +95,10 @@ def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
     if not isinstance(train, dict) and not isinstance(test, dict):
         return {}
     if not (isinstance(train, dict) and isinstance(test, dict) and train.keys() == test.keys() == {"cpu", "gpu"}):
-        raise ValueError(f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
-                         "objects with the keys cpu and gpu")
+        raise ValueError(
+            f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
+            "objects with the keys cpu and gpu"
+        )
     return {device: (train[device], test[device]) for device in ("cpu", "gpu")}
 
 
@@ -118,8 +120,9 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
     return (*sizes, sized_for)
 
 
-def expand(name: str, version_of: Callable[[str], str | None] = provenance.framework_version,
-           **overrides) -> list[RunConfig]:
+def expand(
+    name: str, version_of: Callable[[str], str | None] = provenance.framework_version, **overrides
+) -> list[RunConfig]:
     """The profile's configurations (framework × mode × batch size × seed) after overrides.
 
     Overrides with value None are ignored; a profile without ``frameworks`` means all of them. Modes a framework
@@ -135,12 +138,26 @@ def expand(name: str, version_of: Callable[[str], str | None] = provenance.frame
     tuning = tuple(tuning_environment().items())
     versions = {key: version_of(key) for key in spec["frameworks"]}
     configs = []
-    for key, mode, batch, seed in itertools.product(spec["frameworks"], spec["modes"], spec["batch_sizes"],
-                                                    spec["seeds"]):
+    for key, mode, batch, seed in itertools.product(
+        spec["frameworks"], spec["modes"], spec["batch_sizes"], spec["seeds"]
+    ):
         if mode not in framework(key).training_modes:
             continue
-        configs.append(RunConfig(framework=key, framework_version=versions[key], mode=mode, batch_size=batch,
-                                 seed=seed, profile=name, dataset=spec["dataset"], epochs=spec["epochs"],
-                                 train_images=train_images, test_images=test_images,
-                                 device=spec.get("device", "auto"), tuning=tuning, sized_for=sized_for))
+        configs.append(
+            RunConfig(
+                framework=key,
+                framework_version=versions[key],
+                mode=mode,
+                batch_size=batch,
+                seed=seed,
+                profile=name,
+                dataset=spec["dataset"],
+                epochs=spec["epochs"],
+                train_images=train_images,
+                test_images=test_images,
+                device=spec.get("device", "auto"),
+                tuning=tuning,
+                sized_for=sized_for,
+            )
+        )
     return configs

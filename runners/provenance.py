@@ -64,12 +64,27 @@ def git_commit() -> tuple[str | None, bool | None]:
     """(commit hash, dirty?) of the benchmark code (``results/`` excluded), or (None, None) outside a git
     checkout."""
     try:
-        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                                text=True, timeout=10, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
         # records under results/ are outputs, not code: writing them must not make the code look modified
-        status = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no",
-                                 "--", ".", ":(exclude)results"],
-                                capture_output=True, text=True, timeout=10, check=True).stdout
+        status = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(REPO_ROOT),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)results",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None, None
     return commit or None, bool(status.strip())
@@ -170,8 +185,18 @@ def machine_id(hardware: dict) -> str:
 
 
 #: instruction-set extensions that change how fast the frameworks' CPU kernels run
-FINGERPRINT_ISA = ("avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16",
-                   "amx_int8")
+FINGERPRINT_ISA = (
+    "avx",
+    "avx2",
+    "fma",
+    "avx512f",
+    "avx512bw",
+    "avx512_vnni",
+    "avx512_bf16",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
+)
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 #: (level, type) in sysfs -> the fingerprint's cache name
 CACHE_NAMES = {("1", "Data"): "L1d", ("1", "Instruction"): "L1i", ("2", "Unified"): "L2", ("3", "Unified"): "L3"}
@@ -189,12 +214,19 @@ def cpu_fingerprint(cpuinfo: str | None = None, cache_dir: Path = CACHE_DIR, ker
         except OSError:
             return None
     first_cpu = cpuinfo.strip().split("\n\n", 1)[0]
-    fields = {key.strip(): value.strip()
-              for key, value in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)}
+    fields = {
+        key.strip(): value.strip()
+        for key, value in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)
+    }
     flags = set(fields.get("flags", "").split())
-    identity = {"vendor": fields.get("vendor_id"), "family": fields.get("cpu family"), "model": fields.get("model"),
-                "stepping": fields.get("stepping"), "isa": sorted(flags.intersection(FINGERPRINT_ISA)),
-                "caches": cache_sizes(cache_dir)}
+    identity = {
+        "vendor": fields.get("vendor_id"),
+        "family": fields.get("cpu family"),
+        "model": fields.get("model"),
+        "stepping": fields.get("stepping"),
+        "isa": sorted(flags.intersection(FINGERPRINT_ISA)),
+        "caches": cache_sizes(cache_dir),
+    }
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
     return {**identity, "kernel": kernel if kernel is not None else platform.release(), "hash": digest}
 

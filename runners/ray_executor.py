@@ -63,8 +63,12 @@ def ray_session(address: str | None) -> Iterator[None]:
 
     # the runs' output is captured into their records: workers have nothing to tell the driver's terminal, and the
     # matrix says itself where it runs (``cluster_line``)
-    ray.init(address=address or "local", include_dashboard=False if address is None else None, log_to_driver=False,
-             logging_level=logging.ERROR)
+    ray.init(
+        address=address or "local",
+        include_dashboard=False if address is None else None,
+        log_to_driver=False,
+        logging_level=logging.ERROR,
+    )
     try:
         yield
     finally:
@@ -103,8 +107,10 @@ def eligible_nodes(nodes: list[dict], device: str, accelerator_type: str | None)
         kinds = {k.removeprefix(ACCELERATOR) for n in gpu_nodes for k in n["Resources"] if k.startswith(ACCELERATOR)}
         gpu_nodes = [n for n in gpu_nodes if ACCELERATOR + accelerator_type in n["Resources"]]
         if not gpu_nodes:
-            raise UsageError(f"--accelerator-type {accelerator_type}: no node of the cluster has one (its GPU kinds: "
-                             f"{', '.join(sorted(kinds)) or 'none'})")
+            raise UsageError(
+                f"--accelerator-type {accelerator_type}: no node of the cluster has one (its GPU kinds: "
+                f"{', '.join(sorted(kinds)) or 'none'})"
+            )
     if gpu_nodes:
         return gpu_nodes, True
     if device == "gpu":
@@ -117,8 +123,10 @@ def task_resources(node: dict, on_gpu: bool, accelerator_type: str | None) -> tu
     ``accelerator_type`` when given), as many at once as the node has; a CPU configuration takes all of the node's
     CPUs, one at a time."""
     if on_gpu:
-        return int(node["Resources"]["GPU"]), {"num_gpus": 1, **({"accelerator_type": accelerator_type}
-                                                                 if accelerator_type else {})}
+        return int(node["Resources"]["GPU"]), {
+            "num_gpus": 1,
+            **({"accelerator_type": accelerator_type} if accelerator_type else {}),
+        }
     return 1, {"num_cpus": node["Resources"]["CPU"]}
 
 
@@ -166,8 +174,9 @@ def pinned(node_id: str):
     return NodeAffinitySchedulingStrategy(node_id, soft=False)
 
 
-def survey_cluster(local: LocalExecutor, profile: str, device: str, selection: dict,
-                   accelerator_type: str | None = None) -> list[Node]:
+def survey_cluster(
+    local: LocalExecutor, profile: str, device: str, selection: dict, accelerator_type: str | None = None
+) -> list[Node]:
     """The nodes a matrix runs on (``eligible_nodes``), each surveyed on itself, ordered by machine id. A node whose
     survey fails (fwbench not installed there, say) is left out with a line on stderr; UsageError when none is left.
     """
@@ -176,18 +185,29 @@ def survey_cluster(local: LocalExecutor, profile: str, device: str, selection: d
 
     candidates, on_gpu = eligible_nodes(ray.nodes(), device, accelerator_type)
     survey_there = ray.remote(num_cpus=0)(survey_node)
-    pending = [survey_there.options(scheduling_strategy=pinned(n["NodeID"])).remote(local, profile, device, selection)
-               for n in candidates]
+    pending = [
+        survey_there.options(scheduling_strategy=pinned(n["NodeID"])).remote(local, profile, device, selection)
+        for n in candidates
+    ]
     nodes = []
     for candidate, survey_ref in zip(candidates, pending, strict=True):
         try:
             found = ray.get(survey_ref)
         except RayError as exc:
-            print(f"ray: node {candidate['NodeManagerAddress']} ({candidate['NodeID'][:8]}) left out: it could not "
-                  f"be surveyed: {brief(exc)}", file=sys.stderr)
+            print(
+                f"ray: node {candidate['NodeManagerAddress']} ({candidate['NodeID'][:8]}) left out: it could not "
+                f"be surveyed: {brief(exc)}",
+                file=sys.stderr,
+            )
             continue
-        nodes.append(Node(candidate["NodeID"], candidate["NodeManagerAddress"],
-                          *task_resources(candidate, on_gpu, accelerator_type), found))
+        nodes.append(
+            Node(
+                candidate["NodeID"],
+                candidate["NodeManagerAddress"],
+                *task_resources(candidate, on_gpu, accelerator_type),
+                found,
+            )
+        )
     if not nodes:
         raise UsageError("--executor ray: no node of the cluster could be surveyed (is fwbench installed on them?)")
     return sorted(nodes, key=lambda n: (n.machine_id, n.address, n.id))
@@ -304,12 +324,14 @@ class RayExecutor:
         try:
             record = ray.get(ref)
         except OutOfMemoryError as exc:
-            record = self._failed(attempt, "oom", type(exc).__name__,
-                                  f"Ray's memory monitor killed the run: {exc}"[:2000])
+            record = self._failed(
+                attempt, "oom", type(exc).__name__, f"Ray's memory monitor killed the run: {exc}"[:2000]
+            )
         except RayTaskError as exc:  # the task itself raised: a failure of this configuration, not of the node
             cause = exc.cause or exc
-            record = self._failed(attempt, "error", type(cause).__name__, f"the Ray task failed: {cause}"[:2000],
-                                  stderr_tail=str(exc))
+            record = self._failed(
+                attempt, "error", type(cause).__name__, f"the Ray task failed: {cause}"[:2000], stderr_tail=str(exc)
+            )
         except RayError as exc:
             if isinstance(exc, NodeDiedError) or not any(n["NodeID"] == node.id and n["Alive"] for n in ray.nodes()):
                 self.lost.add(node.id)
@@ -318,15 +340,28 @@ class RayExecutor:
                 waiting.appendleft(retry)
                 return None
             why = "second try" if attempt.number > 1 else f"no other node of {attempt.job.target.label} to try"
-            record = self._failed(attempt, "error", "NodeLost", f"node lost: {node.where} was lost mid-configuration "
-                                  f"({why}): {brief(exc)}")
+            record = self._failed(
+                attempt,
+                "error",
+                "NodeLost",
+                f"node lost: {node.where} was lost mid-configuration ({why}): {brief(exc)}",
+            )
         executor = {"name": self.name, "node": node.address, "node_id": node.id, "attempt": attempt.number}
         return Finished(attempt.job, {**record, "executor": executor}, node.where, time.monotonic() - attempt.started)
 
     @staticmethod
-    def _failed(attempt: Attempt, status: str, exception_type: str, message: str, stderr_tail: str | None = None
-                ) -> dict:
+    def _failed(
+        attempt: Attempt, status: str, exception_type: str, message: str, stderr_tail: str | None = None
+    ) -> dict:
         """The record of a configuration that Ray, not its process, ended: on the node's hardware."""
         job = attempt.job
-        return failed_record(job.config, attempt.node.survey.hardware, attempt.started_at, status, exception_type,
-                             message, stderr_tail, run_order=run_order(*job.position))
+        return failed_record(
+            job.config,
+            attempt.node.survey.hardware,
+            attempt.started_at,
+            status,
+            exception_type,
+            message,
+            stderr_tail,
+            run_order=run_order(*job.position),
+        )

@@ -77,18 +77,32 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
     """The record's ``config``: what was asked for (``train_images``), what the epoch trained after drop-last
     (``images_per_epoch``), the learning-rate schedule, and the place in a matrix's order."""
     steps = config.train_images // config.batch_size
-    return {"profile": config.profile, "dataset": config.dataset, "batch_size": config.batch_size,
-            "epochs": config.epochs, "seed": config.seed, "train_images": config.train_images,
-            "images_per_epoch": steps * config.batch_size, "sized_for": config.sized_for,
-            "test_images": config.test_images, "steps_per_epoch": max(1, steps),
-            "lr_schedule": schedule.describe(config.batch_size, max(1, steps) * config.epochs),
-            "device": config.device, "precision": PRECISION, "tuning_environment": dict(config.tuning),
-            "run_order": run_order}
+    return {
+        "profile": config.profile,
+        "dataset": config.dataset,
+        "batch_size": config.batch_size,
+        "epochs": config.epochs,
+        "seed": config.seed,
+        "train_images": config.train_images,
+        "images_per_epoch": steps * config.batch_size,
+        "sized_for": config.sized_for,
+        "test_images": config.test_images,
+        "steps_per_epoch": max(1, steps),
+        "lr_schedule": schedule.describe(config.batch_size, max(1, steps) * config.epochs),
+        "device": config.device,
+        "precision": PRECISION,
+        "tuning_environment": dict(config.tuning),
+        "run_order": run_order,
+    }
 
 
 def model_section() -> dict:
-    return {"name": "resnet18-cifar", "trainable_params": arch.trainable_param_count(),
-            "flops_per_image": arch.flops_per_image(), "macs_per_image": arch.macs_per_image()}
+    return {
+        "name": "resnet18-cifar",
+        "trainable_params": arch.trainable_param_count(),
+        "flops_per_image": arch.flops_per_image(),
+        "macs_per_image": arch.macs_per_image(),
+    }
 
 
 def peak_flops(device_name: str | None, precision: str = "float32") -> float | None:
@@ -97,18 +111,47 @@ def peak_flops(device_name: str | None, precision: str = "float32") -> float | N
     return table.get(device_name) if device_name else None
 
 
-def base_record(config: RunConfig, hardware: dict, software: dict, started_at: str, finished_at: str,
-                command: list[str], run_order: dict | None = None) -> dict:
+def base_record(
+    config: RunConfig,
+    hardware: dict,
+    software: dict,
+    started_at: str,
+    finished_at: str,
+    command: list[str],
+    run_order: dict | None = None,
+) -> dict:
     """A record with provenance filled and every measurement section empty."""
-    return {"schema": SCHEMA, "record_id": config.record_id, "status": "error",
-            "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
-            "config": config_section(config, run_order), "model": model_section(), "hardware": hardware,
-            "software": software, "timing": None, "memory": None, "accuracy": None, "mfu": None, "load": None,
-            "failure": None, "started_at": started_at, "finished_at": finished_at, "command": list(command)}
+    return {
+        "schema": SCHEMA,
+        "record_id": config.record_id,
+        "status": "error",
+        "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
+        "config": config_section(config, run_order),
+        "model": model_section(),
+        "hardware": hardware,
+        "software": software,
+        "timing": None,
+        "memory": None,
+        "accuracy": None,
+        "mfu": None,
+        "load": None,
+        "failure": None,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "command": list(command),
+    }
 
 
-def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: str, measured: Measured, *,
-              software: dict, command: list[str]) -> dict:
+def ok_record(
+    config: RunConfig,
+    hardware: dict,
+    started_at: str,
+    finished_at: str,
+    measured: Measured,
+    *,
+    software: dict,
+    command: list[str],
+) -> dict:
     """The record of a run that finished (status ok), computed from its raw measurements alone.
 
     Derived figures: seconds per epoch and images/s from the median epoch; step time median and p90 over the
@@ -118,11 +161,14 @@ def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: s
     """
     record = base_record(config, hardware, software, started_at, finished_at, command, measured.run_order)
     steps = record["config"]["steps_per_epoch"]
-    if len(measured.window_steps) != len(measured.window_step_seconds) or \
-            sum(measured.window_steps) != steps * len(measured.epoch_seconds):
-        raise ValueError(f"measured.window_steps {measured.window_steps}: does not split "
-                         f"{len(measured.epoch_seconds)} epochs of {steps} steps into the "
-                         f"{len(measured.window_step_seconds)} timed windows")
+    if len(measured.window_steps) != len(measured.window_step_seconds) or sum(measured.window_steps) != steps * len(
+        measured.epoch_seconds
+    ):
+        raise ValueError(
+            f"measured.window_steps {measured.window_steps}: does not split "
+            f"{len(measured.epoch_seconds)} epochs of {steps} steps into the "
+            f"{len(measured.window_step_seconds)} timed windows"
+        )
     epoch_median = float(np.median(measured.epoch_seconds))
     images_per_second = steps * config.batch_size / epoch_median
     step_median = float(np.median(measured.window_step_seconds))
@@ -131,34 +177,63 @@ def ok_record(config: RunConfig, hardware: dict, started_at: str, finished_at: s
     record.update(
         status="ok",
         # compile time: the first step's excess over a steady step (its own run time is not compilation)
-        timing={"compile_seconds": max(0.0, measured.first_step_seconds - step_median),
-                "first_step_seconds": measured.first_step_seconds, "compile_cache": "cold",
-                "epoch_seconds": epoch_median, "epoch_seconds_each": list(measured.epoch_seconds),
-                "images_per_second": images_per_second, "step_seconds_median": step_median,
-                "step_seconds_p90": float(np.percentile(measured.window_step_seconds, 90)),
-                "window_steps": list(measured.window_steps), "timed_windows": len(measured.window_steps)},
-        memory={**measured.framework_memory, "nvml_process_peak_bytes": measured.nvml_peak_bytes,
-                "host_peak_rss_bytes": measured.host_self_peak_bytes + host_children,
-                "host_children_peak_rss_bytes": host_children, "host_peak_basis": HOST_PEAK_BASIS,
-                "data_bytes": int(measured.data_bytes)},
-        accuracy={"epochs": measured.epochs, "final_test_accuracy": measured.epochs[-1]["test_accuracy"],
-                  "final_train_loss": measured.epochs[-1]["train_loss"]},
-        mfu={"value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
-             "peak_flops_per_second": peak,
-             "basis": "3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s" if peak else None},
-        load=measured.load)
+        timing={
+            "compile_seconds": max(0.0, measured.first_step_seconds - step_median),
+            "first_step_seconds": measured.first_step_seconds,
+            "compile_cache": "cold",
+            "epoch_seconds": epoch_median,
+            "epoch_seconds_each": list(measured.epoch_seconds),
+            "images_per_second": images_per_second,
+            "step_seconds_median": step_median,
+            "step_seconds_p90": float(np.percentile(measured.window_step_seconds, 90)),
+            "window_steps": list(measured.window_steps),
+            "timed_windows": len(measured.window_steps),
+        },
+        memory={
+            **measured.framework_memory,
+            "nvml_process_peak_bytes": measured.nvml_peak_bytes,
+            "host_peak_rss_bytes": measured.host_self_peak_bytes + host_children,
+            "host_children_peak_rss_bytes": host_children,
+            "host_peak_basis": HOST_PEAK_BASIS,
+            "data_bytes": int(measured.data_bytes),
+        },
+        accuracy={
+            "epochs": measured.epochs,
+            "final_test_accuracy": measured.epochs[-1]["test_accuracy"],
+            "final_train_loss": measured.epochs[-1]["train_loss"],
+        },
+        mfu={
+            "value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
+            "peak_flops_per_second": peak,
+            "basis": "3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s" if peak else None,
+        },
+        load=measured.load,
+    )
     return record
 
 
-def failed_record(config: RunConfig, hardware: dict, started_at: str, status: str, exception_type: str | None,
-                  message: str | None, stderr_tail: str | None = None, exit_code: int | None = None, *,
-                  run_order: dict | None = None, load: dict | None = None) -> dict:
+def failed_record(
+    config: RunConfig,
+    hardware: dict,
+    started_at: str,
+    status: str,
+    exception_type: str | None,
+    message: str | None,
+    stderr_tail: str | None = None,
+    exit_code: int | None = None,
+    *,
+    run_order: dict | None = None,
+    load: dict | None = None,
+) -> dict:
     """The record of a run that ended in ``status`` (oom, error or timeout), finishing now: failures are data.
 
     ``load`` is the machine's load as far as the run sampled it (None when it died before sampling).
     """
     record = base_record(config, hardware, provenance.software_info(), started_at, utc_now(), sys.argv, run_order)
     tail = stderr_tail[-STDERR_TAIL_CHARS:] if stderr_tail else stderr_tail
-    record.update(status=status, load=load, failure={"exception_type": exception_type, "message": message,
-                                                     "stderr_tail": tail, "exit_code": exit_code})
+    record.update(
+        status=status,
+        load=load,
+        failure={"exception_type": exception_type, "message": message, "stderr_tail": tail, "exit_code": exit_code},
+    )
     return record

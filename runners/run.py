@@ -40,10 +40,14 @@ def framework_environment(device: str, compile_cache: str) -> dict[str, str]:
     """Environment set before a framework is imported: no preallocation, quiet logs, the chosen device,
     and empty compiler caches in ``compile_cache`` — TF and JAX keep no compiled code between processes
     by default, PyTorch's Inductor does; a fresh cache makes every compile time a cold one."""
-    env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "TF_FORCE_GPU_ALLOW_GROWTH": "true",
-           "TF_CPP_MIN_LOG_LEVEL": "2", "KERAS_BACKEND": "tensorflow",
-           "TORCHINDUCTOR_CACHE_DIR": os.path.join(compile_cache, "inductor"),
-           "TRITON_CACHE_DIR": os.path.join(compile_cache, "triton")}
+    env = {
+        "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+        "TF_FORCE_GPU_ALLOW_GROWTH": "true",
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+        "KERAS_BACKEND": "tensorflow",
+        "TORCHINDUCTOR_CACHE_DIR": os.path.join(compile_cache, "inductor"),
+        "TRITON_CACHE_DIR": os.path.join(compile_cache, "triton"),
+    }
     if device == "cpu":
         env.update({"JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": ""})
     return env
@@ -53,8 +57,15 @@ def is_out_of_memory(exc: BaseException) -> bool:
     """Each framework's out-of-memory error, recognised by type name or its allocator's message."""
     text = f"{type(exc).__name__}: {exc}"
     return isinstance(exc, MemoryError) or any(
-        marker in text for marker in ("OutOfMemoryError", "ResourceExhaustedError", "RESOURCE_EXHAUSTED",
-                                      "out of memory", "Out of memory"))
+        marker in text
+        for marker in (
+            "OutOfMemoryError",
+            "ResourceExhaustedError",
+            "RESOURCE_EXHAUSTED",
+            "out of memory",
+            "Out of memory",
+        )
+    )
 
 
 def window_sizes(steps: int) -> list[int]:
@@ -89,8 +100,13 @@ def evaluate(trainer: Trainer, test_batches: list, labels: np.ndarray) -> tuple[
     return data.loss_and_accuracy(logits, labels)
 
 
-def measure(config: RunConfig, data_dir: Path | None = None, progress: bool = True, run_order: dict | None = None,
-            quiet_wait_s: float = 0.0) -> dict:
+def measure(
+    config: RunConfig,
+    data_dir: Path | None = None,
+    progress: bool = True,
+    run_order: dict | None = None,
+    quiet_wait_s: float = 0.0,
+) -> dict:
     """Train ``config`` in this process and return its run record (status ok).
 
     ``run_order`` is ``record.run_order(K, N)`` when a matrix runs this configuration; ``quiet_wait_s`` bounds
@@ -112,19 +128,20 @@ class _LoadWatch:
 
     def section(self) -> dict | None:
         """The record's ``load``, its end sampled now; None when the run ended before the start sample."""
-        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds) \
-            if self.start else None
+        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds) if self.start else None
 
 
-def _measure_in_fresh_caches(config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None,
-                             load: _LoadWatch) -> dict:
+def _measure_in_fresh_caches(
+    config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None, load: _LoadWatch
+) -> dict:
     with tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-") as compile_cache:
         os.environ.update(framework_environment(config.device, compile_cache))
         return _measure(config, data_dir, progress, run_order, load)
 
 
-def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None,
-             load: _LoadWatch) -> dict:
+def _measure(
+    config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None, load: _LoadWatch
+) -> dict:
     started_at = utc_now()
     load.begin()
     dataset = data.load(config.dataset, data_dir, config.train_images, config.test_images, progress=progress)
@@ -142,8 +159,9 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order
         epochs, epoch_seconds, window_times = [], [], []
         first_step_seconds = None
         for epoch in range(config.epochs):
-            images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, config.seed, epoch,
-                                                config.batch_size)
+            images, labels = data.epoch_batches(
+                dataset.train_images, dataset.train_labels, config.seed, epoch, config.batch_size
+            )
             batches = trainer.to_device(images, labels)
             data_bytes = max(data_bytes, test_x.nbytes + images.nbytes + labels.nbytes)
             if first_step_seconds is None:  # first step: trace + compile + run, timed alone, then undone
@@ -152,25 +170,42 @@ def _measure(config: RunConfig, data_dir: Path | None, progress: bool, run_order
                 trainer.sync()
                 first_step_seconds = time.perf_counter() - start
                 trainer.restore(weights)
-            seconds, windows, outputs = timed_epoch(trainer, batches, rates[epoch * steps:(epoch + 1) * steps])
+            seconds, windows, outputs = timed_epoch(trainer, batches, rates[epoch * steps : (epoch + 1) * steps])
             epoch_seconds.append(seconds)
             window_times += windows
             del batches  # free this epoch's device copy before the next one is placed
             train_loss = float(np.mean([float(loss) for loss, _ in outputs]))
             train_accuracy = sum(int(correct) for _, correct in outputs) / (steps * config.batch_size)
             test_loss, test_accuracy = evaluate(trainer, test_batches, dataset.test_labels[:n_test])
-            epochs.append({"epoch": epoch + 1, "train_loss": train_loss, "train_accuracy": train_accuracy,
-                           "test_loss": test_loss, "test_accuracy": test_accuracy})
+            epochs.append(
+                {
+                    "epoch": epoch + 1,
+                    "train_loss": train_loss,
+                    "train_accuracy": train_accuracy,
+                    "test_loss": test_loss,
+                    "test_accuracy": test_accuracy,
+                }
+            )
         trainer.sync()
 
     hardware = run_hardware(trainer.device_info())
-    measured = Measured(first_step_seconds=first_step_seconds, epoch_seconds=epoch_seconds,
-                        window_step_seconds=window_times, window_steps=window_sizes(steps) * config.epochs,
-                        epochs=epochs, framework_memory=trainer.memory(), nvml_peak_bytes=nvml.peak_bytes,
-                        host_self_peak_bytes=host.self_peak_bytes, host_children_peak_bytes=host.children_peak_bytes,
-                        data_bytes=data_bytes, load=load.section(), run_order=run_order)
-    return ok_record(config, hardware, started_at, utc_now(), measured, software=provenance.software_info(),
-                     command=sys.argv)
+    measured = Measured(
+        first_step_seconds=first_step_seconds,
+        epoch_seconds=epoch_seconds,
+        window_step_seconds=window_times,
+        window_steps=window_sizes(steps) * config.epochs,
+        epochs=epochs,
+        framework_memory=trainer.memory(),
+        nvml_peak_bytes=nvml.peak_bytes,
+        host_self_peak_bytes=host.self_peak_bytes,
+        host_children_peak_bytes=host.children_peak_bytes,
+        data_bytes=data_bytes,
+        load=load.section(),
+        run_order=run_order,
+    )
+    return ok_record(
+        config, hardware, started_at, utc_now(), measured, software=provenance.software_info(), command=sys.argv
+    )
 
 
 def run_hardware(device: dict) -> dict:
@@ -185,8 +220,13 @@ def run_hardware(device: dict) -> dict:
     return hardware
 
 
-def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: bool = True,
-                    run_order: dict | None = None, quiet_wait_s: float = 0.0) -> dict:
+def measure_or_fail(
+    config: RunConfig,
+    data_dir: Path | None = None,
+    progress: bool = True,
+    run_order: dict | None = None,
+    quiet_wait_s: float = 0.0,
+) -> dict:
     """``measure``, turning an exception into a failed record (status oom or error) instead of a crash."""
     started_at = utc_now()
     load = _LoadWatch(quiet_wait_s)
@@ -195,6 +235,14 @@ def measure_or_fail(config: RunConfig, data_dir: Path | None = None, progress: b
     except (KeyboardInterrupt, data.DataError):
         raise
     except Exception as exc:  # any framework error is a result: record it
-        return failed_record(config, provenance.hardware_info(), started_at,
-                             "oom" if is_out_of_memory(exc) else "error", type(exc).__name__, str(exc)[:2000],
-                             stderr_tail=traceback.format_exc(), run_order=run_order, load=load.section())
+        return failed_record(
+            config,
+            provenance.hardware_info(),
+            started_at,
+            "oom" if is_out_of_memory(exc) else "error",
+            type(exc).__name__,
+            str(exc)[:2000],
+            stderr_tail=traceback.format_exc(),
+            run_order=run_order,
+            load=load.section(),
+        )

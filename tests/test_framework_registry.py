@@ -18,16 +18,24 @@ NOT_CODE = {"tests", "site", "build", "__pycache__", "node_modules"}
 
 def code_files() -> list[Path]:
     """The repository's Python files outside tests/, environments and build output."""
-    return sorted(path for path in REPO.rglob("*.py")
-                  if not any(part in NOT_CODE or part.startswith(".") or part.endswith(".egg-info")
-                             for part in path.relative_to(REPO).parts[:-1]))
+    return sorted(
+        path
+        for path in REPO.rglob("*.py")
+        if not any(
+            part in NOT_CODE or part.startswith(".") or part.endswith(".egg-info")
+            for part in path.relative_to(REPO).parts[:-1]
+        )
+    )
 
 
 def framework_lists(path: Path) -> list[int]:
     """Lines of the tuple, list and set literals in ``path`` that hold every framework key."""
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-            if isinstance(node, ast.Tuple | ast.List | ast.Set)
-            and set(FRAMEWORKS) <= {e.value for e in node.elts if isinstance(e, ast.Constant)}]
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set)
+        and set(FRAMEWORKS) <= {e.value for e in node.elts if isinstance(e, ast.Constant)}
+    ]
 
 
 def test_no_module_but_the_registry_lists_the_frameworks():
@@ -36,7 +44,8 @@ def test_no_module_but_the_registry_lists_the_frameworks():
     listing = {path.relative_to(REPO).as_posix(): lines for path in files if (lines := framework_lists(path))}
     listing.pop(REGISTRY_FILE, None)
     assert not listing, "derive these from fwbench.frameworks instead: " + ", ".join(
-        f"{name} (line {', '.join(map(str, lines))})" for name, lines in sorted(listing.items()))
+        f"{name} (line {', '.join(map(str, lines))})" for name, lines in sorted(listing.items())
+    )
 
 
 def test_the_scan_finds_a_list_written_out(tmp_path):

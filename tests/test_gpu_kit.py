@@ -28,8 +28,15 @@ kit = sys.modules["gpu_check"] = importlib.util.module_from_spec(_spec)  # datac
 _spec.loader.exec_module(kit)
 
 PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
-GPU_ENV = {"hardware": {"device_kind": "gpu", "device_name": "NVIDIA H200", "gpu_driver": "580.159.04",
-                        "cuda": "13.0.96", "cudnn": "9.13.0.50"}}
+GPU_ENV = {
+    "hardware": {
+        "device_kind": "gpu",
+        "device_name": "NVIDIA H200",
+        "gpu_driver": "580.159.04",
+        "cuda": "13.0.96",
+        "cudnn": "9.13.0.50",
+    }
+}
 
 
 def gpu_record(framework: str = "torch", batch_size: int = 256, mode: str = "compiled", **changes) -> dict:
@@ -64,8 +71,9 @@ def test_env_without_cudnn_fails_naming_it():
 
 
 def test_env_on_a_machine_without_gpu_fails():
-    env = {"hardware": {"device_kind": "cpu", "device_name": "AMD EPYC", "gpu_driver": None, "cuda": None,
-                        "cudnn": None}}
+    env = {
+        "hardware": {"device_kind": "cpu", "device_name": "AMD EPYC", "gpu_driver": None, "cuda": None, "cudnn": None}
+    }
     assert kit.check_env(env).ok is False
 
 
@@ -127,12 +135,15 @@ def test_allocator_check_is_not_applicable_without_an_nvml_peak_and_fails_withou
     assert kit.check_allocator(gpu_record(memory__allocator_peak_bytes=None)).ok is False
 
 
-@pytest.mark.parametrize(("changes", "says"), [
-    ({"mfu__value": None}, "null: device_peaks.json has no entry 'NVIDIA H100 80GB HBM3'"),
-    ({"mfu__value": 1.2}, "1.200"),
-    ({"mfu__value": 0.0}, "0.000"),
-    ({"mfu__peak_flops_per_second": 5.1e13}, "table: 6.7e+13"),
-])
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"mfu__value": None}, "null: device_peaks.json has no entry 'NVIDIA H100 80GB HBM3'"),
+        ({"mfu__value": 1.2}, "1.200"),
+        ({"mfu__value": 0.0}, "0.000"),
+        ({"mfu__peak_flops_per_second": 5.1e13}, "table: 6.7e+13"),
+    ],
+)
 def test_mfu_null_outside_zero_one_or_from_another_peak_fails(changes, says):
     record = gpu_record(**changes)
     if changes.get("mfu__value", 0.4) is None:
@@ -192,8 +203,10 @@ def test_parity_with_a_failed_probe_fails_and_with_one_framework_is_not_applicab
 def test_a_missing_record_fails_and_on_a_cpu_the_machine_and_scaling_checks_are_not_applicable():
     (config,) = expand("smoke", frameworks=["jax"], device="cpu")
     checks = kit.run_checks([(config, "no record (the matrix did not get to it)")], "cpu", PEAKS, {})
-    assert [(c.name, c.subject, c.ok) for c in checks] == [(kit.STATUS, "smoke jax/compiled bs32", False),
-                                                           (kit.SCALING, "quick", None)]
+    assert [(c.name, c.subject, c.ok) for c in checks] == [
+        (kit.STATUS, "smoke jax/compiled bs32", False),
+        (kit.SCALING, "quick", None),
+    ]
     assert [c.ok for c in kit.env_checks(None, "cpu", PEAKS)] == [None, None]
     assert [c.ok for c in kit.env_checks(None, "gpu", PEAKS)] == [False]
 
@@ -208,8 +221,11 @@ def test_a_child_past_its_time_is_killed_with_its_process_group(tmp_path):
 
 
 def test_the_report_tallies_the_checks():
-    checks = [kit.Check(kit.STATUS, "a", True, "ok"), kit.Check(kit.MFU, "a", False, "null"),
-              kit.Check(kit.NVML, "a", None, kit.CPU_ONLY)]
+    checks = [
+        kit.Check(kit.STATUS, "a", True, "ok"),
+        kit.Check(kit.MFU, "a", False, "null"),
+        kit.Check(kit.NVML, "a", None, kit.CPU_ONLY),
+    ]
     text = kit.report([], [], checks, {"tensorflow": "tensorflow is not importable by python3"}, "gpu")
     assert "FAIL     MFU in (0, 1)" in text and "skipped: tensorflow (tensorflow is not importable" in text
     assert text.endswith("gpu_check: 1 passed, 1 failed, 1 not applicable")
@@ -218,13 +234,16 @@ def test_the_report_tallies_the_checks():
 # --- NVML visibility, the carried folder ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("processes", "says"), [
-    (None, "cannot be queried"),
-    ([], "lists no compute process"),
-    ([(7, 1 << 30)], "not this process's 42"),
-    ([(42, None)], "without its memory"),
-    ([(7, 1), (42, 1 << 30)], None),
-])
+@pytest.mark.parametrize(
+    ("processes", "says"),
+    [
+        (None, "cannot be queried"),
+        ([], "lists no compute process"),
+        ([(7, 1 << 30)], "not this process's 42"),
+        ([(42, None)], "without its memory"),
+        ([(7, 1), (42, 1 << 30)], None),
+    ],
+)
 def test_nvml_null_reason(processes, says):
     reason = kit.nvml_null_reason(42, processes)
     assert reason is None if says is None else says in reason
@@ -247,9 +266,15 @@ def fake_distribution(name: str, version: str) -> types.SimpleNamespace:
 
 def test_env_on_a_gpu_names_the_cuda_runtime_and_cudnn_installed(monkeypatch):
     monkeypatch.setattr(provenance, "nvidia_info", lambda: GPU)
-    monkeypatch.setattr(provenance.metadata, "distributions", lambda: [
-        fake_distribution("numpy", "2.4"), fake_distribution("nvidia_cuda_runtime", "13.0.96"),
-        fake_distribution("nvidia-cudnn-cu13", "9.13.0.50")])
+    monkeypatch.setattr(
+        provenance.metadata,
+        "distributions",
+        lambda: [
+            fake_distribution("numpy", "2.4"),
+            fake_distribution("nvidia_cuda_runtime", "13.0.96"),
+            fake_distribution("nvidia-cudnn-cu13", "9.13.0.50"),
+        ],
+    )
     hardware = provenance.hardware_info()
     assert (hardware["cuda"], hardware["cudnn"]) == ("13.0.96", "9.13.0.50")
     monkeypatch.setattr(provenance, "nvidia_info", lambda: None)
@@ -263,8 +288,13 @@ def test_a_cpu_run_on_a_gpu_machine_keeps_none_of_the_gpus_fields(monkeypatch):
     hardware = run.run_hardware(cpu)
     assert hardware["device_name"] == hardware["cpu_model"] and hardware["machine_id"].startswith("cpu-")
     assert (hardware["gpu_driver"], hardware["device_count"], hardware["cuda"]) == (None, None, None)
-    gpu = {"device_kind": "gpu", "device_name": "NVIDIA H200", "cuda": "13.0", "cudnn": "91300",
-           "framework_threads": 16}
+    gpu = {
+        "device_kind": "gpu",
+        "device_name": "NVIDIA H200",
+        "cuda": "13.0",
+        "cudnn": "91300",
+        "framework_threads": 16,
+    }
     assert run.run_hardware(gpu)["machine_id"] == "nvidia-h200"
 
 
@@ -272,10 +302,14 @@ def test_nvml_sampler_counts_memory_taken_after_its_last_sample(monkeypatch):
     """A block shorter than one sampling interval: the sample at exit sees what the block took."""
     taken = []
     fake = types.SimpleNamespace(
-        nvmlInit=lambda: None, nvmlShutdown=lambda: None, nvmlDeviceGetCount=lambda: 1,
+        nvmlInit=lambda: None,
+        nvmlShutdown=lambda: None,
+        nvmlDeviceGetCount=lambda: 1,
         nvmlDeviceGetHandleByIndex=lambda i: i,
         nvmlDeviceGetComputeRunningProcesses=lambda handle: [
-            types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=used) for used in taken])
+            types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=used) for used in taken
+        ],
+    )
     monkeypatch.setitem(sys.modules, "pynvml", fake)
     with gpu_memory.NvmlPeakSampler(interval_s=60) as sampler:
         taken.append(3 << 30)
@@ -288,9 +322,24 @@ def test_nvml_sampler_counts_memory_taken_after_its_last_sample(monkeypatch):
 @pytest.mark.slow
 def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
     out = tmp_path / "kit"
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu_check.py"), "--out", str(out), "--device",
-                           "cpu", "--profiles", "smoke", "--frameworks", "jax"],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "gpu_check.py"),
+            "--out",
+            str(out),
+            "--device",
+            "cpu",
+            "--profiles",
+            "smoke",
+            "--frameworks",
+            "jax",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = json.loads((out / "gpu_check.json").read_text())
     outcomes = {(c["name"], c["subject"]): c["outcome"] for c in summary["checks"]}

@@ -89,8 +89,10 @@ def test_mutated_records_are_read_or_refused_with_a_reason(record_file, record, 
 
 
 @FEW
-@given(edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=8),
-       cut=st.floats(0, 1))
+@given(
+    edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=8),
+    cut=st.floats(0, 1),
+)
 def test_byte_edits_and_truncations_of_a_record_are_read_or_refused(record_file, edits, cut):
     data = bytearray(encoded(SAMPLE, ascii_only=False))
     for where, byte in edits:
@@ -148,10 +150,12 @@ def test_what_is_not_a_regular_file_is_refused_unopened(tmp_path):
         with pytest.raises(RecordError) as refused:
             read_record(tmp_path / name)
         reasons[name] = str(refused.value).removeprefix(f"{tmp_path / name}: ")
-    assert reasons == {"folder.json": "a directory, not a record file",
-                       "loop.json": "cannot read: Too many levels of symbolic links",
-                       "dangling.json": "cannot read: No such file or directory",
-                       "pipe.json": "a named pipe, not a record file"}
+    assert reasons == {
+        "folder.json": "a directory, not a record file",
+        "loop.json": "cannot read: Too many levels of symbolic links",
+        "dangling.json": "cannot read: No such file or directory",
+        "pipe.json": "a named pipe, not a record file",
+    }
 
 
 def test_a_record_error_is_one_short_line():

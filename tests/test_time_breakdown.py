@@ -7,29 +7,48 @@ from fwbench.time_breakdown import TIME_PARTS, breakdown_line, time_breakdown
 
 def run(start: str, end: str, first: float, compile_s: float, epochs: list[float], waited: float | None = 0.0) -> dict:
     """An ok run record's fields that the breakdown reads; ``waited`` None: a record without a load section."""
-    return {"status": "ok", "started_at": f"2026-11-30T10:{start}Z", "finished_at": f"2026-11-30T10:{end}Z",
-            "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs},
-            "load": None if waited is None else {"waited_seconds": waited}}
+    return {
+        "status": "ok",
+        "started_at": f"2026-11-30T10:{start}Z",
+        "finished_at": f"2026-11-30T10:{end}Z",
+        "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs},
+        "load": None if waited is None else {"waited_seconds": waited},
+    }
 
 
 def test_the_span_of_sequential_runs_splits_into_its_parts():
-    records = [run("00:00.000", "01:00.000", 20, 15, [30]), run("01:02.000", "01:32.000", 10, 8, [12, 5]),
-               {"status": "error", "started_at": "2026-11-30T11:00:00.000Z", "timing": None}]
+    records = [
+        run("00:00.000", "01:00.000", 20, 15, [30]),
+        run("01:02.000", "01:32.000", 10, 8, [12, 5]),
+        {"status": "error", "started_at": "2026-11-30T11:00:00.000Z", "timing": None},
+    ]
     breakdown = time_breakdown(records)
-    assert breakdown == {"span_s": 92, "run_s": 90, "compile_s": 23, "warm_up_s": 7, "timed_s": 47, "quiet_wait_s": 0,
-                         "in_run_other_s": 13, "between_runs_s": 2}
+    assert breakdown == {
+        "span_s": 92,
+        "run_s": 90,
+        "compile_s": 23,
+        "warm_up_s": 7,
+        "timed_s": 47,
+        "quiet_wait_s": 0,
+        "in_run_other_s": 13,
+        "between_runs_s": 2,
+    }
     assert sum(breakdown[part] for part in TIME_PARTS) == breakdown["span_s"]
     # a framework's share of an interleaved matrix: the time inside its runs, without the gaps between them
     within = breakdown_line(breakdown, within_runs=True)
-    assert within == ("90 s = compile 23 + warm-up steps 7 + timed epochs 47 + waiting for quiet 0 + "
-                      "imports, set-up, evaluation, record 13")
+    assert within == (
+        "90 s = compile 23 + warm-up steps 7 + timed epochs 47 + waiting for quiet 0 + "
+        "imports, set-up, evaluation, record 13"
+    )
     assert breakdown_line(breakdown).startswith("92 s = compile 23 + warm-up steps 7 + timed epochs 47 + ")
     assert time_breakdown(records[2:]) == {} and breakdown_line({}) == "no ok runs to account for"
 
 
 def test_the_wait_for_quiet_is_its_own_part_not_set_up():
-    records = [run("00:00.000", "01:00.000", 20, 15, [30], waited=8.0), run("01:02.000", "01:32.000", 10, 8, [12, 5],
-                                                                             waited=None)]
+    records = [
+        run("00:00.000", "01:00.000", 20, 15, [30], waited=8.0),
+        run("01:02.000", "01:32.000", 10, 8, [12, 5], waited=None),
+    ]
     breakdown = time_breakdown(records)
     assert breakdown["quiet_wait_s"] == 8 and breakdown["in_run_other_s"] == 5  # 13 s in all, 8 of them waiting
     assert "waiting for quiet 8 + imports, set-up, evaluation, record 5" in breakdown_line(breakdown)

@@ -39,8 +39,11 @@ class AccuracyTable:
 
 def _accuracy_cell(summary: Summary | None, classes: int) -> str:
     text = cells.accuracy_cell(summary)
-    return text + "<br><small>⚠ " + _("not trained long enough") + "</small>" if summary and summary.n_ok and \
-        undertrained(summary, classes) else text
+    return (
+        text + "<br><small>⚠ " + _("not trained long enough") + "</small>"
+        if summary and summary.n_ok and undertrained(summary, classes)
+        else text
+    )
 
 
 def _epoch_grid(view: TableView, batch_size: int) -> Grid:
@@ -48,23 +51,40 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
     present = [(c, s) for c in table.columns if (s := table.at(c, batch_size)) and s.n_ok]
     curves = {c: (dict(s.curve("test_accuracy")), dict(s.curve("train_loss"))) for c, s in present}
     epochs = sorted({e for acc, _ in curves.values() for e in acc})
-    rows = [[str(e), *(fmt.compact(acc[e], 100, 2, "%") + " <small>" + _("loss {loss:.3f}").format(loss=loss[e].mean)
-                       + "</small>" if e in acc and e in loss else "—" for acc, loss in curves.values())]
-            for e in epochs]
+    rows = [
+        [
+            str(e),
+            *(
+                fmt.compact(acc[e], 100, 2, "%")
+                + " <small>"
+                + _("loss {loss:.3f}").format(loss=loss[e].mean)
+                + "</small>"
+                if e in acc and e in loss
+                else "—"
+                for acc, loss in curves.values()
+            ),
+        ]
+        for e in epochs
+    ]
     return Grid([_("epoch"), *(f"{table.column_label(c)} {c.mode}" for c, _summary in present)], rows)
 
 
 def _disagreement(a: Agreement) -> str:
     counts = part_separator().join(f"{name} {', '.join(map(str, found))}" for name, found in a.counts.items())
-    return _("batch {batch}: {counts} of {images} correct.").format(batch=a.batch_size, counts=counts,
-                                                                   images=a.test_images)
+    return _("batch {batch}: {counts} of {images} correct.").format(
+        batch=a.batch_size, counts=counts, images=a.test_images
+    )
 
 
 def _agreed(agreement: list[Agreement]) -> str | None:
     if not agreement or not all(a.agree for a in agreement):
         return None
-    return part_separator().join(_("batch {batch}: {counts}").format(
-        batch=a.batch_size, counts=", ".join(map(str, next(iter(a.counts.values()))))) for a in agreement)
+    return part_separator().join(
+        _("batch {batch}: {counts}").format(
+            batch=a.batch_size, counts=", ".join(map(str, next(iter(a.counts.values()))))
+        )
+        for a in agreement
+    )
 
 
 def _curve_label(metric: str) -> str:
@@ -74,28 +94,47 @@ def _curve_label(metric: str) -> str:
 
 def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTable:
     table = view.table
-    flagged = [_("{column} {mode}, batch {batch}: {why}").format(column=table.column_label(s.key.column),
-                                                                 mode=s.key.mode, batch=s.key.batch_size, why=why)
-               for s in table.summaries if s.n_ok and (why := undertrained(s, classes))]
+    flagged = [
+        _("{column} {mode}, batch {batch}: {why}").format(
+            column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, why=why
+        )
+        for s in table.summaries
+        if s.n_ok and (why := undertrained(s, classes))
+    ]
     tta = {}
     if table.setting.dataset == site.rules.tta_dataset:
-        tta = {mode: {t: batch_grid(table, mode, lambda s, t=t: cells.time_to_accuracy_cell(s, t))
-                      for t in site.rules.tta_targets} for mode in table.modes}
+        tta = {
+            mode: {
+                t: batch_grid(table, mode, lambda s, t=t: cells.time_to_accuracy_cell(s, t))
+                for t in site.rules.tta_targets
+            }
+            for mode in table.modes
+        }
     curves, epochs = [], {}
     agreement = image_agreement(table)
     if table.setting.epochs >= MIN_EPOCHS_FOR_CURVE:
         slug = f"{table.machine_id}-{table.setting.slug}"
         for metric, scale in (("test_accuracy", 100), ("train_loss", 1)):
-            path = site.add_chart(f"charts/{metric}-{slug}.png", lambda metric=metric, scale=scale: (
-                chart_data.convergence(table, metric, _curve_label(metric), scale)))
-            curves.append((_("{figure} per epoch on {device}").format(figure=_curve_label(metric), device=view.device),
-                           path))
+            path = site.add_chart(
+                f"charts/{metric}-{slug}.png",
+                lambda metric=metric, scale=scale: chart_data.convergence(table, metric, _curve_label(metric), scale),
+            )
+            curves.append(
+                (_("{figure} per epoch on {device}").format(figure=_curve_label(metric), device=view.device), path)
+            )
         epochs = {bs: _epoch_grid(view, bs) for bs in table.batch_sizes}
     return AccuracyTable(
-        view, sorted({s.test_images for s in table.summaries if s.test_images}),
+        view,
+        sorted({s.test_images for s in table.summaries if s.test_images}),
         {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, classes)) for mode in table.modes},
-        flagged, [_disagreement(a) for a in agreement if not a.agree], _agreed(agreement),
-        agreement[0].test_images if agreement else None, tta, curves, epochs)
+        flagged,
+        [_disagreement(a) for a in agreement if not a.agree],
+        _agreed(agreement),
+        agreement[0].test_images if agreement else None,
+        tta,
+        curves,
+        epochs,
+    )
 
 
 def context(site: SiteData) -> dict[str, Any]:

@@ -14,5 +14,7 @@ PAGE = Page("choose.md", "choose.md.j2", N_("5 Which to choose"), None, 5.0)
 
 def context(site: SiteData) -> dict[str, Any]:
     """The choose page's context: scenarios from out-of-the-box tables, probe scores, code size, the snapshot."""
-    return {"choices": choices.measured_choices(site.out_of_box, site.machine_by_id)
-            + choices.other_choices(site.probe_scores, site.sources, site.snapshot)}
+    return {
+        "choices": choices.measured_choices(site.out_of_box, site.machine_by_id)
+        + choices.other_choices(site.probe_scores, site.sources, site.snapshot)
+    }

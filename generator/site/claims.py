@@ -18,9 +18,12 @@ PAGE = Page("appendix/claims.md", "claims.md.j2", N_("Claims check"), N_("Append
 #: more rows than this, none of them comparable: shown in a closed block, which says why in one line
 COLLAPSE_FROM = 3
 #: verdict -> a Material icon and its colour class (the emoji extension draws it inline, no emoji font needed)
-ICONS = {CONFIRMED: ":material-check-circle:{ .fw-good }", CONTRADICTED: ":material-close-circle:{ .fw-bad }",
-         WITHIN_NOISE: ":material-approximately-equal:{ .fw-neutral }",
-         NOT_COMPARABLE: ":material-minus-circle-outline:{ .fw-muted }"}
+ICONS = {
+    CONFIRMED: ":material-check-circle:{ .fw-good }",
+    CONTRADICTED: ":material-close-circle:{ .fw-bad }",
+    WITHIN_NOISE: ":material-approximately-equal:{ .fw-neutral }",
+    NOT_COMPARABLE: ":material-minus-circle-outline:{ .fw-muted }",
+}
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class ScopeTable:
     checked: str | None  # "(checked: …)": the conditions every row checked
     notes: list[str]
     collapsed: bool  # every row not comparable: the block starts closed, its summary says so
+
 
 @dataclass(frozen=True)
 class Section:
@@ -102,8 +106,11 @@ def sections(scopes: list[tuple[str, list[Claim]]], titles: dict[str, str]) -> l
         for c in rows:
             grouped.setdefault(section_of(c), {}).setdefault(scope, []).append(c)
     order = sorted(grouped, key=lambda s: tuple(int(n) for n in s.split(".")) if re.fullmatch(r"[\d.]+", s) else (99,))
-    return [Section(number, titles.get(number, ""), [scope_table(scope, rows) for scope, rows in by_scope.items()])
-            for number in order for by_scope in [grouped[number]]]
+    return [
+        Section(number, titles.get(number, ""), [scope_table(scope, rows) for scope, rows in by_scope.items()])
+        for number in order
+        for by_scope in [grouped[number]]
+    ]
 
 
 def context(site: SiteData) -> dict[str, Any]:

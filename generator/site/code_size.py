@@ -19,8 +19,10 @@ def context(site: SiteData) -> dict[str, Any]:
     """The code-size page's context: the counts as a grid (frameworks as columns) and the files themselves."""
     sources = site.sources
     lines = {(s.part, s.framework): s.lines for s in sources}
-    rows = [[translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)])
-                                for fw in FRAMEWORKS)] for part in PARTS]
+    rows = [
+        [translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)]) for fw in FRAMEWORKS)]
+        for part in PARTS
+    ]
     return {
         "counts": Grid([_("part"), *(label(fw) for fw in FRAMEWORKS)], rows),
         "csv": site.add_file("data/code-size.csv", downloads.code_size_csv(sources)),

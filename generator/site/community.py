@@ -25,7 +25,17 @@ def context(site: SiteData) -> dict[str, Any]:
     """The community page's context."""
     snapshot = site.snapshot.record if site.snapshot else None
     series = history(site.results.snapshots, "stackoverflow", "total_questions")
-    chart = site.add_chart("charts/history-stackoverflow-total_questions.png", lambda: chart_data.history(
-        series, _("questions ever asked with the tag"))) if series else None
-    return {"snapshot": snapshot, "sections": source_sections(snapshot, ("stackoverflow", "pypi")),
-            "article": article_grid(site.article), "history": chart}
+    chart = (
+        site.add_chart(
+            "charts/history-stackoverflow-total_questions.png",
+            lambda: chart_data.history(series, _("questions ever asked with the tag")),
+        )
+        if series
+        else None
+    )
+    return {
+        "snapshot": snapshot,
+        "sections": source_sections(snapshot, ("stackoverflow", "pypi")),
+        "article": article_grid(site.article),
+        "history": chart,
+    }

@@ -18,8 +18,11 @@ from generator.sitedata import SiteData
 
 PAGE = Page("devex/debugging.md", "debugging.md.j2", N_("4.1 Debugging"), N_("4 Developer experience"), 4.1)
 #: an outcome's tone -> (Material icon, the admonition type of its message block)
-TONES = {"good": ("material-check-circle", "success"), "bad": ("material-close-circle", "failure"),
-         "neutral": ("material-information-outline", "info")}
+TONES = {
+    "good": ("material-check-circle", "success"),
+    "bad": ("material-close-circle", "failure"),
+    "neutral": ("material-information-outline", "info"),
+}
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,10 @@ def summary_grid(scores: ProbeScores) -> Grid:
     present = [fw for fw in FRAMEWORKS if fw in scores.with_cast]
     every_cast = "— " + _("(every probe was cast)")
     rows = [
-        [_("score without silently cast probes"),
-         *(f"**{scores[fw]:.0%}**" if fw in scores else every_cast for fw in present)],
+        [
+            _("score without silently cast probes"),
+            *(f"**{scores[fw]:.0%}**" if fw in scores else every_cast for fw in present),
+        ],
         [_("score over every probe"), *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
         [_("probes scored"), *(str(scores.scored[fw]) for fw in present)],
         [_("silently cast"), *(str(scores.cast[fw]) for fw in present)],
@@ -63,8 +68,10 @@ def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
     category = scores.category(probe)
     icon, _kind = TONES[probe_view.outcome_tone(category)]
     score = probe.record["score"]
-    return (f":{icon}:{{ .fw-{probe_view.outcome_tone(category)} }} {probe_view.outcome_label(category)} "
-            f"<small>{score['total']:g}/{score['max']:g}</small>")
+    return (
+        f":{icon}:{{ .fw-{probe_view.outcome_tone(category)} }} {probe_view.outcome_label(category)} "
+        f"<small>{score['total']:g}/{score['max']:g}</small>"
+    )
 
 
 def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachineProbes:
@@ -72,21 +79,32 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
     rows = probe_view.bug_rows(found)
     frameworks = [fw for fw in FRAMEWORKS if any(fw == f for row in rows for f, _ in row.probes)]
     modes = sorted({m for row in rows for _, m in row.probes}, key=lambda m: m != "compiled")
-    matrix = {mode: Grid([_("bug"), *(label(fw) for fw in frameworks)],
-                         [[row.title, *(_cell(row.probes.get((fw, mode)), scores) for fw in frameworks)]
-                          for row in rows], text=tuple(range(len(frameworks) + 1))) for mode in modes}
+    matrix = {
+        mode: Grid(
+            [_("bug"), *(label(fw) for fw in frameworks)],
+            [[row.title, *(_cell(row.probes.get((fw, mode)), scores) for fw in frameworks)] for row in rows],
+            text=tuple(range(len(frameworks) + 1)),
+        )
+        for mode in modes
+    }
     bugs = []
     for row in rows:
         messages: dict[str, list[Message]] = defaultdict(list)
         for (fw, _mode), probe in row.probes.items():
             category = scores.category(probe)
-            messages[label(fw)].append(Message(probe, probe_view.outcome_label(category),
-                                               TONES[probe_view.outcome_tone(category)][1],
-                                               scores.evidence.get(str(probe.path))))
+            messages[label(fw)].append(
+                Message(
+                    probe,
+                    probe_view.outcome_label(category),
+                    TONES[probe_view.outcome_tone(category)][1],
+                    scores.evidence.get(str(probe.path)),
+                )
+            )
         bugs.append((row, dict(messages)))
     machine = site.machine_by_id.get(machine_id)
-    return MachineProbes(machine_id, machine.device if machine else machine_id, found[0].record["score"]["rubric"],
-                   matrix, bugs)
+    return MachineProbes(
+        machine_id, machine.device if machine else machine_id, found[0].record["score"]["rubric"], matrix, bugs
+    )
 
 
 def context(site: SiteData) -> dict[str, Any]:
@@ -95,5 +113,7 @@ def context(site: SiteData) -> dict[str, Any]:
     for probe in sorted(site.results.probes, key=probe_view.probe_order):
         by_machine[probe.machine_id].append(probe)
     scores = site.probe_scores
-    return {"summary": summary_grid(scores) if scores.with_cast else None,
-            "machines": [_machine(site, machine_id, found) for machine_id, found in sorted(by_machine.items())]}
+    return {
+        "summary": summary_grid(scores) if scores.with_cast else None,
+        "machines": [_machine(site, machine_id, found) for machine_id, found in sorted(by_machine.items())],
+    }

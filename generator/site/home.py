@@ -30,12 +30,19 @@ class Headline:
 def _epoch(view: TableView, article: dict[str, Any]) -> str:
     setting, setup = view.table.setting, article["setup"]
     trained = sorted({s.images_per_epoch for s in view.table.summaries})
-    here = _("one epoch here is {images:,} {dataset} images").format(images=setting.train_images,
-                                                                      dataset=setting.dataset)
+    here = _("one epoch here is {images:,} {dataset} images").format(
+        images=setting.train_images, dataset=setting.dataset
+    )
     if trained != [setting.train_images]:
         here += " " + _("(drop-last trains {images})").format(images=", ".join(f"{n:,}" for n in trained))
-    return part_separator().join((here, _("the article's is {images:,} CIFAR-10 images on an {device}").format(
-        images=setup["train_images"], device=setup["device_name"])))
+    return part_separator().join(
+        (
+            here,
+            _("the article's is {images:,} CIFAR-10 images on an {device}").format(
+                images=setup["train_images"], device=setup["device_name"]
+            ),
+        )
+    )
 
 
 def _headline(view: TableView, article: dict[str, Any]) -> Headline:
@@ -43,11 +50,17 @@ def _headline(view: TableView, article: dict[str, Any]) -> Headline:
     compiled = table.columns_in("compiled")
     labels = [table.column_label(c) for c in compiled]
     rows = headline.throughput_rows(table, compiled)
-    throughput = Grid([_("batch"), *labels, _("verdict")], [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
-                      text=(0, -1))
+    throughput = Grid(
+        [_("batch"), *labels, _("verdict")], [[str(r.batch_size), *r.cells, r.verdict] for r in rows], text=(0, -1)
+    )
     compile_rows, notes = headline.compile_rows(table, compiled)
-    return Headline(view, _epoch(view, article), throughput,
-                    Grid([_("batch"), *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]), notes)
+    return Headline(
+        view,
+        _epoch(view, article),
+        throughput,
+        Grid([_("batch"), *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]),
+        notes,
+    )
 
 
 def _findings(site: SiteData) -> list[findings.Finding]:
@@ -55,8 +68,9 @@ def _findings(site: SiteData) -> list[findings.Finding]:
     for issue in platform_issues.load_issues()["issues"]:
         found += findings.platform_issue(issue, platform_issues.measured_pairs(issue, site.tables, site.device_kinds))
     probes = site.results.probes
-    found += findings.probe_disagreements(probe_claims.message_claims(site.article, probes)
-                                          + probe_claims.traceback_claims(site.article, probes))
+    found += findings.probe_disagreements(
+        probe_claims.message_claims(site.article, probes) + probe_claims.traceback_claims(site.article, probes)
+    )
     return found
 
 
@@ -66,8 +80,12 @@ def context(site: SiteData) -> dict[str, Any]:
     flagged = [f for r in runs for f in flags_of(r.record)]
     return {
         "article": site.article["article"],
-        "counts": {"runs": len(runs), "machines": len(site.machines), "probes": len(site.results.probes),
-                   "snapshots": len(site.results.snapshots)},
+        "counts": {
+            "runs": len(runs),
+            "machines": len(site.machines),
+            "probes": len(site.results.probes),
+            "snapshots": len(site.results.snapshots),
+        },
         "skipped": site.results.skipped,
         "headlines": [_headline(v, site.article) for v in views(site, site.out_of_box)],
         "tuned": [t.setting.tuning for t in site.tuned],

@@ -19,8 +19,15 @@ def context(site: SiteData) -> dict[str, Any]:
     snapshot = site.snapshot.record if site.snapshot else None
     growth = site.article["star_growth"]["percent_per_year"]
     series = history(site.results.snapshots, "github", "stars")
-    chart = site.add_chart("charts/history-github-stars.png", lambda: chart_data.history(series, _("GitHub stars"))) \
-        if series else None
+    chart = (
+        site.add_chart("charts/history-github-stars.png", lambda: chart_data.history(series, _("GitHub stars")))
+        if series
+        else None
+    )
     article = Grid([_("repository"), _("star growth per year")], [[repo, f"{pct} %"] for repo, pct in growth.items()])
-    return {"snapshot": snapshot, "sections": source_sections(snapshot, ("github",)), "article": article,
-            "history": chart}
+    return {
+        "snapshot": snapshot,
+        "sections": source_sections(snapshot, ("github",)),
+        "article": article,
+        "history": chart,
+    }

@@ -47,20 +47,30 @@ def host_bases(table: Table) -> list[str]:
 def _memory_table(site: SiteData, view: TableView) -> MemoryTable:
     table = view.table
     names = metrics_of(table)
-    grids = {mode: {translate(MEMORY_METRICS[name][0]): batch_grid(table, mode,
-                                                                   lambda s, n=name: cells.memory_cell(s, n))
-                    for name in names} for mode in table.modes}
+    grids = {
+        mode: {
+            translate(MEMORY_METRICS[name][0]): batch_grid(table, mode, lambda s, n=name: cells.memory_cell(s, n))
+            for name in names
+        }
+        for mode in table.modes
+    }
     charted = next((name for name in CHARTED if name in names), None)
     chart = None
     if charted:
         path = f"charts/memory-{table.machine_id}-{table.setting.slug}.png"
-        chart = site.add_chart(path, lambda: chart_data.per_batch(
-            table, lambda s: s.memory(charted), f"{translate(MEMORY_METRICS[charted][0])} (MiB)", 1 / fmt.MIB))
+        chart = site.add_chart(
+            path,
+            lambda: chart_data.per_batch(
+                table, lambda s: s.memory(charted), f"{translate(MEMORY_METRICS[charted][0])} (MiB)", 1 / fmt.MIB
+            ),
+        )
     bases = host_bases(table) if "host_peak_rss_bytes" in names else []
     return MemoryTable(view, grids, chart, bases)
 
 
 def context(site: SiteData) -> dict[str, Any]:
     """The memory page's context."""
-    return {"metrics": {name: tuple(translate(text) for text in texts) for name, texts in MEMORY_METRICS.items()},
-            "tables": [_memory_table(site, v) for v in views(site, site.out_of_box + site.tuned)]}
+    return {
+        "metrics": {name: tuple(translate(text) for text in texts) for name, texts in MEMORY_METRICS.items()},
+        "tables": [_memory_table(site, v) for v in views(site, site.out_of_box + site.tuned)],
+    }

@@ -21,15 +21,22 @@ def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
         model = run.record.get("model")
         if model:
             models.setdefault(run.record["framework"]["name"], set()).add(
-                (model["name"], model["trainable_params"], model["flops_per_image"]))
+                (model["name"], model["trainable_params"], model["flops_per_image"])
+            )
     if not models:
         return None, []
     present = [fw for fw in FRAMEWORKS if fw in models] + sorted(set(models) - set(FRAMEWORKS))
-    rows = [[_("model"), *(", ".join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
-            [_("trainable parameters"), *(", ".join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]}))
-                                       for fw in present)],
-            [_("forward GFLOP per image"), *(", ".join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]}))
-                                          for fw in present)]]
+    rows = [
+        [_("model"), *(", ".join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
+        [
+            _("trainable parameters"),
+            *(", ".join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]})) for fw in present),
+        ],
+        [
+            _("forward GFLOP per image"),
+            *(", ".join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]})) for fw in present),
+        ],
+    ]
     counts = sorted({p for found in models.values() for _, p, _ in found})
     return Grid(["", *(label(fw) for fw in present)], rows), counts
 
@@ -37,5 +44,9 @@ def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
 def context(site: SiteData) -> dict[str, Any]:
     """The method page's context."""
     grid, counts = model_grid(site)
-    return {"machines": site.machines, "model": grid, "parameter_counts": counts,
-            "parity": load_data("parity_checks.json")}
+    return {
+        "machines": site.machines,
+        "model": grid,
+        "parameter_counts": counts,
+        "parity": load_data("parity_checks.json"),
+    }

@@ -28,8 +28,14 @@ def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
     grids: dict[str, list[list[str]]] = {}
     for p in pairs:
         rows = grids.setdefault(f"{p.machine_id} · {p.setting_label} · {p.column_label}", [])
-        rows.append([str(p.batch_size), f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
-                     f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>", f"{p.ratio:.1f}×"])
+        rows.append(
+            [
+                str(p.batch_size),
+                f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
+                f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>",
+                f"{p.ratio:.1f}×",
+            ]
+        )
     header = [_("batch"), _("out of the box (img/s)"), _("with the workaround (img/s)"), _("faster")]
     return {where: Grid(header, rows) for where, rows in grids.items()}
 
@@ -40,6 +46,7 @@ def context(site: SiteData) -> dict[str, Any]:
     issues = []
     for facts in data["issues"]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
-        issues.append(Issue(facts, platform_issues.workaround_text(facts), platform_issues.size_text(pairs),
-                            _measured(pairs)))
+        issues.append(
+            Issue(facts, platform_issues.workaround_text(facts), platform_issues.size_text(pairs), _measured(pairs))
+        )
     return {"about": data["about"], "issues": issues}

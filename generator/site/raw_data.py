@@ -21,8 +21,10 @@ def _downloads(site: SiteData) -> list[tuple[str, str]]:
     """(title, path) of each CSV download, registered with the site."""
     results = site.results
     files = {
-        _("Every configuration, every statistic"): ("data/configurations.csv",
-                                                 downloads.summaries_csv(site.summaries, site.rules.tta_targets)),
+        _("Every configuration, every statistic"): (
+            "data/configurations.csv",
+            downloads.summaries_csv(site.summaries, site.rules.tta_targets),
+        ),
         _("Every run"): ("data/runs.csv", downloads.runs_csv(results.runs, results.root)),
         _("Debug probes"): ("data/probes.csv", downloads.probes_csv(results.probes)),
         _("Ecosystem snapshots"): ("data/ecosystem.csv", downloads.ecosystem_csv(results.snapshots)),
@@ -44,8 +46,11 @@ def _records(site: SiteData) -> list[tuple[str, int, str | None]]:
     """(title, how many records, the archive's site path or None when there are none) per record kind."""
     results = site.results
     found = []
-    for kind, title, items in (("runs", _("Run records"), results.runs), ("probes", _("Probe records"), results.probes),
-                               ("ecosystem", _("Ecosystem snapshots"), results.snapshots)):
+    for kind, title, items in (
+        ("runs", _("Run records"), results.runs),
+        ("probes", _("Probe records"), results.probes),
+        ("ecosystem", _("Ecosystem snapshots"), results.snapshots),
+    ):
         path = None
         if items:  # the same bytes in every language: zipped once
             archive = site.neutral(f"records-{kind}.zip", lambda items=items: records_zip(items, results.root))

@@ -18,12 +18,20 @@ SHOWN_COMMANDS = 50
 def recorded_commands(site: SiteData) -> list[str]:
     """Distinct command lines stored in the run records, as they read from the repository root, each with the
     tuning variables it ran with."""
-    return sorted({command_line(r.record["command"], r.record["config"].get("tuning_environment") or {})
-                   for r in site.results.runs if r.record.get("command")})
+    return sorted(
+        {
+            command_line(r.record["command"], r.record["config"].get("tuning_environment") or {})
+            for r in site.results.runs
+            if r.record.get("command")
+        }
+    )
 
 
 def context(site: SiteData) -> dict[str, Any]:
     """The reproduce page's context."""
     commands = recorded_commands(site)
-    return {"repo_url": site.repo_url, "commands": commands[:SHOWN_COMMANDS],
-            "more_commands": max(0, len(commands) - SHOWN_COMMANDS)}
+    return {
+        "repo_url": site.repo_url,
+        "commands": commands[:SHOWN_COMMANDS],
+        "more_commands": max(0, len(commands) - SHOWN_COMMANDS),
+    }

@@ -30,8 +30,7 @@ class SpeedTable:
 def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     table = view.table
     seconds = batch_grid(table, mode, cells.time_cell)
-    speedup = [_("speed-up, smallest → largest batch"),
-               *(cells.speedup_cell(table, c) for c in table.columns_in(mode))]
+    speedup = [_("speed-up, smallest → largest batch"), *(cells.speedup_cell(table, c) for c in table.columns_in(mode))]
     return {
         _("Images per second"): batch_grid(table, mode, cells.rate_cell),
         _("Seconds per epoch"): Grid(seconds.header, [*seconds.rows, speedup]),
@@ -41,13 +40,24 @@ def _grids(view: TableView, mode: str) -> dict[str, Grid]:
 
 def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
     table = view.table
-    chart = site.add_chart(f"charts/speed-{table.machine_id}-{table.setting.slug}.png", lambda: chart_data.per_batch(
-        table, lambda s: s.images_per_second, _("images per second")))
-    mfu = [_("{column} {mode} batch {batch}: {mfu:.1%} (n={n})").format(
-        column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, mfu=s.mfu.mean, n=s.mfu.n)
-        for s in table.summaries if s.mfu]
-    return SpeedTable(view, {mode: _grids(view, mode) for mode in table.modes}, chart,
-                      [s for s in table.summaries if s.n_ok == 0], mfu)
+    chart = site.add_chart(
+        f"charts/speed-{table.machine_id}-{table.setting.slug}.png",
+        lambda: chart_data.per_batch(table, lambda s: s.images_per_second, _("images per second")),
+    )
+    mfu = [
+        _("{column} {mode} batch {batch}: {mfu:.1%} (n={n})").format(
+            column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, mfu=s.mfu.mean, n=s.mfu.n
+        )
+        for s in table.summaries
+        if s.mfu
+    ]
+    return SpeedTable(
+        view,
+        {mode: _grids(view, mode) for mode in table.modes},
+        chart,
+        [s for s in table.summaries if s.n_ok == 0],
+        mfu,
+    )
 
 
 def context(site: SiteData) -> dict[str, Any]:

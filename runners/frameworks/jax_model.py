@@ -11,8 +11,9 @@ from runners import arch
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs) -> tuple[nnx.Conv, nnx.BatchNorm]:
     pad = kernel // 2  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
-    conv = nnx.Conv(cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)),
-                    use_bias=False, rngs=rngs)
+    conv = nnx.Conv(
+        cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)), use_bias=False, rngs=rngs
+    )
     return conv, nnx.BatchNorm(cout, momentum=arch.BN_DECAY, epsilon=arch.BN_EPSILON, rngs=rngs)
 
 
@@ -41,8 +42,10 @@ class ResNet18(nnx.Module):
         self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1, rngs)
         cin = arch.STEM_WIDTH
         for s, (width, stride) in enumerate(arch.STAGES):
-            blocks = [BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs)
-                      for b in range(arch.BLOCKS_PER_STAGE)]
+            blocks = [
+                BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs)
+                for b in range(arch.BLOCKS_PER_STAGE)
+            ]
             setattr(self, f"layer{s + 1}", nnx.List(blocks))
             cin = width
         self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, rngs=rngs)

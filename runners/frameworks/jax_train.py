@@ -40,9 +40,11 @@ class Trainer:
         self.model.train()
         self.graph = nnx.graphdef(self.model)
         # inject_hyperparams makes the learning rate an input of each step instead of a constant
-        self.optimizer = optax.inject_hyperparams(lambda learning_rate: optax.chain(
-            optax.add_decayed_weights(arch.WEIGHT_DECAY),
-            optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)))(learning_rate=0.0)
+        self.optimizer = optax.inject_hyperparams(
+            lambda learning_rate: optax.chain(
+                optax.add_decayed_weights(arch.WEIGHT_DECAY), optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)
+            )
+        )(learning_rate=0.0)
         self.restore(weights)
         self.step_fn = jax.jit(self._step, donate_argnums=(0, 1, 2))
         self.logits_fn = jax.jit(self._logits, static_argnums=3)
@@ -70,13 +72,16 @@ class Trainer:
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
         """Per-step (NHWC images, labels) resident on the device."""
-        return [(jax.device_put(x.astype(self.dtype), self.device), jax.device_put(y, self.device))
-                for x, y in zip(images, labels, strict=True)]
+        return [
+            (jax.device_put(x.astype(self.dtype), self.device), jax.device_put(y, self.device))
+            for x, y in zip(images, labels, strict=True)
+        ]
 
     def train_step(self, x: jax.Array, y: jax.Array, lr: float) -> tuple[jax.Array, jax.Array]:
         """One SGD step at learning rate ``lr``; returns (loss, correct predictions) without syncing."""
         self.params, self.stats, self.opt_state, loss, correct = self.step_fn(
-            self.params, self.stats, self.opt_state, x, y, self.dtype.type(lr))
+            self.params, self.stats, self.opt_state, x, y, self.dtype.type(lr)
+        )
         return loss, correct
 
     def logits(self, x: jax.Array, training: bool = False) -> np.ndarray:
@@ -105,8 +110,10 @@ class Trainer:
     def memory(self) -> dict[str, int | None]:
         """The device allocator's peak and reserved bytes, where the backend reports them."""
         stats = self.device.memory_stats() or {}
-        return {"allocator_peak_bytes": stats.get("peak_bytes_in_use"),
-                "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved"))}
+        return {
+            "allocator_peak_bytes": stats.get("peak_bytes_in_use"),
+            "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved")),
+        }
 
     def device_info(self) -> dict:
         """The device and, on a GPU, the CUDA and cuDNN jaxlib loaded."""
@@ -115,8 +122,14 @@ class Trainer:
         if on_gpu:
             try:  # jaxlib exposes the CUDA/cuDNN versions it loaded only through this private module
                 from jax._src.lib import cuda_versions
+
                 cuda, cudnn = str(cuda_versions.cuda_runtime_get_version()), str(cuda_versions.cudnn_get_version())
             except Exception:
                 pass
-        return {"device_kind": "gpu" if on_gpu else "cpu", "device_name": self.device.device_kind if on_gpu else None,
-                "cuda": cuda, "cudnn": cudnn, "framework_threads": None}
+        return {
+            "device_kind": "gpu" if on_gpu else "cpu",
+            "device_name": self.device.device_kind if on_gpu else None,
+            "cuda": cuda,
+            "cudnn": cudnn,
+            "framework_threads": None,
+        }

@@ -55,8 +55,10 @@ class ResNet18(keras.Model):
         self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1)
         cin = arch.STEM_WIDTH
         for s, (width, stride) in enumerate(arch.STAGES):
-            blocks = [BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1)
-                      for b in range(arch.BLOCKS_PER_STAGE)]
+            blocks = [
+                BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1)
+                for b in range(arch.BLOCKS_PER_STAGE)
+            ]
             setattr(self, f"layer{s + 1}", blocks)
             cin = width
         self.fc = layers.Dense(arch.NUM_CLASSES)

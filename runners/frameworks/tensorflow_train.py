@@ -100,7 +100,10 @@ class Trainer:
         if on_gpu:
             gpu = tf.config.list_physical_devices("GPU")[0]
             name = tf.config.experimental.get_device_details(gpu).get("device_name")
-        return {"device_kind": "gpu" if on_gpu else "cpu", "device_name": name,
-                "cuda": build_info.get("cuda_version") if on_gpu else None,
-                "cudnn": build_info.get("cudnn_version") if on_gpu else None,
-                "framework_threads": tf.config.threading.get_intra_op_parallelism_threads() or None}
+        return {
+            "device_kind": "gpu" if on_gpu else "cpu",
+            "device_name": name,
+            "cuda": build_info.get("cuda_version") if on_gpu else None,
+            "cudnn": build_info.get("cudnn_version") if on_gpu else None,
+            "framework_threads": tf.config.threading.get_intra_op_parallelism_threads() or None,
+        }

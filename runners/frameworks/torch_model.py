@@ -42,8 +42,10 @@ class ResNet18(nn.Module):
         self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1)
         cin = arch.STEM_WIDTH
         for s, (width, stride) in enumerate(arch.STAGES):
-            blocks = [BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1)
-                      for b in range(arch.BLOCKS_PER_STAGE)]
+            blocks = [
+                BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1)
+                for b in range(arch.BLOCKS_PER_STAGE)
+            ]
             setattr(self, f"layer{s + 1}", nn.Sequential(*blocks))
             cin = width
         self.fc = nn.Linear(arch.final_width(), arch.NUM_CLASSES)
@@ -58,8 +60,12 @@ class ResNet18(nn.Module):
 # layer kind → canonical field → (torch attribute, canonical → torch, torch → canonical)
 LAYOUT = {
     "conv": {"kernel": ("weight", lambda w: w.transpose(3, 2, 0, 1), lambda w: w.transpose(2, 3, 1, 0))},  # HWIO↔OIHW
-    "bn": {"scale": ("weight", None, None), "bias": ("bias", None, None),
-           "mean": ("running_mean", None, None), "var": ("running_var", None, None)},
+    "bn": {
+        "scale": ("weight", None, None),
+        "bias": ("bias", None, None),
+        "mean": ("running_mean", None, None),
+        "var": ("running_var", None, None),
+    },
     "fc": {"kernel": ("weight", lambda w: w.T, lambda w: w.T), "bias": ("bias", None, None)},  # (in,out)↔(out,in)
 }
 
@@ -67,8 +73,13 @@ LAYOUT = {
 def _tensor(model: ResNet18, key: str):
     layer, _, field = key.rpartition(".")
     name, to_torch, from_torch = LAYOUT[arch.layer_kind(layer)][field]
-    return model.get_submodule(layer).get_buffer(name) if field in ("mean", "var") else \
-        model.get_submodule(layer).get_parameter(name), to_torch or (lambda w: w), from_torch or (lambda w: w)
+    return (
+        model.get_submodule(layer).get_buffer(name)
+        if field in ("mean", "var")
+        else model.get_submodule(layer).get_parameter(name),
+        to_torch or (lambda w: w),
+        from_torch or (lambda w: w),
+    )
 
 
 def load_weights(model: ResNet18, weights: dict[str, np.ndarray]) -> None:

@@ -29,8 +29,9 @@ class Trainer:
         self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
         self.model = ResNet18().to(self.device, self.dtype)
         self.model.train()
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM,
-                                         weight_decay=arch.WEIGHT_DECAY)
+        self.optimizer = torch.optim.SGD(
+            self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM, weight_decay=arch.WEIGHT_DECAY
+        )
         self.restore(weights)
         self.train_forward = torch.compile(self.model) if mode == "compiled" else self.model
 
@@ -81,14 +82,18 @@ class Trainer:
         """The caching allocator's peaks on a GPU; nothing on a CPU."""
         if self.device.type != "cuda":
             return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
-        return {"allocator_peak_bytes": torch.cuda.max_memory_allocated(),
-                "allocator_reserved_bytes": torch.cuda.max_memory_reserved()}
+        return {
+            "allocator_peak_bytes": torch.cuda.max_memory_allocated(),
+            "allocator_reserved_bytes": torch.cuda.max_memory_reserved(),
+        }
 
     def device_info(self) -> dict:
         """The device, the CUDA and cuDNN PyTorch runs on there, and its intra-op threads."""
         on_gpu = self.device.type == "cuda"
-        return {"device_kind": "gpu" if on_gpu else "cpu",
-                "device_name": torch.cuda.get_device_name(0) if on_gpu else None,
-                "cuda": torch.version.cuda if on_gpu else None,
-                "cudnn": str(torch.backends.cudnn.version()) if on_gpu else None,
-                "framework_threads": torch.get_num_threads()}
+        return {
+            "device_kind": "gpu" if on_gpu else "cpu",
+            "device_name": torch.cuda.get_device_name(0) if on_gpu else None,
+            "cuda": torch.version.cuda if on_gpu else None,
+            "cudnn": str(torch.backends.cudnn.version()) if on_gpu else None,
+            "framework_threads": torch.get_num_threads(),
+        }

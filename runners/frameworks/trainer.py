@@ -62,8 +62,9 @@ def trainer_class(name: str) -> type[Trainer]:
     return importlib.import_module(framework(name).trainer_module).Trainer
 
 
-def make_trainer(name: str, weights: dict[str, np.ndarray], mode: str, device: str = "auto",
-                 dtype: str = "float32") -> Trainer:
+def make_trainer(
+    name: str, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"
+) -> Trainer:
     """A trainer of framework ``name`` holding ``weights``: ``mode`` compiled or eager (checked by
     ``check_mode``), ``device`` auto, cpu or gpu, ``dtype`` float32 (float64 only for the parity tests)."""
     check_mode(name, mode)

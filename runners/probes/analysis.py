@@ -74,7 +74,7 @@ def same_file(candidate: str, planted_file: str) -> bool:
     """Whether ``candidate`` (absolute or relative, as printed) is the repo-relative ``planted_file``."""
     candidate_parts = PurePosixPath(candidate.replace("\\", "/")).parts
     planted_parts = PurePosixPath(planted_file).parts
-    return candidate_parts[-len(planted_parts):] == planted_parts
+    return candidate_parts[-len(planted_parts) :] == planted_parts
 
 
 def points_to(locations, planted_file: str, planted_line: int) -> tuple[bool, bool]:

@@ -28,15 +28,26 @@ CHILD_ENVIRONMENT = {
 
 def child_command(spec: ProbeSpec) -> list[str]:
     """The command line that runs ``spec`` in a fresh interpreter."""
-    return [sys.executable, "-m", "runners.probes.child", "--framework", spec.framework, "--bug", spec.bug,
-            "--mode", spec.mode, "--tooling", "on" if spec.tooling else "off"]
+    return [
+        sys.executable,
+        "-m",
+        "runners.probes.child",
+        "--framework",
+        spec.framework,
+        "--bug",
+        spec.bug,
+        "--mode",
+        spec.mode,
+        "--tooling",
+        "on" if spec.tooling else "off",
+    ]
 
 
 def parse_result(stdout: str) -> dict | None:
     """The child's result object from its stdout, or None when it never printed one."""
     for line in reversed(stdout.splitlines()):
         if line.startswith(RESULT_PREFIX):
-            return json.loads(line[len(RESULT_PREFIX):])
+            return json.loads(line[len(RESULT_PREFIX) :])
     return None
 
 
@@ -59,8 +70,16 @@ def run_command(command: list[str], timeout_s: float) -> dict:
     """
     env = {**os.environ, **CHILD_ENVIRONMENT}
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout_s)
         timed_out = False
@@ -71,8 +90,7 @@ def run_command(command: list[str], timeout_s: float) -> dict:
     else:
         _kill_group(process)  # compile workers the probe left behind
     wall = round(time.perf_counter() - started, 3)
-    common = {"exit_code": process.returncode, "stderr_tail": stderr[-STDERR_TAIL_CHARS:] or None,
-              "wall_seconds": wall}
+    common = {"exit_code": process.returncode, "stderr_tail": stderr[-STDERR_TAIL_CHARS:] or None, "wall_seconds": wall}
     if timed_out:
         return {"outcome": "timeout", **common}
     result = parse_result(stdout) if process.returncode == 0 else None

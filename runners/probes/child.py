@@ -42,8 +42,11 @@ def qualified_name(cls: type) -> str:
 
 def describe_exception(exc: BaseException) -> dict:
     """Type, message, the traceback as Python prints it, and its frames as [file, line] pairs."""
-    frames = [[frame.filename, frame.lineno] for link in exception_chain(exc)
-              for frame in traceback.extract_tb(link.__traceback__)]
+    frames = [
+        [frame.filename, frame.lineno]
+        for link in exception_chain(exc)
+        for frame in traceback.extract_tb(link.__traceback__)
+    ]
     return {
         "exception_type": qualified_name(type(exc)),
         "message": str(exc),
@@ -70,20 +73,31 @@ def run_probe(framework: str, bug: str, compiled: bool, tooling: bool) -> dict:
             model = program.Net(head_in=WRONG_HEAD_IN) if bug == "dense_shape" else program.Net()
             outcome = program.train_step(model, program.LOSSES[bug], *program.batch(), compiled)
         except Exception as exc:  # the whole point: whatever the framework raises is the finding
-            result.update(outcome="error", seconds_to_error=round(time.perf_counter() - started, 4),
-                          result=None, **describe_exception(exc))
+            result.update(
+                outcome="error",
+                seconds_to_error=round(time.perf_counter() - started, 4),
+                result=None,
+                **describe_exception(exc),
+            )
         else:
-            result.update(outcome="no_error", seconds_to_error=None, result=outcome, exception_type=None,
-                          message=None, traceback=None, frames=[])
-    result["warnings"] = [warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
-                          for w in caught[:MAX_WARNINGS]]
+            result.update(
+                outcome="no_error",
+                seconds_to_error=None,
+                result=outcome,
+                exception_type=None,
+                message=None,
+                traceback=None,
+                frames=[],
+            )
+    result["warnings"] = [
+        warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught[:MAX_WARNINGS]
+    ]
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse the probe, keep stdout clean for the result line, run it and print the line."""
-    parser = argparse.ArgumentParser(prog="python -m runners.probes.child",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m runners.probes.child", description=__doc__.splitlines()[0])
     parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
     parser.add_argument("--bug", required=True, choices=BUGS)
     parser.add_argument("--mode", required=True, choices=MODES)

@@ -28,13 +28,17 @@ def chosen(values: list[str] | None, allowed: tuple) -> tuple:
 
 def selected_specs(args: argparse.Namespace) -> list[ProbeSpec]:
     """The probes the filters select."""
-    return all_specs(frameworks=chosen(args.frameworks, FRAMEWORKS), bugs=chosen(args.bug, BUGS),
-                     modes=chosen(args.mode, MODES),
-                     tooling=tuple(TOOLING_CHOICES[t] for t in chosen(args.tooling, tuple(TOOLING_CHOICES))))
+    return all_specs(
+        frameworks=chosen(args.frameworks, FRAMEWORKS),
+        bugs=chosen(args.bug, BUGS),
+        modes=chosen(args.mode, MODES),
+        tooling=tuple(TOOLING_CHOICES[t] for t in chosen(args.tooling, tuple(TOOLING_CHOICES))),
+    )
 
 
-def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
-               progress: bool = True) -> list[dict]:
+def run_probes(
+    specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S, progress: bool = True
+) -> list[dict]:
     """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``.
 
     One line per probe goes to stderr; the bar (``progress``) only on a terminal.
@@ -47,8 +51,9 @@ def run_probes(specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIM
         bar.set_postfix_str(spec.label)
         started_at = utc_now()
         capture = run_child(spec, timeout_s)
-        record = build_record(spec, capture, machine_id=machine_id, software=software, started_at=started_at,
-                              finished_at=utc_now())
+        record = build_record(
+            spec, capture, machine_id=machine_id, software=software, started_at=started_at, finished_at=utc_now()
+        )
         write_record(out / machine_id / f"{spec.record_id}.json", record)
         records.append(record)
         tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
@@ -61,18 +66,38 @@ def _flag(value: bool | None) -> str:
 
 def summary_table(records: list[dict]) -> str:
     """A plain-text table: one row per record, the fields the site's debuggability table shows."""
-    header = ("bug", "framework", "mode", "tooling", "outcome", "exception", "line", "shapes", "layer",
-              "tb lines", "s to error", "score")
+    header = (
+        "bug",
+        "framework",
+        "mode",
+        "tooling",
+        "outcome",
+        "exception",
+        "line",
+        "shapes",
+        "layer",
+        "tb lines",
+        "s to error",
+        "score",
+    )
     rows = [header]
     for r in records:
-        rows.append((
-            r["bug"], r["framework"]["name"], r["framework"]["mode"], _flag(r["tooling"]), r["outcome"],
-            (r["exception_type"] or "-").rsplit(".", 1)[-1], _flag(r["points_to_line"]),
-            _flag(r["names_shapes"]),
-            _flag(r["names_layer"]), "-" if r["traceback_lines"] is None else str(r["traceback_lines"]),
-            "-" if r["seconds_to_error"] is None else f"{r['seconds_to_error']:.2f}",
-            f"{r['score']['total']:g}/{r['score']['max']:g}",
-        ))
+        rows.append(
+            (
+                r["bug"],
+                r["framework"]["name"],
+                r["framework"]["mode"],
+                _flag(r["tooling"]),
+                r["outcome"],
+                (r["exception_type"] or "-").rsplit(".", 1)[-1],
+                _flag(r["points_to_line"]),
+                _flag(r["names_shapes"]),
+                _flag(r["names_layer"]),
+                "-" if r["traceback_lines"] is None else str(r["traceback_lines"]),
+                "-" if r["seconds_to_error"] is None else f"{r['seconds_to_error']:.2f}",
+                f"{r['score']['total']:g}/{r['score']['max']:g}",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -104,17 +129,41 @@ def register(subparsers) -> None:
         ),
         **examples("runners probes", "runners probes --frameworks torch,jax --bug nan --tooling on"),
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-                        help=f"directory for the records, one subfolder per machine (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"directory for the records, one subfolder per machine (default: {DEFAULT_OUT})",
+    )
     add_frameworks_flag(parser, old_spellings=("--framework",))
-    parser.add_argument("--bug", action="extend", type=csv_of(str, BUGS), metavar="BUG",
-                        help=f"only these bugs: {', '.join(BUGS)} (default: all)")
-    parser.add_argument("--mode", action="extend", type=csv_of(str, MODES), metavar="MODE",
-                        help=f"only these modes: {', '.join(MODES)} (default: all)")
-    parser.add_argument("--tooling", action="extend", type=csv_of(str, tuple(TOOLING_CHOICES)), metavar="ON_OFF",
-                        help="NaN probe only: run with the framework's NaN tooling on, off (default: both)")
-    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                        help="stop a probe after this many seconds and record it as a timeout "
-                        f"(default: {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument(
+        "--bug",
+        action="extend",
+        type=csv_of(str, BUGS),
+        metavar="BUG",
+        help=f"only these bugs: {', '.join(BUGS)} (default: all)",
+    )
+    parser.add_argument(
+        "--mode",
+        action="extend",
+        type=csv_of(str, MODES),
+        metavar="MODE",
+        help=f"only these modes: {', '.join(MODES)} (default: all)",
+    )
+    parser.add_argument(
+        "--tooling",
+        action="extend",
+        type=csv_of(str, tuple(TOOLING_CHOICES)),
+        metavar="ON_OFF",
+        help="NaN probe only: run with the framework's NaN tooling on, off (default: both)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"stop a probe after this many seconds and record it as a timeout (default: {DEFAULT_TIMEOUT_S:g})",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_probes)

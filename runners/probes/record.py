@@ -16,8 +16,9 @@ def installed_version(name: str, software: dict) -> str | None:
     return next((packages[d] for d in framework(name).distributions if packages.get(d)), None)
 
 
-def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: dict, started_at: str,
-                 finished_at: str) -> dict:
+def build_record(
+    spec: ProbeSpec, capture: dict, *, machine_id: str, software: dict, started_at: str, finished_at: str
+) -> dict:
     """The record of ``spec`` from the child's ``capture`` (see capture.run_child) and provenance.
 
     Text is stored raw (``message``, ``traceback``) and without colour codes (``*_clean``); the
@@ -26,8 +27,7 @@ def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: d
     message, trace = capture.get("message"), capture.get("traceback")
     message_clean, trace_clean = analysis.strip_ansi(message), analysis.strip_ansi(trace)
     warnings = capture.get("warnings", [])
-    planted = {"file": relative_to_repo(program_path(spec.framework)),
-               "line": planted_line(spec.framework, spec.bug)}
+    planted = {"file": relative_to_repo(program_path(spec.framework)), "line": planted_line(spec.framework, spec.bug)}
     errored = capture["outcome"] == "error"
     if errored:
         shown = [trace_clean, *map(analysis.strip_ansi, warnings)]
@@ -74,8 +74,15 @@ def build_record(spec: ProbeSpec, capture: dict, *, machine_id: str, software: d
         "result": capture.get("result"),
         "warnings": warnings,
         "exit_code": capture["exit_code"],
-        "score": rubric.score(capture["outcome"], points_to_file, points_to_line, names_shapes, names_layer,
-                              has_layer=layer_name is not None, traceback_lines=traceback_lines),
+        "score": rubric.score(
+            capture["outcome"],
+            points_to_file,
+            points_to_line,
+            names_shapes,
+            names_layer,
+            has_layer=layer_name is not None,
+            traceback_lines=traceback_lines,
+        ),
         "stderr_tail": capture["stderr_tail"],
         "machine_id": machine_id,
         "software": software,

@@ -36,8 +36,15 @@ def brevity_points(traceback_lines: int | None) -> float:
     return 0.5 if traceback_lines <= LONG_TRACEBACK_LINES else 0.0
 
 
-def score(outcome: str, points_to_file: bool | None, points_to_line: bool | None, names_shapes: bool | None,
-          names_layer: bool | None, has_layer: bool, traceback_lines: int | None) -> dict:
+def score(
+    outcome: str,
+    points_to_file: bool | None,
+    points_to_line: bool | None,
+    names_shapes: bool | None,
+    names_layer: bool | None,
+    has_layer: bool,
+    traceback_lines: int | None,
+) -> dict:
     """The rubric's score: ``{"total", "max", "parts", "rubric"}`` (see the module docstring)."""
     maximum = {"location": 2.0, "names_shapes": 2.0, "brevity": 1.0}
     if has_layer:

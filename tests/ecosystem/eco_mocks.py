@@ -57,10 +57,12 @@ COUNT_FILTER = body("se_filter_create.json")["items"][0]["filter"]
 def count_response(name: str, total: int | None = None):
     """A `responses` callback answering a count request as the API would: under ``filter=total`` only ``total``
     comes back (no backoff, no quota); under the count filter, the wrapper fields it holds."""
+
     def answer(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
         data = body(name) | ({"total": total} if total is not None else {})
         kept = {".total"} if request.params.get("filter") == "total" else set(COUNT_FILTER_FIELDS)
         return 200, {}, json.dumps({k: v for k, v in data.items() if f".{k}" in kept})
+
     return answer
 
 
@@ -69,8 +71,12 @@ def add_stackexchange_counts(rsps: responses.RequestsMock, tags_info: Any = None
     rsps.get(f"{SE}/sites/", json=body("se_sites.json"))
     rsps.get(re.compile(rf"{re.escape(SE)}/tags/[^/]+/info/"), json=tags_info or body("se_tags_info.json"))
     rsps.get(f"{SE}/filters/create/", json=body("se_filter_create.json"))
-    rsps.add_callback(responses.GET, f"{SE}/questions/", callback=count_response("se_total.json"),
-                      match=[matchers.query_param_matcher({"filter": COUNT_FILTER}, strict_match=False)])
+    rsps.add_callback(
+        responses.GET,
+        f"{SE}/questions/",
+        callback=count_response("se_total.json"),
+        match=[matchers.query_param_matcher({"filter": COUNT_FILTER}, strict_match=False)],
+    )
     rsps.add_callback(responses.GET, f"{SE}/questions/no-answers/", callback=count_response("se_total.json", 4321))
 
 
@@ -78,9 +84,11 @@ def add_stackexchange(rsps: responses.RequestsMock, tags_info: Any = None) -> No
     """Every Stack Exchange endpoint of a collection, answered from the fixtures (questions in two pages)."""
     add_stackexchange_counts(rsps, tags_info)
     for page in (1, 2):
-        rsps.get(f"{SE}/questions/", json=body(f"se_questions_page{page}.json"),
-                 match=[matchers.query_param_matcher({"filter": "default", "page": str(page)},
-                                                     strict_match=False)])
+        rsps.get(
+            f"{SE}/questions/",
+            json=body(f"se_questions_page{page}.json"),
+            match=[matchers.query_param_matcher({"filter": "default", "page": str(page)}, strict_match=False)],
+        )
     rsps.get(re.compile(rf"{re.escape(SE)}/questions/[0-9;%3B]+/answers/"), json=body("se_answers.json"))
 
 
@@ -106,16 +114,23 @@ def graphql_for(full_name: str) -> list:
 def add_contributors(rsps: responses.RequestsMock, full_name: str) -> None:
     """The contributor list as GitHub gives it: near the 500-e-mail floor without ``anon=1``, complete with it."""
     url = f"{GH}/repos/{full_name}/contributors"
-    rsps.get(url, json=body("gh_contributors_accounts_only.json"),
-             headers=headers("gh_contributors_accounts_only.json"),
-             match=[matchers.query_param_matcher({"per_page": "1"}, strict_match=True)])
-    rsps.get(url, json=body("gh_contributors_with_anonymous.json"),
-             headers=headers("gh_contributors_with_anonymous.json"),
-             match=[matchers.query_param_matcher({"anon": "1", "per_page": "1"}, strict_match=True)])
+    rsps.get(
+        url,
+        json=body("gh_contributors_accounts_only.json"),
+        headers=headers("gh_contributors_accounts_only.json"),
+        match=[matchers.query_param_matcher({"per_page": "1"}, strict_match=True)],
+    )
+    rsps.get(
+        url,
+        json=body("gh_contributors_with_anonymous.json"),
+        headers=headers("gh_contributors_with_anonymous.json"),
+        match=[matchers.query_param_matcher({"anon": "1", "per_page": "1"}, strict_match=True)],
+    )
 
 
-def add_github_repo(rsps: responses.RequestsMock, full_name: str, stars_pages: int = 2,
-                    issues_total: int = 5321) -> None:
+def add_github_repo(
+    rsps: responses.RequestsMock, full_name: str, stars_pages: int = 2, issues_total: int = 5321
+) -> None:
     """Every GitHub endpoint of one repository, after GET /repos/{full_name}."""
     base = f"{GH}/repos/{full_name}"
     rsps.get(f"{base}/pulls", json=body("gh_pulls.json"), headers=link_to_last(f"{base}/pulls", 3800))
@@ -124,9 +139,13 @@ def add_github_repo(rsps: responses.RequestsMock, full_name: str, stars_pages: i
     rsps.get(f"{base}/releases", json=body("gh_releases.json"))
     search = body("gh_search_issues.json")
     search["total_count"] = issues_total
-    rsps.get(f"{GH}/search/issues", json=search,
-             match=[matchers.query_param_matcher({"q": f"repo:{full_name} is:issue created:>=2024-06-01"},
-                                                 strict_match=False)])
+    rsps.get(
+        f"{GH}/search/issues",
+        json=search,
+        match=[
+            matchers.query_param_matcher({"q": f"repo:{full_name} is:issue created:>=2024-06-01"}, strict_match=False)
+        ],
+    )
     for page in range(1, stars_pages + 1):
         rsps.post(f"{GH}/graphql", json=body(f"gh_graphql_stars_page{page}.json"), match=graphql_for(full_name))
 

@@ -30,20 +30,26 @@ def full_page(template: str, page: int, has_more: bool, ids: str) -> dict:
 def add_full_size_pages(rsps: responses.RequestsMock, answer_pages: int) -> None:
     """Question pages of 100, every question answered, and ``answer_pages`` pages of answers per 100 questions."""
     for page in (1, 2, 3):
-        rsps.get(f"{SE}/questions/", json=full_page("se_questions_page1.json", page, True, "question_id"),
-                 match=[responses.matchers.query_param_matcher({"filter": "default", "page": str(page)},
-                                                               strict_match=False)])
+        rsps.get(
+            f"{SE}/questions/",
+            json=full_page("se_questions_page1.json", page, True, "question_id"),
+            match=[
+                responses.matchers.query_param_matcher({"filter": "default", "page": str(page)}, strict_match=False)
+            ],
+        )
     answers = re.compile(rf"{re.escape(SE)}/questions/[0-9;%3B]+/answers/")
     for page in range(1, answer_pages + 1):
-        rsps.get(answers, json=full_page("se_answers.json", page, page < answer_pages, "answer_id"),
-                 match=[responses.matchers.query_param_matcher({"page": str(page)}, strict_match=False)])
+        rsps.get(
+            answers,
+            json=full_page("se_answers.json", page, page < answer_pages, "answer_id"),
+            match=[responses.matchers.query_param_matcher({"page": str(page)}, strict_match=False)],
+        )
 
 
 @pytest.mark.parametrize("answer_pages", [1, 2])
 @responses.activate
 def test_a_collection_without_credentials_fits_the_anonymous_quotas(answer_pages, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True,
-                                                          clock=fixed_clock))
+    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock))
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)

@@ -32,8 +32,7 @@ from fwbench.records import read_record
 @pytest.fixture
 def online(monkeypatch):
     """Every host reachable, the fixed test clock, no request pacing, no real sleeping."""
-    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True,
-                                                          clock=fixed_clock))
+    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock))
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
 
@@ -47,8 +46,7 @@ def mock_all_apis(rsps: responses.RequestsMock) -> None:
 
 
 @responses.activate
-def test_collect_writes_a_complete_valid_snapshot_without_secrets(online, tmp_path, monkeypatch, capsys,
-                                                                   caplog):
+def test_collect_writes_a_complete_valid_snapshot_without_secrets(online, tmp_path, monkeypatch, capsys, caplog):
     monkeypatch.setenv("GITHUB_TOKEN", SECRET_TOKEN)
     monkeypatch.setenv("STACK_EXCHANGE_KEY", SECRET_KEY)
     caplog.set_level(logging.DEBUG)
@@ -95,8 +93,7 @@ def test_offline_fails_fast_and_writes_nothing(tmp_path, monkeypatch, capsys):
 
 @responses.activate
 def test_unreachable_source_is_recorded_as_failed_and_the_rest_collected(tmp_path, monkeypatch, capsys):
-    only_pypi = functools.partial(collect, is_reachable=lambda host: host == "pypistats.org",
-                                  clock=fixed_clock)
+    only_pypi = functools.partial(collect, is_reachable=lambda host: host == "pypistats.org", clock=fixed_clock)
     monkeypatch.setattr(cli, "collect", only_pypi)
     add_pypi(responses.mock)
     assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1
@@ -130,18 +127,22 @@ def test_stack_overflow_timing_out_still_writes_the_github_and_pypi_figures(onli
 @responses.activate
 def test_frameworks_choose_the_subjects(online, tmp_path):
     add_pypi(responses.mock)
-    assert cli.main(["collect", "--frameworks", "jax", "--only", "pypi", "--out", str(tmp_path),
-                     "--no-progress"]) == 0
+    assert cli.main(["collect", "--frameworks", "jax", "--only", "pypi", "--out", str(tmp_path), "--no-progress"]) == 0
     record = read_record(tmp_path / "2025-06-01.json")
     assert list(record["sources"]) == ["pypi"] and list(record["sources"]["pypi"]) == ["jax", "flax"]
 
 
-@pytest.mark.parametrize("argv, flag", [(["collect", "--window-days", "0"], "--window-days"),
-                                        (["collect", "--sample", "many"], "--sample"),
-                                        (["collect", "--only", "reddit"], "--only"),
-                                        (["collect", "--frameworks", "jax,mxnet"], "--frameworks"),
-                                        (["collect", "--max-wait", "-1"], "--max-wait"),
-                                        (["show", "--out", "/nonexistent/eco"], "--out")])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["collect", "--window-days", "0"], "--window-days"),
+        (["collect", "--sample", "many"], "--sample"),
+        (["collect", "--only", "reddit"], "--only"),
+        (["collect", "--frameworks", "jax,mxnet"], "--frameworks"),
+        (["collect", "--max-wait", "-1"], "--max-wait"),
+        (["show", "--out", "/nonexistent/eco"], "--out"),
+    ],
+)
 def test_usage_errors_exit_2_naming_the_flag(argv, flag, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
@@ -170,10 +171,20 @@ def test_help_of_each_subcommand_has_an_example_and_the_exit_status(command, cap
 def _write(tmp_path, day: str, stars: int, latest: str) -> None:
     method = {"endpoint": "https://api.github.com/repos/google/flax"}
     metric = {"status": "ok", "reason": None, "method": method, "collected_at": f"{day}T10:00:00Z"}
-    record = {"schema": "fwbench.ecosystem/1", "collected_at": f"{day}T10:00:00Z", "date": day,
-              "window_days": 365, "complete": True, "authenticated": {"github": False}, "failures": [],
-              "sources": {"github": {"google/flax": {"stars": dict(metric, value=stars),
-                                                     "latest_release_date": dict(metric, value=latest)}}}}
+    record = {
+        "schema": "fwbench.ecosystem/1",
+        "collected_at": f"{day}T10:00:00Z",
+        "date": day,
+        "window_days": 365,
+        "complete": True,
+        "authenticated": {"github": False},
+        "failures": [],
+        "sources": {
+            "github": {
+                "google/flax": {"stars": dict(metric, value=stars), "latest_release_date": dict(metric, value=latest)}
+            }
+        },
+    }
     (tmp_path / f"{day}.json").write_text(json.dumps(record))
 
 

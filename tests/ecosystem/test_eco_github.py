@@ -37,8 +37,13 @@ def no_pacing(monkeypatch):
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
 
 
-def collect_repo(name: str = "pytorch/pytorch", token: str | None = "ghp_test", baseline=None,
-                 max_wait: float = 60.0, sleeps: list[float] | None = None) -> SourceMetrics:
+def collect_repo(
+    name: str = "pytorch/pytorch",
+    token: str | None = "ghp_test",
+    baseline=None,
+    max_wait: float = 60.0,
+    sleeps: list[float] | None = None,
+) -> SourceMetrics:
     sleeps = [] if sleeps is None else sleeps
     metrics = SourceMetrics("github", fixed_clock)
     gh = make_github(token, max_wait=max_wait)
@@ -56,11 +61,17 @@ def test_collects_every_metric_with_an_uncapped_search_total():
     add_github(responses.mock, "pytorch/pytorch", issues_total=250_000)
     metrics = collect_repo()
     assert values(metrics, "pytorch/pytorch") == {
-        "stars": 90000, "forks": 24000, "subscribers": 1700,
-        "open_pull_requests": 3800, "open_issues": 17000 - 3800, "contributors": 3500,
-        "releases_in_window": 3, "latest_release_date": "2025-04-23",
+        "stars": 90000,
+        "forks": 24000,
+        "subscribers": 1700,
+        "open_pull_requests": 3800,
+        "open_issues": 17000 - 3800,
+        "contributors": 3500,
+        "releases_in_window": 3,
+        "latest_release_date": "2025-04-23",
         "issues_opened_in_window": 250_000,  # beyond the 1000 that PyGithub's totalCount could report
-        "stars_gained_in_window": 4, "star_growth_percent_in_window": round(100 * 4 / (90000 - 4), 2),
+        "stars_gained_in_window": 4,
+        "star_growth_percent_in_window": round(100 * 4 / (90000 - 4), 2),
     }
     stars = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["method"]
     assert stars["endpoint"] == "https://api.github.com/graphql" and stars["pages"] == 2
@@ -123,8 +134,11 @@ def test_server_error_then_success_is_retried():
 
 @responses.activate
 def test_malformed_json_fails_the_step_only():
-    responses.get(f"{GH}/repos/keras-team/keras", body='{"full_name": "keras-team/keras", "stargaz',
-                  content_type="application/json")
+    responses.get(
+        f"{GH}/repos/keras-team/keras",
+        body='{"full_name": "keras-team/keras", "stargaz',
+        content_type="application/json",
+    )
     add_github_repo(responses.mock, "keras-team/keras")
     metrics = collect_repo("keras-team/keras")
     assert "malformed JSON" in metrics.subjects["keras-team/keras"]["stars"]["reason"]
@@ -139,13 +153,18 @@ def test_missing_field_names_the_field():
     add_github_repo(responses.mock, "tensorflow/tensorflow")
     metrics = collect_repo("tensorflow/tensorflow")
     assert metrics.subjects["tensorflow/tensorflow"]["subscribers"]["reason"] == (
-        "https://api.github.com/repos/tensorflow/tensorflow: response lacks field 'subscribers_count'")
+        "https://api.github.com/repos/tensorflow/tensorflow: response lacks field 'subscribers_count'"
+    )
 
 
 @responses.activate
 def test_renamed_repository_301_is_followed_and_recorded():
-    responses.get(f"{GH}/repos/google/jax", json=body("gh_moved.json"), status=301,
-                  headers={"Location": "https://api.github.com/repositories/170115054"})
+    responses.get(
+        f"{GH}/repos/google/jax",
+        json=body("gh_moved.json"),
+        status=301,
+        headers={"Location": "https://api.github.com/repositories/170115054"},
+    )
     responses.get(f"{GH}/repositories/170115054", json=repo_body("jax-ml/jax"))
     add_github_repo(responses.mock, "jax-ml/jax")
     metrics = collect_repo("google/jax")
@@ -178,11 +197,12 @@ def test_no_full_release_is_not_collected_rather_than_failed():
     assert latest["status"] == "not_collected" and latest["reason"] == "the repository has no full release"
 
 
-
 @responses.activate
 def test_a_contributor_list_too_large_fails_only_contributors():
-    too_large = {"message": "The history or contributor list is too large to list contributors for this "
-                            "repository via the API.", "documentation_url": "https://docs.github.com/rest"}
+    too_large = {
+        "message": "The history or contributor list is too large to list contributors for this repository via the API.",
+        "documentation_url": "https://docs.github.com/rest",
+    }
     responses.get(f"{GH}/repos/tensorflow/tensorflow/contributors", json=too_large, status=403)
     add_github(responses.mock, "tensorflow/tensorflow")
     metrics = collect_repo("tensorflow/tensorflow")
@@ -227,8 +247,10 @@ def test_read_timeouts_that_persist_stop_github_with_the_reason():
 
 def stargazers_page(cursor: str, starred: list[str], more: bool = True) -> dict:
     page = body("gh_graphql_stars_page1.json")
-    page["data"]["repository"]["stargazers"] = {"pageInfo": {"hasNextPage": more, "endCursor": cursor},
-                                                "edges": [{"starredAt": t} for t in starred]}
+    page["data"]["repository"]["stargazers"] = {
+        "pageInfo": {"hasNextPage": more, "endCursor": cursor},
+        "edges": [{"starredAt": t} for t in starred],
+    }
     return page
 
 
@@ -238,8 +260,12 @@ def test_a_graphql_error_on_page_3_resumes_from_the_last_cursor_with_a_smaller_p
     responses.get(f"{GH}/repos/pytorch/pytorch", json=repo_body("pytorch/pytorch"))
     add_github_repo(responses.mock, "pytorch/pytorch", stars_pages=0)
     recent = ["2025-05-01T00:00:00Z", "2025-04-01T00:00:00Z"]
-    for answer in (stargazers_page("c1", recent), stargazers_page("c2", recent), body(error),
-                   stargazers_page("c3", ["2025-01-01T00:00:00Z", "2024-01-01T00:00:00Z"])):
+    for answer in (
+        stargazers_page("c1", recent),
+        stargazers_page("c2", recent),
+        body(error),
+        stargazers_page("c3", ["2025-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]),
+    ):
         responses.post(f"{GH}/graphql", json=answer, match=graphql_for("pytorch/pytorch"))  # served in order
     sleeps: list[float] = []
     metrics = collect_repo(sleeps=sleeps)
@@ -283,8 +309,17 @@ def test_a_graphql_rate_limit_stops_graphql_with_the_reset_time_and_rest_goes_on
     for repo in ("pytorch/pytorch", "google/flax"):
         add_github(responses.mock, repo, stars_pages=0)
     metrics = SourceMetrics("github", fixed_clock)
-    collect_github(lambda: make_github("ghp_test", 60.0), ("pytorch/pytorch", "google/flax"), NOW_DT, 365,
-                   metrics, True, {}, 60.0, lambda label: None)
+    collect_github(
+        lambda: make_github("ghp_test", 60.0),
+        ("pytorch/pytorch", "google/flax"),
+        NOW_DT,
+        365,
+        metrics,
+        True,
+        {},
+        60.0,
+        lambda label: None,
+    )
     reason = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["reason"]
     assert reason.startswith(f"GitHub GraphQL rate limit ({error_type}: API rate limit exceeded")
     assert "it resets at 2025-06-01T13:00:00Z" in reason and "400" not in reason

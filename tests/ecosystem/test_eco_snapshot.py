@@ -27,8 +27,14 @@ def test_snapshot_validates_and_counts_failures():
     record = snapshot("2025-06-01", failed=True)
     validate(record, kind="fwbench.ecosystem/1")
     assert record["complete"] is False and ok_count(record) == 2
-    assert record["failures"] == [{"source": "github", "subject": "google/flax", "metric": "subscribers",
-                                   "reason": "GitHub API 502: Server Error"}]
+    assert record["failures"] == [
+        {
+            "source": "github",
+            "subject": "google/flax",
+            "metric": "subscribers",
+            "reason": "GitHub API 502: Server Error",
+        }
+    ]
 
 
 def test_schema_rejects_a_metric_without_method():

@@ -50,8 +50,15 @@ class FakeTime:
 def run(max_wait: float = 60.0, sample: int = 5, fake: FakeTime | None = None, key: str | None = None):
     fake = fake or FakeTime()
     metrics = SourceMetrics("stackoverflow", fixed_clock)
-    collect_stackoverflow(lambda: StackClient(key=key, max_wait=max_wait, sleep=fake.sleep, clock=fake.clock),
-                          TAGS, NOW_DT, 365, sample, metrics, lambda label: None)
+    collect_stackoverflow(
+        lambda: StackClient(key=key, max_wait=max_wait, sleep=fake.sleep, clock=fake.clock),
+        TAGS,
+        NOW_DT,
+        365,
+        sample,
+        metrics,
+        lambda label: None,
+    )
     return metrics
 
 
@@ -61,7 +68,12 @@ def test_collects_every_metric_following_has_more_across_pages():
     metrics = run()
     pytorch = metrics.subjects["pytorch"]
     assert {tag: metrics.subjects[tag]["total_questions"]["value"] for tag in TAGS} == {
-        "pytorch": 25002, "tensorflow": 83001, "jax": 1004, "keras": 43003, "flax": 105}
+        "pytorch": 25002,
+        "tensorflow": 83001,
+        "jax": 1004,
+        "keras": 43003,
+        "flax": 105,
+    }
     assert pytorch["questions_in_window"]["value"] == 12345
     assert pytorch["unanswered_share_in_window"]["value"] == round(4321 / 12345, 4)
     # sample: 5 questions over two pages; first answers after 30 min, 5 h and 2 days; two unanswered
@@ -73,8 +85,9 @@ def test_collects_every_metric_following_has_more_across_pages():
     method = pytorch["answered_within_1h_share"]["method"]
     assert (method["window_days"], method["sample_size"], method["requested_sample"]) == (365, 5, 5)
     assert method["endpoint"].startswith("https://api.stackexchange.com/2.3/questions?tagged=pytorch")
-    pages = [c.request.url for c in responses.calls
-             if "/questions/?" in c.request.url and "filter=default" in c.request.url]
+    pages = [
+        c.request.url for c in responses.calls if "/questions/?" in c.request.url and "filter=default" in c.request.url
+    ]
     assert [("page=1" in u, "page=2" in u) for u in pages[:2]] == [(True, False), (False, True)]
     assert not metrics.failures
 
@@ -89,19 +102,32 @@ def test_sample_stops_at_the_requested_size_without_fetching_more_pages():
 
 def test_first_answer_stats_keep_unanswered_questions_in_the_denominator():
     questions = [{"question_id": i, "creation_date": 0} for i in range(4)]
-    answers = [{"question_id": 0, "creation_date": 120 * 60}, {"question_id": 0, "creation_date": 600},
-               {"question_id": 1, "creation_date": 30 * 3600}]
+    answers = [
+        {"question_id": 0, "creation_date": 120 * 60},
+        {"question_id": 0, "creation_date": 600},
+        {"question_id": 1, "creation_date": 30 * 3600},
+    ]
     stats = first_answer_stats(questions, answers)
-    assert stats == {"first_answer_sample_size": 4, "sample_unanswered": 2,
-                     "first_answer_median_minutes": 905.0,  # median of 10 min and 30 h
-                     "answered_within_1h_share": 0.25, "answered_within_24h_share": 0.25}
+    assert stats == {
+        "first_answer_sample_size": 4,
+        "sample_unanswered": 2,
+        "first_answer_median_minutes": 905.0,  # median of 10 min and 30 h
+        "answered_within_1h_share": 0.25,
+        "answered_within_24h_share": 0.25,
+    }
 
 
 def questions_with_backoff(rsps: responses.RequestsMock, name: str = "se_total_backoff.json") -> None:
     """The first count of /questions carries a backoff (shown or hidden by the filter, as the API does)."""
-    rsps.add_callback(responses.GET, f"{SE}/questions/", callback=count_response(name),
-                      match=[matchers.query_param_matcher({"page": "1"}, strict_match=False),
-                             matchers.query_param_matcher({"pagesize": "100"}, strict_match=False)])
+    rsps.add_callback(
+        responses.GET,
+        f"{SE}/questions/",
+        callback=count_response(name),
+        match=[
+            matchers.query_param_matcher({"page": "1"}, strict_match=False),
+            matchers.query_param_matcher({"pagesize": "100"}, strict_match=False),
+        ],
+    )
 
 
 @responses.activate
@@ -112,8 +138,12 @@ def test_count_requests_send_the_count_filter_created_once():
     assert len(created) == 1
     assert created[0].params["include"] == ".backoff;.quota_max;.quota_remaining;.total"
     assert created[0].params["base"] == "none" and created[0].params["unsafe"] == "false"
-    counts = [c.request for c in responses.calls if "/no-answers/" in c.request.url
-              or ("/questions/?" in c.request.url and c.request.params["filter"] != "default")]
+    counts = [
+        c.request
+        for c in responses.calls
+        if "/no-answers/" in c.request.url
+        or ("/questions/?" in c.request.url and c.request.params["filter"] != "default")
+    ]
     assert len(counts) == 2 * len(TAGS) and {r.params["filter"] for r in counts} == {COUNT_FILTER}
     method = metrics.subjects["jax"]["questions_in_window"]["method"]
     assert method["count_filter"] == COUNT_FILTER and method["count_filter_fields"] == ";".join(COUNT_FILTER_FIELDS)
@@ -140,9 +170,15 @@ def test_a_backoff_longer_than_max_wait_stops_the_source_with_a_reason():
     questions_with_backoff(responses.mock)
     add_stackexchange(responses.mock)
     body_with_long_backoff = body("se_total_backoff.json") | {"backoff": 120}
-    responses.mock.replace(responses.GET, f"{SE}/questions/", json=body_with_long_backoff,
-                           match=[matchers.query_param_matcher({"page": "1"}, strict_match=False),
-                                  matchers.query_param_matcher({"pagesize": "100"}, strict_match=False)])
+    responses.mock.replace(
+        responses.GET,
+        f"{SE}/questions/",
+        json=body_with_long_backoff,
+        match=[
+            matchers.query_param_matcher({"page": "1"}, strict_match=False),
+            matchers.query_param_matcher({"pagesize": "100"}, strict_match=False),
+        ],
+    )
     fake = FakeTime()
     metrics = run(max_wait=30, fake=fake)
     assert fake.sleeps == []
@@ -156,8 +192,11 @@ def test_a_backoff_longer_than_max_wait_stops_the_source_with_a_reason():
 @pytest.mark.parametrize("failure", ["net_read_timeout.json", "net_chunked_encoding.json"])
 @responses.activate
 def test_a_network_failure_midway_is_retried_and_the_sample_collected(failure):
-    responses.get(f"{SE}/questions/", body=network_error(failure),  # first, so it answers the first page 2
-                  match=[matchers.query_param_matcher({"filter": "default", "page": "2"}, strict_match=False)])
+    responses.get(
+        f"{SE}/questions/",
+        body=network_error(failure),  # first, so it answers the first page 2
+        match=[matchers.query_param_matcher({"filter": "default", "page": "2"}, strict_match=False)],
+    )
     add_stackexchange(responses.mock)
     fake = FakeTime()
     metrics = run(fake=fake)
@@ -217,8 +256,9 @@ def test_malformed_json_is_retried_then_recorded_as_failed():
     fake = FakeTime()
     client = StackClient(max_wait=60, attempts=3, sleep=fake.sleep, clock=fake.clock)
     metrics = SourceMetrics("stackoverflow", fixed_clock)
-    metrics.step("pytorch", ("total_questions",), {"endpoint": "x"},
-                 lambda: client.items("tags/{tags}/info", tags=list(TAGS)))
+    metrics.step(
+        "pytorch", ("total_questions",), {"endpoint": "x"}, lambda: client.items("tags/{tags}/info", tags=list(TAGS))
+    )
     assert len(responses.calls) == 1 + 3 and fake.sleeps == [1.0, 2.0]
     assert metrics.stopped  # a source still broken after retries is not asked again
     assert metrics.subjects["pytorch"]["total_questions"]["status"] == "failed"
@@ -275,4 +315,6 @@ def test_stop_during_a_step_stops_later_steps():
     metrics.step("jax", ("questions_in_window",), {"endpoint": "x"}, refuse)
     metrics.step("flax", ("questions_in_window",), {"endpoint": "x"}, lambda: None)
     assert [f["reason"] for f in metrics.failures] == [
-        "Stack Exchange quota exhausted", "not attempted: Stack Exchange quota exhausted"]
+        "Stack Exchange quota exhausted",
+        "not attempted: Stack Exchange quota exhausted",
+    ]

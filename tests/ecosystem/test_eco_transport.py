@@ -17,6 +17,7 @@ def failing(*errors: Exception):
         if pending:
             raise pending.pop(0)
         return "ok"
+
     return request
 
 

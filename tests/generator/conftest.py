@@ -24,11 +24,20 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = gen_records.write_results(root / "results")
     frameworks = root / "frameworks"
     frameworks.mkdir()
-    (frameworks / "torch_model.py").write_text(
-        '"""Model."""\n\nimport torch  # the framework\n\nx = torch.ones(1)\n'
-    )
+    (frameworks / "torch_model.py").write_text('"""Model."""\n\nimport torch  # the framework\n\nx = torch.ones(1)\n')
     site = root / "site"
-    code = main(["build", "--results", str(results), "--site-dir", str(site), "--frameworks-dir", str(frameworks),
-                 "--site-url", "https://example.org/fwbench/"])
+    code = main(
+        [
+            "build",
+            "--results",
+            str(results),
+            "--site-dir",
+            str(site),
+            "--frameworks-dir",
+            str(frameworks),
+            "--site-url",
+            "https://example.org/fwbench/",
+        ]
+    )
     assert code == 0
     return site

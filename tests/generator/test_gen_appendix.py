@@ -18,16 +18,21 @@ from generator.site.claims import scope_table, section_of
 def test_claims_are_grouped_by_section_with_icons_not_emoji(results_dir):
     page = build_pages(load_results(results_dir))["appendix/claims.md"]
     headings = [line for line in page.splitlines() if line.startswith("## §")]
-    assert headings[:3] == ["## §1 Who is faster { #claims-1 }", "## §2.1 Hardware { #claims-2-1 }",
-                            "## §2.2 Software versions and test setup { #claims-2-2 }"]  # one anchor in every language
+    assert headings[:3] == [
+        "## §1 Who is faster { #claims-1 }",
+        "## §2.1 Hardware { #claims-2-1 }",
+        "## §2.2 Software versions and test setup { #claims-2-2 }",
+    ]  # one anchor in every language
     assert ":material-close-circle:{ .fw-bad } contradicted" in page
     assert not any(emoji in page for emoji in ("✅", "❌", "〰", "➖"))
     assert section_of(Claim("2.1–2.2", "", "", "", "", "")) == "2.1"
 
 
 def test_a_reason_shared_by_every_row_is_said_once():
-    rows = [Claim("3.1", f"row {i}", "1 s", "2 s", NOT_COMPARABLE, f"a CPU, not a GPU; only older records{extra}",
-                  ("GPU",)) for i, extra in enumerate(("", "", "; not run"))]
+    rows = [
+        Claim("3.1", f"row {i}", "1 s", "2 s", NOT_COMPARABLE, f"a CPU, not a GPU; only older records{extra}", ("GPU",))
+        for i, extra in enumerate(("", "", "; not run"))
+    ]
     table = scope_table("m", rows)
     assert table.shared == "a CPU, not a GPU; only older records" and table.checked == "(checked: GPU)"
     assert table.notes == ["not run"]
@@ -38,11 +43,23 @@ def test_a_reason_shared_by_every_row_is_said_once():
 
 
 def test_recorded_commands_read_from_the_repository_root():
-    argv = ["/home/someone/fwbench/runners/cli.py", "run", "--framework", "jax", "--out", "/tmp/tuned",
-            "--data-dir", "/home/someone/fwbench/data", "--no-progress"]
+    argv = [
+        "/home/someone/fwbench/runners/cli.py",
+        "run",
+        "--framework",
+        "jax",
+        "--out",
+        "/tmp/tuned",
+        "--data-dir",
+        "/home/someone/fwbench/data",
+        "--no-progress",
+    ]
     assert portable_command(argv) == ["runners", "run", "--framework", "jax", "--data-dir", "data", "--no-progress"]
-    assert portable_command(["/opt/venv/bin/runners", "matrix", "/elsewhere/x.json"]) == ["runners", "matrix",
-                                                                                          "…/x.json"]
+    assert portable_command(["/opt/venv/bin/runners", "matrix", "/elsewhere/x.json"]) == [
+        "runners",
+        "matrix",
+        "…/x.json",
+    ]
 
 
 def test_the_reproduce_page_names_no_address_it_does_not_know(tmp_path):
@@ -60,6 +77,7 @@ def test_the_address_comes_from_the_config_else_the_origin_remote(tmp_path):
     assert repository_url("https://example.org/x", tmp_path) == "https://example.org/x"
     assert origin_url(tmp_path) is None  # not a checkout
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", "https://user:token@example.org/r.git"],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "remote", "add", "origin", "https://user:token@example.org/r.git"], check=True
+    )
     assert repository_url(None, tmp_path) == "https://example.org/r.git"  # credentials never shown

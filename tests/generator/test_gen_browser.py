@@ -24,11 +24,17 @@ from generator.i18n import LANGUAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(os.environ.get("FWBENCH_SCREENSHOTS") or Path(__file__).resolve().parents[1] / "screenshots" /
-                   "generator")
+SCREENSHOTS = Path(
+    os.environ.get("FWBENCH_SCREENSHOTS") or Path(__file__).resolve().parents[1] / "screenshots" / "generator"
+)
 VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
-SHOT_PAGES = ("index.html", "results/speed.html", "results/accuracy.html", "devex/debugging.html",
-              "appendix/claims.html")
+SHOT_PAGES = (
+    "index.html",
+    "results/speed.html",
+    "results/accuracy.html",
+    "devex/debugging.html",
+    "appendix/claims.html",
+)
 #: pages per language that may need sideways scrolling on a phone (the code-size page shows source files line for
 #: line)
 PHONE_SCROLLING_ALLOWED = 2
@@ -99,7 +105,7 @@ class SubPathHandler(SimpleHTTPRequestHandler):
     """Serves the site at / and at SUB_PATH, answering a missing page with 404.html as GitHub Pages does."""
 
     def translate_path(self, path: str) -> str:
-        return super().translate_path("/" + path[len(SUB_PATH):] if path.startswith(SUB_PATH) else path)
+        return super().translate_path("/" + path[len(SUB_PATH) :] if path.startswith(SUB_PATH) else path)
 
     def send_error(self, code, message=None, explain=None):
         page = Path(self.directory) / "404.html"
@@ -138,8 +144,11 @@ def browser():
 
 def site_pages(built_site: Path) -> list[str]:
     """Every page of the built site (the 404 page apart), site-relative."""
-    return sorted(p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
-                  if p.name != "404.html" and "assets" not in p.parts)
+    return sorted(
+        p.relative_to(built_site).as_posix()
+        for p in built_site.rglob("*.html")
+        if p.name != "404.html" and "assets" not in p.parts
+    )
 
 
 def watched(page) -> list[str]:
@@ -244,8 +253,10 @@ def test_chinese_pages_draw_their_text_with_a_cjk_font(browser, server):
 def test_the_language_switcher_moves_between_twin_pages(browser, server):
     page = browser.new_page(viewport=VIEWPORTS["desktop"])
     page.goto(server + "results/speed.html")
-    for code, path, heading in (("zh", "zh/results/speed.html", "3.1 训练速度对比"),
-                                ("en", "results/speed.html", "3.1 Training speed")):
+    for code, path, heading in (
+        ("zh", "zh/results/speed.html", "3.1 训练速度对比"),
+        ("en", "results/speed.html", "3.1 Training speed"),
+    ):
         # the link itself leads to the twin; following it by hand keeps Material's click handler (which checks the
         # other language's sitemap and, when that check is slow, falls back to its home page) out of the test
         link = page.locator(f'a.md-select__link[hreflang="{code}"]')
@@ -261,12 +272,14 @@ def test_chinese_search_finds_a_chinese_word(browser, server):
     page.goto(server + "zh/index.html", wait_until="load")
     # the search worker builds its index after the page loads: wait for the box to say "type to start searching"
     # (Material's own words, in the page's __config)
-    ready = page.evaluate("JSON.parse(document.getElementById('__config').textContent)"
-                          ".translations['search.result.placeholder']")
+    ready = page.evaluate(
+        "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']"
+    )
     box = page.locator("input.md-search__input")  # the header's search box, shown at desktop width
     box.click()
-    page.wait_for_function("text => (document.querySelector('.md-search-result__meta') || {}).textContent === text",
-                           arg=ready)
+    page.wait_for_function(
+        "text => (document.querySelector('.md-search-result__meta') || {}).textContent === text", arg=ready
+    )
     box.fill("显存")  # typed as an input method would insert it, then a key released: Material reads on keyup
     box.press("End")
     results = page.locator(".md-search-result__item")

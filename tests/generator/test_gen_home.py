@@ -30,10 +30,12 @@ def only_table(results):
 
 
 def test_the_first_table_holds_all_three_frameworks_the_slowest_with_its_gap(tmp_path):
-    results = write(tmp_path, [gen_records.run(fw, 32, seconds=s) for fw, s in
-                               (("torch", 10.0), ("tensorflow", 12.5), ("jax", 40.0))])
+    results = write(
+        tmp_path,
+        [gen_records.run(fw, 32, seconds=s) for fw, s in (("torch", 10.0), ("tensorflow", 12.5), ("jax", 40.0))],
+    )
     index = build_pages(results)["index.md"]
-    first = index[index.index("| batch |"):]
+    first = index[index.index("| batch |") :]
     assert first.startswith("| batch | PyTorch | TensorFlow | JAX | verdict |")
     row = first.splitlines()[2]
     assert "**51.2**<br><small>fastest · n=1</small>" in row
@@ -43,36 +45,50 @@ def test_the_first_table_holds_all_three_frameworks_the_slowest_with_its_gap(tmp
 
 
 def test_overlapping_intervals_read_within_noise(tmp_path):
-    results = write(tmp_path, [gen_records.run(fw, 32, seed, seconds=10.0 + seed + shift)
-                               for fw, shift in (("torch", 0.0), ("jax", 0.3)) for seed in range(3)])
+    results = write(
+        tmp_path,
+        [
+            gen_records.run(fw, 32, seed, seconds=10.0 + seed + shift)
+            for fw, shift in (("torch", 0.0), ("jax", 0.3))
+            for seed in range(3)
+        ],
+    )
     table = only_table(results)
     (row,) = throughput_rows(table, table.columns_in("compiled"))
     assert row.verdict == "PyTorch: within noise"
 
 
 def test_compiling_pays_off_only_against_an_eager_run(tmp_path):
-    results = write(tmp_path, [
-        gen_records.run("torch", 32, seconds=10.0, compile_seconds=41.0),
-        gen_records.run("torch", 32, seconds=30.0, compile_seconds=1.0, mode="eager"),
-        gen_records.run("tensorflow", 32, seconds=12.0),
-        gen_records.run("jax", 32, seconds=11.0),
-    ])
+    results = write(
+        tmp_path,
+        [
+            gen_records.run("torch", 32, seconds=10.0, compile_seconds=41.0),
+            gen_records.run("torch", 32, seconds=30.0, compile_seconds=1.0, mode="eager"),
+            gen_records.run("tensorflow", 32, seconds=12.0),
+            gen_records.run("jax", 32, seconds=11.0),
+        ],
+    )
     table = only_table(results)
     compiled = table.columns_in("compiled")
     assert payoff(table, compiled[0], 32) == 2  # 40 s more start-up, 20 s saved per epoch
     rows, notes = compile_rows(table, compiled)
     assert "pays off after 2 epochs" in rows[0].cells[0]
-    assert notes == {"no eager run in these records to compare with (`runners matrix --modes compiled,eager` adds "
-                     "them)": ["TensorFlow"], "no eager training mode, so nothing to pay off against": ["JAX"]}
+    assert notes == {
+        "no eager run in these records to compare with (`runners matrix --modes compiled,eager` adds them)": [
+            "TensorFlow"
+        ],
+        "no eager training mode, so nothing to pay off against": ["JAX"],
+    }
 
 
 def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
     tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=4.0), record_id="jax-ynn-off")
     tuned["config"]["tuning_environment"] = YNN_OFF
-    results = write(tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("torch", 32, seconds=5.0),
-                               tuned])
+    results = write(
+        tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("torch", 32, seconds=5.0), tuned]
+    )
     index = build_pages(results)["index.md"]
-    findings = index[index.index("## Findings"):index.index("## What the records cannot say")]
+    findings = index[index.index("## Findings") : index.index("## What the records cannot say")]
     assert "the article states **2.9×**, its own figures give **3.92× (42.3 s ÷ 10.8 s, its own table)**" in findings
     assert "Measured here: **3.0× faster with the workaround (1 configuration, n=1 each)**" in findings
     assert "`python benchmarks/xla_cpu_conv.py`" in findings

@@ -38,8 +38,11 @@ NOT_PROSE = re.compile(r"\{[^}]*\}|%\([a-z_]+\)s|`[^`]*`|\]\([^)]*\)|:material-[
 def pages(site: Path) -> dict[str, str]:
     """The built HTML pages of one language's site, by path relative to it (the other languages' folders apart)."""
     others = {code for code in LANGUAGES if code != SOURCE and site.name != code}
-    return {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in site.rglob("*.html")
-            if p.relative_to(site).parts[0] not in others | {"assets"}}
+    return {
+        p.relative_to(site).as_posix(): p.read_text(encoding="utf-8")
+        for p in site.rglob("*.html")
+        if p.relative_to(site).parts[0] not in others | {"assets"}
+    }
 
 
 def article_text(page: str) -> str:
@@ -97,8 +100,15 @@ def test_chinese_pages_are_marked_chinese_and_navigate_by_the_articles_headings(
     assert all('<html lang="en"' in page for page in english.values())
     assert all('<html lang="zh"' in page for page in chinese.values())
     home = chinese["index.html"]
-    for heading in ("1 这些框架到底谁跑得更快", "2 测试环境与方法", "3 实测性能数据", "4 开发体验对比",
-                    "5 不同场景下的选择建议", "6 性能之外的关键考量", "3.2 显存占用"):
+    for heading in (
+        "1 这些框架到底谁跑得更快",
+        "2 测试环境与方法",
+        "3 实测性能数据",
+        "4 开发体验对比",
+        "5 不同场景下的选择建议",
+        "6 性能之外的关键考量",
+        "3.2 显存占用",
+    ):
         assert heading in home, heading
     assert "《对比不同深度学习框架在训练环境中的性能表现》" in home  # the article, named by its title
     assert "§1 这些框架到底谁跑得更快" in chinese["appendix/claims.html"]

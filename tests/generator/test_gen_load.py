@@ -63,8 +63,10 @@ def corrupt_results(root: Path) -> dict[str, str]:
     files = {
         "not-utf8.json": (b'{"a": "\xff"}', "not UTF-8 text (byte 0xff at offset 7)"),
         "deep.json": (b"[" * 10_000 + b"]" * 10_000, "not valid JSON (nested too deeply to parse)"),
-        "big.json": (b'{"a": "' + b"x" * 5_000_000 + b'"}',
-                     "5,000,009 bytes, larger than 2,097,152 bytes (2 MiB), the most a record file may hold"),
+        "big.json": (
+            b'{"a": "' + b"x" * 5_000_000 + b'"}',
+            "5,000,009 bytes, larger than 2,097,152 bytes (2 MiB), the most a record file may hold",
+        ),
         "empty.json": (b"", "empty file, no JSON in it"),
         "list.json": (b"[]", "a record must be a JSON object, got list"),
     }
@@ -78,12 +80,16 @@ def corrupt_results(root: Path) -> dict[str, str]:
     (runs / os.fsdecode(b"bad-\xff.json")).write_text("{}")
     (root / "probes").write_text("a file where a folder belongs")
     reasons = {f"runs/m/{name}": reason for name, (_, reason) in files.items()}
-    reasons.update({"runs/m/folder.json": "a directory, not a record file",
-                    "runs/m/loop.json": "cannot read: Too many levels of symbolic links",
-                    "runs/m/back.json": "a directory, not a record file",
-                    "runs/m/pipe.json": "a named pipe, not a record file",
-                    "runs/m/bad-\\xff.json": "the file name is not printable UTF-8 text",
-                    "probes": "cannot list the folder: Not a directory"})
+    reasons.update(
+        {
+            "runs/m/folder.json": "a directory, not a record file",
+            "runs/m/loop.json": "cannot read: Too many levels of symbolic links",
+            "runs/m/back.json": "a directory, not a record file",
+            "runs/m/pipe.json": "a named pipe, not a record file",
+            "runs/m/bad-\\xff.json": "the file name is not printable UTF-8 text",
+            "probes": "cannot list the folder: Not a directory",
+        }
+    )
     return reasons
 
 

@@ -59,12 +59,15 @@ def test_two_epochs_draw_the_curves(tmp_path):
 
 
 def test_the_platform_issue_is_sized_from_the_tuned_and_plain_runs(tmp_path):
-    tuned = [gen_records.with_changes(gen_records.run("jax", bs, seconds=s), record_id=f"jax-tuned-{bs}")
-             for bs, s in ((32, 4.0), (64, 5.0))]
+    tuned = [
+        gen_records.with_changes(gen_records.run("jax", bs, seconds=s), record_id=f"jax-tuned-{bs}")
+        for bs, s in ((32, 4.0), (64, 5.0))
+    ]
     for record in tuned:
         record["config"]["tuning_environment"] = YNN_OFF
-    results = write(tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("jax", 64, seconds=12.5),
-                               *tuned])
+    results = write(
+        tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("jax", 64, seconds=12.5), *tuned]
+    )
     page = build_pages(results)["results/platform-issues.md"]
     assert "2.5–3.0× faster with the workaround (2 configurations, n=1 each)" in page
     assert "| 32 | 42.7<br><small>n=1</small> | 128.0<br><small>n=1</small> | 3.0× |" in page
@@ -78,5 +81,6 @@ def test_charts_take_each_frameworks_colour_and_marker_from_the_registry(tmp_pat
     results = write(tmp_path, [gen_records.run(fw, 32) for fw in ("torch", "tensorflow", "jax")])
     (table,) = tables(summarise(results.runs))
     chart = chart_data.per_batch(table, lambda s: s.images_per_second, "images per second")
-    assert [(s.colour, s.marker) for s in chart.series] == [(REGISTRY[fw].colour, REGISTRY[fw].marker)
-                                                           for fw in ("torch", "tensorflow", "jax")]
+    assert [(s.colour, s.marker) for s in chart.series] == [
+        (REGISTRY[fw].colour, REGISTRY[fw].marker) for fw in ("torch", "tensorflow", "jax")
+    ]

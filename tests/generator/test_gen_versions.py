@@ -27,15 +27,20 @@ def write(root, records):
 
 
 def test_two_versions_are_two_configurations_and_two_columns(tmp_path):
-    results = write(tmp_path, [
-        *(gen_records.run("torch", 32, seed, seconds=10.0) for seed in range(2)),
-        *(at_version(gen_records.run("torch", 32, seed, seconds=20.0), "2.2.1") for seed in range(2)),
-        gen_records.run("jax", 32, seconds=12.0),
-    ])
+    results = write(
+        tmp_path,
+        [
+            *(gen_records.run("torch", 32, seed, seconds=10.0) for seed in range(2)),
+            *(at_version(gen_records.run("torch", 32, seed, seconds=20.0), "2.2.1") for seed in range(2)),
+            gen_records.run("jax", 32, seconds=12.0),
+        ],
+    )
     summaries = summarise(results.runs)
     torch = [s for s in summaries if s.key.framework == "torch"]
-    assert sorted((s.key.version, s.n_runs, s.epoch_seconds.mean) for s in torch) == [("2.14.1", 2, 10.0),
-                                                                                    ("2.2.1", 2, 20.0)]
+    assert sorted((s.key.version, s.n_runs, s.epoch_seconds.mean) for s in torch) == [
+        ("2.14.1", 2, 10.0),
+        ("2.2.1", 2, 20.0),
+    ]
     (table,) = tables(summaries)
     assert [table.column_label(c) for c in table.columns] == ["PyTorch 2.2.1", "PyTorch 2.14.1", "JAX"]
     assert table.cell("torch", "compiled", 32).key.version == "2.14.1"  # the newest, unless asked
@@ -46,10 +51,13 @@ def test_two_versions_are_two_configurations_and_two_columns(tmp_path):
 
 def test_the_claims_check_compares_the_articles_release_and_names_the_other(tmp_path):
     article = load_article_figures()
-    results = write(tmp_path, [
-        gen_records.run("torch", 32, seconds=10.0),
-        at_version(gen_records.run("torch", 32, seconds=20.0), "2.2.1+cu121"),
-    ])
+    results = write(
+        tmp_path,
+        [
+            gen_records.run("torch", 32, seconds=10.0),
+            at_version(gen_records.run("torch", 32, seconds=20.0), "2.2.1+cu121"),
+        ],
+    )
     (machine,) = machines(results.runs)
     rows = {c.claim: c for c in machine_claims(article, machine, tables(summarise(results.runs)))}
     row = rows["PyTorch, batch 32: seconds per epoch"]

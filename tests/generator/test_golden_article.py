@@ -28,14 +28,30 @@ SEEDS = range(5)
 #: relative offset of each seed's timing and memory from the article's figure: a spread of about ±0.3 %
 JITTER = (-0.004, -0.002, 0.0, 0.002, 0.004)
 QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 32}
-RTX_4090 = {"machine_id": "nvidia-geforce-rtx-4090", "device_kind": "gpu", "device_name": "NVIDIA GeForce RTX 4090",
-            "device_count": 1, "gpu_driver": "535.129.03", "cuda": "12.2", "cudnn": "8.9.7",
-            "cpu_model": "AMD Ryzen 9 7950X", "cpu_threads": 32, "framework_threads": 16,
-            "host_memory_bytes": 64 << 30,
-            "fingerprint": provenance.cpu_fingerprint("vendor_id : AuthenticAMD\nflags : avx avx2 fma avx512f\n",
-                                                      cache_dir=Path("/nonexistent"), kernel="6.5.0")}
-SOFTWARE = {"python": "3.11.7", "os": "Linux 6.5.0 (x86_64)", "packages": {}, "git_commit": "0" * 40,
-            "git_dirty": False, "fwbench_version": "0.1.0"}
+RTX_4090 = {
+    "machine_id": "nvidia-geforce-rtx-4090",
+    "device_kind": "gpu",
+    "device_name": "NVIDIA GeForce RTX 4090",
+    "device_count": 1,
+    "gpu_driver": "535.129.03",
+    "cuda": "12.2",
+    "cudnn": "8.9.7",
+    "cpu_model": "AMD Ryzen 9 7950X",
+    "cpu_threads": 32,
+    "framework_threads": 16,
+    "host_memory_bytes": 64 << 30,
+    "fingerprint": provenance.cpu_fingerprint(
+        "vendor_id : AuthenticAMD\nflags : avx avx2 fma avx512f\n", cache_dir=Path("/nonexistent"), kernel="6.5.0"
+    ),
+}
+SOFTWARE = {
+    "python": "3.11.7",
+    "os": "Linux 6.5.0 (x86_64)",
+    "packages": {},
+    "git_commit": "0" * 40,
+    "git_dirty": False,
+    "fwbench_version": "0.1.0",
+}
 VERSIONS = {"torch": "2.2.1", "tensorflow": "2.15.0", "jax": "0.4.26"}
 
 
@@ -48,24 +64,50 @@ def accuracies(mean: float, std: float) -> list[float]:
 
 def article_run(framework: str, batch_size: int, seed: int, position: int) -> dict:
     """One run as ``runners run --profile article`` records it, with the article's figures injected."""
-    (config,) = expand("article", frameworks=[framework], modes=["compiled"], batch_sizes=[batch_size], seeds=[seed],
-                       version_of=VERSIONS.get)
+    (config,) = expand(
+        "article",
+        frameworks=[framework],
+        modes=["compiled"],
+        batch_sizes=[batch_size],
+        seeds=[seed],
+        version_of=VERSIONS.get,
+    )
     steps = config.train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     seconds = ARTICLE["speed"]["table"][str(batch_size)][framework] * (1 + JITTER[seed])
     final = accuracies(**ARTICLE["accuracy"]["table"][framework])[seed]
     measured = Measured(
-        first_step_seconds=20.0, epoch_seconds=[seconds] * config.epochs,
-        window_step_seconds=[seconds / steps] * len(windows), window_steps=windows,
-        epochs=[{"epoch": e, "train_loss": 1.0 / e, "train_accuracy": final - 0.1 + 0.02 * e, "test_loss": 1.0 / e,
-                 "test_accuracy": final - 0.1 + 0.02 * e} for e in range(1, config.epochs + 1)],
+        first_step_seconds=20.0,
+        epoch_seconds=[seconds] * config.epochs,
+        window_step_seconds=[seconds / steps] * len(windows),
+        window_steps=windows,
+        epochs=[
+            {
+                "epoch": e,
+                "train_loss": 1.0 / e,
+                "train_accuracy": final - 0.1 + 0.02 * e,
+                "test_loss": 1.0 / e,
+                "test_accuracy": final - 0.1 + 0.02 * e,
+            }
+            for e in range(1, config.epochs + 1)
+        ],
         framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
         nvml_peak_bytes=round(ARTICLE["memory"]["table"][str(batch_size)][framework] * 2**20 * (1 + JITTER[seed])),
-        host_self_peak_bytes=1 << 30, host_children_peak_bytes=0, data_bytes=630_000_000,
-        load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0), run_order=record.run_order(position, 60))
-    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:05:00.000Z", measured,
-                     software=SOFTWARE,
-                     command=["runners", "matrix", "--profile", "article", "--dataset", "cifar10"])
+        host_self_peak_bytes=1 << 30,
+        host_children_peak_bytes=0,
+        data_bytes=630_000_000,
+        load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0),
+        run_order=record.run_order(position, 60),
+    )
+    return ok_record(
+        config,
+        RTX_4090,
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:05:00.000Z",
+        measured,
+        software=SOFTWARE,
+        command=["runners", "matrix", "--profile", "article", "--dataset", "cifar10"],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +120,14 @@ def claims_rows(tmp_path_factory) -> list[dict]:
             for framework in ("torch", "tensorflow", "jax"):
                 position += 1
                 rec = article_run(framework, batch_size, seed, position)
-                (config,) = expand("article", frameworks=[framework], modes=["compiled"], batch_sizes=[batch_size],
-                                   seeds=[seed], version_of=VERSIONS.get)
+                (config,) = expand(
+                    "article",
+                    frameworks=[framework],
+                    modes=["compiled"],
+                    batch_sizes=[batch_size],
+                    seeds=[seed],
+                    version_of=VERSIONS.get,
+                )
                 write_record(record_path(root / "results" / "runs", rec["hardware"]["machine_id"], config), rec)
     site = root / "site"
     assert generator_main(["build", "--results", str(root / "results"), "--site-dir", str(site)]) == 0

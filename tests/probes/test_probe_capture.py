@@ -10,7 +10,7 @@ def python(code):
 
 
 def test_result_line_is_parsed_and_other_stdout_ignored():
-    code = f"print('noise'); print({RESULT_PREFIX!r} + '{{\"outcome\": \"no_error\", \"result\": \"ok\"}}')"
+    code = f'print(\'noise\'); print({RESULT_PREFIX!r} + \'{{"outcome": "no_error", "result": "ok"}}\')'
     captured = run_command(python(code), timeout_s=30)
     assert captured["outcome"] == "no_error"
     assert captured["result"] == "ok"
@@ -33,8 +33,10 @@ def test_an_exit_without_a_result_line_is_a_crash():
 
 def test_a_hanging_probe_is_stopped_and_recorded_as_a_timeout():
     # the grandchild stands for torch.compile's workers: the whole process group must go
-    code = ("import subprocess, sys, time; "
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)")
+    code = (
+        "import subprocess, sys, time; "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    )
     captured = run_command(python(code), timeout_s=1.5)
     assert captured["outcome"] == "timeout"
     assert captured["wall_seconds"] < 20

@@ -38,7 +38,8 @@ def test_full_matrix_is_thirty_probes_with_unique_ids():
 
 def test_the_parent_never_imports_a_framework():
     # only the child process imports torch, tensorflow or jax (docs/design.md: one framework per process)
-    code = ("import sys, runners.cli, runners.probes.cli; "
-            "print(sorted({'torch', 'tensorflow', 'jax'} & set(sys.modules)))")
+    code = (
+        "import sys, runners.cli, runners.probes.cli; print(sorted({'torch', 'tensorflow', 'jax'} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

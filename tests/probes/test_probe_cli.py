@@ -7,8 +7,15 @@ from runners.probes.catalog import ProbeSpec
 from runners.probes.cli import selected_specs, summary_table
 from runners.probes.record import build_record
 
-BAD_INPUT = [("--frameworks", "pytorch"), ("--framework", "pytorch"), ("--bug", "shape"), ("--mode", "eager,jit"),
-             ("--tooling", "yes"), ("--timeout", "-1"), ("--timeout", "0")]
+BAD_INPUT = [
+    ("--frameworks", "pytorch"),
+    ("--framework", "pytorch"),
+    ("--bug", "shape"),
+    ("--mode", "eager,jit"),
+    ("--tooling", "yes"),
+    ("--timeout", "-1"),
+    ("--timeout", "0"),
+]
 
 
 def exit_code(argv: list[str]) -> int:
@@ -35,26 +42,42 @@ def test_an_unwritable_out_is_a_usage_error(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("runners probes: error: --out: cannot write to ")
 
 
-@pytest.mark.parametrize("argv", [
-    ["--frameworks", "jax,torch", "--bug", "nan", "--mode", "compiled", "--tooling", "on"],
-    ["--framework", "jax", "--framework", "torch", "--bug", "nan", "--mode", "compiled", "--tooling", "on"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--frameworks", "jax,torch", "--bug", "nan", "--mode", "compiled", "--tooling", "on"],
+        ["--framework", "jax", "--framework", "torch", "--bug", "nan", "--mode", "compiled", "--tooling", "on"],
+    ],
+)
 def test_filters_select_probes_and_the_old_spelling_still_works_with_a_note(capsys, argv):
     args = build_parser().parse_args(["probes", *argv])
-    assert [s.record_id for s in selected_specs(args)] == ["nan-torch-compiled-tooling-on",
-                                                           "nan-jax-compiled-tooling-on"]
+    assert [s.record_id for s in selected_specs(args)] == [
+        "nan-torch-compiled-tooling-on",
+        "nan-jax-compiled-tooling-on",
+    ]
     note = "runners probes: note: --framework is now spelled --frameworks"
     assert (note in capsys.readouterr().err) is ("--framework" in argv)
 
 
 def test_summary_table_has_a_row_per_record():
-    provenance = dict(machine_id="m", software={"python": "3", "os": "x", "packages": {}},
-                      started_at="t0", finished_at="t1")
-    silent = {"outcome": "no_error", "result": "loss=nan", "frames": [], "exit_code": 0, "stderr_tail": None,
-              "wall_seconds": 1.0, "warnings": [], "framework_version": "0.1"}
+    provenance = dict(
+        machine_id="m", software={"python": "3", "os": "x", "packages": {}}, started_at="t0", finished_at="t1"
+    )
+    silent = {
+        "outcome": "no_error",
+        "result": "loss=nan",
+        "frames": [],
+        "exit_code": 0,
+        "stderr_tail": None,
+        "wall_seconds": 1.0,
+        "warnings": [],
+        "framework_version": "0.1",
+    }
     hung = {"outcome": "timeout", "exit_code": -9, "stderr_tail": None, "wall_seconds": 120.0}
-    records = [build_record(ProbeSpec("jax", "nan", "compiled", False), silent, **provenance),
-               build_record(ProbeSpec("torch", "dtype", "eager"), hung, **provenance)]
+    records = [
+        build_record(ProbeSpec("jax", "nan", "compiled", False), silent, **provenance),
+        build_record(ProbeSpec("torch", "dtype", "eager"), hung, **provenance),
+    ]
     lines = summary_table(records).splitlines()
     assert lines[0].split()[:5] == ["bug", "framework", "mode", "tooling", "outcome"]
     assert lines[2].split()[:5] == ["nan", "jax", "compiled", "no", "no_error"]

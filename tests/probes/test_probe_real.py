@@ -50,8 +50,11 @@ def test_colour_codes_are_kept_raw_and_stripped_in_the_clean_fields(dense_shape_
 
 
 def test_compiled_torch_and_jax_nan_tooling(tmp_path):
-    specs = [ProbeSpec("torch", "dense_shape", "compiled"), ProbeSpec("jax", "nan", "eager", False),
-             ProbeSpec("jax", "nan", "eager", True)]
+    specs = [
+        ProbeSpec("torch", "dense_shape", "compiled"),
+        ProbeSpec("jax", "nan", "eager", False),
+        ProbeSpec("jax", "nan", "eager", True),
+    ]
     compiled, silent, checked = run_probes(specs, tmp_path, progress=False)
     assert compiled["outcome"] == "error"
     assert "from user code" in compiled["message"]  # dynamo quotes the user's source

@@ -6,16 +6,27 @@ from runners.probes import rubric
 
 
 def score(**overrides):
-    fields = dict(outcome="error", points_to_file=True, points_to_line=True, names_shapes=True,
-                  names_layer=True, has_layer=True, traceback_lines=20)
+    fields = dict(
+        outcome="error",
+        points_to_file=True,
+        points_to_line=True,
+        names_shapes=True,
+        names_layer=True,
+        has_layer=True,
+        traceback_lines=20,
+    )
     fields.update(overrides)
     return rubric.score(**fields)
 
 
 def test_a_perfect_message_scores_the_maximum():
     result = score()
-    assert result == {"total": 6.0, "max": 6.0, "rubric": rubric.RUBRIC_TEXT,
-                      "parts": {"location": 2.0, "names_shapes": 2.0, "brevity": 1.0, "names_layer": 1.0}}
+    assert result == {
+        "total": 6.0,
+        "max": 6.0,
+        "rubric": rubric.RUBRIC_TEXT,
+        "parts": {"location": 2.0, "names_shapes": 2.0, "brevity": 1.0, "names_layer": 1.0},
+    }
 
 
 def test_location_gives_partial_credit_for_the_file_alone():

@@ -47,8 +47,12 @@ def cifar_batch_blobs():
         if index == MARKER_BATCH:
             rows[MARKER_IMAGE, MARKER_CHANNEL * 1024 + MARKER_ROW * 32 + MARKER_COL] = MARKER_VALUE
         labels[name] = [int(v) for v in rng.integers(0, 10, n)]
-        batch = {b"batch_label": name.encode(), b"labels": labels[name], b"data": rows,
-                 b"filenames": [f"{name}_{i}.png".encode() for i in range(n)]}
+        batch = {
+            b"batch_label": name.encode(),
+            b"labels": labels[name],
+            b"data": rows,
+            b"filenames": [f"{name}_{i}.png".encode() for i in range(n)],
+        }
         blobs[name] = pickle.dumps(batch, protocol=2)
     return blobs, labels
 
@@ -97,13 +101,13 @@ def check_parsed(dataset, labels):
     image = (MARKER_BATCH - 1) * TRAIN_PER_BATCH + MARKER_IMAGE
     assert dataset.train_images[image, MARKER_ROW, MARKER_COL, MARKER_CHANNEL] == MARKER_VALUE
     assert np.argwhere(dataset.train_images == MARKER_VALUE).tolist() == [
-        [image, MARKER_ROW, MARKER_COL, MARKER_CHANNEL]]
+        [image, MARKER_ROW, MARKER_COL, MARKER_CHANNEL]
+    ]
 
 
 def test_verified_tarball_is_found_parsed_and_batched(cifar, tmp_path):
     directory = data_dir_with(tmp_path, cifar["archive"].read_bytes())
-    dataset = data.load_cifar10(directory, allow_download=False, size=cifar["size"], md5=cifar["md5"],
-                                progress=False)
+    dataset = data.load_cifar10(directory, allow_download=False, size=cifar["size"], md5=cifar["md5"], progress=False)
     check_parsed(dataset, cifar["labels"])
     x, y = data.epoch_batches(dataset.train_images, dataset.train_labels, seed=0, epoch=0, batch_size=4)
     assert x.shape == (3, 4, 32, 32, 3) and x.dtype == np.float32
@@ -158,8 +162,9 @@ def assert_download_left_nothing(directory):
 
 def test_download_is_verified_then_kept(cifar, tmp_path):
     directory = tmp_path / "data"
-    dataset = data.load_cifar10(directory, url=cifar["archive"].as_uri(), size=cifar["size"], md5=cifar["md5"],
-                                progress=False)
+    dataset = data.load_cifar10(
+        directory, url=cifar["archive"].as_uri(), size=cifar["size"], md5=cifar["md5"], progress=False
+    )
     check_parsed(dataset, cifar["labels"])
     assert size_and_md5(directory / data.CIFAR10_FILE) == (cifar["size"], cifar["md5"])
     assert sorted(p.name for p in directory.iterdir()) == [data.CIFAR10_FILE]
@@ -245,8 +250,9 @@ def test_normalisation_matches_the_cifar_statistics():
     np.testing.assert_allclose(x.max(axis=(0, 1, 2, 3)), [2.059109, 2.126489, 2.115826], rtol=1e-5)
     np.testing.assert_allclose(x.min(axis=(0, 1, 2, 3)), [-1.989474, -1.980287, -1.706804], rtol=1e-5)
     gray, n = data.eval_batches(np.full((1, 32, 32, 3), 51, np.uint8), batch_size=1)  # 51 / 255 = 0.2
-    np.testing.assert_allclose(gray[0, 0, 0, 0], [(0.2 - 0.4914) / 0.2470, (0.2 - 0.4822) / 0.2435,
-                                                  (0.2 - 0.4465) / 0.2616], rtol=1e-5)
+    np.testing.assert_allclose(
+        gray[0, 0, 0, 0], [(0.2 - 0.4914) / 0.2470, (0.2 - 0.4822) / 0.2435, (0.2 - 0.4465) / 0.2616], rtol=1e-5
+    )
 
 
 def find_window(image, original):
@@ -256,9 +262,12 @@ def find_window(image, original):
     matches = []
     for top in offsets:
         for left in offsets:
-            window = padded[top:top + 32, left:left + 32]
-            matches += [(top, left, flipped) for flipped, candidate in ((False, window), (True, window[:, ::-1]))
-                        if np.array_equal(image, candidate)]
+            window = padded[top : top + 32, left : left + 32]
+            matches += [
+                (top, left, flipped)
+                for flipped, candidate in ((False, window), (True, window[:, ::-1]))
+                if np.array_equal(image, candidate)
+            ]
     return matches
 
 

@@ -55,16 +55,23 @@ def test_records_of_an_executor_that_finishes_out_of_order_land_per_machine_in_p
     results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=False)
     assert [r.config for r in results] == order and executor.closed
     assert [(r.where, r.record is None, r.note) for r in results] == [
-        ("node-0", False, ""), ("node-1", False, ""), ("node-2", True, "no node of kind-b is left")]
+        ("node-0", False, ""),
+        ("node-1", False, ""),
+        ("node-2", True, "no node of kind-b is left"),
+    ]
     stored = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert stored == [f"kind-0/{order[0].record_id}.json", f"kind-1/{order[1].record_id}.json"]
     assert read_record(tmp_path / stored[1])["executor"] == {"name": "ray", "node": "node-1"}
     lines = capsys.readouterr().err.splitlines()
-    assert lines == ["[3/3] torch/compiled bs32 seed2 on node-2: not run, no node of kind-b is left",
-                     "[2/3] torch/compiled bs32 seed1 on node-1: error (DryRun) in 2 s",
-                     "[1/3] torch/compiled bs32 seed0 on node-0: error (DryRun) in 2 s"]
-    assert matrix.node_lines(results) == ["node node-0: ran 1 (0 ok, 1 failed) in 2 s",
-                                          "node node-1: ran 1 (0 ok, 1 failed) in 2 s"]
+    assert lines == [
+        "[3/3] torch/compiled bs32 seed2 on node-2: not run, no node of kind-b is left",
+        "[2/3] torch/compiled bs32 seed1 on node-1: error (DryRun) in 2 s",
+        "[1/3] torch/compiled bs32 seed0 on node-0: error (DryRun) in 2 s",
+    ]
+    assert matrix.node_lines(results) == [
+        "node node-0: ran 1 (0 ok, 1 failed) in 2 s",
+        "node node-1: ran 1 (0 ok, 1 failed) in 2 s",
+    ]
     table = matrix.summary_table(results).splitlines()
     assert table[0].startswith("machine ") and table[2].startswith("kind-0 ") and table[4].startswith("— ")
     assert "no node of kind-b is left" in table[4]

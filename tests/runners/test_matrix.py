@@ -21,8 +21,9 @@ RUNNERS = [sys.executable, "-m", "runners.cli"]
 
 
 def runners(*args: str, timeout: float = 900, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*RUNNERS, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env_extra or {})})
+    return subprocess.run(
+        [*RUNNERS, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env_extra or {})}
+    )
 
 
 def records_in(out: Path) -> dict[str, dict]:
@@ -32,7 +33,7 @@ def records_in(out: Path) -> dict[str, dict]:
 def fake_python(tmp_path: Path, body: str) -> Path:
     """An 'interpreter' that passes the framework check but behaves as ``body`` when asked to run."""
     script = tmp_path / "fake-python"
-    script.write_text(f"#!/usr/bin/env bash\nif [ \"$1\" = -c ]; then exit 0; fi\n{body}\n")
+    script.write_text(f'#!/usr/bin/env bash\nif [ "$1" = -c ]; then exit 0; fi\n{body}\n')
     script.chmod(0o755)
     return script
 
@@ -47,8 +48,7 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert record["status"] == "ok"
         assert record["model"]["trainable_params"] == 11_173_962
         timing, memory = record["timing"], record["memory"]
-        for key in ("compile_seconds", "epoch_seconds", "images_per_second", "step_seconds_median",
-                    "step_seconds_p90"):
+        for key in ("compile_seconds", "epoch_seconds", "images_per_second", "step_seconds_median", "step_seconds_p90"):
             assert timing[key] > 0, key
         assert memory["host_peak_rss_bytes"] > 0 and memory["data_bytes"] > 0
         assert memory["nvml_process_peak_bytes"] is None  # no GPU here: unknown, never 0
@@ -64,8 +64,23 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
 
 @pytest.mark.slow
 def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
-    args = [*RUNNERS, "matrix", "--profile", "smoke", "--frameworks", "tensorflow", "--batch-sizes", "16,32",
-            "--train-images", "32", "--test-images", "16", "--out", str(tmp_path), "--no-progress"]
+    args = [
+        *RUNNERS,
+        "matrix",
+        "--profile",
+        "smoke",
+        "--frameworks",
+        "tensorflow",
+        "--batch-sizes",
+        "16,32",
+        "--train-images",
+        "32",
+        "--test-images",
+        "16",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     matrix = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 600
     while not list(tmp_path.glob("*/*.json")) and time.monotonic() < deadline:
@@ -89,8 +104,22 @@ def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
 def test_crashing_and_hanging_configurations_become_records_and_the_matrix_goes_on(tmp_path):
     crash = fake_python(tmp_path, 'echo "Fatal Python error: Segmentation fault" >&2; kill -SEGV $$')
     out = tmp_path / "runs"
-    result = runners("matrix", "--profile", "smoke", "--frameworks", "jax,tensorflow", "--train-images", "32",
-                     "--test-images", "16", "--python", f"jax={crash}", "--out", str(out), "--no-progress")
+    result = runners(
+        "matrix",
+        "--profile",
+        "smoke",
+        "--frameworks",
+        "jax,tensorflow",
+        "--train-images",
+        "32",
+        "--test-images",
+        "16",
+        "--python",
+        f"jax={crash}",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert result.returncode == 1  # a failed configuration makes the exit status non-zero
     found = {r["framework"]["name"]: r for r in records_in(out).values()}
     assert found["tensorflow"]["status"] == "ok", "the matrix went on after the crash"
@@ -99,8 +128,20 @@ def test_crashing_and_hanging_configurations_become_records_and_the_matrix_goes_
     assert "Segmentation fault" in failure["stderr_tail"] and "signal 11" in failure["message"]
 
     hang = fake_python(tmp_path, "sleep 60")
-    result = runners("matrix", "--profile", "smoke", "--frameworks", "jax", "--python", f"jax={hang}",
-                     "--timeout", "2", "--out", str(out), "--no-progress")
+    result = runners(
+        "matrix",
+        "--profile",
+        "smoke",
+        "--frameworks",
+        "jax",
+        "--python",
+        f"jax={hang}",
+        "--timeout",
+        "2",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     timed_out = [r for r in records_in(out).values() if r["status"] == "timeout"]
     assert len(timed_out) == 1 and "2 s" in timed_out[0]["failure"]["message"]
     validate(timed_out[0])
@@ -109,26 +150,39 @@ def test_crashing_and_hanging_configurations_become_records_and_the_matrix_goes_
 def test_framework_missing_from_an_interpreter_is_skipped_not_a_crash(tmp_path):
     bare = fake_python(tmp_path, "exit 1")
     bare.write_text("#!/usr/bin/env bash\nexit 3\n")  # find_spec fails: framework not installed
-    result = runners("matrix", "--profile", "smoke", "--frameworks", "torch", "--python", f"torch={bare}",
-                     "--out", str(tmp_path / "runs"), "--no-progress")
+    result = runners(
+        "matrix",
+        "--profile",
+        "smoke",
+        "--frameworks",
+        "torch",
+        "--python",
+        f"torch={bare}",
+        "--out",
+        str(tmp_path / "runs"),
+        "--no-progress",
+    )
     assert result.returncode == 0
     assert f"torch is not installed in {bare}" in result.stderr
     assert "1 skipped" in result.stdout and not list((tmp_path / "runs").glob("*/*.json"))
 
 
-@pytest.mark.parametrize("args, flag", [
-    (["run", "--framework", "mxnet"], "--framework"),
-    (["run", "--framework", "torch", "--mode", "lazy"], "--mode"),
-    (["run", "--framework", "torch", "--batch-size", "0"], "--batch-size"),
-    (["run", "--framework", "torch", "--batch-size", "x"], "--batch-size"),
-    (["run", "--framework", "torch", "--profile", "huge"], "--profile"),
-    (["run", "--framework", "jax", "--mode", "eager"], "--mode"),
-    (["matrix", "--batch-sizes", "32,-1"], "--batch-sizes"),
-    (["matrix", "--frameworks", "torch,caffe"], "--frameworks"),
-    (["matrix", "--python", "torch"], "--python"),
-    (["matrix", "--timeout", "0"], "--timeout"),
-    (["matrix", "--modes", "lazy"], "--modes"),
-])
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["run", "--framework", "mxnet"], "--framework"),
+        (["run", "--framework", "torch", "--mode", "lazy"], "--mode"),
+        (["run", "--framework", "torch", "--batch-size", "0"], "--batch-size"),
+        (["run", "--framework", "torch", "--batch-size", "x"], "--batch-size"),
+        (["run", "--framework", "torch", "--profile", "huge"], "--profile"),
+        (["run", "--framework", "jax", "--mode", "eager"], "--mode"),
+        (["matrix", "--batch-sizes", "32,-1"], "--batch-sizes"),
+        (["matrix", "--frameworks", "torch,caffe"], "--frameworks"),
+        (["matrix", "--python", "torch"], "--python"),
+        (["matrix", "--timeout", "0"], "--timeout"),
+        (["matrix", "--modes", "lazy"], "--modes"),
+    ],
+)
 def test_usage_errors_name_the_flag_exit_2_and_write_nothing(tmp_path, args, flag, capsys):
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as exit_info:
@@ -168,7 +222,7 @@ def test_every_subcommand_helps_with_examples(capsys, command):
         cli.main([command, "--help"])
     assert exit_info.value.code == 0
     help_text = capsys.readouterr().out
-    examples = help_text[help_text.index("\nexamples:\n"):].splitlines()[2:]
+    examples = help_text[help_text.index("\nexamples:\n") :].splitlines()[2:]
     assert examples and all(line.startswith(f"  runners {command}") for line in examples)
 
 
@@ -229,20 +283,36 @@ def test_interleaved_order_is_round_robin_over_frameworks_rotated_per_batch_size
     order = matrix.interleaved_order(quick)
     assert sorted(labels(order)) == sorted(labels(quick))
     assert [(c.batch_size, c.framework) for c in order] == [
-        (32, "torch"), (32, "tensorflow"), (32, "jax"),
-        (64, "tensorflow"), (64, "jax"), (64, "torch"),
-        (128, "jax"), (128, "torch"), (128, "tensorflow"),
-        (256, "torch"), (256, "tensorflow"), (256, "jax")]
-    assert matrix.order_line(order).startswith(f"order ({matrix.RUN_ORDER_SCHEME}): 1 torch/compiled bs32 seed0, "
-                                               "2 tensorflow/compiled bs32 seed0, ")
+        (32, "torch"),
+        (32, "tensorflow"),
+        (32, "jax"),
+        (64, "tensorflow"),
+        (64, "jax"),
+        (64, "torch"),
+        (128, "jax"),
+        (128, "torch"),
+        (128, "tensorflow"),
+        (256, "torch"),
+        (256, "tensorflow"),
+        (256, "jax"),
+    ]
+    assert matrix.order_line(order).startswith(
+        f"order ({matrix.RUN_ORDER_SCHEME}): 1 torch/compiled bs32 seed0, 2 tensorflow/compiled bs32 seed0, "
+    )
     assert "\n" not in matrix.order_line(order)
 
 
 def test_interleaved_order_gives_every_framework_a_turn_per_seed_and_mode():
     order = matrix.interleaved_order(profiles.expand("article"))
     assert len(order) == 4 * 5 * (3 + 2)  # JAX has no eager mode
-    assert labels(order[:6]) == ["torch compiled 32 0", "tensorflow compiled 32 0", "jax compiled 32 0",
-                                 "torch eager 32 0", "tensorflow eager 32 0", "torch compiled 32 1"]
+    assert labels(order[:6]) == [
+        "torch compiled 32 0",
+        "tensorflow compiled 32 0",
+        "jax compiled 32 0",
+        "torch eager 32 0",
+        "tensorflow eager 32 0",
+        "torch compiled 32 1",
+    ]
     assert labels(order[25:28]) == ["tensorflow compiled 64 0", "jax compiled 64 0", "torch compiled 64 0"]
     assert [c.batch_size for c in order] == sorted(c.batch_size for c in order)  # batch sizes one after another
 
@@ -271,8 +341,11 @@ def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkey
     executor = FakeExecutor()
     target = matrix.Target(("m",), {"tensorflow": "tensorflow is not installed in /fake/python"})
     results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=True)
-    assert executor.calls == [("jax/compiled bs32 seed0", (3, 6)), ("jax/compiled bs64 seed0", (5, 6)),
-                              ("torch/compiled bs64 seed0", (6, 6))]
+    assert executor.calls == [
+        ("jax/compiled bs32 seed0", (3, 6)),
+        ("jax/compiled bs64 seed0", (5, 6)),
+        ("torch/compiled bs64 seed0", (6, 6)),
+    ]
     assert [r.note for r in results] == ["done before (resumed)", "not installed", "", "not installed", "", ""]
     err = capsys.readouterr().err  # not a terminal: one plain line per configuration, no bar
     assert "\r" not in err
@@ -282,7 +355,8 @@ def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkey
         "[3/6] jax/compiled bs32 seed0: ok in 0 s",
         "[4/6] tensorflow/compiled bs64 seed0: skipped, tensorflow is not installed in /fake/python",
         "[5/6] jax/compiled bs64 seed0: ok in 0 s",
-        "[6/6] torch/compiled bs64 seed0: ok in 0 s"]
+        "[6/6] torch/compiled bs64 seed0: ok in 0 s",
+    ]
 
 
 def test_the_run_is_told_its_place_in_the_order(tmp_path):

@@ -21,14 +21,19 @@ RUNNERS = [sys.executable, "-m", "runners.cli"]
 
 def start_matrix(out: Path, *args: str) -> subprocess.Popen:
     """``runners matrix`` on the smoke profile, as the real command, in a session of its own (like a shell job)."""
-    return subprocess.Popen([*RUNNERS, "matrix", "--profile", "smoke", "--out", str(out), "--no-progress", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [*RUNNERS, "matrix", "--profile", "smoke", "--out", str(out), "--no-progress", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def fake_python(tmp_path: Path, body: str) -> Path:
     """An 'interpreter' that passes the framework check and runs ``body`` (bash) as the configuration."""
     script = tmp_path / "fake-python"
-    script.write_text(f"#!/usr/bin/env bash\nif [ \"$1\" = -c ]; then exit 0; fi\n{body}\n")
+    script.write_text(f'#!/usr/bin/env bash\nif [ "$1" = -c ]; then exit 0; fi\n{body}\n')
     script.chmod(0o755)
     return script
 

@@ -50,7 +50,9 @@ def test_float32_compiled_forward_and_first_update_agree(float32_compiled_captur
     assert report["logits.eval"] < 1e-4
     first_update = max(
         parity.relative_difference(ca[f"step1.{n}"] - ca[f"step0.{n}"], cb[f"step1.{n}"] - cb[f"step0.{n}"])
-        for n in arch.weight_names() if arch.is_trainable(n))
+        for n in arch.weight_names()
+        if arch.is_trainable(n)
+    )
     assert first_update < 3e-2  # float32 gradients through 20 BN layers: see the module docstring
 
 

@@ -36,8 +36,12 @@ HANG_ENV = "FWBENCH_TEST_HANG"  # set on a node: its runs hang, their PIDs appen
 
 
 def node_args(kind: str, **env: str) -> dict:
-    return {"num_cpus": 1, "resources": {kind.replace("-", "_"): 1}, "include_dashboard": False,
-            "env_vars": {provenance.MACHINE_ID_ENV: kind, **env}}
+    return {
+        "num_cpus": 1,
+        "resources": {kind.replace("-", "_"): 1},
+        "include_dashboard": False,
+        "env_vars": {provenance.MACHINE_ID_ENV: kind, **env},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -57,16 +61,37 @@ def hanging_python(tmp_path: Path, everywhere: bool = False) -> Path:
     script = tmp_path / "python"
     condition = f'[ "$3" = run ] && [ -n "${HANG_ENV}" ]' if not everywhere else '[ "$3" = run ]'
     pids = tmp_path / "hung"
-    script.write_text(f'#!/usr/bin/env bash\nif {condition}; then echo $$ >> "${{{HANG_ENV}:-{pids}}}"; '
-                      f'exec sleep 300; fi\nexec {sys.executable} "$@"\n')
+    script.write_text(
+        f'#!/usr/bin/env bash\nif {condition}; then echo $$ >> "${{{HANG_ENV}:-{pids}}}"; '
+        f'exec sleep 300; fi\nexec {sys.executable} "$@"\n'
+    )
     script.chmod(0o755)
     return script
 
 
 def start_matrix(cluster, out: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "runners.cli", "matrix", "--executor", "ray", "--ray-address",
-                             cluster.address, "--profile", "smoke", "--out", str(out), "--no-progress", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runners.cli",
+            "matrix",
+            "--executor",
+            "ray",
+            "--ray-address",
+            cluster.address,
+            "--profile",
+            "smoke",
+            "--out",
+            str(out),
+            "--no-progress",
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def matrix_on(cluster, out: Path, *args: str) -> subprocess.CompletedProcess:
@@ -124,8 +149,12 @@ def test_per_kind_runs_the_matrix_on_every_kind_and_records_match_local_ones(clu
     assert "kind-a: order (" in result.stdout and "kind-b: order (" in result.stdout
 
     local = tmp_path / "local"
-    assert cli.main(["matrix", "--profile", "smoke", "--frameworks", "torch", "--dry-run", "--out", str(local),
-                     "--no-progress"]) == 1
+    assert (
+        cli.main(
+            ["matrix", "--profile", "smoke", "--frameworks", "torch", "--dry-run", "--out", str(local), "--no-progress"]
+        )
+        == 1
+    )
     (here,) = records_in(local).values()
     on_ray = found[f"kind-a/{record_id}"]
     assert here["record_id"] == on_ray["record_id"] and set(here) == set(on_ray)
@@ -138,8 +167,17 @@ def test_a_node_lost_mid_configuration_is_tried_again_on_another_node(cluster, t
     hung = tmp_path / "hung-on-doomed-node"
     doomed = cluster.add_node(**node_args("kind-b", **{HANG_ENV: str(hung)}))
     out = tmp_path / "runs"
-    matrix = start_matrix(cluster, out, "--frameworks", "torch", "--seeds", "0,1,2", "--dry-run",
-                          "--python", f"torch={hanging_python(tmp_path)}")
+    matrix = start_matrix(
+        cluster,
+        out,
+        "--frameworks",
+        "torch",
+        "--seeds",
+        "0,1,2",
+        "--dry-run",
+        "--python",
+        f"torch={hanging_python(tmp_path)}",
+    )
     wait_for(hung.exists, timeout=60, what="a configuration to start on the doomed node")
     cluster.remove_node(doomed)
     stdout, stderr = matrix.communicate(timeout=120)
@@ -154,8 +192,16 @@ def test_the_only_node_of_a_kind_lost_leaves_a_node_lost_record(cluster, tmp_pat
     hung = tmp_path / "hung-on-doomed-node"
     doomed = cluster.add_node(**node_args("kind-c", **{HANG_ENV: str(hung)}))
     out = tmp_path / "runs"
-    matrix = start_matrix(cluster, out, "--frameworks", "torch", "--per-kind", "--dry-run",
-                          "--python", f"torch={hanging_python(tmp_path)}")
+    matrix = start_matrix(
+        cluster,
+        out,
+        "--frameworks",
+        "torch",
+        "--per-kind",
+        "--dry-run",
+        "--python",
+        f"torch={hanging_python(tmp_path)}",
+    )
     wait_for(hung.exists, timeout=60, what="the configuration of kind-c to start")
     cluster.remove_node(doomed)
     stdout, stderr = matrix.communicate(timeout=120)
@@ -172,11 +218,15 @@ def test_the_only_node_of_a_kind_lost_leaves_a_node_lost_record(cluster, tmp_pat
 def test_ctrl_c_cancels_the_tasks_and_leaves_no_record_and_no_run(cluster, tmp_path):
     python = hanging_python(tmp_path, everywhere=True)
     out = tmp_path / "runs"
-    matrix = start_matrix(cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--dry-run",
-                          "--python", f"torch={python}")
+    matrix = start_matrix(
+        cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--dry-run", "--python", f"torch={python}"
+    )
     hung = tmp_path / "hung"
-    pids = wait_for(lambda: hung.exists() and len(hung.read_text().split()) == 2 and hung.read_text().split(),
-                    timeout=60, what="a run to hang on each node")
+    pids = wait_for(
+        lambda: hung.exists() and len(hung.read_text().split()) == 2 and hung.read_text().split(),
+        timeout=60,
+        what="a run to hang on each node",
+    )
     os.killpg(matrix.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the foreground process group
     _, stderr = matrix.communicate(timeout=60)
     assert matrix.returncode == 130 and "interrupted" in stderr
@@ -219,11 +269,14 @@ def test_gpu_configurations_take_one_gpu_each_and_cpu_ones_a_whole_node():
     assert eligible_nodes([CPU_ONLY, {**H100, "Alive": False}], "auto", None) == ([CPU_ONLY], False)
 
 
-@pytest.mark.parametrize("device, accelerator, message", [
-    ("gpu", None, "--device gpu: no node of the cluster has a GPU"),
-    ("auto", "V100", "--accelerator-type V100: no node of the cluster has one (its GPU kinds: A10G)"),
-    ("cpu", "A10G", "--accelerator-type A10G: the configurations run on the CPU"),
-])
+@pytest.mark.parametrize(
+    "device, accelerator, message",
+    [
+        ("gpu", None, "--device gpu: no node of the cluster has a GPU"),
+        ("auto", "V100", "--accelerator-type V100: no node of the cluster has one (its GPU kinds: A10G)"),
+        ("cpu", "A10G", "--accelerator-type A10G: the configurations run on the CPU"),
+    ],
+)
 def test_a_cluster_without_the_nodes_asked_for_is_a_usage_error(device, accelerator, message):
     nodes = [CPU_ONLY] if device == "gpu" else [CPU_ONLY, A10G]
     with pytest.raises(cli.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -242,8 +295,10 @@ def test_per_kind_makes_one_matrix_per_machine_kind():
     (everywhere,) = plan_of(nodes, per_kind=False)
     assert everywhere[0].machine_ids == ("kind-a", "kind-b") and everywhere[0].nodes == ("1", "2", "3")
     per_kind = plan_of(nodes, per_kind=True)
-    assert [(t.label, t.nodes, len(order)) for t, order in per_kind] == [("kind-a", ("1", "2"), 1),
-                                                                         ("kind-b", ("3",), 1)]
+    assert [(t.label, t.nodes, len(order)) for t, order in per_kind] == [
+        ("kind-a", ("1", "2"), 1),
+        ("kind-b", ("3",), 1),
+    ]
 
 
 def test_a_run_sees_the_nodes_environment_not_the_thread_count_ray_sets_for_its_tasks(monkeypatch, tmp_path):

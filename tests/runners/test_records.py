@@ -18,37 +18,83 @@ from runners.record import Measured, failed_record, ok_record
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
 V1_RECORDS = sorted((Path(__file__).parent / "fixtures" / "run_v1").glob("*.json"))
 QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
-RTX_4090 = {"machine_id": "nvidia-geforce-rtx-4090", "device_kind": "gpu", "device_name": "NVIDIA GeForce RTX 4090",
-            "device_count": 1, "gpu_driver": "550.54.14", "cuda": "12.4", "cudnn": "8902", "cpu_model": "AMD Ryzen 9",
-            "cpu_threads": 32, "framework_threads": 16, "host_memory_bytes": 64 << 30,
-            "fingerprint": provenance.cpu_fingerprint("vendor_id : AuthenticAMD\nflags : avx avx2 fma\n",
-                                                      cache_dir=Path("/nonexistent"), kernel="6.8.0")}
-SOFTWARE = {"python": "3.11.7", "os": "Linux 6.8.0 (x86_64)", "packages": {"torch": "2.4.1"},
-            "git_commit": "0" * 40, "git_dirty": False, "fwbench_version": "0.1.0"}
+RTX_4090 = {
+    "machine_id": "nvidia-geforce-rtx-4090",
+    "device_kind": "gpu",
+    "device_name": "NVIDIA GeForce RTX 4090",
+    "device_count": 1,
+    "gpu_driver": "550.54.14",
+    "cuda": "12.4",
+    "cudnn": "8902",
+    "cpu_model": "AMD Ryzen 9",
+    "cpu_threads": 32,
+    "framework_threads": 16,
+    "host_memory_bytes": 64 << 30,
+    "fingerprint": provenance.cpu_fingerprint(
+        "vendor_id : AuthenticAMD\nflags : avx avx2 fma\n", cache_dir=Path("/nonexistent"), kernel="6.8.0"
+    ),
+}
+SOFTWARE = {
+    "python": "3.11.7",
+    "os": "Linux 6.8.0 (x86_64)",
+    "packages": {"torch": "2.4.1"},
+    "git_commit": "0" * 40,
+    "git_dirty": False,
+    "fwbench_version": "0.1.0",
+}
 
 
 def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None) -> dict:
     """An article-profile torch run on an RTX 4090, built from injected measurements."""
-    (config,) = expand("article", version_of={"torch": "2.4.1"}.get, frameworks=["torch"], modes=["compiled"],
-                       batch_sizes=[batch_size], seeds=[0])
+    (config,) = expand(
+        "article",
+        version_of={"torch": "2.4.1"}.get,
+        frameworks=["torch"],
+        modes=["compiled"],
+        batch_sizes=[batch_size],
+        seeds=[0],
+    )
     steps = config.train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     measured = Measured(
-        first_step_seconds=30.0, epoch_seconds=[epoch_seconds] * config.epochs,
-        window_step_seconds=[epoch_seconds / steps] * len(windows), window_steps=windows,
-        epochs=[{"epoch": e, "train_loss": 1.0, "train_accuracy": 0.6, "test_loss": 1.1, "test_accuracy": 0.6}
-                for e in range(1, config.epochs + 1)],
+        first_step_seconds=30.0,
+        epoch_seconds=[epoch_seconds] * config.epochs,
+        window_step_seconds=[epoch_seconds / steps] * len(windows),
+        window_steps=windows,
+        epochs=[
+            {"epoch": e, "train_loss": 1.0, "train_accuracy": 0.6, "test_loss": 1.1, "test_accuracy": 0.6}
+            for e in range(1, config.epochs + 1)
+        ],
         framework_memory={"allocator_peak_bytes": 3 << 30, "allocator_reserved_bytes": 4 << 30},
-        nvml_peak_bytes=5 << 30, host_self_peak_bytes=2 << 30, host_children_peak_bytes=1 << 30,
-        data_bytes=630_000_000, load=load or machine_load.load_section(QUIET, QUIET, 0.0),
-        run_order=record.run_order(3, 40))
-    return ok_record(config, RTX_4090, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", measured,
-                     software=SOFTWARE, command=["runners", "run", "--profile", "article"])
+        nvml_peak_bytes=5 << 30,
+        host_self_peak_bytes=2 << 30,
+        host_children_peak_bytes=1 << 30,
+        data_bytes=630_000_000,
+        load=load or machine_load.load_section(QUIET, QUIET, 0.0),
+        run_order=record.run_order(3, 40),
+    )
+    return ok_record(
+        config,
+        RTX_4090,
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:02:00.000Z",
+        measured,
+        software=SOFTWARE,
+        command=["runners", "run", "--profile", "article"],
+    )
 
 
 def failed(status="error"):
-    return failed_record(CONFIG, provenance.hardware_info(), utc_now(), status, "RuntimeError",
-                         "boom <b>&</b>", stderr_tail="x" * 10_000, exit_code=1)
+    return failed_record(
+        CONFIG,
+        provenance.hardware_info(),
+        utc_now(),
+        status,
+        "RuntimeError",
+        "boom <b>&</b>",
+        stderr_tail="x" * 10_000,
+        exit_code=1,
+    )
 
 
 def test_failed_record_validates_and_keeps_the_error():
@@ -82,13 +128,16 @@ def test_read_record_names_file_and_field(tmp_path):
         read_record(path)
 
 
-@pytest.mark.parametrize("exc, oom", [
-    (MemoryError(), True),
-    (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
-    (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
-    (type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), True),
-    (ValueError("shapes (3,) and (4,) not aligned"), False),
-])
+@pytest.mark.parametrize(
+    "exc, oom",
+    [
+        (MemoryError(), True),
+        (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
+        (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
+        (type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), True),
+        (ValueError("shapes (3,) and (4,) not aligned"), False),
+    ],
+)
 def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
     assert run.is_out_of_memory(exc) is oom
 
@@ -98,18 +147,25 @@ def test_mfu_is_null_for_unknown_devices():
     assert record.peak_flops("NVIDIA H200") > 0
 
 
-@pytest.mark.parametrize("batch_size, images_per_epoch, steps, windows", [
-    (32, 49_984, 1562, [196, 196, 195, 195, 195, 195, 195, 195]),
-    (256, 49_920, 195, [25, 25, 25, 24, 24, 24, 24, 24]),
-])
-def test_article_profile_record_keeps_requested_and_trained_images(tmp_path, batch_size, images_per_epoch, steps,
-                                                                   windows):
+@pytest.mark.parametrize(
+    "batch_size, images_per_epoch, steps, windows",
+    [
+        (32, 49_984, 1562, [196, 196, 195, 195, 195, 195, 195, 195]),
+        (256, 49_920, 195, [25, 25, 25, 24, 24, 24, 24, 24]),
+    ],
+)
+def test_article_profile_record_keeps_requested_and_trained_images(
+    tmp_path, batch_size, images_per_epoch, steps, windows
+):
     built = article_record(batch_size)
     write_record(tmp_path / "r.json", built)  # validates against fwbench.run/2
     config = built["config"]
     assert built["schema"] == "fwbench.run/2" and "upgraded_from" not in built
     assert (config["train_images"], config["images_per_epoch"], config["steps_per_epoch"]) == (
-        50_000, images_per_epoch, steps)
+        50_000,
+        images_per_epoch,
+        steps,
+    )
     assert config["sized_for"] is None and config["test_images"] == 10_000
     assert config["run_order"] == {"position": 3, "total": 40, "scheme": record.RUN_ORDER_SCHEME}
     timing = built["timing"]
@@ -127,9 +183,19 @@ def test_article_profile_record_keeps_requested_and_trained_images(tmp_path, bat
 
 def test_ok_record_rejects_windows_that_do_not_add_up():
     (config,) = expand("smoke", frameworks=["jax"])
-    measured = Measured(1.0, [1.0], [0.5], [3], [{"epoch": 1, "train_loss": 1, "train_accuracy": 0, "test_loss": 1,
-                                                  "test_accuracy": 0}], {}, None, 0, 0, 0,
-                        machine_load.load_section(QUIET, QUIET, 0.0))
+    measured = Measured(
+        1.0,
+        [1.0],
+        [0.5],
+        [3],
+        [{"epoch": 1, "train_loss": 1, "train_accuracy": 0, "test_loss": 1, "test_accuracy": 0}],
+        {},
+        None,
+        0,
+        0,
+        0,
+        machine_load.load_section(QUIET, QUIET, 0.0),
+    )
     with pytest.raises(ValueError, match="measured.window_steps"):
         ok_record(config, RTX_4090, "t", "t", measured, software=SOFTWARE, command=[])
 
@@ -149,8 +215,9 @@ def test_ok_record_without_load_is_rejected(tmp_path):
 
 
 def test_failed_record_carries_the_same_config_section():
-    built = failed_record(CONFIG, provenance.hardware_info(), utc_now(), "timeout", "Timeout", "slow",
-                          run_order=record.run_order(2, 3))
+    built = failed_record(
+        CONFIG, provenance.hardware_info(), utc_now(), "timeout", "Timeout", "slow", run_order=record.run_order(2, 3)
+    )
     validate(built, kind="fwbench.run/2")
     assert built["config"] == record.config_section(CONFIG, record.run_order(2, 3))
     assert built["config"]["train_images"] == 64 and built["load"] is None
@@ -172,12 +239,15 @@ def test_committed_version_1_records_read_as_version_2(path):
     assert upgraded["timing"]["epoch_seconds"] == original["timing"]["epoch_seconds"]
 
 
-@pytest.mark.parametrize("steps, epochs, window, windows", [
-    (8, 1, 1, [1] * 8),
-    (1562, 1, 196, [196] * 7 + [190]),  # ceil(1562 / 8) = 196 per window, the rest last
-    (195, 2, 25, [25] * 7 + [20] + [25] * 7 + [20]),
-    (1, 3, 1, [1, 1, 1]),
-])
+@pytest.mark.parametrize(
+    "steps, epochs, window, windows",
+    [
+        (8, 1, 1, [1] * 8),
+        (1562, 1, 196, [196] * 7 + [190]),  # ceil(1562 / 8) = 196 per window, the rest last
+        (195, 2, 25, [25] * 7 + [20] + [25] * 7 + [20]),
+        (1, 3, 1, [1, 1, 1]),
+    ],
+)
 def test_version_1_window_steps_are_reconstructed_exactly(steps, epochs, window, windows):
     assert v1_window_steps(steps, epochs, {"window_steps": window, "timed_windows": len(windows)}) == windows
 
@@ -202,9 +272,15 @@ def test_upgrade_checks_the_old_version_first_and_leaves_current_records_alone(t
 
 
 def test_failed_version_1_record_upgrades_with_its_null_sections(tmp_path):
-    failed_v1 = {**json.loads(V1_RECORDS[0].read_text()), "status": "timeout", "timing": None, "memory": None,
-                 "accuracy": None, "mfu": None,
-                 "failure": {"exception_type": "Timeout", "message": "m", "stderr_tail": "", "exit_code": None}}
+    failed_v1 = {
+        **json.loads(V1_RECORDS[0].read_text()),
+        "status": "timeout",
+        "timing": None,
+        "memory": None,
+        "accuracy": None,
+        "mfu": None,
+        "failure": {"exception_type": "Timeout", "message": "m", "stderr_tail": "", "exit_code": None},
+    }
     path = tmp_path / "old.json"
     path.write_text(json.dumps(failed_v1))
     upgraded = read_record(path)

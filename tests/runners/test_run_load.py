@@ -29,8 +29,7 @@ class FakeClock:
         self.now += seconds
 
     def wait(self, max_wait_s: float) -> tuple[dict, float]:
-        return machine_load.wait_for_quiet(max_wait_s, take_sample=self.take, sleep=self.sleep,
-                                           clock=lambda: self.now)
+        return machine_load.wait_for_quiet(max_wait_s, take_sample=self.take, sleep=self.sleep, clock=lambda: self.now)
 
 
 def test_a_quiet_machine_starts_at_once():
@@ -49,8 +48,13 @@ def test_the_wait_is_bounded_and_the_run_goes_on_busy():
     start, waited = clock.wait(7)
     assert start["other_cpu_percent"] == 90.0 and waited == 6.0  # three polls fit in 7 s, a fourth would not
     section = machine_load.load_section(start, sample(5.0), waited)
-    assert section == {"start": start, "end": sample(5.0), "waited_seconds": 6.0, "busy": True,
-                       "threshold_cpu_percent": 50.0}
+    assert section == {
+        "start": start,
+        "end": sample(5.0),
+        "waited_seconds": 6.0,
+        "busy": True,
+        "threshold_cpu_percent": 50.0,
+    }
 
 
 def test_zero_means_never_wait():

@@ -17,17 +17,22 @@ GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver"
 @pytest.fixture
 def nvml_sees(monkeypatch):
     """Make NVML see a GPU (or not) for ``device=auto``."""
+
     def see(gpu: dict | None) -> None:
         monkeypatch.setattr(provenance, "nvidia_info", lambda: gpu)
+
     return see
 
 
-@pytest.mark.parametrize("gpu, device, sizes", [
-    (None, None, (256, 128, "cpu")),
-    (GPU, None, (8192, 1024, "gpu")),
-    (GPU, "cpu", (256, 128, "cpu")),
-    (None, "gpu", (8192, 1024, "gpu")),
-])
+@pytest.mark.parametrize(
+    "gpu, device, sizes",
+    [
+        (None, None, (256, 128, "cpu")),
+        (GPU, None, (8192, 1024, "gpu")),
+        (GPU, "cpu", (256, 128, "cpu")),
+        (None, "gpu", (8192, 1024, "gpu")),
+    ],
+)
 def test_quick_is_sized_for_the_requested_device(nvml_sees, gpu, device, sizes):
     nvml_sees(gpu)
     configs = profiles.expand("quick", device=device)
@@ -48,8 +53,11 @@ def test_flags_override_the_device_size(nvml_sees):
 def test_profiles_inherit_from_their_base():
     loaded = profiles.load_profiles()
     assert "base" not in loaded["smoke"] and loaded["smoke"]["modes"] == loaded["quick"]["modes"]
-    assert (loaded["smoke"]["quiet_wait_seconds"], loaded["quick"]["quiet_wait_seconds"],
-            loaded["article"]["quiet_wait_seconds"]) == (0, 120, 120)
+    assert (
+        loaded["smoke"]["quiet_wait_seconds"],
+        loaded["quick"]["quiet_wait_seconds"],
+        loaded["article"]["quiet_wait_seconds"],
+    ) == (0, 120, 120)
     (article,) = profiles.expand("article", frameworks=["torch"], modes=["eager"], batch_sizes=[32], seeds=[0])
     assert (article.train_images, article.test_images, article.sized_for, article.epochs) == (50_000, 10_000, None, 5)
 
@@ -70,13 +78,25 @@ def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
 def test_a_profile_without_frameworks_runs_all_of_the_registry():
     assert {c.framework for c in profiles.expand("quick")} == set(FRAMEWORKS)
     assert {(c.framework, c.framework_version) for c in profiles.expand("quick")} == {
-        (name, provenance.framework_version(name)) for name in FRAMEWORKS}  # this interpreter's, by default
+        (name, provenance.framework_version(name)) for name in FRAMEWORKS
+    }  # this interpreter's, by default
 
 
-@pytest.mark.parametrize("steps, windows", [
-    (1, [1]), (3, [3]), (4, [4]), (7, [7]), (8, [4, 4]), (9, [5, 4]), (31, [5, 5, 5, 4, 4, 4, 4]),
-    (32, [4] * 8), (195, [25, 25, 25, 24, 24, 24, 24, 24]), (1562, [196, 196] + [195] * 6),
-])
+@pytest.mark.parametrize(
+    "steps, windows",
+    [
+        (1, [1]),
+        (3, [3]),
+        (4, [4]),
+        (7, [7]),
+        (8, [4, 4]),
+        (9, [5, 4]),
+        (31, [5, 5, 5, 4, 4, 4, 4]),
+        (32, [4] * 8),
+        (195, [25, 25, 25, 24, 24, 24, 24, 24]),
+        (1562, [196, 196] + [195] * 6),
+    ],
+)
 def test_timing_windows_hold_at_least_four_steps(steps, windows):
     assert run.window_sizes(steps) == windows and sum(windows) == steps
 
@@ -119,10 +139,26 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
 
     monkeypatch.setattr(run, "measure_or_fail", fake_measure_or_fail)
     with pytest.raises(SystemExit):
-        cli.main(["run", "--framework", "jax", "--profile", "quick", "--device", "cpu", "--run-position", "3/12",
-                  "--out", str(tmp_path)])
-    assert seen["run_order"] == {"position": 3, "total": 12, "scheme": "round-robin over frameworks within each "
-                                 "batch size, rotated"}
+        cli.main(
+            [
+                "run",
+                "--framework",
+                "jax",
+                "--profile",
+                "quick",
+                "--device",
+                "cpu",
+                "--run-position",
+                "3/12",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+    assert seen["run_order"] == {
+        "position": 3,
+        "total": 12,
+        "scheme": "round-robin over frameworks within each batch size, rotated",
+    }
     assert seen["quiet_wait_s"] == 120 and seen["config"].sized_for == "cpu"
     with pytest.raises(SystemExit):
         cli.main(["run", "--framework", "jax", "--quiet-wait", "0", "--out", str(tmp_path)])
@@ -130,7 +166,13 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
 
 
 def test_the_record_builder_imports_no_framework():
-    probe = ("import sys, runners.record, runners.run, fwbench.upgrade; "
-             "print(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))")
-    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                          timeout=120).stdout.strip() == "[]"
+    probe = (
+        "import sys, runners.record, runners.run, fwbench.upgrade; "
+        "print(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))"
+    )
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+        ).stdout.strip()
+        == "[]"
+    )

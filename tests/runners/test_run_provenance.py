@@ -29,8 +29,9 @@ flags\t\t: fpu
 
 @pytest.fixture
 def caches(tmp_path):
-    for index, (level, kind, size) in enumerate([("1", "Data", "48K"), ("1", "Instruction", "32K"),
-                                                 ("2", "Unified", "2048K"), ("3", "Unified", "105M")]):
+    for index, (level, kind, size) in enumerate(
+        [("1", "Data", "48K"), ("1", "Instruction", "32K"), ("2", "Unified", "2048K"), ("3", "Unified", "105M")]
+    ):
         folder = tmp_path / f"index{index}"
         folder.mkdir()
         for name, value in (("level", level), ("type", kind), ("size", size)):
@@ -39,18 +40,38 @@ def caches(tmp_path):
 
 
 def cpu_hardware(fingerprint: dict | None) -> dict:
-    return {"device_kind": "cpu", "device_name": "Intel Xeon", "cpu_model": "Intel(R) Xeon(R) Processor",
-            "cpu_threads": 2, "fingerprint": fingerprint}
+    return {
+        "device_kind": "cpu",
+        "device_name": "Intel Xeon",
+        "cpu_model": "Intel(R) Xeon(R) Processor",
+        "cpu_threads": 2,
+        "fingerprint": fingerprint,
+    }
 
 
 def test_fingerprint_reads_the_first_cpu_and_sysfs_caches(caches):
     fingerprint = provenance.cpu_fingerprint(CPUINFO, cache_dir=caches, kernel="6.1.0")
     assert fingerprint == {
-        "vendor": "GenuineIntel", "family": "6", "model": "143", "stepping": "8",
-        "isa": ["amx_bf16", "amx_int8", "amx_tile", "avx", "avx2", "avx512_bf16", "avx512_vnni", "avx512bw",
-                "avx512f", "fma"],
+        "vendor": "GenuineIntel",
+        "family": "6",
+        "model": "143",
+        "stepping": "8",
+        "isa": [
+            "amx_bf16",
+            "amx_int8",
+            "amx_tile",
+            "avx",
+            "avx2",
+            "avx512_bf16",
+            "avx512_vnni",
+            "avx512bw",
+            "avx512f",
+            "fma",
+        ],
         "caches": {"L1d": 48 << 10, "L1i": 32 << 10, "L2": 2 << 20, "L3": 105 << 20},
-        "kernel": "6.1.0", "hash": fingerprint["hash"]}
+        "kernel": "6.1.0",
+        "hash": fingerprint["hash"],
+    }
     assert len(fingerprint["hash"]) == 8 and int(fingerprint["hash"], 16) >= 0
 
 
@@ -75,14 +96,21 @@ def test_without_cpuinfo_or_sysfs_the_fingerprint_degrades(tmp_path):
 
 
 def test_gpu_machine_ids_stay_the_gpu_name():
-    hardware = {**cpu_hardware({"hash": "abcdef12"}), "device_kind": "gpu", "device_name": "NVIDIA H200",
-                "device_count": 1}
+    hardware = {
+        **cpu_hardware({"hash": "abcdef12"}),
+        "device_kind": "gpu",
+        "device_name": "NVIDIA H200",
+        "device_count": 1,
+    }
     assert provenance.machine_id(hardware) == "nvidia-h200"
 
 
 def test_env_shows_the_fingerprint_and_the_benchmark_version():
-    info = json.loads(subprocess.run([sys.executable, "-m", "runners.cli", "env"], capture_output=True, text=True,
-                                     timeout=120, check=True).stdout)
+    info = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "runners.cli", "env"], capture_output=True, text=True, timeout=120, check=True
+        ).stdout
+    )
     fingerprint = info["hardware"]["fingerprint"]
     assert info["hardware"]["machine_id"].endswith("-" + fingerprint["hash"][:6])
     assert fingerprint["kernel"] and set(fingerprint) >= {"vendor", "isa", "caches"}

@@ -14,15 +14,17 @@ import pytest
 from fwbench.frameworks import REGISTRY
 from runners.frameworks import trainer
 
-PROTOCOL_METHODS = [name for name, _ in inspect.getmembers(trainer.Trainer, inspect.isfunction)
-                    if not name.startswith("_")]
+PROTOCOL_METHODS = [
+    name for name, _ in inspect.getmembers(trainer.Trainer, inspect.isfunction) if not name.startswith("_")
+]
 
 
 def methods(module: str) -> list[str]:
     """The methods of class ``Trainer`` in ``module``'s source, in order."""
     path = Path(__file__).resolve().parents[2] / f"{module.replace('.', '/')}.py"
-    (cls,) = [node for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef)
-              and node.name == "Trainer"]
+    (cls,) = [
+        node for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef) and node.name == "Trainer"
+    ]
     return [node.name for node in cls.body if isinstance(node, ast.FunctionDef)]
 
 
@@ -42,9 +44,11 @@ def test_each_trainer_has_the_protocols_methods_in_its_order(name):
 
 @pytest.mark.parametrize("name, mode", [("jax", "eager"), ("torch", "lazy")])
 def test_the_factory_refuses_a_mode_before_importing_the_framework(name, mode):
-    code = (f"import sys; from runners.frameworks.trainer import make_trainer\n"
-            f"try:\n    make_trainer({name!r}, {{}}, {mode!r})\nexcept ValueError as exc:\n    print(exc)\n"
-            f"print(sorted({{'torch', 'tensorflow', 'jax'}} & set(sys.modules)))")
+    code = (
+        f"import sys; from runners.frameworks.trainer import make_trainer\n"
+        f"try:\n    make_trainer({name!r}, {{}}, {mode!r})\nexcept ValueError as exc:\n    print(exc)\n"
+        f"print(sorted({{'torch', 'tensorflow', 'jax'}} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     message, imported = out.stdout.splitlines()
     assert name in message and repr(mode) in message and imported == "[]"
