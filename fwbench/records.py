@@ -29,6 +29,7 @@ SCHEMA_FILES = {
     "fwbench.run/2": "run.schema.json",
     "fwbench.probe/1": "probe.schema.json",
     "fwbench.ecosystem/1": "ecosystem.schema.json",
+    "fwbench.bisect/1": "bisect.schema.json",
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``runners`` console script: ``run``, ``matrix``, ``env`` and ``probes``.
+"""The ``runners`` console script: ``run``, ``matrix``, ``env``, ``envs`` and ``probes``.
 
 Usage errors (unknown framework, mode or profile, a batch size that is not a positive integer, an
 unwritable output directory, a framework missing from the interpreter) print one line naming the
@@ -37,7 +37,7 @@ from runners.frameworks.trainer import check_mode
 from runners.profiles import DATASETS, DEVICES, RunConfig, expand, load_profiles
 
 if TYPE_CHECKING:
-    from runners.matrix import Executor, Target
+    from runners.matrix import Executor, LocalExecutor, Target
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 
@@ -188,6 +188,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
     )
     selection = {
+        "versions": framework_versions(args, local, on_ray),
         "frameworks": args.frameworks,
         "modes": args.modes,
         "batch_sizes": args.batch_sizes,
@@ -206,6 +207,39 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         nodes = survey_cluster(local, args.profile, args.device, selection, args.accelerator_type)
         print(cluster_line(nodes), flush=True)
         return run_and_summarise(args, plan_of(nodes, args.per_kind), RayExecutor(local, nodes))
+
+
+def framework_versions(args: argparse.Namespace, local: LocalExecutor, on_ray: bool) -> dict[str, list] | None:
+    """The versions of each framework the matrix runs (``--versions``, else the profile's ``versions``), None for
+    the installed ones only. Builds the environments they need first, into ``local.interpreters``; UsageError for
+    a version that cannot be had, before any run starts."""
+    from runners import envs
+    from runners.envs_cli import parse_versions
+
+    requested = parse_versions(args.versions)
+    profile_versions = load_profiles()[args.profile].get("versions")
+    if not requested and profile_versions:
+        requested = {name: list(profile_versions) for name in args.frameworks or FRAMEWORKS}
+    if not requested:
+        return None
+    if on_ray:
+        raise UsageError("--versions: only with the local executor (the environments are built on this machine)")
+    versions = {}
+    try:
+        for name, wanted in requested.items():
+            resolved = envs.resolve(name, wanted, local.framework_version(name))
+            for version, own_environment in resolved:
+                if version is None:
+                    raise UsageError(
+                        f"--versions {name}={envs.INSTALLED}: {name} is not installed in {local.python_for(name)}"
+                    )
+                if own_environment:
+                    python = envs.build(name, version, log=lambda line: print(line, flush=True))
+                    local.interpreters[name, version] = str(python)
+            versions[name] = [version for version, _ in resolved]
+    except envs.EnvError as exc:
+        raise UsageError(f"--versions: {exc}") from None
+    return versions
 
 
 def check_executor_flags(args: argparse.Namespace) -> bool:
@@ -337,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
             "runners matrix",
             "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
             "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
+            "runners matrix --profile versions",
+            "runners matrix --versions torch=2.2.1,installed --versions jax=0.4.26,installed --batch-sizes 32",
             "runners matrix --executor ray --ray-address auto --profile article --per-kind",
         ),
     )
@@ -350,6 +386,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FRAMEWORK=PATH",
         help="interpreter for one framework (repeatable); default the current one",
+    )
+    matrix.add_argument(
+        "--versions",
+        action="append",
+        default=[],
+        metavar="FRAMEWORK=V1,V2",
+        help="run these versions of a framework side by side (repeatable), each other than the installed one in "
+        "an environment of its own (runners envs), built first when missing; a version is a release, 'article' or "
+        "'installed' (default: the profile's versions, else the installed ones)",
     )
     matrix.add_argument(
         "--timeout", type=positive_float, metavar="SECONDS", help="per configuration (default: the profile's)"
@@ -390,8 +435,10 @@ def build_parser() -> argparse.ArgumentParser:
         **examples("runners env", "runners env > machine.json"),
     )
     env.set_defaults(func=cmd_env)
+    from runners.envs_cli import register as register_envs
     from runners.probes.cli import register as register_probes
 
+    register_envs(sub)
     register_probes(sub)
     return parser
 

@@ -27,6 +27,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import ClassVar, NamedTuple, Protocol
 
+from tabulate import tabulate
 from tqdm import tqdm
 
 from fwbench.frameworks import framework
@@ -51,7 +52,7 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
     def first_seen(values) -> dict:
         return {value: index for index, value in enumerate(dict.fromkeys(values))}
 
-    frameworks = first_seen(c.framework for c in configs)
+    frameworks = first_seen((c.framework, c.framework_version) for c in configs)  # each version takes turns too
     batch_sizes = first_seen(c.batch_size for c in configs)
     seeds, modes = first_seen(c.seed for c in configs), first_seen(c.mode for c in configs)
 
@@ -61,7 +62,7 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
             rotation,
             seeds[config.seed],
             modes[config.mode],
-            (frameworks[config.framework] - rotation) % len(frameworks),
+            (frameworks[config.framework, config.framework_version] - rotation) % len(frameworks),
         )
 
     return sorted(configs, key=place)
@@ -281,15 +282,23 @@ class LocalExecutor:
 
     name: ClassVar[str] = "local"
     pythons: dict[str, str] = field(default_factory=dict)  # framework → interpreter (``python_for``)
+    #: (framework, version) → the interpreter of that version's environment (``runners.envs``, ``--versions``)
+    interpreters: dict[tuple[str, str], str] = field(default_factory=dict)
     timeout_s: float = 3600
     data_dir: Path | None = None
     dry_run: bool = False  # the runs write a dry-run record without training (``runners.dry_run``)
     _installations: dict[tuple[str, str], Installation] = field(default_factory=dict)
 
-    def python_for(self, name: str) -> str:
-        """The interpreter that runs framework ``name``'s configurations: ``pythons``' entry, else
-        ``$FWBENCH_PYTHON_<NAME>`` (``PYTHON_ENV``), else this one."""
-        return self.pythons.get(name) or os.environ.get(PYTHON_ENV.format(name.upper())) or sys.executable
+    def python_for(self, name: str, version: str | None = None) -> str:
+        """The interpreter that runs framework ``name``'s configurations (at ``version``): the environment of that
+        version (``interpreters``), else ``pythons``' entry, else ``$FWBENCH_PYTHON_<NAME>`` (``PYTHON_ENV``), else
+        this one."""
+        return (
+            self.interpreters.get((name, version))
+            or self.pythons.get(name)
+            or os.environ.get(PYTHON_ENV.format(name.upper()))
+            or sys.executable
+        )
 
     def installation(self, name: str) -> Installation:
         """Whether framework ``name`` imports in its interpreter, and its version there: asked once
@@ -322,7 +331,7 @@ class LocalExecutor:
     def command(self, config: RunConfig, position: tuple[int, int] | None, out: Path) -> list[str]:
         """The ``runners run`` command of one configuration, its record written under ``out``."""
         command = [
-            self.python_for(config.framework),
+            self.python_for(config.framework, config.framework_version),
             "-m",
             "runners.cli",
             "run",
@@ -408,10 +417,11 @@ def survey(executor: LocalExecutor, profile: str, device: str, selection: dict) 
     ``device``. A configuration carries the framework version of the interpreter that will run it and the sizes of
     the device it will use, so it is expanded on the machine that runs it (on each node of a cluster)."""
     configs = expand(profile, version_of=executor.framework_version, **selection)
+    in_environments = {name for name, _ in executor.interpreters}  # --versions: checked when they were built
     missing = {
         name: f"{name} is not installed in {executor.python_for(name)}"
         for name in dict.fromkeys(c.framework for c in configs)
-        if not executor.available(name)
+        if name not in in_environments and not executor.available(name)
     }
     return Survey(hardware_for(device), missing, configs)
 
@@ -512,35 +522,45 @@ def machine_of(record: dict | None) -> str:
 
 
 def summary_table(results: list[Result]) -> str:
-    """A plain-text table of the matrix: status, seconds per epoch, images/s, peak memory; and the machine, when the
-    records come from several."""
-    machines = {machine_of(r.record) for r in results if r.record}
-    width = max(map(len, machines)) + 2 if len(machines) > 1 else 0
-    header = (
-        f"{'machine':<{width}.{width}}{'framework':<11}{'mode':<9}{'batch':>6}{'seed':>5}  {'status':<8}"
-        f"{'s/epoch':>9}{'img/s':>9}{'peak MiB':>10}{'compile s':>10}  note"
-    )
-    lines = [header, "-" * len(header)]
+    """A plain-text table of the matrix: version, status, seconds per epoch, images/s, peak memory; and the machine,
+    when the records come from several."""
+    several = len({machine_of(r.record) for r in results if r.record}) > 1
+    headers = ["framework", "version", "mode", "batch", "seed", "status", "s/epoch", "img/s", "peak MiB", "compile s"]
+    rows = []
     for config, record, note, *_ in results:
-        status = record["status"] if record else "skipped"
         timing, memory = (record or {}).get("timing") or {}, (record or {}).get("memory") or {}
         peak = (
             memory.get("allocator_peak_bytes")
             or memory.get("nvml_process_peak_bytes")
             or memory.get("host_peak_rss_bytes")
         )
+        why = note or ((record or {}).get("failure") or {}).get("message") or ""
+        row = [
+            config.framework,
+            config.framework_version or "—",
+            config.mode,
+            str(config.batch_size),
+            str(config.seed),
+            record["status"] if record else "skipped",
+            number(timing.get("epoch_seconds"), 2),
+            number(timing.get("images_per_second"), 1),
+            number(peak / 2**20 if peak else None, 0),
+            number(timing.get("compile_seconds"), 1),
+            why[:120],
+        ]
+        rows.append([machine_of(record), *row] if several else row)
+    align = ["left"] * 3 + ["right"] * 2 + ["left"] + ["right"] * 4 + ["left"]
+    return tabulate(
+        rows,
+        headers=(["machine"] if several else []) + headers + ["note"],
+        colalign=(["left"] if several else []) + align,
+        disable_numparse=True,
+    )
 
-        def cell(value, size: int, decimals: int) -> str:
-            return f"{value:>{size}.{decimals}f}" if value is not None else f"{'—':>{size}}"
 
-        lines.append(
-            f"{machine_of(record) if width else '':<{width}}"
-            f"{config.framework:<11}{config.mode:<9}{config.batch_size:>6}{config.seed:>5}  {status:<8}"
-            f"{cell(timing.get('epoch_seconds'), 9, 2)}{cell(timing.get('images_per_second'), 9, 1)}"
-            f"{cell(peak / 2**20 if peak else None, 10, 0)}{cell(timing.get('compile_seconds'), 10, 1)}"
-            f"  {note or ((record or {}).get('failure') or {}).get('message') or ''}"[:200]
-        )
-    return "\n".join(lines)
+def number(value: float | None, decimals: int) -> str:
+    """A table cell: ``value`` with ``decimals`` decimals, or — when there is none."""
+    return "—" if value is None else f"{value:.{decimals}f}"
 
 
 def side_by_side(records: list[dict]) -> bool:

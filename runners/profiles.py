@@ -121,32 +121,36 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
 
 
 def expand(
-    name: str, version_of: Callable[[str], str | None] = provenance.framework_version, **overrides
+    name: str,
+    version_of: Callable[[str], str | None] = provenance.framework_version,
+    versions: dict[str, list[str | None]] | None = None,
+    **overrides,
 ) -> list[RunConfig]:
     """The profile's configurations (framework × mode × batch size × seed) after overrides.
 
     Overrides with value None are ignored; a profile without ``frameworks`` means all of them. Modes a framework
     does not train in (JAX has no eager) are left out. A device-sized profile (quick) takes the sizes of the
     requested device (``data_sizes``). ``version_of(framework)`` is the framework's version in the interpreter
-    that will run it (default: this one), part of the configuration. Tuning variables set in the environment
-    (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration, so a tuned run never
-    resumes, replaces or averages with an out-of-the-box one.
+    that will run it (default: this one), part of the configuration; ``versions`` lists several versions of a
+    framework instead (``runners matrix --versions``), each a configuration of its own. Tuning variables set in
+    the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration, so a
+    tuned run never resumes, replaces or averages with an out-of-the-box one.
     """
     given = {k: v for k, v in overrides.items() if v is not None}
     spec = {"frameworks": FRAMEWORKS, **profile(name), **given}
     train_images, test_images, sized_for = data_sizes(profile(name), given)
     tuning = tuple(tuning_environment().items())
-    versions = {key: version_of(key) for key in spec["frameworks"]}
+    listed = {key: (versions or {}).get(key) or [version_of(key)] for key in spec["frameworks"]}
     configs = []
     for key, mode, batch, seed in itertools.product(
         spec["frameworks"], spec["modes"], spec["batch_sizes"], spec["seeds"]
     ):
         if mode not in framework(key).training_modes:
             continue
-        configs.append(
+        configs.extend(
             RunConfig(
                 framework=key,
-                framework_version=versions[key],
+                framework_version=version,
                 mode=mode,
                 batch_size=batch,
                 seed=seed,
@@ -159,5 +163,6 @@ def expand(
                 tuning=tuning,
                 sized_for=sized_for,
             )
+            for version in listed[key]
         )
     return configs

@@ -16,6 +16,10 @@ from flax import nnx
 from runners import arch
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
+# Version shim (drop with Flax < 0.11, i.e. JAX 0.4.26's set in runners/version_sets.json): older Flax has no
+# ``nnx.pure``, and needs none: its ``nnx.split``/``nnx.state`` already give pytrees of plain arrays.
+pure = getattr(nnx, "pure", lambda tree: tree)
+
 
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``).
@@ -57,7 +61,7 @@ class Trainer:
             model = nnx.merge(self.graph, params, stats)
             logits = model(x)
             loss = optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
-            return loss, (logits, nnx.pure(nnx.state(model, nnx.BatchStat)))
+            return loss, (logits, pure(nnx.state(model, nnx.BatchStat)))
 
         (loss, (logits, new_stats)), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, stats)
         opt_state.hyperparams["learning_rate"] = lr
@@ -68,7 +72,7 @@ class Trainer:
 
     def _logits(self, params, stats, x, training):
         model = nnx.merge(self.graph if training else self.eval_graph, params, stats)
-        return model(x), nnx.pure(nnx.state(model, nnx.BatchStat))
+        return model(x), pure(nnx.state(model, nnx.BatchStat))
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
         """Per-step (NHWC images, labels) resident on the device."""
@@ -104,7 +108,7 @@ class Trainer:
         load_weights(self.model, {k: v.astype(self.dtype) for k, v in weights.items()})
         _, params, stats = nnx.split(self.model, nnx.Param, nnx.BatchStat)
         # plain arrays, not Variables: the step merges them into fresh modules inside its own trace
-        self.params, self.stats = jax.device_put(nnx.pure((params, stats)), self.device)
+        self.params, self.stats = jax.device_put(pure((params, stats)), self.device)
         self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:

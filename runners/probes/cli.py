@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tabulate import tabulate
 from tqdm import tqdm
 
 from fwbench.cliargs import EXIT_OK, add_frameworks_flag, csv_of, ensure_writable, examples, positive_float
@@ -80,7 +81,7 @@ def summary_table(records: list[dict]) -> str:
         "s to error",
         "score",
     )
-    rows = [header]
+    rows = []
     for r in records:
         rows.append(
             (
@@ -98,10 +99,7 @@ def summary_table(records: list[dict]) -> str:
                 f"{r['score']['total']:g}/{r['score']['max']:g}",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return tabulate(rows, headers=header, disable_numparse=True)
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
