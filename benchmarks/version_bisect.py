@@ -4,8 +4,8 @@ Given the framework's releases in order (``runners/version_sets.json``, or ``--r
 and the newest ``--repeats`` times each, each release in its own environment (``runners envs``) and each run a
 fresh ``runners run`` process (seeds 0, 1, … as repeats), in the configuration given (default: the quick profile's
 CPU sizes). When the newest is worse by more than ``--threshold`` with no overlap between the two sets of runs, it
-halves the range with one run per release (a release closer to the old median counts as good), then measures the
-two releases either side of the drop ``--repeats`` times each and confirms the drop there the same way. A release
+halves the range, measuring each release as many times (a release whose median is closer to the old one counts as
+good), and confirms the drop between the two releases either side of it the same way. A release
 whose environment or run fails is passed over (as ``git bisect skip``). ``--workaround VAR=VALUE`` also measures
 the first bad release with that variable set.
 
@@ -107,11 +107,14 @@ def bisect(releases: list[str], measure: Measure, threshold: float, repeats: int
             bad_median=statistics.median(bad),
             skipped=skipped,
         )
-    boundary = (statistics.median(good) * statistics.median(bad)) ** 0.5  # geometric: the metric is a rate
+    # A release is good when the median of its runs lies on the good side of the midpoint (geometric: the metric is
+    # a rate). Every release gets ``repeats`` runs, not one: a slow release's single run can land anywhere between
+    # the two medians (seen here: jaxlib's slow releases gave 9-18 img/s, its fast ones 23-25).
+    boundary = (statistics.median(good) * statistics.median(bad)) ** 0.5
     lo, hi = 0, len(candidates) - 1
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        found = usable(candidates[mid], 1)
+        found = usable(candidates[mid], repeats)
         if found is None:
             del candidates[mid]
             hi -= 1

@@ -70,7 +70,16 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
 
 def order_line(order: list[RunConfig]) -> str:
     """The execution order on one line: ``1 torch/compiled bs32 seed0, 2 …``."""
-    return f"order ({RUN_ORDER_SCHEME}): " + ", ".join(f"{k} {c.label}" for k, c in enumerate(order, 1))
+    label = labeller(order)
+    return f"order ({RUN_ORDER_SCHEME}): " + ", ".join(f"{k} {label(c)}" for k, c in enumerate(order, 1))
+
+
+def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
+    """How the matrix names ``configs`` in its lines: with the framework's version when one framework runs in
+    several versions (``--versions``), else the plain label."""
+    configs = list(configs)
+    several = len({(c.framework, c.framework_version) for c in configs}) > len({c.framework for c in configs})
+    return (lambda c: c.versioned_label) if several else (lambda c: c.label)
 
 
 def run_arguments(config: RunConfig) -> list[str]:
@@ -477,6 +486,7 @@ def run_matrix(
     to stderr; the bar (``progress``), naming what runs where, only on a terminal.
     """
     results: dict[Job, Result | None] = {}  # in plan order: jobs are made in that order
+    label = labeller(config for _, order in plan for config in order)
     running: dict[Job, str] = {}
     bar = progress_bar(total=sum(len(order) for _, order in plan), enabled=progress, desc="matrix", unit="run")
 
@@ -485,7 +495,7 @@ def run_matrix(
         bar.update()
         where = result.where or (job.target.label if len(plan) > 1 else "")  # which matrix, when there are several
         on = f" on {where}" if where else ""
-        tqdm.write(f"[{job.position[0]}/{job.position[1]}] {job.config.label}{on}: {line}", file=sys.stderr)
+        tqdm.write(f"[{job.position[0]}/{job.position[1]}] {label(job.config)}{on}: {line}", file=sys.stderr)
 
     def jobs() -> Iterator[Job]:
         for target, order in plan:
@@ -510,7 +520,7 @@ def run_matrix(
                 line = f"{outcome(event.record)} in {event.seconds:.0f} s" if event.record else f"not run, {event.note}"
                 done(event.job, Result(event.job.config, event.record, event.note, event.where, event.seconds), line)
             bar.set_postfix_str(
-                "; ".join(job.config.label + (f" on {where}" if where else "") for job, where in running.items())
+                "; ".join(label(job.config) + (f" on {where}" if where else "") for job, where in running.items())
             )
     bar.close()
     return list(results.values())

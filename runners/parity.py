@@ -19,6 +19,7 @@ import numpy as np
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from runners import arch, data, schedule
 from runners.frameworks.trainer import make_trainer
+from runners.provenance import REPO_ROOT
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
@@ -116,13 +117,16 @@ def compare(
     return report
 
 
-def capture_all(mode: str, dtype: str, workdir: Path) -> dict[str, dict[str, np.ndarray]]:
-    """Capture every framework, each in its own fresh interpreter (run side by side), and load the arrays."""
+def capture_all(
+    mode: str, dtype: str, workdir: Path, pythons: dict[str, str] | None = None, frameworks: tuple = FRAMEWORKS
+) -> dict[str, dict[str, np.ndarray]]:
+    """Capture each of ``frameworks``, each in a fresh interpreter of its own (run side by side): ``pythons``' for
+    that framework (another version's environment, ``runners.envs``), else this one; load the arrays."""
     jobs = {}
-    for name in FRAMEWORKS:
+    for name in frameworks:
         out = workdir / f"{name}-{mode}-{dtype}.npz"
         command = [
-            sys.executable,
+            (pythons or {}).get(name, sys.executable),
             "-m",
             "runners.parity",
             "--framework",
@@ -134,7 +138,8 @@ def capture_all(mode: str, dtype: str, workdir: Path) -> dict[str, dict[str, np.
             "--out",
             str(out),
         ]
-        jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True), out)
+        # started in the repository, so that another version's interpreter runs this same code
+        jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT), out)
     captures = {}
     for name, (process, out) in jobs.items():
         _, stderr = process.communicate()

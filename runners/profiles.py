@@ -53,6 +53,11 @@ class RunConfig:
     def label(self) -> str:
         return f"{self.framework}/{self.mode} bs{self.batch_size} seed{self.seed}"
 
+    @property
+    def versioned_label(self) -> str:
+        """The label with the framework's version, for a matrix that runs several versions of one framework."""
+        return f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size} seed{self.seed}"
+
 
 PROFILES_FILE = Path(__file__).with_name("profiles.json")
 

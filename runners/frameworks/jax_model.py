@@ -8,6 +8,10 @@ from flax import nnx
 
 from runners import arch
 
+# Version shim (drop with Flax < 0.12, i.e. the sets of JAX 0.5-0.7 that runners/version_sets.json's template
+# resolves): Flax 0.10-0.11 have no ``nnx.List``, and there a plain list of modules is already part of the graph.
+ModuleList = getattr(nnx, "List", list)
+
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs) -> tuple[nnx.Conv, nnx.BatchNorm]:
     pad = kernel // 2  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
@@ -46,7 +50,7 @@ class ResNet18(nnx.Module):
                 BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs)
                 for b in range(arch.BLOCKS_PER_STAGE)
             ]
-            setattr(self, f"layer{s + 1}", nnx.List(blocks))
+            setattr(self, f"layer{s + 1}", ModuleList(blocks))
             cin = width
         self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, rngs=rngs)
 

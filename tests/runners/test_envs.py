@@ -1,0 +1,187 @@
+"""Environments per framework version: which set a version builds, how a failed build ends (one line, nothing
+left behind), how a finished one is found, and how ``--versions`` is read."""
+
+import json
+import stat
+import sys
+import textwrap
+
+import pytest
+
+from fwbench.cliargs import EXIT_USAGE, UsageError
+from runners import envs, matrix, profiles
+from runners.cli import main as runners_main
+from runners.envs_cli import parse_versions
+
+
+@pytest.fixture
+def envs_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(envs.ENVS_DIR_ENV, str(tmp_path / "envs"))
+    return tmp_path / "envs"
+
+
+def test_the_article_set_is_pinned_with_the_companions_that_ran_the_model():
+    spec = envs.version_set("jax", envs.article_version("jax"))
+    assert spec.pinned and spec.version == "0.4.26" and spec.as_of
+    assert {"jax==0.4.26", "jaxlib==0.4.26", "flax==0.8.4"} <= set(spec.packages)
+    assert envs.version_set("tensorflow", "2.15.0").overrides == ("keras==3.3.3",)
+
+
+def test_another_release_takes_the_template_resolved_as_of_its_date():
+    later = envs.version_set("jax", "0.6.2")  # released 2025-06-17; resolve_days 60
+    assert not later.pinned
+    assert later.packages == ("jax==0.6.2", "jaxlib==0.6.2", "flax", "optax")
+    assert later.as_of == "2025-08-16"
+    assert "numpy<2" in envs.version_set("jax", "0.4.30").packages  # before 0.4.31, no NumPy 2
+    assert later.name == f"jax-0.6.2-py{envs.python_tag()}"
+
+
+def test_an_unknown_version_names_itself_and_what_is_known():
+    with pytest.raises(envs.EnvError, match=r"^jax 9\.9\.9: unknown version; version_sets.json knows 0\.4\.26, "):
+        envs.version_set("jax", "9.9.9")
+
+
+def test_a_version_that_cannot_run_says_why(monkeypatch):
+    data = json.loads(envs.VERSION_SETS_FILE.read_text())
+    data["frameworks"]["torch"]["cannot_run"]["2.3.0"] = "no torch.compile for Python 3.11"
+    monkeypatch.setattr(envs, "version_sets", lambda: data)
+    with pytest.raises(envs.EnvError, match="torch 2.3.0: cannot run the shared model: no torch.compile"):
+        envs.version_set("torch", "2.3.0")
+    assert {"framework": "torch", "version": "2.3.0", "status": "cannot run"}.items() <= next(
+        row for row in envs.listing() if row["version"] == "2.3.0"
+    ).items()
+
+
+# uv's resolver error, hand-written in the shape uv 0.4-0.13 prints it (a cross, then the reason after "╰─▶")
+UV_NO_WHEEL = textwrap.dedent("""\
+      × No solution found when resolving dependencies:
+      ╰─▶ Because jaxlib==0.4.26 has no wheels with a matching Python ABI tag (e.g. `cp313`) and you require
+          jaxlib==0.4.26, we can conclude that your requirements are unsatisfiable.
+""")
+
+
+def test_uv_reason_is_the_explanation_on_one_line():
+    reason = envs.uv_reason(UV_NO_WHEEL)
+    assert reason.startswith("Because jaxlib==0.4.26 has no wheels with a matching Python ABI tag")
+    assert "\n" not in reason and reason.endswith("unsatisfiable.")
+    assert envs.uv_reason("error: something\n\nlast words\n") == "last words"
+
+
+def fake_uv(tmp_path, *, install_fails: bool) -> str:
+    """A stand-in for uv: ``venv`` makes a directory whose bin/python runs this interpreter, ``pip install`` fails
+    (printing UV_NO_WHEEL) or does nothing, ``pip freeze`` prints one line."""
+    script, error = tmp_path / "uv", tmp_path / "uv-error.txt"
+    error.write_text(UV_NO_WHEEL)
+    failing = f"cat {error} >&2; exit 1" if install_fails else "exit 0"
+    script.write_text(
+        textwrap.dedent(f"""\
+        #!/bin/sh
+        case "$1 $2" in
+          venv*) for last; do :; done; mkdir -p "$last/bin"
+                 printf '#!/bin/sh\\nexec {sys.executable} "$@"\\n' > "$last/bin/python"; chmod +x "$last/bin/python";;
+          "pip install") {failing};;
+          "pip freeze") echo "jax==0.0";;
+        esac
+        """)
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(script)
+
+
+def installed_jax_set(monkeypatch) -> str:
+    """Make the data file pin the installed JAX version, so that a fake environment running this interpreter holds
+    the requested version."""
+    from runners.provenance import framework_version
+
+    version = framework_version("jax")
+    data = json.loads(envs.VERSION_SETS_FILE.read_text())
+    data["frameworks"]["jax"]["pinned"][version] = {"packages": [f"jax=={version}"], "as_of": "2026-11-01"}
+    monkeypatch.setattr(envs, "version_sets", lambda: data)
+    return version
+
+
+def test_a_failed_build_says_why_in_one_line_and_leaves_nothing(tmp_path, envs_dir, monkeypatch):
+    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=True))
+    with pytest.raises(envs.EnvError) as failure:
+        envs.build("jax", "0.4.26", log=lambda line: None)
+    assert str(failure.value).startswith("jax 0.4.26: Because jaxlib==0.4.26 has no wheels")
+    assert "\n" not in str(failure.value)
+    assert list(envs_dir.iterdir()) == [], "no half-built environment stays behind"
+    assert envs.built("jax", "0.4.26") is None
+
+
+def test_a_build_whose_framework_is_another_version_is_refused(tmp_path, envs_dir, monkeypatch):
+    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=False))
+    with pytest.raises(envs.EnvError, match=r"jax 0\.4\.26: built, but it holds jax \d"):
+        envs.build("jax", "0.4.26", log=lambda line: None)  # the fake environment runs today's JAX
+    assert list(envs_dir.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_build_lands_complete_and_is_found_again(tmp_path, envs_dir, monkeypatch):
+    version = installed_jax_set(monkeypatch)
+    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=False))
+    python = envs.build("jax", version, log=lambda line: None)
+    assert python == envs.interpreter(envs.env_path("jax", version)) and envs.built("jax", version) == python
+    assert [p.name for p in envs_dir.iterdir()] == [f"jax-{version}-py{envs.python_tag()}"]
+    marker = json.loads((envs.env_path("jax", version) / envs.MARKER).read_text())
+    assert marker["version"] == version and marker["installed"] == ["jax==0.0"] and marker["build_seconds"] >= 0
+    row = next(r for r in envs.listing() if r["version"] == version)
+    assert row["status"] == "built"
+    # a set that changed since: the environment counts as not built, and a build replaces it
+    envs.version_sets()["frameworks"]["jax"]["pinned"][version]["packages"].append("optax")
+    assert envs.built("jax", version) is None
+    assert envs.remove("jax", version) and not envs.env_path("jax", version).exists()
+
+
+def test_versions_values_are_read_per_framework():
+    assert parse_versions(["jax=0.4.26,installed", "torch=article", "jax=0.4.26"]) == {
+        "jax": ["0.4.26", "installed"],
+        "torch": ["article"],
+    }
+    for bad in ("jax", "mxnet=1.0", "jax="):
+        with pytest.raises(UsageError, match=f"--versions {bad!r}: expected FRAMEWORK=V1,V2"):
+            parse_versions([bad])
+
+
+def test_resolve_runs_the_installed_version_here_and_others_in_environments():
+    assert envs.resolve("jax", ["article", "installed", "0.4.26"], "0.10.2") == [("0.4.26", True), ("0.10.2", False)]
+    assert envs.resolve("jax", ["0.10.2"], "0.10.2") == [("0.10.2", False)]
+    with pytest.raises(envs.EnvError, match="jax 1.2.3: unknown version"):
+        envs.resolve("jax", ["1.2.3"], "0.10.2")
+
+
+def test_matrix_with_an_unknown_version_exits_2_before_any_run(tmp_path, envs_dir, capsys):
+    out = tmp_path / "runs"
+    code = runners_main(["matrix", "--profile", "smoke", "--versions", "jax=9.9.9", "--out", str(out)])
+    assert code == EXIT_USAGE
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "runners matrix: error: --versions: jax 9.9.9: unknown version; version_sets.json knows "
+        + ", ".join(envs.releases("jax"))
+    ]
+    assert not out.exists() and not envs_dir.exists()
+
+
+def test_matrix_versions_refuse_ray(tmp_path, capsys):
+    pytest.importorskip("ray")
+    code = runners_main(["matrix", "--executor", "ray", "--versions", "jax=0.4.26", "--out", str(tmp_path)])
+    assert code == EXIT_USAGE and "--versions: only with the local executor" in capsys.readouterr().err
+
+
+def test_each_version_is_a_configuration_of_its_own_and_takes_turns():
+    configs = profiles.expand(
+        "versions", versions={"jax": ["0.4.26", "0.10.2"], "torch": ["2.2.1", "2.14.1"]}, frameworks=["jax", "torch"]
+    )
+    assert len(configs) == 8 and len({c.record_id for c in configs}) == 8
+    order = matrix.interleaved_order(configs)
+    first_round = [(c.framework, c.framework_version) for c in order[:4]]
+    assert sorted(first_round) == [("jax", "0.10.2"), ("jax", "0.4.26"), ("torch", "2.14.1"), ("torch", "2.2.1")]
+    assert {c.batch_size for c in order[:4]} == {32}
+
+
+def test_a_version_runs_in_its_environment(tmp_path):
+    executor = matrix.LocalExecutor(interpreters={("jax", "0.4.26"): "/envs/jax-0.4.26/bin/python"})
+    (old,) = profiles.expand("smoke", versions={"jax": ["0.4.26"]}, frameworks=["jax"])
+    (today,) = profiles.expand("smoke", frameworks=["jax"])
+    assert executor.command(old, None, tmp_path)[0] == "/envs/jax-0.4.26/bin/python"
+    assert executor.command(today, None, tmp_path)[0] == executor.python_for("jax")
