@@ -1,6 +1,6 @@
 """Release bisect: the first release of a framework where a metric dropped beyond the noise, on this machine.
 
-Given the framework's releases in order (``runners/version_sets.json``, or ``--releases``), it measures the oldest
+Given the framework's releases in order (``fwbench/version_sets.json``, or ``--releases``), it measures the oldest
 and the newest ``--repeats`` times each, each release in its own environment (``runners envs``) and each run a
 fresh ``runners run`` process (seeds 0, 1, … as repeats), in the configuration given (default: the quick profile's
 CPU sizes). When the newest is worse by more than ``--threshold`` with no overlap between the two sets of runs, it
@@ -247,6 +247,38 @@ def reproduce_commands(args: argparse.Namespace, result: dict) -> str:
     )
 
 
+def build_report(
+    args: argparse.Namespace, runner: Runner, result: dict, hardware: dict, started_at: str, command: list[str]
+) -> dict:
+    """The ``fwbench.bisect/1`` report of a finished search: every sample, the result, how to reproduce it."""
+    name, _, value = (args.workaround or "").partition("=")
+    config = runner.config(args.releases[0], 0)
+    return {
+        "schema": SCHEMA,
+        "framework": args.framework,
+        "metric": args.metric,
+        "higher_is_better": METRICS[args.metric],
+        "config": {
+            key: getattr(config, key)
+            for key in ("profile", "mode", "batch_size", "dataset", "train_images", "test_images", "epochs")
+        }
+        | {"device": args.device},
+        "machine_id": hardware["machine_id"],
+        "hardware": hardware,
+        "releases": args.releases,
+        "threshold": args.threshold,
+        "repeats": args.repeats,
+        "samples": {key: [s.as_json() for s in samples] for key, samples in runner.samples.items()},
+        "result": {**result, "skipped": sorted(set(result["skipped"]) | set(runner.unbuildable))},
+        "reproduce": reproduce_commands(args, result),
+        "workaround": {name: value} if runner.workaround_samples else None,
+        "workaround_samples": [s.as_json() for s in runner.workaround_samples],
+        "started_at": started_at,
+        "finished_at": utc_now(),
+        "command": command,
+    }
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,45 +327,23 @@ def main(argv: list[str] | None = None) -> int:
     started_at = utc_now()
     runner = Runner(args, args.out)
     result = bisect(args.releases, runner.measure, args.threshold, args.repeats, METRICS[args.metric])
-    workaround = None
     if args.workaround and result["first_bad"]:
-        name, _, value = args.workaround.partition("=")
-        workaround = {name: value}
+        name = args.workaround.partition("=")[0]
         with environment_variable(args.workaround):
             runner.workaround_samples = [
                 runner.run(result["first_bad"], seed, f"{result['first_bad']} with {name}")
                 for seed in range(args.repeats)
             ]
     hardware = hardware_for(args.device)
-    report = {
-        "schema": SCHEMA,
-        "framework": args.framework,
-        "metric": args.metric,
-        "higher_is_better": METRICS[args.metric],
-        "config": {
-            key: getattr(runner.config(args.releases[0], 0), key)
-            for key in ("profile", "mode", "batch_size", "dataset", "train_images", "test_images", "epochs", "device")
-        }
-        | {"device": args.device},
-        "machine_id": hardware["machine_id"],
-        "hardware": hardware,
-        "releases": args.releases,
-        "threshold": args.threshold,
-        "repeats": args.repeats,
-        "samples": {key: [s.as_json() for s in samples] for key, samples in runner.samples.items()},
-        "result": {**result, "skipped": sorted(set(result["skipped"]) | set(runner.unbuildable))},
-        "reproduce": reproduce_commands(args, result),
-        "workaround": workaround,
-        "workaround_samples": [s.as_json() for s in runner.workaround_samples],
-        "started_at": started_at,
-        "finished_at": utc_now(),
-        "command": ["python", "benchmarks/version_bisect.py", *(argv if argv is not None else sys.argv[1:])],
-    }
+    command = ["python", "benchmarks/version_bisect.py", *(argv if argv is not None else sys.argv[1:])]
+    report = build_report(args, runner, result, hardware, started_at, command)
     path = args.out / hardware["machine_id"] / f"{args.framework}-{args.metric}-bs{args.batch_size}.json"
     write_record(path, report)
     shown = {
         **runner.samples,
-        **({f"{result['first_bad']} with {args.workaround}": runner.workaround_samples} if workaround else {}),
+        **(
+            {f"{result['first_bad']} with {args.workaround}": runner.workaround_samples} if report["workaround"] else {}
+        ),
     }
     rows = [
         [key, len(samples), ", ".join("failed" if s.value is None else f"{s.value:.3g}" for s in samples)]

@@ -21,6 +21,7 @@ class Framework:
     training_modes: tuple[str, ...]  # JAX has no eager *training* mode: un-jitted JAX is op-by-op dispatch
     probe_modes: tuple[str, ...]  # the probes run every framework both jitted/compiled and op by op
     layer_class: str  # the class name of the dense layer the probes plant bugs in
+    companions: tuple[str, ...]  # the distributions it trains through here, whose versions records carry too
 
     @property
     def trainer_module(self) -> str:
@@ -46,6 +47,7 @@ REGISTRY: dict[str, Framework] = {
             ("compiled", "eager"),
             ("eager", "compiled"),
             "Linear",
+            ("numpy",),
         ),
         Framework(
             "tensorflow",
@@ -57,8 +59,20 @@ REGISTRY: dict[str, Framework] = {
             ("compiled", "eager"),
             ("eager", "compiled"),
             "Dense",
+            ("keras", "numpy"),
         ),
-        Framework("jax", "JAX", "#0072B2", "^", "flax.nnx", ("jax",), ("compiled",), ("eager", "compiled"), "Linear"),
+        Framework(
+            "jax",
+            "JAX",
+            "#0072B2",
+            "^",
+            "flax.nnx",
+            ("jax",),
+            ("compiled",),
+            ("eager", "compiled"),
+            "Linear",
+            ("jaxlib", "flax", "optax", "numpy"),
+        ),
     )
 }
 #: framework keys in display order

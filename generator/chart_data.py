@@ -84,3 +84,19 @@ def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:
         for i, (subject, points) in enumerate(sorted(series.items()))
     ]
     return Chart("date", _("snapshot date"), ylabel, tuple(lines))
+
+
+def per_version(versions: list[str], lines: dict[str, dict[str, Stats]], xlabel: str, ylabel: str) -> Chart:
+    """A figure across a framework's versions (the x axis, in ``versions``' order), one line per entry of ``lines``
+    (its legend label -> version -> statistics), each with its own colour, marker and line style."""
+    series = tuple(
+        Series(
+            name,
+            SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            SERIES_MARKERS[i % len(SERIES_MARKERS)],
+            BATCH_STYLES[i % len(BATCH_STYLES)],
+            tuple(_point(versions.index(v), stats, 1.0) for v, stats in points.items()),
+        )
+        for i, (name, points) in enumerate(lines.items())
+    )
+    return Chart("version", xlabel, ylabel, series, from_zero=True, categories=tuple(versions))

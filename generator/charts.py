@@ -39,6 +39,8 @@ THEME = {
     "axes.spines.right": False,
 }
 SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 13 pt text stays legible
+#: up to this many versions on an x axis, their labels stay level
+VERSIONS_FLAT = 4
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
 #: CJK font families, preferred first (Debian's fonts-noto-cjk, then other common ones)
@@ -70,8 +72,8 @@ class Series:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart as data: its x axis (``batch``, ``epoch`` or ``date``) and its label, y label, lines and
-    legend-only keys."""
+    """A chart as data: its x axis (``batch``, ``epoch``, ``date`` or ``version``: points at the indices of
+    ``categories``) and its label, y label, lines and legend-only keys."""
 
     x: str
     xlabel: str
@@ -80,6 +82,7 @@ class Chart:
     keys: tuple[Series, ...] = field(default=())  # legend entries that draw nothing (line styles, say)
     batch_sizes: tuple[int, ...] = ()
     from_zero: bool = False
+    categories: tuple[str, ...] = ()  # the x axis's labels in order (``version``)
 
 
 @cache
@@ -123,6 +126,11 @@ def _x_axis(axes, chart: Chart) -> None:
         axes.minorticks_off()
     elif chart.x == "epoch":
         axes.xaxis.get_major_locator().set_params(integer=True)
+    elif chart.x == "version":
+        # a long row of releases turns its labels so that they do not overlap
+        turn = 30 if len(chart.categories) > VERSIONS_FLAT else 0
+        axes.set_xticks(range(len(chart.categories)), chart.categories, rotation=turn, ha="right" if turn else "center")
+        axes.set_xlim(-0.5, len(chart.categories) - 0.5)
     axes.set_xlabel(chart.xlabel)
 
 

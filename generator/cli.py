@@ -74,7 +74,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"generator build: skipped {skipped.message}", file=sys.stderr)
     print(
         f"generator build: {len(results.runs)} runs, {len(results.probes)} probes, "
-        f"{len(results.snapshots)} ecosystem snapshots, {len(results.skipped)} skipped"
+        f"{len(results.snapshots)} ecosystem snapshots, "
+        f"{len(results.bisects)} bisect reports ({len(results.bisect_runs)} runs behind them), "
+        f"{len(results.skipped)} skipped"
     )
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s %(message)s")
     from mkdocs.exceptions import MkDocsException

@@ -12,6 +12,10 @@ from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
 from generator.i18n import _, ngettext
 
+#: the profile that measures one configuration on several releases of each framework: its tables compare versions
+#: (the Versions page), never frameworks, so no other results page shows them
+VERSIONS_PROFILE = "versions"
+
 
 def version_key(version: str) -> tuple:
     """Sort key of a version string: its numbers in order (``2.10.0`` after ``2.9.1``), the text as a tie-break."""

@@ -17,7 +17,15 @@ from fwbench.progress import progress_bar
 from fwbench.records import RecordError, printable, read_record
 
 #: results sub-directory -> record schema it holds (older run records are upgraded on read)
-KINDS = {"runs": "fwbench.run/2", "probes": "fwbench.probe/1", "ecosystem": "fwbench.ecosystem/1"}
+KINDS = {
+    "runs": "fwbench.run/2",
+    "probes": "fwbench.probe/1",
+    "ecosystem": "fwbench.ecosystem/1",
+    "bisect": "fwbench.bisect/1",
+}
+#: the run records behind a bisect report (``results/bisect/<machine>/runs/``): validated, kept apart from ``runs``
+BISECT_RUNS = "bisect runs"
+SCHEMAS = {**KINDS, BISECT_RUNS: "fwbench.run/2"}
 #: records read per task: below this many files one process reads them all (validation dominates the time)
 CHUNK = 250
 
@@ -61,6 +69,8 @@ class Results:
     runs: list[Loaded] = field(default_factory=list)
     probes: list[Loaded] = field(default_factory=list)
     snapshots: list[Loaded] = field(default_factory=list)
+    bisects: list[Loaded] = field(default_factory=list)  # release bisect reports (benchmarks/version_bisect.py)
+    bisect_runs: list[Loaded] = field(default_factory=list)  # the runs behind them: never in a results table
     skipped: list[Skipped] = field(default_factory=list)
 
     @property
@@ -109,7 +119,7 @@ def read_chunk(files: list[tuple[str, Path]]) -> list[tuple[dict[str, Any] | Non
     found: list[tuple[dict[str, Any] | None, str | None]] = []
     for sub, path in files:
         try:
-            found.append((read_record(path, kind=KINDS[sub]), None))
+            found.append((read_record(path, kind=SCHEMAS[sub]), None))
         except RecordError as exc:
             found.append((None, str(exc).removeprefix(f"{path}: ")))
     return found
@@ -128,7 +138,8 @@ def read_all(files: list[tuple[str, Path]], progress: bool = False) -> list[tupl
 
 
 def load_results(root: str | Path, strict: bool = False, progress: bool = False) -> Results:
-    """Read every ``*.json`` under ``root/{runs,probes,ecosystem}`` and validate it against its schema.
+    """Read every ``*.json`` under ``root/{runs,probes,ecosystem,bisect}`` and validate it against its schema (run
+    records under ``bisect/<machine>/runs/`` as runs, kept in ``bisect_runs``).
 
     A bad record raises RecordError when ``strict``; otherwise it is listed in ``Results.skipped`` with its
     reason, as is a folder that cannot be listed and a file whose name cannot be shown as it is (not UTF-8, or
@@ -137,7 +148,13 @@ def load_results(root: str | Path, strict: bool = False, progress: bool = False)
     """
     root = Path(root)
     results = Results(root=root)
-    buckets = {"runs": results.runs, "probes": results.probes, "ecosystem": results.snapshots}
+    buckets = {
+        "runs": results.runs,
+        "probes": results.probes,
+        "ecosystem": results.snapshots,
+        "bisect": results.bisects,
+        BISECT_RUNS: results.bisect_runs,
+    }
 
     def skip(path: Path, reason: str) -> None:
         if strict:
@@ -149,7 +166,8 @@ def load_results(root: str | Path, strict: bool = False, progress: bool = False)
         found, unlisted = candidate_paths(root / sub)
         for path in found:
             if printable_name(path, root) == path.relative_to(root).as_posix():
-                paths.append((sub, path))
+                behind_a_bisect = sub == "bisect" and path.parent.name == "runs"
+                paths.append((BISECT_RUNS if behind_a_bisect else sub, path))
             else:
                 skip(path, "the file name is not printable UTF-8 text")
         for path, reason in unlisted:

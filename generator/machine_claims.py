@@ -324,3 +324,9 @@ def machine_claims(article: dict[str, Any], machine: Machine, tables: list[Table
         rows.ranking_row(article["memory"], NVML),
         *rows.accuracy_rows(),
     ]
+
+
+def speed_ranking(article: dict[str, Any], machine: Machine, table: Table) -> Claim:
+    """The article's speed ordering (§3.1) checked against one table of ``machine``, under the same rules as the
+    claims page's row: the table's article release of each framework where it holds one, else its newest."""
+    return _MachineCheck(article, machine, table).ranking_row(article["speed"], SECONDS)

@@ -1,7 +1,10 @@
-"""The memory figures a run record may hold, each with its title and what it means."""
+"""The memory figures a run record may hold, each with its title and what it means, and the one a chart shows."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from generator.aggregate import Summary
 from generator.i18n import N_
 
 #: memory field -> (axis/column title, what it means), English (translated where shown)
@@ -33,3 +36,18 @@ MEMORY_METRICS = {
         N_("the part of the host peak held by the run's child processes (the framework's compiler workers)"),
     ),
 }
+#: the figure a table's chart (and the Versions page) shows: the first of these that its runs recorded (the article
+#: read nvidia-smi; on a CPU only the host peak exists)
+CHARTED = ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes")
+
+
+def metrics_of(summaries: Iterable[Summary]) -> list[str]:
+    """The memory fields that at least one of ``summaries`` recorded."""
+    summaries = list(summaries)
+    return [name for name in MEMORY_METRICS if any(s.memory(name) for s in summaries)]
+
+
+def charted_metric(summaries: Iterable[Summary]) -> str | None:
+    """The memory figure to show for ``summaries``: the first of CHARTED that they recorded, or None."""
+    names = metrics_of(summaries)
+    return next((name for name in CHARTED if name in names), None)

@@ -20,9 +20,11 @@ from typing import Any
 
 from generator import aggregate, article_checks, claims, codesize, comparability, ecosystem_claims, i18n, machine_claims
 from generator.aggregate import Summary, Table
+from generator.bisects import Bisect, reports
 from generator.charts import Chart, cjk_font
 from generator.data_text import translated
 from generator.i18n import _, translate
+from generator.identity import VERSIONS_PROFILE
 from generator.load import Loaded, Results
 from generator.machines import Machine, machines
 from generator.probes import ProbeScores, probe_scores
@@ -93,9 +95,19 @@ class SiteData:
         return self.neutral("summaries", lambda: aggregate.summarise(self.results.runs))
 
     @property
-    def tables(self) -> list[Table]:
-        """One table per machine and setting, tuned ones included."""
+    def all_tables(self) -> list[Table]:
+        """One table per machine and setting, tuned ones and the versions profile's included."""
         return self.neutral("tables", lambda: aggregate.tables(self.summaries))
+
+    @property
+    def tables(self) -> list[Table]:
+        """The tables that compare frameworks: every one but the versions profile's, tuned ones included."""
+        return [t for t in self.all_tables if t.setting.profile != VERSIONS_PROFILE]
+
+    @property
+    def version_tables(self) -> list[Table]:
+        """The versions profile's tables: one configuration on several releases of each framework."""
+        return [t for t in self.all_tables if t.setting.profile == VERSIONS_PROFILE]
 
     @property
     def out_of_box(self) -> list[Table]:
@@ -106,6 +118,11 @@ class SiteData:
     def tuned(self) -> list[Table]:
         """Tables of runs made with tuning variables: shown apart, never judged against the others."""
         return [t for t in self.tables if t.setting.tuning]
+
+    @cached_property
+    def bisects(self) -> list[Bisect]:
+        """The release bisect reports, by machine, framework, metric and batch size."""
+        return reports(self.results.bisects)
 
     @property
     def machines(self) -> list[Machine]:

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import fwbench
 from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.records import atomic_write_text
 from fwbench.timestamps import utc_now
 
-VERSION_SETS_FILE = Path(__file__).with_name("version_sets.json")
+VERSION_SETS_FILE = Path(fwbench.__file__).with_name("version_sets.json")  # shared: the site shows it too
 ENVS_DIR_ENV = "FWBENCH_ENVS_DIR"
 #: the version of a framework in the interpreter fwbench runs in (what ``make setup`` installed): today's
 INSTALLED = "installed"

@@ -97,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "envs",
         help="build, list and remove the environments of other framework versions",
         description="Each framework version other than the installed one runs in a virtual environment of its own, "
-        "built with uv from the known-good sets of runners/version_sets.json (the framework with the companion "
+        "built with uv from the known-good sets of fwbench/version_sets.json (the framework with the companion "
         "releases of its time). `runners matrix --versions` builds the ones it needs; these commands manage them.",
         **examples(
             "runners envs list",

@@ -17,7 +17,14 @@ from fwbench.slug import slug
 
 #: distributions whose versions every record carries (None when not installed): the frameworks' own, then the
 #: libraries they train through here
-KEY_PACKAGES = (*(d for f in REGISTRY.values() for d in f.distributions), "keras", "jaxlib", "flax", "optax", "numpy")
+KEY_PACKAGES = tuple(
+    dict.fromkeys(
+        [
+            *(d for f in REGISTRY.values() for d in f.distributions),
+            *(c for f in REGISTRY.values() for c in f.companions),
+        ]
+    )
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,14 +9,12 @@ from generator import cells, chart_data, fmt
 from generator.aggregate import Table
 from generator.grid import Grid, batch_grid
 from generator.i18n import N_, _, translate
-from generator.metrics import MEMORY_METRICS
+from generator.metrics import MEMORY_METRICS, charted_metric, metrics_of
 from generator.page import Page
 from generator.sitedata import SiteData
 from generator.table_view import TableView, views
 
 PAGE = Page("results/memory.md", "memory.md.j2", N_("3.2 Memory"), N_("3 Results"), 3.2)
-#: the figure a table's chart shows: the first of these that its runs recorded (the article read nvidia-smi)
-CHARTED = ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes")
 
 
 @dataclass(frozen=True)
@@ -27,11 +25,6 @@ class MemoryTable:
     grids: dict[str, dict[str, Grid]]  # mode -> metric title -> grid
     chart: str | None
     host_bases: list[str]
-
-
-def metrics_of(table: Table) -> list[str]:
-    """The memory fields that at least one run of the table recorded."""
-    return [name for name in MEMORY_METRICS if any(s.memory(name) for s in table.summaries)]
 
 
 def host_bases(table: Table) -> list[str]:
@@ -46,7 +39,7 @@ def host_bases(table: Table) -> list[str]:
 
 def _memory_table(site: SiteData, view: TableView) -> MemoryTable:
     table = view.table
-    names = metrics_of(table)
+    names = metrics_of(table.summaries)
     grids = {
         mode: {
             translate(MEMORY_METRICS[name][0]): batch_grid(table, mode, lambda s, n=name: cells.memory_cell(s, n))
@@ -54,7 +47,7 @@ def _memory_table(site: SiteData, view: TableView) -> MemoryTable:
         }
         for mode in table.modes
     }
-    charted = next((name for name in CHARTED if name in names), None)
+    charted = charted_metric(table.summaries)
     chart = None
     if charted:
         path = f"charts/memory-{table.machine_id}-{table.setting.slug}.png"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator import fmt, platform_issues
+from generator.bisects import Bisect, matching
 from generator.grid import Grid
 from generator.i18n import N_, _
 from generator.page import Page
@@ -22,6 +23,7 @@ class Issue:
     workaround: str
     size: str | None
     measured: dict[str, Grid]  # "machine · setting" -> grid
+    bisects: list[Bisect]  # the release bisects of the issue's framework, metric and batch size on its device kind
 
 
 def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
@@ -40,13 +42,21 @@ def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
     return {where: Grid(header, rows) for where, rows in grids.items()}
 
 
+def _bisects(site: SiteData, facts: dict[str, Any]) -> list[Bisect]:
+    """The bisect reports the issue's ``bisect`` field names, on machines of the issue's device kind."""
+    wanted = facts.get("bisect")
+    if not wanted:
+        return []
+    return matching(site.bisects, wanted["framework"], wanted["metric"], wanted["batch_size"], facts["device_kind"])
+
+
 def context(site: SiteData) -> dict[str, Any]:
     """The platform issues page's context."""
     data = platform_issues.load_issues()
     issues = []
     for facts in data["issues"]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
-        issues.append(
-            Issue(facts, platform_issues.workaround_text(facts), platform_issues.size_text(pairs), _measured(pairs))
-        )
+        size = platform_issues.size_text(pairs)
+        workaround = platform_issues.workaround_text(facts)
+        issues.append(Issue(facts, workaround, size, _measured(pairs), _bisects(site, facts)))
     return {"about": data["about"], "issues": issues}

@@ -50,6 +50,7 @@ def _records(site: SiteData) -> list[tuple[str, int, str | None]]:
         ("runs", _("Run records"), results.runs),
         ("probes", _("Probe records"), results.probes),
         ("ecosystem", _("Ecosystem snapshots"), results.snapshots),
+        ("bisect", _("Release bisect reports"), results.bisects),
     ):
         path = None
         if items:  # the same bytes in every language: zipped once

@@ -16,7 +16,7 @@ from flax import nnx
 from runners import arch
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
-# Version shim (drop with Flax < 0.11, i.e. JAX 0.4.26's set in runners/version_sets.json): older Flax has no
+# Version shim (drop with Flax < 0.11, i.e. JAX 0.4.26's set in fwbench/version_sets.json): older Flax has no
 # ``nnx.pure``, and needs none: its ``nnx.split``/``nnx.state`` already give pytrees of plain arrays.
 pure = getattr(nnx, "pure", lambda tree: tree)
 

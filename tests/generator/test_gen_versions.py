@@ -1,17 +1,27 @@
 """A configuration's identity includes the framework's version: two versions are never seeds of one
-configuration, a table that holds both shows each, and the claims check compares the article's release."""
+configuration, a table that holds both shows each, and the claims check compares the article's release. The
+versions profile has a page of its own (one row per release, the article's marked, the article's ordering on its
+releases with the claims check's reasons, the release bisects) and stays off the other results pages; a bisect
+that found the first slow release of a platform issue's framework shows on that issue."""
 
 from __future__ import annotations
 
-import gen_records
+import dataclasses
+import json
 
-from fwbench.records import write_record
+import gen_records
+import pytest
+
+from fwbench.records import validate, write_record
 from generator.aggregate import summarise, tables
 from generator.claims import load_article_figures
 from generator.load import load_results
 from generator.machine_claims import machine_claims
 from generator.machines import machines
 from generator.render import build_pages
+from runners import machine_load, run
+from runners.profiles import expand
+from runners.record import Measured, ok_record
 
 
 def at_version(record: dict, version: str) -> dict:
@@ -63,3 +73,253 @@ def test_the_claims_check_compares_the_articles_release_and_names_the_other(tmp_
     row = rows["PyTorch, batch 32: seconds per epoch"]
     assert row.ours.startswith("20.0 s")  # the article's 2.2.1, not the newer 2.14.1
     assert "also measured, not compared here: PyTorch 2.14.1" in row.reason
+
+
+# --- the versions profile: the Versions page, the bisect on the platform issues page -----------------------------
+
+#: (framework, version) -> (images/s at batch 32 and 256, companion packages): the article's releases and today's
+RELEASES = {
+    ("torch", "2.2.1"): ((40.0, 55.0), {"numpy": "1.26.4"}),
+    ("torch", "2.14.1"): ((44.0, 60.0), {"numpy": "2.4.6"}),
+    ("tensorflow", "2.15.0"): ((30.0, 45.0), {"keras": "3.3.3", "numpy": "1.26.4"}),
+    ("tensorflow", "2.21.0"): ((33.0, 47.0), {"keras": "3.15.1", "numpy": "2.4.6"}),
+    ("jax", "0.4.26"): ((31.0, 50.0), {"jaxlib": "0.4.26", "flax": "0.8.4", "optax": "0.2.2", "numpy": "1.26.4"}),
+    ("jax", "0.10.2"): ((9.0, 20.0), {"jaxlib": "0.10.2", "flax": "0.12.8", "optax": "0.2.8", "numpy": "2.4.6"}),
+}
+QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
+ISSUE_FLAGS = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
+
+
+def versions_run(framework: str, version: str, batch_size: int, rate: float, seed: int = 0, profile="versions") -> dict:
+    """One run as ``runners matrix --profile versions`` records it (through ``ok_record``), at ``rate`` images/s,
+    in an interpreter holding only ``framework``'s release and its companions."""
+    (config,) = expand(
+        "quick",
+        frameworks=[framework],
+        modes=["compiled"],
+        batch_sizes=[batch_size],
+        seeds=[seed],
+        device="cpu",
+        version_of={framework: version}.get,
+    )
+    config = dataclasses.replace(config, profile=profile)
+    steps = config.train_images // batch_size
+    seconds = steps * batch_size / rate
+    measured = Measured(
+        first_step_seconds=seconds / steps + 5.0,
+        epoch_seconds=[seconds],
+        window_step_seconds=[seconds / steps] * len(windows := run.window_sizes(steps)),
+        window_steps=windows,
+        epochs=[{"epoch": 1, "train_loss": 2.3, "train_accuracy": 0.1, "test_loss": 2.3, "test_accuracy": 0.1}],
+        framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
+        nvml_peak_bytes=None,
+        host_self_peak_bytes=(600 + batch_size) << 20,
+        host_children_peak_bytes=0,
+        data_bytes=5_000_000,
+        load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0),
+    )
+    packages = {name: None for name in ("torch", "tensorflow", "tensorflow-cpu", "jax", "keras", "jaxlib", "flax")}
+    distribution = "tensorflow-cpu" if framework == "tensorflow" else framework
+    packages |= {distribution: version, **RELEASES[(framework, version)][1]}
+    software = {**gen_records.software(), "packages": packages}
+    return ok_record(
+        config,
+        gen_records.hardware(),
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:01:00.000Z",
+        measured,
+        software=software,
+        command=["runners", "matrix", "--profile", profile],
+    )
+
+
+def bisect_report() -> dict:
+    """A release bisect of JAX's images/s at batch 32, hand-written in the shape of fwbench/schemas/bisect.schema.json
+    (benchmarks/version_bisect.py writes the real ones); one failed sample's message holds HTML."""
+    jax = {"jaxlib": None, "flax": "0.10.2", "optax": "0.2.4", "numpy": "2.1.3"}
+
+    def sample(release, value, status="ok", message=None):
+        return {
+            "value": value,
+            "record_id": f"jax-compiled-synthetic-bs32-seed0-{release}",
+            "status": status,
+            "message": message,
+            "packages": {**jax, "jax": release, "jaxlib": release},
+        }
+
+    return {
+        "schema": "fwbench.bisect/1",
+        "framework": "jax",
+        "metric": "images_per_second",
+        "higher_is_better": True,
+        "config": {
+            "profile": "versions",
+            "mode": "compiled",
+            "batch_size": 32,
+            "dataset": "synthetic",
+            "train_images": 256,
+            "test_images": 128,
+            "epochs": 1,
+            "device": "cpu",
+        },
+        "machine_id": gen_records.CPU_MACHINE,
+        "hardware": gen_records.hardware(),
+        "releases": ["0.4.26", "0.4.33", "0.4.35", "0.4.36", "0.10.2"],
+        "threshold": 0.2,
+        "repeats": 3,
+        "samples": {
+            "0.4.26": [sample("0.4.26", 31.0)],
+            "0.4.33": [sample("0.4.33", None, "error", "<b>pip</b> could not resolve jaxlib")],
+            "0.4.35": [sample("0.4.35", v) for v in (30.0, 30.4, 29.8)],
+            "0.4.36": [sample("0.4.36", v) for v in (10.2, 10.0, 10.5)],
+            "0.10.2": [sample("0.10.2", 9.0)],
+        },
+        "result": {
+            "status": "found",
+            "message": "images_per_second fell 66 % from jax 0.4.35 to 0.4.36",
+            "last_good": "0.4.35",
+            "first_bad": "0.4.36",
+            "good_median": 30.0,
+            "bad_median": 10.2,
+            "drop": 0.66,
+            "skipped": ["0.4.33"],
+        },
+        "reproduce": "runners envs build jax=0.4.35,0.4.36\n"
+        "runners matrix --profile quick --frameworks jax --versions jax=0.4.35,0.4.36 --batch-sizes 32 --seeds 0,1,2",
+        "workaround": ISSUE_FLAGS,
+        "workaround_samples": [sample("0.4.36", v) for v in (29.0, 29.5, 28.8)],
+        "started_at": "2026-12-01T11:00:00Z",
+        "finished_at": "2026-12-01T12:00:00Z",
+        "command": ["python", "benchmarks/version_bisect.py", "--framework", "jax"],
+    }
+
+
+@pytest.fixture(scope="module")
+def versions_site(tmp_path_factory):
+    """Results of the versions profile (every release at batch 32 and 256, n=1; PyTorch 2.14.1 at batch 32 run
+    twice), one quick-profile run, a bisect report and a malformed one, loaded and rendered in English."""
+    root = tmp_path_factory.mktemp("versions")
+    records = [
+        versions_run(fw, version, bs, rate)
+        for (fw, version), (rates, _packages) in RELEASES.items()
+        for bs, rate in zip((32, 256), rates, strict=True)
+    ]
+    records.append(versions_run("torch", "2.14.1", 32, 46.0, seed=1))
+    records.append(versions_run("torch", "2.14.1", 32, 50.0, profile="quick"))
+    for record in records:
+        name = f"{record['config']['profile']}-{record['record_id']}.json"
+        write_record(root / "runs" / gen_records.CPU_MACHINE / name, record)
+    write_record(root / "bisect" / gen_records.CPU_MACHINE / "jax-images_per_second-bs32.json", bisect_report())
+    malformed = root / "bisect" / gen_records.CPU_MACHINE / "jax-images_per_second-bs64.json"
+    malformed.write_text(json.dumps({"schema": "fwbench.bisect/1", "framework": "jax"}), encoding="utf-8")
+    results = load_results(root)
+    return results, build_pages(results)
+
+
+def grid_rows(page: str, title: str) -> list[str]:
+    """The rows of the first table after the line starting with ``title``."""
+    after = page.split(f"\n{title}", 1)[1].split("\n\n", 2)[1]
+    return [line for line in after.splitlines() if line.startswith("| ")][2:]
+
+
+def test_the_hand_written_bisect_report_is_valid():
+    validate(bisect_report(), kind="fwbench.bisect/1")
+
+
+def test_each_framework_has_a_row_per_version_with_n_spread_and_companions(versions_site):
+    _results, files = versions_site
+    page = files["results/versions.md"]
+    torch = page.split("#### PyTorch", 1)[1].split("####", 1)[0]
+    rows = grid_rows(torch, "**Batch 32**")
+    assert len(rows) == 2
+    article_row, newer_row = rows
+    assert article_row.startswith(
+        "| 2.2.1 :material-book-open-variant:{ .fw-neutral } **article** | 40.0<br><small>n=1"
+    )
+    assert "| numpy 1.26.4 |" in article_row
+    assert newer_row.startswith("| 2.14.1 | 45.0 ±\u00a01.4<br><small>n=2") and "article" not in newer_row
+    jax = page.split("#### JAX", 1)[1].split("####", 1)[0]
+    (old, new) = grid_rows(jax, "**Batch 256**")
+    assert "**article**" in old and "jaxlib 0.4.26, flax 0.8.4, optax 0.2.2, numpy 1.26.4" in old
+    assert "jaxlib 0.10.2, flax 0.12.8, optax 0.2.8, numpy 2.4.6" in new
+    assert "| version | images/s | compile time | host peak RSS (MiB) | companion packages |" in page
+    assert "charts/versions-" in page and any(p.startswith("charts/versions-") for p in files)
+
+
+def test_the_articles_versions_get_no_verdict_from_single_cpu_runs_and_say_why(versions_site):
+    page = versions_site[1]["results/versions.md"]
+    section = page.split("#### On the article's versions, on this machine", 1)[1]
+    assert "On the article's versions (PyTorch 2.2.1, TensorFlow 2.15.0, JAX 0.4.26), on this machine" in section
+    assert "not comparable" in section
+    # the claims page's reasons, word for word
+    assert "- Test CPU @ 2.0GHz: a CPU, not a GPU" in section
+    assert "- fewer than 3 clean runs: PyTorch at batch 32 (n=1)" in section
+    assert "2.14.1" not in section.split("## Release bisects", 1)[0]  # only the article's releases were read
+
+
+def test_the_bisect_is_on_the_versions_page_and_the_platform_issue(versions_site):
+    files = versions_site[1]
+    versions = files["results/versions.md"]
+    assert "| **0.4.35** | 30.0 img/s<br><small>n=3</small> |" in versions
+    assert "| **0.4.36** | 10.2 img/s<br><small>n=3</small> |" in versions and "**first bad**" in versions
+    assert "| **0.4.36 + XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=** | 29.0 img/s" in versions
+    assert "&lt;b&gt;pip&lt;/b&gt;" in versions and "<b>pip" not in versions  # escaped
+    issue = files["results/platform-issues.md"]
+    assert "first slow release 0.4.36 (last fast 0.4.35): 30.0 img/s → 10.2 img/s (n=3, 3)" in issue
+    assert "; 0.4.36 with XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=: 29.0 img/s (n=3)" in issue
+    block = issue.split("Report ready to send upstream", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    assert "jax 0.4.35: 30.0 img/s (n=3); jaxlib 0.4.35, flax 0.10.2, optax 0.2.4, numpy 2.1.3" in block
+    assert "jax 0.4.36: 10.2 img/s (n=3); jaxlib 0.4.36" in block
+    assert "jax 0.4.36 + XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=: 29.0 img/s (n=3)" in block
+    assert "Workaround: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=" in block
+    assert "  runners envs build jax=0.4.35,0.4.36\n  runners matrix --profile quick" in block
+    assert f"fwbench machine id {gen_records.CPU_MACHINE}" in block
+
+
+def test_a_malformed_bisect_report_is_skipped_with_its_reason(versions_site):
+    results, files = versions_site
+    (skipped,) = results.skipped
+    assert skipped.name == f"bisect/{gen_records.CPU_MACHINE}/jax-images_per_second-bs64.json"
+    assert "'metric' is a required property" in skipped.reason
+    assert "'metric' is a required property" in files["appendix/raw-data.md"]
+    assert len(results.bisects) == 1
+
+
+def test_versions_records_stay_off_the_other_results_pages(versions_site):
+    files = versions_site[1]
+    speed = files["results/speed.md"]
+    assert "quick · synthetic" in speed and "versions · synthetic" not in speed
+    assert "2.2.1" not in speed and "| batch | PyTorch |" in speed
+    for path in ("index.md", "results/memory.md", "results/accuracy.md", "choose.md", "appendix/claims.md"):
+        assert "versions · synthetic" not in files[path], path
+
+
+def test_without_versions_records_the_page_says_how_to_make_them(tmp_path):
+    page = build_pages(write(tmp_path, [gen_records.run("jax", 32)]))["results/versions.md"]
+    assert "`runners envs build`" in page and "`runners matrix --profile versions`" in page
+    assert "Release bisects" not in page
+
+
+def test_known_good_sets_and_versions_that_cannot_run_are_listed():
+    from generator.site.versions import version_sets_grid
+
+    shipped = version_sets_grid()
+    assert [row[1].split()[0] for row in shipped.rows] == ["2.2.1", "2.15.0", "0.4.26"]
+    assert all("**article**" in row[1] for row in shipped.rows)
+    data = {
+        "frameworks": {
+            "jax": {
+                "article": "0.4.26",
+                "pinned": {"0.4.26": {"packages": ["jax==0.4.26"], "note": "Flax 0.8.4"}},
+                "cannot_run": {"0.4.1": "no flax.nnx for it: <NNX> came with Flax 0.8"},
+            }
+        }
+    }
+    rows = version_sets_grid(data).rows
+    assert rows[0][:3] == ["JAX", "0.4.26 **article**", "runs the model"] and "`jax==0.4.26`" in rows[0][3]
+    assert rows[1] == [
+        "JAX",
+        "0.4.1",
+        "cannot run the shared model",
+        "no flax.nnx for it: &lt;NNX&gt; came with Flax 0.8",
+    ]

@@ -108,33 +108,10 @@ def test_a_report_validates_and_names_the_commands_that_reproduce_it(tmp_path):
     commands = version_bisect.reproduce_commands(args, result)
     assert commands.splitlines()[0] == "runners envs build jax=0.6.0,0.7.0"
     assert "--versions jax=0.6.0,0.7.0 --batch-sizes 32 --seeds 0,1,2" in commands
-    report = {
-        "schema": version_bisect.SCHEMA,
-        "framework": "jax",
-        "metric": "images_per_second",
-        "higher_is_better": True,
-        "config": {
-            "profile": "quick",
-            "mode": "compiled",
-            "batch_size": 32,
-            "dataset": "synthetic",
-            "train_images": 256,
-            "test_images": 128,
-            "epochs": 1,
-            "device": "cpu",
-        },
-        "machine_id": "m",
-        "hardware": {},
-        "releases": RELEASES,
-        "threshold": 0.25,
-        "repeats": 3,
-        "samples": {k: [s.as_json() for s in v] for k, v in fake.samples.items()},
-        "result": result,
-        "reproduce": commands,
-        "workaround": {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="},
-        "workaround_samples": [],
-        "started_at": "2026-11-30T10:00:00.000Z",
-        "finished_at": "2026-11-30T10:20:00.000Z",
-        "command": ["python", "benchmarks/version_bisect.py", "--framework", "jax"],
-    }
+    runner = version_bisect.Runner(args, tmp_path)
+    runner.samples = fake.samples
+    hardware = {"machine_id": "cpu-test-2t-0000"}
+    report = version_bisect.build_report(args, runner, result, hardware, "2026-11-30T10:00:00.000Z", ["python"])
+    assert report["config"]["batch_size"] == 32 and report["config"]["device"] == "cpu"
+    assert report["workaround"] is None and report["result"]["first_bad"] == "0.7.0"
     write_record(tmp_path / "report.json", report)  # validates against fwbench.bisect/1

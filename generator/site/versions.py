@@ -1,0 +1,218 @@
+"""Versions: one configuration measured on several releases of each framework (the ``versions`` profile), the
+article's speed ordering on the article's releases, and the release bisects of each machine."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from fwbench.frameworks import FRAMEWORKS
+from generator import cells, chart_data, fmt
+from generator.aggregate import Summary, Table
+from generator.bisects import Bisect, companions
+from generator.charts import Chart
+from generator.claims import Claim
+from generator.grid import Grid
+from generator.i18n import N_, _, part_separator, translate
+from generator.identity import Column, release
+from generator.machine_claims import speed_ranking
+from generator.metrics import MEMORY_METRICS, charted_metric
+from generator.page import Page
+from generator.site.claims import verdict_text
+from generator.sitedata import SiteData
+from generator.stats import Stats
+from generator.table_view import TableView, views
+
+PAGE = Page("results/versions.md", "versions.md.j2", N_("Versions"), N_("3 Results"), 3.35)
+
+
+@dataclass(frozen=True)
+class FrameworkVersions:
+    """One framework's versions in one table: a grid per mode and batch size, and its chart."""
+
+    framework: str
+    grids: dict[str, dict[int, Grid]]  # mode -> batch size -> grid (a row per version)
+    chart: str
+
+
+@dataclass(frozen=True)
+class ArticleVersions:
+    """The article's speed ordering checked on the article's releases alone, with the claims page's reasons."""
+
+    versions: str  # "PyTorch 2.2.1, TensorFlow 2.15.0, JAX 0.4.26"
+    claim: Claim | None  # None: none of the article's releases was measured in this table
+    reasons: list[str]
+    verdict: str  # the claim's verdict as the claims page shows it (icon and words)
+
+
+@dataclass(frozen=True)
+class VersionsTable:
+    """One machine and setting of the versions profile."""
+
+    view: TableView
+    frameworks: list[FrameworkVersions]
+    article: ArticleVersions
+
+
+@dataclass(frozen=True)
+class BisectView:
+    """One bisect report: its title, what it found, each measured release."""
+
+    bisect: Bisect
+    title: str
+    drop: str | None
+    grid: Grid
+    upstream: str
+
+
+def is_article_version(framework: str, version: str, article_versions: dict[str, str]) -> bool:
+    """True when ``version`` is the release the article used (``2.2.1`` is the article's ``2.2.1+cu121``)."""
+    return release(version) == release(article_versions.get(framework))
+
+
+def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
+    badge = _("article")
+    mark = f" :material-book-open-variant:{{ .fw-neutral }} **{badge}**"
+    return fmt.cell(version) + (mark if is_article_version(framework, version, article_versions) else "")
+
+
+def _companions_cell(summary: Summary) -> str:
+    """The companion packages the configuration's runs had (each distinct set once)."""
+    sets = {
+        companions(summary.key.framework, (r.record.get("software") or {}).get("packages") or {}) for r in summary.runs
+    }
+    return fmt.cell("; ".join(sorted(s for s in sets if s))) or _("not recorded")
+
+
+def _grid(table: Table, columns: list[Column], batch_size: int, memory: str | None, article: dict[str, str]) -> Grid:
+    """A row per version (``columns``) at one batch size: images/s, compile time, the memory figure, companions."""
+    header = [_("version"), _("images/s"), _("compile time")]
+    header += [f"{translate(MEMORY_METRICS[memory][0])} (MiB)"] if memory else []
+    rows = []
+    for column in columns:
+        summary = table.at(column, batch_size)
+        row = [_version_cell(column.framework, column.version, article), cells.rate_cell(summary)]
+        row.append(cells.compile_cell(summary))
+        row += [cells.memory_cell(summary, memory)] if memory else []
+        row.append(_companions_cell(summary) if summary else "—")
+        rows.append(row)
+    return Grid([*header, _("companion packages")], rows, text=(0, -1))
+
+
+def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
+    """Images per second across the framework's versions, a line per batch size (and mode, when several)."""
+    lines: dict[str, dict[str, Stats]] = {}
+    for mode in table.modes:
+        for bs in table.batch_sizes:
+            name = _("batch {size}").format(size=bs) + (f" {mode}" if len(table.modes) > 1 else "")
+            points = {
+                v: s.images_per_second
+                for v in versions
+                if (s := table.at(Column(framework, v, mode), bs)) and s.n_ok and s.images_per_second
+            }
+            if points:
+                lines[name] = points
+    return chart_data.per_version(
+        versions, lines, _("{framework} version").format(framework=fmt.label(framework)), _("images per second")
+    )
+
+
+def _framework(site: SiteData, table: Table, framework: str) -> FrameworkVersions | None:
+    columns = [c for c in table.columns if c.framework == framework]
+    if not columns:
+        return None
+    article = site.article["setup"]["framework_versions"]
+    memory = charted_metric(table.summaries)
+    grids = {
+        mode: {
+            bs: _grid(table, [c for c in columns if c.mode == mode], bs, memory, article) for bs in table.batch_sizes
+        }
+        for mode in table.modes
+        if any(c.mode == mode for c in columns)
+    }
+    versions = list(dict.fromkeys(c.version for c in columns))  # already in version order
+    chart = site.add_chart(
+        f"charts/versions-{table.machine_id}-{table.setting.slug}-{framework}.png",
+        lambda: _chart(table, framework, versions),
+    )
+    return FrameworkVersions(framework, grids, chart)
+
+
+def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
+    """The claims page's speed-ordering row, computed from the table's runs of the article's releases alone."""
+    article = site.article["setup"]["framework_versions"]
+    names = ", ".join(f"{fmt.label(fw)} {release(v)}" for fw, v in article.items())
+    kept = [s for s in table.summaries if is_article_version(s.key.framework, s.key.version, article)]
+    machine = site.machine_by_id.get(table.machine_id)
+    if not kept or machine is None:
+        return ArticleVersions(names, None, [], "")
+    claim = speed_ranking(site.article, machine, Table(table.machine_id, table.setting, kept))
+    return ArticleVersions(names, claim, claim.reason.split(part_separator()), verdict_text(claim.verdict))
+
+
+def _bisect_view(found: Bisect) -> BisectView:
+    report, result = found.report, found.result
+    marks = {result.get("last_good"): _("last good"), result.get("first_bad"): _("first bad")}
+    skipped = set(result.get("skipped") or ())
+    rows = []
+    fixed = [found.with_workaround] if found.with_workaround else []
+    marks |= {fixed[0].release: _("with the workaround")} if fixed else {}
+    for rel in [*found.releases, *fixed]:
+        figure = f"{found.figure(rel.stats)}<br><small>n={rel.stats.n}</small>" if rel.stats else _("no successful run")
+        notes = [f"**{marks[rel.release]}**"] if rel.release in marks else []
+        notes += [_("skipped")] if rel.release in skipped else []
+        notes += [f"⚠ {fmt.cell(message)}" for message in rel.failures]
+        name = f"**{fmt.cell(rel.release)}**" if rel.release in marks else fmt.cell(rel.release)
+        rows.append(
+            [name, figure, fmt.cell(companions(found.framework, rel.packages)) or "—", " · ".join(notes) or "—"]
+        )
+    header = [_("release"), _("median"), _("companion packages"), _("note")]
+    title = _("{framework}: {metric} at batch {batch}, {mode} mode").format(
+        framework=fmt.label(found.framework),
+        metric=report["metric"],
+        batch=report["config"]["batch_size"],
+        mode=report["config"]["mode"],
+    )
+    return BisectView(found, title, found.drop_text(), Grid(header, rows, text=(0, 2, 3)), found.upstream_text())
+
+
+def bisects_by_machine(site: SiteData) -> dict[str, list[BisectView]]:
+    """Every bisect report's view, grouped by the machine it ran on."""
+    grouped: dict[str, list[BisectView]] = {}
+    for found in site.bisects:
+        grouped.setdefault(found.machine_id, []).append(_bisect_view(found))
+    return grouped
+
+
+def version_sets_grid(data: dict[str, Any] | None = None) -> Grid:
+    """The known-good sets of fwbench/version_sets.json (shared with ``runners envs``): a row per pinned set, with
+    what it installs, and a row per version that cannot run the shared model, with why."""
+    data = data or json.loads(resources.files("fwbench").joinpath("version_sets.json").read_text())
+    rows = []
+    for name in FRAMEWORKS:
+        entry = data["frameworks"].get(name, {})
+        for version, pinned in entry.get("pinned", {}).items():
+            marked = f"{version} **{_('article')}**" if version == entry.get("article") else version
+            packages = ", ".join(f"`{p}`" for p in pinned["packages"])
+            rows.append(
+                [
+                    fmt.label(name),
+                    marked,
+                    _("runs the model"),
+                    f"{packages}<br><small>{fmt.cell(pinned.get('note', ''))}</small>",
+                ]
+            )
+        for version, why in entry.get("cannot_run", {}).items():
+            rows.append([fmt.label(name), version, _("cannot run the shared model"), fmt.cell(why)])
+    return Grid([_("framework"), _("version"), _("status"), _("installs / why")], rows, text=(0, 1, 2, 3))
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The Versions page's context."""
+    tables = []
+    for view in views(site, site.version_tables):
+        frameworks = [f for fw in FRAMEWORKS if (f := _framework(site, view.table, fw))]
+        tables.append(VersionsTable(view, frameworks, _article_versions(site, view.table)))
+    return {"tables": tables, "bisects": bisects_by_machine(site), "version_sets": version_sets_grid()}
