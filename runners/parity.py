@@ -118,10 +118,16 @@ def compare(
 
 
 def capture_all(
-    mode: str, dtype: str, workdir: Path, pythons: dict[str, str] | None = None, frameworks: tuple = FRAMEWORKS
+    mode: str,
+    dtype: str,
+    workdir: Path,
+    pythons: dict[str, str] | None = None,
+    frameworks: tuple = FRAMEWORKS,
+    steps: int = PARITY_STEPS,
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Capture each of ``frameworks``, each in a fresh interpreter of its own (run side by side): ``pythons``' for
-    that framework (another version's environment, ``runners.envs``), else this one; load the arrays."""
+    """Capture each of ``frameworks`` over ``steps`` SGD steps, each in a fresh interpreter of its own (run side by
+    side): ``pythons``' for that framework (another version's environment, ``runners.envs``), else this one; load
+    the arrays."""
     jobs = {}
     for name in frameworks:
         out = workdir / f"{name}-{mode}-{dtype}.npz"
@@ -137,6 +143,8 @@ def capture_all(
             dtype,
             "--out",
             str(out),
+            "--steps",
+            str(steps),
         ]
         # started in the repository, so that another version's interpreter runs this same code
         jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT), out)
@@ -166,11 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         help="float64 isolates the frameworks' semantics from float32 rounding (default)",
     )
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
+    parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"SGD steps (default {PARITY_STEPS})")
     args = parser.parse_args(argv)
     if args.framework:
         modes = framework(args.framework).training_modes
         mode = args.mode if args.mode in modes else modes[0]
-        np.savez(args.out, **capture(args.framework, mode, args.dtype))
+        np.savez(args.out, **capture(args.framework, mode, args.dtype, steps=args.steps))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         caps = capture_all(args.mode, args.dtype, Path(tmp))
