@@ -19,17 +19,16 @@ behind it to ``OUT/<machine>/runs/``; the site shows it on the Versions and Know
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from tabulate import tabulate
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, csv_of, positive_int
+from fwbench.environment import variables
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import write_record
 from fwbench.timestamps import utc_now
@@ -153,24 +152,6 @@ def _result(status: str, message: str, **fields) -> dict:
     result.update(fields)
     result["skipped"] = sorted(set(result["skipped"]), key=result["skipped"].index)
     return result
-
-
-@contextmanager
-def environment_variable(assignment: str | None):
-    """Set ``VAR=VALUE`` for the block (the runs inherit it, and their configuration records it as tuning)."""
-    if not assignment:
-        yield
-        return
-    name, _, value = assignment.partition("=")
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = before
 
 
 class Runner:
@@ -328,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(args, args.out)
     result = bisect(args.releases, runner.measure, args.threshold, args.repeats, METRICS[args.metric])
     if args.workaround and result["first_bad"]:
-        name = args.workaround.partition("=")[0]
-        with environment_variable(args.workaround):
+        name, _, value = args.workaround.partition("=")
+        with variables({name: value}):  # the runs inherit it, and their configuration records it as tuning
             runner.workaround_samples = [
                 runner.run(result["first_bad"], seed, f"{result['first_bad']} with {name}")
                 for seed in range(args.repeats)

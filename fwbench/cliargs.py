@@ -131,6 +131,20 @@ def examples(*commands: str) -> dict:
     }
 
 
+def framework_values(values: list[str], flag: str, shape: str) -> list[tuple[str, str]]:
+    """``FRAMEWORK=VALUE`` flag values (``--python``, ``--versions``) as (framework, value) pairs; UsageError naming
+    ``flag``, the bad value and the ``shape`` expected (``FRAMEWORK=/path/to/python``)."""
+    from fwbench.frameworks import FRAMEWORKS
+
+    pairs = []
+    for text in values:
+        name, sep, value = text.partition("=")
+        if not sep or name not in FRAMEWORKS or not value.strip(", "):
+            raise UsageError(f"{flag} {text!r}: expected {shape} with FRAMEWORK one of {', '.join(FRAMEWORKS)}")
+        pairs.append((name, value))
+    return pairs
+
+
 def existing_directory(text: str) -> Path:
     """An argparse type for a directory that is read: a missing path is a usage error, not an empty result."""
     path = Path(text)

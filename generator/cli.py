@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from fwbench.cliargs import existing_directory
+from fwbench.environment import variables
 from fwbench.records import RecordError
 from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
 from generator.i18n import LANGUAGES, SOURCE
@@ -40,26 +41,23 @@ def build_site(
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
-    saved = {name: os.environ.get(name) for name in (RESULTS_ENV, FRAMEWORKS_ENV)}
-    os.environ[RESULTS_ENV] = str(results.root.resolve())
+    paths = {RESULTS_ENV: str(results.root.resolve())}
     if frameworks_dir is not None:
-        os.environ[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
+        paths[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
     token, shared = preloaded.set(results), shared_work.set({})
     try:
-        for config_file, folder in language_builds():
-            overrides = {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
-            config = load_config(
-                config_file=str(config_file), site_dir=str((site_dir / folder).resolve()), strict=True, **overrides
-            )
-            build(config)
+        with variables(paths):
+            for config_file, folder in language_builds():
+                overrides = (
+                    {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
+                )
+                config = load_config(
+                    config_file=str(config_file), site_dir=str((site_dir / folder).resolve()), strict=True, **overrides
+                )
+                build(config)
     finally:
         preloaded.reset(token)
         shared_work.reset(shared)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def cmd_build(args: argparse.Namespace) -> int:

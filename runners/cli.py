@@ -24,6 +24,7 @@ from fwbench.cliargs import (
     csv_of,
     ensure_writable,
     examples,
+    framework_values,
     non_negative_int,
     positive_float,
     positive_int,
@@ -158,16 +159,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
     """``--python FRAMEWORK=PATH`` values as {framework: interpreter}; UsageError for a bad one, or for a path that
     is no file when the interpreters are ``here`` (not on the nodes of a cluster)."""
-    pythons = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or name not in FRAMEWORKS or not path:
-            raise UsageError(
-                f"--python {value!r}: expected FRAMEWORK=/path/to/python with FRAMEWORK one of {', '.join(FRAMEWORKS)}"
-            )
+    pythons = dict(framework_values(values, "--python", "FRAMEWORK=/path/to/python"))
+    for name, path in pythons.items():
         if here and not Path(path).is_file():
-            raise UsageError(f"--python {value!r}: no interpreter at {path}")
-        pythons[name] = path
+            raise UsageError(f"--python {f'{name}={path}'!r}: no interpreter at {path}")
     return pythons
 
 

@@ -7,7 +7,7 @@ import argparse
 
 from tabulate import tabulate
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values
 from fwbench.frameworks import FRAMEWORKS
 from runners import envs
 
@@ -20,13 +20,8 @@ VERSIONS_HELP = (
 def parse_versions(values: list[str], flag: str = "--versions") -> dict[str, list[str]]:
     """``FRAMEWORK=V1,V2`` values as {framework: [versions]}; UsageError naming the bad value."""
     versions: dict[str, list[str]] = {}
-    for value in values:
-        name, sep, listed = value.partition("=")
+    for name, listed in framework_values(values, flag, "FRAMEWORK=V1,V2"):
         items = [item.strip() for item in listed.split(",") if item.strip()]
-        if not sep or name not in FRAMEWORKS or not items:
-            raise UsageError(
-                f"{flag} {value!r}: expected FRAMEWORK=V1,V2 with FRAMEWORK one of {', '.join(FRAMEWORKS)}"
-            )
         versions.setdefault(name, []).extend(item for item in items if item not in versions.get(name, []))
     return versions
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from fwbench.cliargs import UsageError
+from fwbench.environment import variables
 from fwbench.timestamps import utc_now
 from runners.matrix import Finished, Job, LocalExecutor, Started, Survey, Target, interleaved_order, survey
 from runners.profiles import RunConfig
@@ -143,22 +144,8 @@ def node_environment(starting: Path = STARTING_ENVIRONMENT) -> Iterator[None]:
         started_with = dict(item.split("=", 1) for item in text.split("\0") if "=" in item)
     except OSError:  # no /proc: as if the node set none of them
         started_with = {}
-    during_task = {name: os.environ.get(name) for name in RAY_TASK_VARIABLES}
-    try:
-        for name in RAY_TASK_VARIABLES:
-            set_variable(name, started_with.get(name))
+    with variables({name: started_with.get(name) for name in RAY_TASK_VARIABLES}):
         yield
-    finally:
-        for name, value in during_task.items():
-            set_variable(name, value)
-
-
-def set_variable(name: str, value: str | None) -> None:
-    """Set environment variable ``name`` to ``value``, or unset it for None."""
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
 
 
 def survey_node(local: LocalExecutor, profile: str, device: str, selection: dict) -> Survey:
