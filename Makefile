@@ -5,14 +5,19 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.fwbench-installed
 RESULTS ?= results
+# Minutes the quick matrix of `make site` may take: it repeats undecided comparisons (batch 32 and 256 first) until
+# this runs out, and a later `make site` goes on where it stopped (README: "The two commands").
+SITE_BUDGET ?= 20
 
 .PHONY: setup test site serve lint chromium clean-site
 
-# The stamp is rebuilt whenever pyproject.toml changes, so a stale venv never runs the tests.
-$(STAMP): pyproject.toml
+# The stamp is rebuilt whenever pyproject.toml or constraints.txt changes, so a stale venv never runs the tests.
+# uv installs (a few times faster than pip: benchmarks in the README); it is bootstrapped into the venv with pip,
+# being one of fwbench's own dependencies. constraints.txt pins the frameworks the committed records ran.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[cpu,dev,ray]'
+	@test -x $(BIN)/uv || $(PY) -m pip install --quiet --disable-pip-version-check uv
+	$(BIN)/uv pip install --quiet --python $(PY) --constraint constraints.txt -e '.[cpu,dev,ray]'
 	@touch $@
 
 setup: $(STAMP)
@@ -40,9 +45,11 @@ lint: setup $(ACTIONLINT)
 	$(BIN)/zizmor --offline --quiet .github/workflows
 
 site: setup
+	@# `runners envs plan` writes the benchmark step: where NVML sees an NVIDIA GPU, build each framework's CUDA
+	@# environment and run the quick matrix on the GPU through them; elsewhere the quick matrix on the CPU in .venv.
 	@# A failed configuration is a record too (shown as failed on the site), so the build goes on.
-	$(BIN)/runners matrix --profile quick --out $(RESULTS)/runs || \
-	  echo "runners matrix: some configurations failed; their records say why"
+	$(BIN)/runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) > $(VENV)/site-plan.sh
+	PATH="$(abspath $(BIN)):$$PATH" sh -v $(VENV)/site-plan.sh
 	$(BIN)/runners probes --out $(RESULTS)/probes
 	@$(BIN)/ecosystem collect --out $(RESULTS)/ecosystem || \
 	  echo "ecosystem: collection failed (offline?); the site uses the latest snapshot in $(RESULTS)/ecosystem if any"

@@ -1,11 +1,11 @@
 """Executor overhead: what the matrix's executors add to each configuration, the local one and the Ray one.
 
-Runs N dry configurations (``runners run --dry-run``: the child starts, writes its record and trains nothing) through
-``runners.matrix.run_matrix`` with each executor on this machine, in alternating rounds (local, Ray, local, Ray …) so
-that drift hits both, records into a temporary directory (never ``results/``). Ray runs on an instance started here;
-starting it and surveying its node is paid once per matrix and printed apart. A CPU configuration takes the whole node,
-so Ray runs them one at a time, like the local executor. Prints seconds per configuration (median of the rounds) and
-what Ray adds to each (target: at most 0.5 s).
+Runs N dry configurations (``runners run --dry-run-child``: the child starts, writes its record and trains nothing)
+through ``runners.matrix.run_matrix`` with each executor on this machine, in alternating rounds (local, Ray, local, Ray
+…) so that drift hits both, records into a temporary directory (never ``results/``). Ray runs on an instance started
+here; starting it and surveying its node is paid once per matrix and printed apart. A CPU configuration takes the whole
+node, so Ray runs them one at a time, like the local executor. Prints seconds per configuration (median of the rounds)
+and what Ray adds to each (target: at most 0.5 s).
 
     python benchmarks/executor_overhead.py [--configurations 20] [--rounds 3] [--framework torch]
 """
@@ -23,8 +23,12 @@ from pathlib import Path
 
 from fwbench.cliargs import positive_int
 from fwbench.frameworks import FRAMEWORKS
-from runners.matrix import LocalExecutor, Target, interleaved_order, run_matrix, survey
-from runners.ray_executor import RayExecutor, plan_of, ray_session, survey_cluster
+from runners.executor import Target
+from runners.local_executor import LocalExecutor
+from runners.matrix import run_matrix, survey
+from runners.order import interleaved_order
+from runners.ray_cluster import plan_of, ray_session, survey_cluster
+from runners.ray_executor import RayExecutor
 
 TARGET_ADDED_S = 0.5
 
@@ -33,7 +37,7 @@ def seconds_per_configuration(plan: list, executor, out: Path) -> float:
     """Wall seconds of one matrix over ``plan`` through ``executor``, per configuration."""
     started = time.perf_counter()
     with contextlib.redirect_stderr(io.StringIO()):  # the matrix's line per configuration
-        results = run_matrix(plan, out, executor, force=True, progress=False)
+        results = run_matrix(plan, out, executor, force=True, progress=False).results
     assert all(r.record and r.record["failure"]["exception_type"] == "DryRun" for r in results), results
     return (time.perf_counter() - started) / len(results)
 

@@ -71,8 +71,9 @@ from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
 from fwbench.records import RecordError, read_record  # noqa: E402
 from runners import arch, data, parity  # noqa: E402
 from runners.gpu_memory import NvmlPeakSampler  # noqa: E402
-from runners.matrix import LocalExecutor  # noqa: E402
+from runners.local_executor import LocalExecutor  # noqa: E402
 from runners.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
+from runners.record import SCHEMA as RUN_SCHEMA  # noqa: E402
 from runners.run import framework_environment  # noqa: E402
 
 #: per profile, the ``runners matrix`` lists that narrow it (quick: the two ends of the batch sizes, both modes)
@@ -507,6 +508,9 @@ def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> N
         "--no-progress",
         "--timeout",
         f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}",
+        # quick repeats until each comparison is decided: the matrix starts no run that would end past the kit's time
+        "--budget",
+        f"{max(1.0, kit.left(SITE_RESERVE_S)) / 60:.2f}",
     ]
     for flag, values in (("--batch-sizes", plan.get("batch_sizes")), ("--modes", plan.get("modes"))):
         command += [flag, ",".join(map(str, values))] if values else []
@@ -532,7 +536,7 @@ def find_record(runs: Path, config: RunConfig) -> dict | str:
     if not paths:
         return "no record (the matrix did not get to it)"
     try:
-        return read_record(paths[-1], kind="fwbench.run/2")
+        return read_record(paths[-1], kind=RUN_SCHEMA)
     except RecordError as exc:
         return str(exc)
 

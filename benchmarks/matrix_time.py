@@ -8,7 +8,10 @@ a quiet machine, the rest inside each run (imports, set-up, evaluation, the reco
 per framework, the time inside its own runs (the matrix interleaves the frameworks, so a framework's span would
 hold the others' runs). The span is a wall time only for records written by one sequential ``runners matrix``.
 Where a framework also has tuned runs, the out-of-the-box span with that framework's runs swapped for the tuned
-ones is printed too: a projection from measured run times, not a run.
+ones is printed too: a projection from measured run times, not a run. Where the matrix repeated configurations
+(``runners matrix --repeats``), each repeat round's time inside its runs is set beside the first runs of the same
+configurations, with how many ran with warm compile caches: a repeat round should cost at most ``--repeat-ratio``
+(0.6) of its first round.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from pathlib import Path
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory, positive_float
 from fwbench.records import RecordError, read_record
-from fwbench.time_breakdown import breakdown_line, time_breakdown
+from fwbench.time_breakdown import breakdown_line, repeat_rounds, time_breakdown
 from fwbench.tuning import tuning_of
+from runners.record import SCHEMA
 
 
 def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
@@ -29,7 +33,7 @@ def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
     groups = defaultdict(list)
     for path in sorted(root.rglob("*.json")):
         try:
-            record = read_record(path, kind="fwbench.run/2")
+            record = read_record(path, kind=SCHEMA)
         except RecordError as exc:
             print(f"skipped {exc}", file=sys.stderr)
             continue
@@ -48,6 +52,20 @@ def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
     return by_framework
 
 
+def repeat_lines(records: list[dict], most: float) -> list[str]:
+    """One line per repeat round of ``records``: its runs' time against their first runs', and whether the ratio is
+    at most ``most``."""
+    lines = []
+    for repeat, round_ in repeat_rounds(records).items():
+        ratio = round_["seconds"] / round_["first_seconds"]
+        lines.append(
+            f"  repeat {repeat:<4} {round_['runs']} runs ({round_['warm']} warm) {round_['seconds']:.0f} s against "
+            f"{round_['first_seconds']:.0f} s for their first runs  →  {ratio:.2f} × "
+            f"({'at most' if ratio <= most else 'above'} {most:g})"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the breakdown of each machine's and tuning's runs; exit 1 when there are none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -64,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         type=positive_float,
         default=720,
         help="budget in seconds (default 720: the quick profile's 12 minutes on a 2-core CPU)",
+    )
+    parser.add_argument(
+        "--repeat-ratio",
+        type=positive_float,
+        default=0.6,
+        help="the most a repeat round (warm caches) may cost against its first round (default 0.6)",
     )
     args = parser.parse_args(argv)
     groups = load_runs(args.results, args.profile)
@@ -84,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             f"  {'all':<11} {breakdown_line(total)}  →  {total['span_s'] / args.budget:.2f} × the "
             f"{args.budget:g} s budget"
         )
+        for line in repeat_lines(records, args.repeat_ratio):
+            print(line)
     for (machine, label, framework), span in spans.items():
         plain = (machine, "out of the box")
         if label != plain[1] and framework and (*plain, framework) in spans and (*plain, None) in spans:

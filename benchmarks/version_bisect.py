@@ -33,8 +33,9 @@ from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import write_record
 from fwbench.timestamps import utc_now
 from runners import envs
-from runners.matrix import LocalExecutor, hardware_for
+from runners.local_executor import LocalExecutor
 from runners.profiles import expand
+from runners.provenance import hardware_for
 
 SCHEMA = "fwbench.bisect/1"
 #: timing fields a bisect may compare, and whether more is better
@@ -155,7 +156,7 @@ def _result(status: str, message: str, **fields) -> dict:
 
 
 class Runner:
-    """Measures releases through ``runners.matrix.LocalExecutor`` (a fresh process per run), each in its own
+    """Measures releases through ``runners.local_executor.LocalExecutor`` (a fresh process per run), each in its own
     environment, and keeps every sample and record."""
 
     def __init__(self, args: argparse.Namespace, out: Path):

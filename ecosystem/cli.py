@@ -18,7 +18,6 @@ from fwbench.cliargs import (
     EXIT_USAGE,
     UsageError,
     add_frameworks_flag,
-    existing_directory,
     positive_float,
     positive_int,
 )
@@ -36,8 +35,8 @@ examples:
       GitHub only, for JAX (with Flax) and PyTorch, without a progress bar
 
 credentials (optional, read from the environment, never written anywhere):
-  GITHUB_TOKEN        raises GitHub's limit from 60 to 5000 requests/hour and enables star growth
-                      through GraphQL; without it star growth comes from an older snapshot, if any
+  GITHUB_TOKEN        raises GitHub's limit from 60 to 5000 requests/hour (star growth comes from
+                      GitHub's star history with or without it)
   STACK_EXCHANGE_KEY  raises the Stack Exchange quota from 300 to 10000 requests/day
 
 exit status: 0 a complete snapshot was written; 1 offline, partial or not written; 2 usage error.
@@ -48,7 +47,8 @@ _SHOW_EPILOG = f"""\
 example:
   ecosystem show --out {_DEFAULT_OUT}
 
-exit status: 0 printed; 1 no snapshot yet or an unreadable one; 2 usage error (e.g. --out is no directory).
+exit status: 0 printed; 1 no snapshot yet (--out missing or empty) or an unreadable one;
+2 usage error (--out is not a directory).
 """
 
 
@@ -110,9 +110,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     view.add_argument(
-        "--out", type=existing_directory, default=_DEFAULT_OUT, help="snapshot directory (default: %(default)s)"
+        "--out", type=snapshot_directory, default=_DEFAULT_OUT, help="snapshot directory (default: %(default)s)"
     )
     return parser
+
+
+def snapshot_directory(text: str) -> Path:
+    """An argparse type for the directory `show` reads: one that does not exist yet holds no snapshot yet (exit 1,
+    as in a fresh clone), but a path that exists and is not a directory is a usage error."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a directory")
+    return path
 
 
 def _check_writable(directory: Path) -> None:
@@ -166,7 +175,10 @@ def _show(args: argparse.Namespace) -> int:
         print(f"ecosystem: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     if table is None:
-        print(f"ecosystem: no snapshot in {args.out}; run `ecosystem collect --out {args.out}` first", file=sys.stderr)
+        print(
+            f"ecosystem: no snapshot yet in {args.out}; make one with `ecosystem collect --out {args.out}`",
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
     print(table)
     return EXIT_OK

@@ -102,7 +102,6 @@ def collect(
                     now,
                     settings.window_days,
                     metrics,
-                    token is not None,
                     star_baselines(history, now.date(), settings.window_days),
                     settings.max_wait,
                     advance,

@@ -92,10 +92,8 @@ def make_github(token: str | None, max_wait: float) -> Github:
 
     HTTP statuses (5xx, rate limits) are retried by RateLimitRetry; network failures are not (``connect``, ``read``
     and ``other`` are 0) because ``github_call`` retries them, the same way for every source. Requests are spaced
-    by REQUEST_PACE_S, POSTs (every GraphQL query is one) by four times that: GitHub asks clients to space POSTs by
-    a second to stay clear of its secondary rate limits. PyGithub takes one timeout, used to connect and to read.
+    by REQUEST_PACE_S (the collectors only read). PyGithub takes one timeout, used to connect and to read.
     """
-    pace_s = REQUEST_PACE_S
     retry = RateLimitRetry(
         total=4,
         connect=0,
@@ -111,8 +109,7 @@ def make_github(token: str | None, max_wait: float) -> Github:
         retry=retry,
         timeout=READ_TIMEOUT_S,
         per_page=100,
-        seconds_between_requests=pace_s or None,
-        seconds_between_writes=4 * pace_s or None,
+        seconds_between_requests=REQUEST_PACE_S or None,
     )
 
 
@@ -128,9 +125,9 @@ def github_errors(max_wait: float) -> Iterator[None]:
         ) from None
     except RateLimitExceededException as exc:
         unknown = "; it names no Retry-After or reset time to wait for" if exc.status == 429 else ""
-        raise SourceStopped(f"GitHub rate limit exceeded ({exc.status}): {_message(exc)}{unknown}") from None
+        raise SourceStopped(f"GitHub rate limit exceeded ({exc.status}): {error_message(exc)}{unknown}") from None
     except GithubException as exc:
-        raise CollectionError(f"GitHub API {exc.status}: {_message(exc)}") from None
+        raise CollectionError(f"GitHub API {exc.status}: {error_message(exc)}") from None
     except requests.RequestException as exc:
         raise CollectionError(f"GitHub request failed: {type(exc).__name__}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -145,7 +142,8 @@ def github_call(request: Callable[[], T], max_wait: float, sleep: Callable[[floa
         return retry_transient(request, "GitHub", max_wait, sleep)
 
 
-def _message(exc: GithubException) -> str:
+def error_message(exc: GithubException) -> str:
+    """GitHub's ``message`` of an error response (or the whole body when it has none)."""
     data = exc.data
     return str(data.get("message") or data) if isinstance(data, dict) else str(data or exc.message or "")
 

@@ -1,4 +1,4 @@
-"""GitHub repository statistics through PyGithub: REST, search, and GraphQL for star growth."""
+"""GitHub repository statistics through PyGithub: REST, search, and the star history for star growth."""
 
 from __future__ import annotations
 
@@ -10,7 +10,17 @@ from github import Github, UnknownObjectException
 
 from ecosystem.errors import CollectionError
 from ecosystem.github_client import API, github_call, parse_time, require
-from ecosystem.github_stars import StarWalker
+from ecosystem.github_stars import (
+    API_VERSION,
+    DEFINITION,
+    WEEKS_PER_PAGE,
+    StarHistoryRestricted,
+    fetch_weeks,
+    growth_between,
+    history_page,
+    history_path,
+    require_history,
+)
 from ecosystem.metric import SourceMetrics
 
 #: a star count from an earlier snapshot: (snapshot date, stars then)
@@ -32,14 +42,13 @@ class RepoCollector:
         now: datetime,
         window_days: int,
         metrics: SourceMetrics,
-        star_walker: StarWalker | None,
         baseline: Baseline | None,
         max_wait: float,
         sleep: Callable[[float], None] | None = None,
     ):
         self.gh, self.name, self.now, self.window_days = gh, name, now, window_days
         self.cutoff = now - timedelta(days=window_days)
-        self.metrics, self.star_walker, self.baseline = metrics, star_walker, baseline
+        self.metrics, self.baseline = metrics, baseline
         self.max_wait, self._sleep = max_wait, sleep
         self.full_name = name  # becomes the current name when GitHub redirects a renamed repository
         self.stars: int | None = None
@@ -90,7 +99,7 @@ class RepoCollector:
         self.metrics.step(
             self.name,
             ("stars_gained_in_window", "star_growth_percent_in_window"),
-            self._method("/graphql", window_days=self.window_days),
+            self._method(history_path(self.full_name), window_days=self.window_days, definition=DEFINITION),
             self._star_growth,
         )
 
@@ -192,19 +201,16 @@ class RepoCollector:
         self.metrics.set(self.name, "issues_opened_in_window", require(data, "total_count", "/search/issues"), method)
 
     def _star_growth(self) -> None:
-        if self.star_walker:
-            gained, method = self._stars_from_graphql(self.star_walker)
-        elif self.baseline and self.stars is not None:
-            gained, method = self._stars_from_history()
-        else:
-            why = (
-                "GraphQL needs GITHUB_TOKEN and no snapshot from at least "
-                f"{self.window_days} days ago holds this repository's stars"
-            )
-            method = self._method("/graphql", window_days=self.window_days)
-            for name in ("stars_gained_in_window", "star_growth_percent_in_window"):
-                self.metrics.skip(self.name, name, why, method)
-            return
+        try:
+            gained, method = self._stars_from_star_history()
+        except StarHistoryRestricted as exc:  # withheld: an older snapshot's count, else not collected, never zero
+            if not (self.baseline and self.stars is not None):
+                method = self._method(history_path(self.full_name), window_days=self.window_days, definition=DEFINITION)
+                for name in ("stars_gained_in_window", "star_growth_percent_in_window"):
+                    self.metrics.skip(self.name, name, str(exc), method)
+                return
+            gained, method = self._stars_from_snapshots()
+            method["star_history_refused"] = str(exc)
         self.metrics.set(self.name, "stars_gained_in_window", gained, method)
         if self.stars is not None and self.stars > gained:
             percent = round(100.0 * gained / (self.stars - gained), 2)
@@ -215,25 +221,35 @@ class RepoCollector:
                 dict(method, note="stars gained / (stars now - stars gained) x 100"),
             )
         else:
-            self.metrics.skip(self.name, "star_growth_percent_in_window", "current star count not collected", method)
+            why = (
+                "current star count not collected"
+                if self.stars is None
+                else "every star was given within the window: none at its start to grow from"
+            )
+            self.metrics.skip(self.name, "star_growth_percent_in_window", why, method)
 
-    def _stars_from_graphql(self, walker: StarWalker) -> tuple[int, dict[str, Any]]:
-        gained, walk = walker.gained_since(self.full_name, self.cutoff)
-        method = self._method(
-            "/graphql",
-            window_days=self.window_days,
-            **walk,
-            definition="current stargazers whose starredAt is in the window "
-            "(stargazers ordered by STARRED_AT descending)",
+    def _stars_from_star_history(self) -> tuple[int, dict[str, Any]]:
+        path = history_path(self.full_name)
+        weeks, pages = fetch_weeks(
+            lambda page: self._call(lambda: history_page(self.gh.requester, self.full_name, page)),
+            f"{API}{path}",
+            self.cutoff,
         )
-        if self.baseline and self.stars is not None:
-            method["history_cross_check"] = {
-                "baseline_date": self.baseline[0],
-                "net_gain": self.stars - self.baseline[1],
-            }
-        return gained, method
+        require_history(weeks, self.stars, self.full_name)
+        growth = growth_between(weeks, self.cutoff, self.now)
+        method = self._method(
+            f"{path}?per_page={WEEKS_PER_PAGE}",
+            window_days=self.window_days,
+            definition=DEFINITION,
+            api_version=API_VERSION,
+            pages=pages,
+            weeks_read=len(weeks),
+            first_day=growth.first_day.isoformat() if growth.first_day else None,
+            last_day=growth.last_day.isoformat() if growth.last_day else None,
+        )
+        return growth.gained, method
 
-    def _stars_from_history(self) -> tuple[int, dict[str, Any]]:
+    def _stars_from_snapshots(self) -> tuple[int, dict[str, Any]]:
         baseline_date, stars_then = self.baseline
         span = (self.now.date() - datetime.fromisoformat(baseline_date).date()).days
         method = {
@@ -253,17 +269,16 @@ def collect_github(
     now: datetime,
     window_days: int,
     metrics: SourceMetrics,
-    authenticated: bool,
     baselines: dict[str, Baseline],
     max_wait: float,
     progress: Callable[[str], None],
 ) -> None:
     """Collect every GitHub metric for ``repos`` into ``metrics``; ``progress`` hears of each finished repo.
 
-    Star growth comes from GraphQL when ``authenticated`` (GraphQL needs a token), else from ``baselines``.
+    Star growth comes from GitHub's star history; where GitHub withholds it, from ``baselines`` (stars in an older
+    snapshot), else it is not collected, with GitHub's answer as the reason.
     """
     gh = client_factory()
-    walker = StarWalker(gh, max_wait) if authenticated else None
     for name in repos:
-        RepoCollector(gh, name, now, window_days, metrics, walker, baselines.get(name), max_wait).collect()
+        RepoCollector(gh, name, now, window_days, metrics, baselines.get(name), max_wait).collect()
         progress(f"github {name}")

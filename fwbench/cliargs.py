@@ -71,24 +71,41 @@ def add_frameworks_flag(parser: argparse.ArgumentParser, old_spellings: tuple[st
     ``old_spellings`` (e.g. ``--framework``, ``--only``) are still accepted, repeatable or comma-separated,
     and print a note naming the new flag.
     """
-    from fwbench.frameworks import FRAMEWORKS
+    from fwbench.frameworks import FRAMEWORKS, canonical
 
     parser.add_argument(
         "--frameworks",
-        type=csv_of(str, FRAMEWORKS),
+        type=csv_of(canonical, FRAMEWORKS),
         action=_Extend,
         metavar="A,B",
-        help=f"comma-separated, from {', '.join(FRAMEWORKS)} (default: all)",
+        help=f"comma-separated, from {', '.join(FRAMEWORKS)} (default: all; {aliases_text()})",
     )
     for spelling in old_spellings:
         parser.add_argument(
             spelling,
-            type=csv_of(str, FRAMEWORKS),
+            type=csv_of(canonical, FRAMEWORKS),
             action=_Extend,
             dest="frameworks",
             help=argparse.SUPPRESS,
             metavar="A,B",
         )
+
+
+def aliases_text() -> str:
+    """The other names the framework flags accept, for their help (``pytorch = torch``)."""
+    from fwbench.frameworks import REGISTRY
+
+    return ", ".join(f"{alias} = {f.name}" for f in REGISTRY.values() for alias in f.aliases)
+
+
+def framework_name(text: str) -> str:
+    """An argparse type for one framework: its record key or an alias (``pytorch``), returned as the key."""
+    from fwbench.frameworks import FRAMEWORKS, canonical
+
+    name = canonical(text.strip())
+    if name not in FRAMEWORKS:
+        raise argparse.ArgumentTypeError(f"unknown framework {text!r}; choose from {', '.join(FRAMEWORKS)}")
+    return name
 
 
 class _Extend(argparse.Action):
@@ -134,11 +151,12 @@ def examples(*commands: str) -> dict:
 def framework_values(values: list[str], flag: str, shape: str) -> list[tuple[str, str]]:
     """``FRAMEWORK=VALUE`` flag values (``--python``, ``--versions``) as (framework, value) pairs; UsageError naming
     ``flag``, the bad value and the ``shape`` expected (``FRAMEWORK=/path/to/python``)."""
-    from fwbench.frameworks import FRAMEWORKS
+    from fwbench.frameworks import FRAMEWORKS, canonical
 
     pairs = []
     for text in values:
-        name, sep, value = text.partition("=")
+        raw, sep, value = text.partition("=")
+        name = canonical(raw)
         if not sep or name not in FRAMEWORKS or not value.strip(", "):
             raise UsageError(f"{flag} {text!r}: expected {shape} with FRAMEWORK one of {', '.join(FRAMEWORKS)}")
         pairs.append((name, value))

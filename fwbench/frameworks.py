@@ -1,6 +1,7 @@
 """The one registry of the frameworks fwbench compares: every other framework table is derived from it.
 
-Importing this module imports no framework: it only names the modules that do.
+Importing this module imports no framework: it only names the modules that do. Adding a framework is one
+``Framework`` entry here plus its files under ``runners/frameworks/`` (docs/design.md, "Adding a framework").
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Framework:
     """Everything fwbench needs to know about one framework, under its record key ``name``."""
 
     name: str  # the key in records, file names and ``--frameworks`` (``runners/frameworks/<name>_*.py``)
     label: str  # the display name
+    aliases: tuple[str, ...] = ()  # other names ``--frameworks`` accepts for it (the project's own name for itself)
     colour: str  # Okabe–Ito palette: distinguishable with every common colour-vision deficiency
     marker: str  # matplotlib marker, so that charts do not rely on colour alone
     import_name: str  # the module that must be importable for the framework to run
@@ -22,56 +24,73 @@ class Framework:
     probe_modes: tuple[str, ...]  # the probes run every framework both jitted/compiled and op by op
     layer_class: str  # the class name of the dense layer the probes plant bugs in
     companions: tuple[str, ...]  # the distributions it trains through here, whose versions records carry too
+    # The ecosystem collectors' subjects: the framework's own first, then the library most of its users train
+    # with (Keras on TensorFlow, Flax on JAX), since questions, stars and downloads go to that library too.
+    stackoverflow_tags: tuple[str, ...]
+    github_repos: tuple[str, ...]  # owner/name
+    pypi_packages: tuple[str, ...]
+    package: str = "runners.frameworks"  # where its ``<name>_train`` and ``<name>_model`` modules live
 
     @property
     def trainer_module(self) -> str:
         """The module holding this framework's ``Trainer``."""
-        return f"runners.frameworks.{self.name}_train"
+        return f"{self.package}.{self.name}_train"
 
     @property
     def model_module(self) -> str:
         """The module holding this framework's ResNet-18."""
-        return f"runners.frameworks.{self.name}_model"
+        return f"{self.package}.{self.name}_model"
 
 
 REGISTRY: dict[str, Framework] = {
     f.name: f
     for f in (
         Framework(
-            "torch",
-            "PyTorch",
-            "#D55E00",
-            "o",
-            "torch",
-            ("torch",),
-            ("compiled", "eager"),
-            ("eager", "compiled"),
-            "Linear",
-            ("numpy",),
+            name="torch",
+            label="PyTorch",
+            aliases=("pytorch",),
+            colour="#D55E00",
+            marker="o",
+            import_name="torch",
+            distributions=("torch",),
+            training_modes=("compiled", "eager"),
+            probe_modes=("eager", "compiled"),
+            layer_class="Linear",
+            companions=("numpy",),
+            stackoverflow_tags=("pytorch",),
+            github_repos=("pytorch/pytorch",),
+            pypi_packages=("torch",),
         ),
         Framework(
-            "tensorflow",
-            "TensorFlow",
-            "#009E73",
-            "s",
-            "tensorflow",
-            ("tensorflow", "tensorflow-cpu"),
-            ("compiled", "eager"),
-            ("eager", "compiled"),
-            "Dense",
-            ("keras", "numpy"),
+            name="tensorflow",
+            label="TensorFlow",
+            aliases=("tf",),
+            colour="#009E73",
+            marker="s",
+            import_name="tensorflow",
+            distributions=("tensorflow", "tensorflow-cpu"),
+            training_modes=("compiled", "eager"),
+            probe_modes=("eager", "compiled"),
+            layer_class="Dense",
+            companions=("keras", "numpy"),
+            stackoverflow_tags=("tensorflow", "keras"),
+            github_repos=("tensorflow/tensorflow", "keras-team/keras"),
+            pypi_packages=("tensorflow",),
         ),
         Framework(
-            "jax",
-            "JAX",
-            "#0072B2",
-            "^",
-            "flax.nnx",
-            ("jax",),
-            ("compiled",),
-            ("eager", "compiled"),
-            "Linear",
-            ("jaxlib", "flax", "optax", "numpy"),
+            name="jax",
+            label="JAX",
+            colour="#0072B2",
+            marker="^",
+            import_name="flax.nnx",
+            distributions=("jax",),
+            training_modes=("compiled",),
+            probe_modes=("eager", "compiled"),
+            layer_class="Linear",
+            companions=("jaxlib", "flax", "optax", "numpy"),
+            stackoverflow_tags=("jax", "flax"),
+            github_repos=("jax-ml/jax", "google/flax"),
+            pypi_packages=("jax", "flax"),
         ),
     )
 }
@@ -81,11 +100,35 @@ FRAMEWORKS: tuple[str, ...] = tuple(REGISTRY)
 TRAINING_MODES: tuple[str, ...] = ("compiled", "eager")
 
 
+def register(entry: Framework) -> None:
+    """Add ``entry`` to the registry, after the others (a plug-in framework, or a test's stand-in).
+
+    Modules copy ``FRAMEWORKS`` when they are imported, so this must run before the rest of fwbench is imported:
+    in a fresh process, first thing. ValueError when the name or an alias is taken.
+    """
+    global FRAMEWORKS
+    taken = {n for f in REGISTRY.values() for n in (f.name, *f.aliases)}
+    clash = taken & {entry.name, *entry.aliases}
+    if clash:
+        raise ValueError(f"framework name {', '.join(sorted(clash))} is already registered")
+    REGISTRY[entry.name] = entry
+    FRAMEWORKS = tuple(REGISTRY)
+
+
+def canonical(name: str) -> str:
+    """The record key of ``name`` or of one of its aliases (``pytorch`` -> ``torch``); ``name`` itself when unknown."""
+    for entry in REGISTRY.values():
+        if name == entry.name or name in entry.aliases:
+            return entry.name
+    return name
+
+
 def framework(name: str) -> Framework:
-    """The registry entry of ``name``; ValueError naming the choices when unknown."""
-    if name not in REGISTRY:
+    """The registry entry of ``name`` (or an alias); ValueError naming the choices when unknown."""
+    key = canonical(name)
+    if key not in REGISTRY:
         raise ValueError(f"unknown framework {name!r}; choose from {', '.join(FRAMEWORKS)}")
-    return REGISTRY[name]
+    return REGISTRY[key]
 
 
 def label(name: str) -> str:

@@ -23,10 +23,13 @@ import jsonschema
 
 from fwbench.upgrade import upgrade
 
+#: the current run record kind: what the runners write and every older run record is upgraded to on read
+RUN_SCHEMA = "fwbench.run/3"
 #: record kind -> schema file under fwbench/schemas/
 SCHEMA_FILES = {
     "fwbench.run/1": "run.v1.schema.json",  # read only to check a record before it is upgraded
-    "fwbench.run/2": "run.schema.json",
+    "fwbench.run/2": "run.v2.schema.json",  # likewise
+    "fwbench.run/3": "run.schema.json",
     "fwbench.probe/1": "probe.schema.json",
     "fwbench.ecosystem/1": "ecosystem.schema.json",
     "fwbench.bisect/1": "bisect.schema.json",
@@ -73,7 +76,26 @@ def load_schema(kind: str) -> dict[str, Any]:
     if kind not in SCHEMA_FILES:
         raise RecordError(f"unknown record schema {kind!r}; known: {', '.join(SCHEMA_FILES)}")
     text = resources.files("fwbench").joinpath("schemas", SCHEMA_FILES[kind]).read_text()
-    return json.loads(text)
+    return with_registry_frameworks(json.loads(text))
+
+
+#: the ``$comment`` that marks an enum of framework keys in a schema file
+FRAMEWORKS_MARK = "FRAMEWORKS:"
+
+
+def with_registry_frameworks(schema: Any) -> Any:
+    """``schema`` with every enum marked ``FRAMEWORKS_MARK`` set to the registry's keys, so that a registered
+    framework validates; the files hold today's keys for a reader, and a test keeps them equal to the registry."""
+    from fwbench.frameworks import FRAMEWORKS
+
+    if isinstance(schema, list):
+        return [with_registry_frameworks(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    node = {key: with_registry_frameworks(value) for key, value in schema.items()}
+    if str(node.get("$comment", "")).startswith(FRAMEWORKS_MARK):
+        node["enum"] = list(FRAMEWORKS)
+    return node
 
 
 def _field_path(error: jsonschema.ValidationError) -> str:

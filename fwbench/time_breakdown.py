@@ -1,7 +1,10 @@
-"""Where the wall time of a benchmark matrix went, from its run records alone."""
+"""Where the wall time of a benchmark matrix went, from its run records alone: its parts, and what a repeat round
+cost beside the first runs of the same configurations."""
 
 from __future__ import annotations
 
+import re
+from collections import defaultdict
 from datetime import datetime
 
 #: the parts of a matrix's span, in the order they are printed
@@ -13,6 +16,31 @@ TIME_PARTS = {
     "in_run_other_s": "imports, set-up, evaluation, record",
     "between_runs_s": "between runs",
 }
+
+
+def wall_seconds(record: dict) -> float:
+    """How long one run took, from its start to its finish."""
+    started, finished = (datetime.fromisoformat(record[key]) for key in ("started_at", "finished_at"))
+    return (finished - started).total_seconds()
+
+
+def repeat_rounds(records: list[dict]) -> dict[int, dict]:
+    """Repeat index (``config.repeat``, 0 for records made before repeats) → that round's ``runs``, their ``warm``
+    compile caches (``timing.compile_cache``), their ``seconds`` and the ``first_seconds`` of the first runs of the
+    same configurations (repeats of the same record id, without its ``-r<k>``), for the rounds after the first; from
+    ``ok`` records only, and only for configurations whose first run is among them."""
+    ok = [r for r in records if r["status"] == "ok"]
+    first = {r["record_id"]: wall_seconds(r) for r in ok if not r["config"].get("repeat")}
+    rounds: dict[int, dict] = defaultdict(lambda: {"runs": 0, "warm": 0, "seconds": 0.0, "first_seconds": 0.0})
+    for record in ok:
+        repeat, config_id = record["config"].get("repeat") or 0, re.sub(r"-r\d+$", "", record["record_id"])
+        if repeat and config_id in first:
+            round_ = rounds[repeat]
+            round_["runs"] += 1
+            round_["warm"] += (record.get("timing") or {}).get("compile_cache") == "warm"
+            round_["seconds"] += wall_seconds(record)
+            round_["first_seconds"] += first[config_id]
+    return dict(sorted(rounds.items()))
 
 
 def time_breakdown(records: list[dict]) -> dict[str, float]:
@@ -29,7 +57,7 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
         return {}
     starts = [datetime.fromisoformat(r["started_at"]) for r in ok]
     ends = [datetime.fromisoformat(r["finished_at"]) for r in ok]
-    run_s = sum((end - start).total_seconds() for start, end in zip(starts, ends, strict=True))
+    run_s = sum(wall_seconds(r) for r in ok)
     span_s = (max(ends) - min(starts)).total_seconds()
     compile_s = sum(r["timing"]["compile_seconds"] for r in ok)
     first_s = sum(r["timing"]["first_step_seconds"] for r in ok)

@@ -1,12 +1,14 @@
 """Old records read as current ones: one upgrade step per schema version, applied in turn (as asv does).
 
 ``read_record`` calls ``upgrade`` between parsing and validation, so every reader sees the current shape and
-none needs to know the old ones. Each old version keeps its JSON Schema file (``run.v1.schema.json``): a record
+none needs to know the old ones. Each old version keeps its JSON Schema file (``run.v1.schema.json``,
+``run.v2.schema.json``): a record
 is checked against the version it declares *before* its step runs, so a bad old record is reported in its own
 terms (the file's field names, not the upgraded ones), and a step may rely on the fields its version requires.
 An upgraded record says so: ``upgraded_from`` names the version it was written as and ``missing`` lists the
-dotted names of the fields that version did not record, which are null. Readers show such records as older and
-use them for no verdict.
+dotted names of the fields that version did not record, which are null. A field is derived instead where the
+code that wrote the old version tells its value (``V1_HOST_PEAK_BASIS``, ``V2_PRECISIONS``). Readers show such
+records as older and use them for no verdict.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from typing import Any
 V1_TIMING_WINDOWS = 8
 #: what version 1's ``memory.host_peak_rss_bytes`` counted (not missing: known from the code that wrote it)
 V1_HOST_PEAK_BASIS = "this process's peak RSS (getrusage) above the post-import baseline; child processes not counted"
+#: the timing protocol of every record written before version 3 (``protocol``, runners/recipe.py TIMING_PROTOCOL)
+V2_PROTOCOL = 1
+#: ``config.precision`` as versions 1 and 2 wrote it -> the precision policy it was; they trained in float32 alone
+V2_PRECISIONS = {"float32 (TF32 off)": "fp32"}
 
 
 def v1_window_steps(steps_per_epoch: int, epochs: int, timing: dict[str, Any]) -> list[int] | None:
@@ -58,8 +64,48 @@ def update_to_2(record: dict[str, Any]) -> dict[str, Any]:
     return {**upgraded, **old, **upgraded, "load": None}  # first for the key order, last so that no old key wins
 
 
+def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """A ``fwbench.run/2`` record as ``fwbench.run/3``: timing protocol 1; the precision policy its string names
+    (``V2_PRECISIONS``), float32, its flags missing; the article's seconds per epoch derived from the timing; the
+    memory phases and the load during the clock missing; JAX's reserved bytes of 0, which measured nothing,
+    missing. Sections the run left null stay null; a record upgraded from version 1 keeps its ``upgraded_from``
+    and what it lacked."""
+    old = copy.deepcopy(record)
+    missing = list(old.get("missing", []))
+    policy = V2_PRECISIONS.get(old["config"]["precision"], old["config"]["precision"])
+    old["config"]["precision"] = policy
+    missing.append("precision.flags")
+    timing, memory, load = old.get("timing"), old.get("memory"), old.get("load")
+    if timing is not None:
+        each, compile_seconds = timing.get("epoch_seconds_each"), timing.get("compile_seconds")
+        derived = each and compile_seconds is not None
+        timing["article_epoch_seconds"] = (sum(each) + compile_seconds) / len(each) if derived else None
+        if not derived:
+            missing.append("timing.article_epoch_seconds")
+    if memory is not None:
+        memory["phases"] = None
+        missing.append("memory.phases")
+        if old["framework"]["name"] == "jax" and memory.get("allocator_reserved_bytes") == 0:
+            memory["allocator_reserved_bytes"] = None
+            missing.append("memory.allocator_reserved_bytes")
+    if load is not None:
+        load["during_clock"] = None
+        missing.append("load.during_clock")
+    upgraded = {
+        "schema": "fwbench.run/3",
+        "upgraded_from": old.pop("upgraded_from", old["schema"]),
+        "missing": list(dict.fromkeys(missing)),
+    }
+    del old["schema"]
+    added = {"protocol": V2_PROTOCOL, "precision": {"policy": policy, "compute_dtype": "float32", "flags": None}}
+    return {**upgraded, **old, **added, **upgraded}
+
+
 #: record schema -> the step that turns it into the next version
-STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"fwbench.run/1": update_to_2}
+STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "fwbench.run/1": update_to_2,
+    "fwbench.run/2": update_to_3,
+}
 
 
 def upgrade(record: Any, source: str | os.PathLike = "<record>") -> Any:

@@ -1,7 +1,7 @@
 """Keep the translation catalogue in step with the sources (Babel).
 
 ``python -m generator.catalogue`` extracts every message marked for translation — the templates' ``{% trans %}``
-blocks, the code's ``_()``/``ngettext()``/``N_()`` and the data files' prose (``generator.data_text``) — into
+blocks, the code's ``_()``/``ngettext()``/``N_()``/``Nn_()`` and the data files' prose (``generator.data_text``) — into
 ``locale/messages.pot`` and merges it into each language's .po: new messages arrive untranslated, changed ones
 fuzzy, and the tests name the first one until a translator fills it in. How to extract is ``locale/babel.cfg``.
 """
@@ -23,6 +23,8 @@ MAPPING = LOCALE_DIR / "babel.cfg"
 TEMPLATE = LOCALE_DIR / "messages.pot"
 #: a comment above a message that starts with this reaches the translator
 COMMENT_TAG = "Translators:"
+#: the gettext keywords, and ``Nn_``: a message and its plural marked without translating them (``generator.i18n``)
+KEYWORDS = {**DEFAULT_KEYWORDS, "Nn_": (1, 2)}
 
 
 def extract() -> Catalog:
@@ -31,7 +33,7 @@ def extract() -> Catalog:
         method_map, options_map = parse_mapping_cfg(handle, str(MAPPING))
     catalog = Catalog(project="fwbench", msgid_bugs_address="", charset="utf-8")
     for filename, _lineno, message, comments, context in extract_from_dir(
-        GENERATOR_DIR, method_map, options_map, DEFAULT_KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True
+        GENERATOR_DIR, method_map, options_map, KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True
     ):
         catalog.add(message, None, [(f"generator/{filename}", None)], auto_comments=comments, context=context)
     return catalog

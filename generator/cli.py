@@ -9,60 +9,29 @@ import sys
 import time
 from pathlib import Path
 
-from fwbench.cliargs import existing_directory
-from fwbench.environment import variables
+from fwbench.cliargs import EXIT_USAGE, UsageError, existing_directory
 from fwbench.records import RecordError
-from generator.gen_pages import FRAMEWORKS_ENV, RESULTS_ENV
-from generator.i18n import LANGUAGES, SOURCE
-from generator.load import Results, load_results, preloaded
-from generator.sitedata import REPO_ROOT, shared_work
+from generator.build.mkdocs_site import build_site
+from generator.records.load import load_results
 
-CONFIG_FILE = REPO_ROOT / "mkdocs.yml"
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
 
-def language_builds() -> list[tuple[Path, str]]:
-    """(mkdocs config, folder under the site directory) per language: the source language's mkdocs.yml at the
-    root first (its build empties the site directory), then each translation's mkdocs.<code>.yml in <code>/."""
-    return [(CONFIG_FILE, "") if code == SOURCE else (REPO_ROOT / f"mkdocs.{code}.yml", code) for code in LANGUAGES]
-
-
-def build_site(
-    results: Results, site_dir: Path, frameworks_dir: Path | None = None, site_url: str | None = None
-) -> None:
-    """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``, once per language: English at
-    its root, Chinese under ``zh/``, both from the same records.
-
-    ``site_url`` is where the site will be served (e.g. a GitHub Pages project URL): mkdocs then gives the 404
-    page links that work at any depth under it. Raises mkdocs' Abort/ConfigurationError on a broken page or
-    link (strict mode).
-    """
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
-    paths = {RESULTS_ENV: str(results.root.resolve())}
-    if frameworks_dir is not None:
-        paths[FRAMEWORKS_ENV] = str(frameworks_dir.resolve())
-    token, shared = preloaded.set(results), shared_work.set({})
-    try:
-        with variables(paths):
-            for config_file, folder in language_builds():
-                overrides = (
-                    {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
-                )
-                config = load_config(
-                    config_file=str(config_file), site_dir=str((site_dir / folder).resolve()), strict=True, **overrides
-                )
-                build(config)
-    finally:
-        preloaded.reset(token)
-        shared_work.reset(shared)
+def check_site_dir(site_dir: Path) -> None:
+    """UsageError unless ``site_dir`` is a directory, or can be made one, that this process may write; checked
+    before any work, and nothing is created (a build that fails on its records leaves no site behind)."""
+    existing = next((p for p in (site_dir, *site_dir.parents) if p.exists()), site_dir)
+    where = "" if existing == site_dir else f" ({existing})"
+    if not existing.is_dir():
+        raise UsageError(f"--site-dir {site_dir}: not a directory{where}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--site-dir {site_dir}: not writable{where}")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
+    check_site_dir(args.site_dir)
     try:
         results = load_results(args.results, strict=args.strict, progress=True)
     except RecordError as exc:
@@ -138,7 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``generator`` console script."""
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"generator {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""The prose inside ``generator/data/*.json``: which fields are words for a reader, their translation when a
-page reads them, and the Babel extractor that puts them in the catalogue.
+"""The data files of ``generator/data/``: reading one with its prose translated, and the prose's Babel extractor.
+
+Which fields are words for a reader is ``PROSE``; the extractor puts them in the catalogue.
 
 Only the fields named in ``PROSE`` are translated; everything else in a data file (figures, identifiers,
 commands, framework messages quoted verbatim, the article's own Chinese title) stays as it is.
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import PurePath
+from functools import cache
+from pathlib import Path, PurePath
 from typing import IO, Any
 
 from generator.i18n import translate
 
+DATA_DIR = Path(__file__).resolve().parent / "data"
 #: data file -> the keys whose values (a string, or the strings in a list or mapping) are prose
 PROSE = {
     "article_figures.json": {"language", "sections", "stated_ranking_text", "counting", "note", "claim", "why"},
@@ -58,6 +61,18 @@ def _walk(data: Any, keys: set[str], prose: bool = False) -> Any:
 def translated(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """A copy of data file ``name``'s content with its prose in the language being written."""
     return _walk(data, PROSE[name])
+
+
+@cache
+def source_data(name: str) -> dict[str, Any]:
+    """A data file of ``generator/data/`` by name as written: its prose English, the message ids that a page
+    translates where it shows them (one object per file, shared: never changed)."""
+    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
+
+
+def load_data(name: str) -> dict[str, Any]:
+    """A data file of ``generator/data/`` by name (``toolchains.json``), its prose in the language being written."""
+    return translated(name, source_data(name))
 
 
 def prose_strings(name: str, data: Any) -> Iterator[str]:

@@ -1,9 +1,9 @@
 """The site's languages and the catalogue that translates its words.
 
 English is the source language: the templates (``{% trans %}``) and the code (``_()``, ``ngettext()``, ``N_()``
-for a constant translated where it is shown) write English and mark it for translation. The Chinese lives in
-``generator/locale/zh/LC_MESSAGES/messages.po``, a Babel catalogue that ``generator.catalogue`` keeps in step
-with the sources. The .po is compiled in memory the first time a build needs it, so no .mo file is committed
+and ``Nn_()`` for a constant translated where it is shown) write English and mark it for translation. The Chinese
+lives in ``generator/locale/zh/LC_MESSAGES/messages.po``, a Babel catalogue that ``generator.catalogue`` keeps in
+step with the sources. The .po is compiled in memory the first time a build needs it, so no .mo file is committed
 or written, and a build cannot run on a stale one.
 
 A build renders one language at a time (``language()``): the active catalogue is a context variable, so the
@@ -90,8 +90,15 @@ def N_(message: str) -> str:  # noqa: N802 (the name every gettext extractor kno
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 (named as N_ is; generator.catalogue knows it)
+    """Mark a message and its plural for the catalogue without translating them (``ngettext`` where shown)."""
+    return singular, plural
+
+
+# Translators: joins the parts of one statement (English "; "), such as the reasons of a claims row.
+PART_SEPARATOR = N_("; ")
+
+
 def part_separator() -> str:
-    """What joins the parts of one statement (a claims row's reasons, say) in the language being written; the
-    claims page splits a reason on it."""
-    # Translators: joins the parts of one statement (English "; "); the claims page splits reasons on it.
-    return _("; ")
+    """What joins the parts of one statement (a claims row's reasons, say) in the language being written."""
+    return translate(PART_SEPARATOR)

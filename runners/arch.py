@@ -1,7 +1,8 @@
 """The CIFAR ResNet-18 as framework-neutral data: layer list, parameter count, FLOPs and initial weights.
 
-Every framework builds its model from the same constants and loads the same NumPy weights, stored
-under canonical names in one canonical layout:
+The architecture only; how it is trained (optimizer, BatchNorm, padding, data) is ``runners.recipe``. Every
+framework builds its model from the same constants and loads the same NumPy weights, stored under canonical names
+in one canonical layout:
 
 * conv kernels ``HWIO`` (``name.kernel``), no conv bias (BatchNorm follows every conv);
 * BatchNorm ``name.scale``, ``name.bias``, ``name.mean``, ``name.var``;
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from runners.recipe import conv_padding
+
 IMAGE_SIZE = 32
 IMAGE_CHANNELS = 3
 NUM_CLASSES = 10
@@ -21,19 +24,11 @@ STEM_WIDTH = 64
 #: (width, first block's stride) of the four stages; two BasicBlocks each
 STAGES = ((64, 1), (128, 2), (256, 2), (512, 2))
 BLOCKS_PER_STAGE = 2
-#: BatchNorm as PyTorch defines it: running = (1 - 0.1) * running + 0.1 * batch. Keras and Flax
-#: name the complement "momentum", so they get BN_DECAY = 0.9.
-BN_MOMENTUM_TORCH = 0.1
-BN_DECAY = 1.0 - BN_MOMENTUM_TORCH
-BN_EPSILON = 1e-5
-#: SGD as PyTorch defines it, with coupled weight decay (g += wd * p before momentum)
-SGD_MOMENTUM = 0.9
-WEIGHT_DECAY = 5e-4
 
 
 @dataclass(frozen=True)
 class Conv:
-    """A bias-free square convolution with explicit symmetric padding ``kernel // 2``."""
+    """A bias-free square convolution with explicit symmetric padding (``recipe.conv_padding``)."""
 
     name: str
     cin: int
@@ -44,7 +39,7 @@ class Conv:
 
     @property
     def out_size(self) -> int:
-        return (self.in_size + 2 * (self.kernel // 2) - self.kernel) // self.stride + 1
+        return (self.in_size + 2 * conv_padding(self.kernel) - self.kernel) // self.stride + 1
 
 
 def block_names(stage: int, block: int) -> str:

@@ -1,7 +1,8 @@
 """Datasets and the framework-neutral input pipeline.
 
 All three frameworks receive bytes made here, in NumPy, from (dataset, seed, epoch, batch size):
-the same order, the same augmentation (pad-4 random crop, horizontal flip), the same normalisation.
+the same order, the same augmentation (pad-4 random crop, horizontal flip), the same normalisation, with the
+constants of ``runners.recipe``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from fwbench.progress import progress_bar
 from runners import arch
+from runners.recipe import CROP_PADDING, FLIP_PROBABILITY, MEAN, STD
 
 CIFAR10_URL = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
 CIFAR10_FILE = "cifar-10-python.tar.gz"
@@ -29,10 +31,6 @@ CIFAR10_MD5 = "c58f30108f718f92721af3b95e74349a"
 CIFAR10_TRAIN_BATCHES = tuple(f"data_batch_{i}" for i in range(1, 6))
 CIFAR10_TEST_BATCH = "test_batch"
 DATA_DIR_ENV = "FWBENCH_DATA_DIR"
-#: per-channel mean and std of the CIFAR-10 training set, used for both datasets
-MEAN = np.array([0.4914, 0.4822, 0.4465], np.float32)
-STD = np.array([0.2470, 0.2435, 0.2616], np.float32)
-PAD = 4
 SYNTHETIC_SEED = 20240601  # the synthetic set is one fixed data set, like CIFAR-10; run seeds don't change it
 
 
@@ -260,10 +258,11 @@ def normalize(images: np.ndarray) -> np.ndarray:
 def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Pad-4 random crop and random horizontal flip, vectorised over the whole set."""
     n, size = len(images), images.shape[1]
-    padded = np.pad(images, ((0, 0), (PAD, PAD), (PAD, PAD), (0, 0)))
-    top = rng.integers(0, 2 * PAD + 1, n)
-    left = rng.integers(0, 2 * PAD + 1, n)
-    flip = rng.random(n) < 0.5
+    pad = CROP_PADDING
+    padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    top = rng.integers(0, 2 * pad + 1, n)
+    left = rng.integers(0, 2 * pad + 1, n)
+    flip = rng.random(n) < FLIP_PROBABILITY
     offsets = np.arange(size)
     rows = top[:, None] + offsets  # n×size
     cols = left[:, None] + offsets

@@ -1,6 +1,7 @@
-"""Dry runs: ``runners run --dry-run`` (and ``runners matrix --dry-run``, which passes it on) write a configuration's
-record without training it, to measure and test what carries configurations to machines (the matrix's executors),
-never a framework.
+"""Dry runs: ``runners run --dry-run-child`` (and ``runners matrix --dry-run-child``, which passes it on to every run)
+write a configuration's record without training it, to measure and test what carries configurations to machines (the
+matrix's executors), never a framework. ``runners matrix --dry-run`` and ``runners run --dry-run`` are another thing:
+they print the plan and run nothing (``runners.plan_preview``).
 
 A dry-run record cannot pass for a measurement: its status is ``error`` and its failure type ``DryRun``, so no
 table, chart or verdict counts it, and it has no timing, memory or accuracy. It also stays out of ``results/``, which
@@ -14,7 +15,6 @@ from pathlib import Path
 from fwbench.cliargs import UsageError
 from fwbench.timestamps import utc_now
 from runners import provenance
-from runners.matrix import hardware_for
 from runners.profiles import RunConfig
 from runners.record import failed_record
 
@@ -25,7 +25,13 @@ DRY_RUN_MESSAGE = "dry run: nothing was trained or measured (a test of the matri
 def dry_run_record(config: RunConfig, run_order: dict | None = None) -> dict:
     """The record of ``config`` on this machine, dry: status error, failure type ``DryRun``."""
     return failed_record(
-        config, hardware_for(config.device), utc_now(), "error", DRY_RUN_FAILURE, DRY_RUN_MESSAGE, run_order=run_order
+        config,
+        provenance.hardware_for(config.device),
+        utc_now(),
+        "error",
+        DRY_RUN_FAILURE,
+        DRY_RUN_MESSAGE,
+        run_order=run_order,
     )
 
 

@@ -1,15 +1,19 @@
-"""``runners envs list|build|remove``: the environments of other framework versions, and the ``FRAMEWORK=V1,V2``
-values that ``runners envs`` and ``runners matrix --versions`` share."""
+"""``runners envs list|build|remove|plan``: the environments of other framework versions and, on an NVIDIA machine,
+the CUDA ones (``--device gpu``); what ``make site`` runs (``plan``); and the ``FRAMEWORK=V1,V2`` values that
+``runners envs`` and ``runners matrix --versions`` share."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from tabulate import tabulate
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values, positive_float
 from fwbench.frameworks import FRAMEWORKS
-from runners import envs
+from runners import envs, envs_gpu, site_plan
+from runners.config_flags import DEFAULT_RUNS_OUT
 
 VERSIONS_HELP = (
     "FRAMEWORK=V1,V2 (repeatable): versions of one framework, each a release, 'article' (the article's) or "
@@ -65,12 +69,51 @@ def concrete(versions: dict[str, list[str]]) -> list[tuple[str, str]]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Build the environments asked for (the article's versions when none), skipping those already built."""
+    """Build the environments asked for (the article's versions when none), skipping those already built; with
+    ``--device gpu`` the CUDA ones."""
+    if args.device == "gpu":
+        return build_cuda(args)
+    if args.dry_run or args.cuda_driver:
+        raise UsageError(f"{'--dry-run' if args.dry_run else '--cuda-driver'}: only with --device gpu")
     for name, version in concrete(parse_versions(args.versions, flag="runners envs build") or article_versions()):
         try:
             print(envs.build(name, version, log=lambda line: print(line, flush=True)))
         except envs.EnvError as exc:
             raise UsageError(str(exc)) from None
+    return EXIT_OK
+
+
+def build_cuda(args: argparse.Namespace) -> int:
+    """Build (``--dry-run``: resolve and print) every framework's CUDA environment; a failure is one line naming
+    the framework and uv's reason, and the others still build."""
+    if args.versions:
+        raise UsageError(f"--device gpu {args.versions[0]}: the CUDA environments hold the installed versions")
+    gpu = envs_gpu.gpu_for(args.dry_run, args.cuda_driver)
+    failed = 0
+    for name in FRAMEWORKS:
+        try:
+            if args.dry_run:
+                print(*envs_gpu.dry_run(name, gpu), sep="\n", flush=True)
+            else:
+                print(envs_gpu.build(name, gpu, log=lambda line: print(line, flush=True)), flush=True)
+        except envs.EnvError as exc:
+            print(f"runners envs build: {exc}", file=sys.stderr, flush=True)
+            failed += 1
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Print what ``make site`` runs to benchmark on this machine (``--fake-gpu``: on one with that GPU)."""
+    if (args.fake_gpu is None) != (args.cuda_driver is None):
+        raise UsageError("--fake-gpu and --cuda-driver: both or neither")
+    if args.fake_gpu is not None:
+        gpu = envs_gpu.Gpu(args.fake_gpu, envs_gpu.cuda_version(args.cuda_driver))
+    else:
+        gpu = envs_gpu.detect()
+    try:
+        print(*site_plan.plan(gpu, args.out, budget=args.budget), sep="\n")
+    except envs.EnvError as exc:
+        raise UsageError(str(exc)) from None
     return EXIT_OK
 
 
@@ -99,6 +142,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "runners envs build                      # the article's versions of all three",
             "runners envs build jax=0.4.26,0.6.2",
             "runners envs remove torch=article",
+            "runners envs build --device gpu         # on an NVIDIA machine: each framework's CUDA build",
+            "runners envs build --device gpu --dry-run --cuda-driver 12.4",
+            "runners envs plan                       # what make site runs here",
         ),
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -106,7 +152,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     listing.set_defaults(func=cmd_list)
     build = actions.add_parser("build", help="build environments (default: the article's versions)")
     build.add_argument("versions", nargs="*", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)
+    build.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="gpu: on an NVIDIA machine, one CUDA environment per framework at the installed version "
+        "(<framework>-<version>-py<X.Y>-cuda), which runners matrix uses on the GPU (default cpu)",
+    )
+    build.add_argument(
+        "--dry-run", action="store_true", help="with --device gpu: print the package sets uv resolves; install nothing"
+    )
+    build.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="with --dry-run: the driver's CUDA, not NVML's")
     build.set_defaults(func=cmd_build)
+    plan = actions.add_parser("plan", help="what make site runs to benchmark: on the GPU where NVML sees one")
+    plan.add_argument("--fake-gpu", metavar="NAME", help="plan for a machine with this NVIDIA GPU (with --cuda-driver)")
+    plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
+    plan.add_argument(
+        "--out", type=Path, default=DEFAULT_RUNS_OUT, help="where the matrix writes (default %(default)s)"
+    )
+    plan.add_argument("--budget", type=positive_float, metavar="MINUTES", help="the matrix's --budget (default: none)")
+    plan.set_defaults(func=cmd_plan)
     remove = actions.add_parser("remove", help="delete environments")
     remove.add_argument("versions", nargs="+", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)
     remove.set_defaults(func=cmd_remove)

@@ -1,4 +1,5 @@
-"""Process GPU memory sampled through NVML in a background thread (what nvidia-smi would show)."""
+"""Process GPU memory sampled through NVML in a background thread (what nvidia-smi would show), over the whole run
+and in phases."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ SAMPLE_INTERVAL_S = 0.05
 class NvmlPeakSampler:
     """Tracks the peak GPU memory NVML attributes to this process.
 
-    ``peak_bytes`` is None when there is no NVIDIA GPU, or when NVML cannot see this PID (common in
-    containers with a private PID namespace): unknown is recorded as null, never as 0.
+    ``peak_bytes`` is the whole run's peak, the largest figure nvidia-smi would have shown; ``mark()`` ends a
+    phase and returns its peak. Both are None when there is no NVIDIA GPU, or when NVML cannot see this PID
+    (common in containers with a private PID namespace): unknown is recorded as null, never as 0.
     """
 
     def __init__(self, interval_s: float = SAMPLE_INTERVAL_S):
         self.interval_s = interval_s
         self.peak_bytes: int | None = None
+        self._phase_peak: int | None = None
+        self._lock = threading.Lock()  # the thread's update and mark() read and reset the phase's peak
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._handles: list = []
@@ -46,11 +50,20 @@ class NvmlPeakSampler:
 
     def _update(self) -> None:
         try:
-            used = self._sample()
+            used = self._sample() if self._handles else None
         except Exception:
             used = None
         if used is not None:
-            self.peak_bytes = max(self.peak_bytes or 0, used)
+            with self._lock:
+                self.peak_bytes = max(self.peak_bytes or 0, used)
+                self._phase_peak = max(self._phase_peak or 0, used)
+
+    def mark(self) -> int | None:
+        """The peak since the previous mark (or the start), sampled up to now; the next phase starts here."""
+        self._update()  # memory taken since the thread's last sample counts in the phase that took it
+        with self._lock:
+            peak, self._phase_peak = self._phase_peak, None
+        return peak
 
     def _run(self) -> None:
         while not self._stop.is_set():

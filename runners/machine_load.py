@@ -1,22 +1,35 @@
 """How busy the machine was with other work while a run was measured, and a bounded wait for quiet.
 
 A sample is the share of the machine's total CPU capacity that processes *other than this run's process tree*
-used over ~0.5 s: the system's busy CPU time minus this process's and its descendants' CPU time, over the
-interval's capacity (wall time × logical CPUs). The 1- and 5-minute load averages are recorded for information
-only: they lag a minute and still count the previous configuration of a matrix. Only numbers are recorded,
-never process names or arguments (records are published).
+used over an interval: the system's busy CPU time minus this process's and its descendants' CPU time, over the
+interval's capacity (wall time × logical CPUs). A run is sampled at its start and end (~0.5 s each), and every
+0.5 s across its timed region by a background thread (``ClockLoad``). The 1- and 5-minute load averages are
+recorded for information only: they lag a minute and still count the previous configuration of a matrix. Only
+numbers are recorded, never process names or arguments (records are published).
+
+The busy rule: other work above a quarter of one core's worth, ``100 / cpu_count / 4`` percent of the machine
+(12.5 % on 2 cores, 1.6 % on 16), in the start sample, the end sample or the mean over the timed region. A small
+machine has no spare core: a quarter of one taken by another process already slows a run measurably.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from collections.abc import Callable
 
 import psutil
 
-BUSY_THRESHOLD_CPU_PERCENT = 50.0  # more than half the cores' worth of other work
 SAMPLE_SECONDS = 0.5
 POLL_SECONDS = 2.0
+#: a share of one core's worth above which other work makes the machine busy
+BUSY_CORE_SHARE = 0.25
+
+
+def busy_threshold(cpu_count: int) -> float:
+    """The busy threshold in percent of the machine: ``BUSY_CORE_SHARE`` of one of its ``cpu_count`` cores."""
+    return 100.0 * BUSY_CORE_SHARE / cpu_count
 
 
 def _system_busy_seconds() -> float:
@@ -38,46 +51,107 @@ def own_tree_cpu_seconds() -> float:
     return seconds
 
 
+def counters() -> tuple[float, float, float]:
+    """(system busy CPU seconds, this run's process tree's CPU seconds, monotonic time): two of them, a moment
+    apart, give other processes' CPU share over that moment (``other_share``)."""
+    return _system_busy_seconds(), own_tree_cpu_seconds(), time.monotonic()
+
+
+def other_share(before: tuple[float, float, float], after: tuple[float, float, float], cpu_count: int) -> float:
+    """Other processes' share (0–100) of the machine's CPU capacity between two ``counters`` readings."""
+    busy, own, wall = (b - a for a, b in zip(before, after, strict=True))
+    return min(100.0, max(0.0, 100.0 * (busy - own) / (wall * cpu_count)))
+
+
 def sample(seconds: float = SAMPLE_SECONDS) -> dict:
     """One load sample: load averages, other processes' CPU share (0–100) over ``seconds``, logical CPUs."""
     cpu_count = psutil.cpu_count() or 1
-    busy, own, start = _system_busy_seconds(), own_tree_cpu_seconds(), time.monotonic()
+    before = counters()
     time.sleep(seconds)
-    busy, own, wall = _system_busy_seconds() - busy, own_tree_cpu_seconds() - own, time.monotonic() - start
-    other = 100.0 * (busy - own) / (wall * cpu_count)
+    other = other_share(before, counters(), cpu_count)
     load_1m, load_5m, _ = psutil.getloadavg()
-    return {
-        "load_avg_1m": load_1m,
-        "load_avg_5m": load_5m,
-        "other_cpu_percent": min(100.0, max(0.0, other)),
-        "cpu_count": cpu_count,
-    }
+    return {"load_avg_1m": load_1m, "load_avg_5m": load_5m, "other_cpu_percent": other, "cpu_count": cpu_count}
+
+
+class ClockLoad:
+    """Other processes' CPU share across a timed region, sampled every ``interval_s`` by a background thread
+    between ``start()`` and ``stop()``.
+
+    A sample costs about 1.5 ms of this process's CPU (``own_tree_cpu_seconds`` lists every process), 0.3 % of one
+    core at 0.5 s, and it counts as the run's own. The region's last, partial interval is a sample when it lasted
+    at least half an interval (shorter ones are mostly the CPU clock's 10 ms ticks).
+    """
+
+    def __init__(
+        self,
+        interval_s: float = SAMPLE_SECONDS,
+        read: Callable[[], tuple[float, float, float]] = counters,
+        cpu_count: int | None = None,
+    ):
+        self.interval_s = interval_s
+        self.cpu_count = cpu_count or psutil.cpu_count() or 1
+        self._read = read
+        self._readings: list[tuple[float, float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="clock-load-sampler", daemon=True)
+
+    def start(self) -> None:
+        """Take the first reading and start sampling."""
+        self._readings.append(self._read())
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._readings.append(self._read())
+
+    def stop(self) -> dict:
+        """Stop sampling; return the record's ``load.during_clock``: the number of samples, their interval, other
+        processes' mean share over them (time-weighted) and the largest sample (null without a sample)."""
+        self._stop.set()
+        self._thread.join()
+        last = self._read()
+        if last[2] - self._readings[-1][2] >= self.interval_s / 2:
+            self._readings.append(last)
+        readings = self._readings
+        shares = [other_share(a, b, self.cpu_count) for a, b in itertools.pairwise(readings)]
+        mean = other_share(readings[0], readings[-1], self.cpu_count) if shares else None
+        return {
+            "samples": len(shares),
+            "interval_seconds": self.interval_s,
+            "mean_other_cpu_percent": mean,
+            "peak_other_cpu_percent": max(shares, default=None),
+        }
 
 
 def wait_for_quiet(
     max_wait_s: float,
-    threshold: float = BUSY_THRESHOLD_CPU_PERCENT,
     take_sample: Callable[[], dict] = sample,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[dict, float]:
-    """Sample until other processes use at most ``threshold`` percent of the CPUs or ``max_wait_s`` has passed
-    (0: never wait), polling every ``POLL_SECONDS``; return (the last sample, seconds waited)."""
+    """Sample until other processes' share is within the busy rule (``busy_threshold``) or ``max_wait_s`` has
+    passed (0: never wait), polling every ``POLL_SECONDS``; return (the last sample, seconds waited)."""
     current, waited, start = take_sample(), 0.0, clock()
-    while current["other_cpu_percent"] > threshold and waited + POLL_SECONDS <= max_wait_s:
+    limit = busy_threshold(current["cpu_count"])
+    while current["other_cpu_percent"] > limit and waited + POLL_SECONDS <= max_wait_s:
         sleep(POLL_SECONDS)
         current = take_sample()
         waited = clock() - start
     return current, waited
 
 
-def load_section(start: dict, end: dict, waited_seconds: float, threshold: float = BUSY_THRESHOLD_CPU_PERCENT) -> dict:
-    """The record's ``load``: ``busy`` when the start sample (after waiting) or the end sample is over the
-    threshold."""
+def load_section(start: dict, end: dict, waited_seconds: float, during_clock: dict | None = None) -> dict:
+    """The record's ``load``: ``busy`` when the start sample (after waiting), the end sample or the mean over the
+    timed region (``ClockLoad.stop()``; None when the run never reached its clock) is over the busy rule's
+    threshold for the machine's CPU count."""
+    limit = busy_threshold(start["cpu_count"])
+    during = (during_clock or {}).get("mean_other_cpu_percent")
+    shares = [start["other_cpu_percent"], end["other_cpu_percent"], *([] if during is None else [during])]
     return {
         "start": start,
         "end": end,
+        "during_clock": during_clock,
         "waited_seconds": waited_seconds,
-        "busy": max(start["other_cpu_percent"], end["other_cpu_percent"]) > threshold,
-        "threshold_cpu_percent": threshold,
+        "busy": max(shares) > limit,
+        "threshold_cpu_percent": limit,
     }

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
-from runners import arch, data, schedule
+from runners import arch, data, recipe, schedule
 from runners.frameworks.trainer import make_trainer
 from runners.provenance import REPO_ROOT
 
@@ -59,7 +59,7 @@ def bessel_corrected_var(reference: dict[str, np.ndarray], batch_size: int, step
     fold the biased one. Recover each step's biased batch variance from the reference's running
     variance, apply PyTorch's rule, and return what PyTorch's running variance must be after each step.
     """
-    decay, sizes = arch.BN_DECAY, arch.bn_reduction_sizes(batch_size)
+    decay, sizes = recipe.BN_DECAY, arch.bn_reduction_sizes(batch_size)
     expected = {}
     for bn, n in sizes.items():
         key = f"{bn}.var"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -13,6 +14,7 @@ from pathlib import Path
 from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.tuning import tuning_environment
 from runners import provenance
+from runners.frameworks.trainer import check_precision
 
 DATASETS = ("cifar10", "synthetic")
 DEVICES = ("auto", "cpu", "gpu")
@@ -37,27 +39,83 @@ class RunConfig:
     device: str = "auto"
     tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from fwbench.tuning.tuning_environment()
     sized_for: str | None = None  # "cpu"/"gpu": which of a device-sized profile's sizes these are
+    repeat: int = 0  # 0-based: which run of this configuration (``runners matrix --repeats``); not in its identity
+    precision: str = "fp32"  # the precision policy asked for (runners.recipe.PRECISION_POLICIES)
+
+    def __post_init__(self) -> None:
+        check_precision(self.precision)
 
     @property
-    def record_id(self) -> str:
+    def config_id(self) -> str:
         """``<framework>-<mode>-<dataset>-bs<batch>-seed<seed>-<hash>``, the hash over every field that defines
-        the run, the framework's version included: runs of two versions never resume or replace each other."""
+        the run, the framework's version included: runs of two versions never resume or replace each other. The
+        same for every repeat of the configuration."""
         fields = asdict(self)
         del fields["sized_for"]  # follows from the sizes and the device, which are hashed
+        del fields["repeat"]  # a repeat is the same configuration again
         if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
             del fields["tuning"]
+        if self.precision == "fp32":  # and float32 runs as they did before the policy was a field
+            del fields["precision"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
         return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
 
     @property
+    def record_id(self) -> str:
+        """The record's id and file stem: ``config_id``, with ``-r<repeat>`` after it for a repeat (none for the
+        first run, so that records made before repeats keep their names and resume)."""
+        return self.config_id + (f"-r{self.repeat}" if self.repeat else "")
+
+    def to_json(self) -> str:
+        """The configuration as one line of JSON: the one form in which it reaches the process that runs it
+        (``runners run --config-json``), so that the process runs exactly this configuration."""
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> RunConfig:
+        """The configuration ``to_json`` wrote; ValueError naming a field that is missing, unknown or of the wrong
+        type."""
+        values = json.loads(text)
+        if not isinstance(values, dict):
+            raise ValueError(f"expected a JSON object of RunConfig's fields, got {type(values).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(values.keys() - fields.keys())
+        missing = [name for name, f in fields.items() if f.default is dataclasses.MISSING and name not in values]
+        if unknown or missing:
+            raise ValueError(f"unknown field {unknown[0]!r}" if unknown else f"missing field {missing[0]!r}")
+        tuning = values.get("tuning", [])
+        if not (
+            isinstance(tuning, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in tuning)
+        ):
+            raise ValueError(f"tuning: expected [variable, value] pairs, got {tuning!r}")
+        config = cls(**{**values, "tuning": tuple(tuple(pair) for pair in tuning)})
+        for name, f in fields.items():
+            kinds = JSON_KINDS.get(f.type, object)
+            value = getattr(config, name)
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                raise ValueError(f"{name}: expected {f.type}, got {value!r}")
+        return config
+
+    @property
     def label(self) -> str:
-        return f"{self.framework}/{self.mode} bs{self.batch_size} seed{self.seed}"
+        """``torch/compiled bs32 seed0``, with `` r1`` after it for a repeat."""
+        return f"{self.framework}/{self.mode} bs{self.batch_size} seed{self.seed}{self._repeat_label}"
 
     @property
     def versioned_label(self) -> str:
         """The label with the framework's version, for a matrix that runs several versions of one framework."""
-        return f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size} seed{self.seed}"
+        return f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size} seed{self.seed}" + (
+            self._repeat_label
+        )
 
+    @property
+    def _repeat_label(self) -> str:
+        return f" r{self.repeat}" if self.repeat else ""
+
+
+#: the Python type each annotation of RunConfig's fields stands for in its JSON (``RunConfig.from_json``)
+JSON_KINDS = {"str": str, "int": int, "str | None": (str, type(None))}
 
 PROFILES_FILE = Path(__file__).with_name("profiles.json")
 
@@ -111,8 +169,8 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
     """(train images, test images, sized_for) of a profile ``spec`` after the flags ``given``.
 
     A device-sized profile uses the sizes of the requested device (``auto`` resolved through NVML), and
-    ``sized_for`` names the device whose sizes the run ends up with: also when a flag restates them (the matrix
-    passes every size to the runs it starts), null when a flag changes them.
+    ``sized_for`` names the device whose sizes the run ends up with: also when a flag restates them, null when a
+    flag changes them.
     """
     merged = {**spec, **given}
     per_device = device_sizes(spec)
@@ -167,6 +225,7 @@ def expand(
                 device=spec.get("device", "auto"),
                 tuning=tuning,
                 sized_for=sized_for,
+                precision=spec["precision"],
             )
             for version in listed[key]
         )

@@ -172,6 +172,17 @@ def hardware_info() -> dict:
     return info
 
 
+def hardware_for(device: str) -> dict:
+    """This machine's hardware as a run on ``device`` records it: the GPU (by name), or the CPU (model and threads)
+    also on a GPU machine when the configuration asks for the CPU. What a record made before (or instead of) the run
+    carries: a dry run's, a failed run's, the matrix's survey of a machine."""
+    hardware = hardware_info()
+    if device == "cpu" and hardware["device_kind"] == "gpu":
+        hardware.update(device_kind="cpu", device_name=hardware["cpu_model"])
+        hardware["machine_id"] = machine_id(hardware)
+    return hardware
+
+
 #: set in a machine's environment, replaces the machine id its hardware makes: for clusters of identical VMs that
 #: must be told apart (or pooled) by name, and for tests that make two "machines" on one host
 MACHINE_ID_ENV = "FWBENCH_MACHINE_ID"

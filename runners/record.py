@@ -1,4 +1,4 @@
-"""Run records (``fwbench.run/2``): the record of a measured run, the parts every record has, and the record of
+"""Run records (``fwbench.run/3``): the record of a measured run, the parts every record has, and the record of
 a failed run.
 
 ``ok_record`` is a pure function of its arguments and imports no framework: ``runners run`` builds every ok
@@ -9,14 +9,21 @@ arguments too, so nothing comes from the machine that runs the test). An article
     (config,) = expand("article", frameworks=["torch"], modes=["compiled"], batch_sizes=[256], seeds=[0])
     steps = config.train_images // config.batch_size            # 195 steps: 49,920 of the 50,000 images
     windows = run.window_sizes(steps) * config.epochs           # [25, 25, 25, 24, 24, 24, 24, 24] per epoch
-    quiet = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
+    quiet = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 0.5, "cpu_count": 32}
+    during = {"samples": 110, "interval_seconds": 0.5, "mean_other_cpu_percent": 0.4, "peak_other_cpu_percent": 0.7}
     measured = Measured(
         first_step_seconds=30.0, epoch_seconds=[11.0] * 5, window_step_seconds=[11.0 / steps] * len(windows),
         window_steps=windows, epochs=[{"epoch": e, "train_loss": 1.0, "train_accuracy": 0.6, "test_loss": 1.1,
                                        "test_accuracy": 0.6} for e in range(1, 6)],
         framework_memory={"allocator_peak_bytes": 3 << 30, "allocator_reserved_bytes": 4 << 30},
         nvml_peak_bytes=5 << 30, host_self_peak_bytes=2 << 30, host_children_peak_bytes=0, data_bytes=630_000_000,
-        load=machine_load.load_section(quiet, quiet, waited_seconds=0.0), run_order=run_order(3, 40))
+        load=machine_load.load_section(quiet, quiet, waited_seconds=0.0, during_clock=during),
+        run_order=run_order(3, 40),
+        first_step_memory={"allocator_peak_bytes": 4 << 30, "allocator_reserved_bytes": 4 << 30},
+        memory_peaks_reset=True, nvml_first_step_peak_bytes=5 << 30, nvml_timed_peak_bytes=5 << 30,
+        host_peak_basis=host_memory.basis_text("pss"), compile_cache="cold",
+        precision_flags={"torch.backends.cudnn.allow_tf32": False, "torch.backends.cuda.matmul.allow_tf32": False,
+                         "torch.get_float32_matmul_precision": "highest"})
     record = ok_record(config, hardware, "2026-12-01T10:00:00.000Z", "2026-12-01T10:02:00.000Z", measured,
                        software=software, command=["runners", "run", "--profile", "article"])
 
@@ -34,33 +41,43 @@ from pathlib import Path
 import numpy as np
 
 from fwbench.timestamps import utc_now
-from runners import arch, provenance, schedule
-from runners.host_memory import BASIS as HOST_PEAK_BASIS
+from runners import arch, host_memory, provenance, schedule
 from runners.profiles import RunConfig
+from runners.recipe import PRECISION_POLICIES, TIMING_PROTOCOL
 
-SCHEMA = "fwbench.run/2"
+SCHEMA = "fwbench.run/3"
 STDERR_TAIL_CHARS = 4000
-PRECISION = "float32 (TF32 off)"
 #: how ``runners matrix`` orders its configurations (``config.run_order.scheme``)
 RUN_ORDER_SCHEME = "round-robin over frameworks within each batch size, rotated"
 
 
 @dataclass(frozen=True)
 class Measured:
-    """The raw measurements of one run, as ``runners.run`` takes them; ``ok_record`` derives the figures."""
+    """The raw measurements of one run, as ``runners.run`` takes them; ``ok_record`` derives the figures.
+
+    The fields after ``run_order`` came with ``fwbench.run/3``; their defaults say "not measured" (null in the
+    record), so that a test or a benchmark builds a record from the figures it cares about.
+    """
 
     first_step_seconds: float  # the first step alone, synced: trace + compile + autotune + one step
     epoch_seconds: list[float]  # the clock of each timed epoch
     window_step_seconds: list[float]  # per-step seconds of each timed window, all epochs in order
     window_steps: list[int]  # how many steps each of those windows held
     epochs: list[dict]  # per epoch: epoch, train_loss, train_accuracy, test_loss, test_accuracy
-    framework_memory: dict  # the trainer's memory(): allocator_peak_bytes, allocator_reserved_bytes
-    nvml_peak_bytes: int | None  # None: no NVIDIA GPU, or NVML cannot see this process
+    framework_memory: dict  # the trainer's memory() at the end: allocator_peak_bytes, allocator_reserved_bytes
+    nvml_peak_bytes: int | None  # the whole run's; None: no NVIDIA GPU, or NVML cannot see this process
     host_self_peak_bytes: int  # this process's peak RSS above the post-import baseline
-    host_children_peak_bytes: int  # its child processes' summed RSS peak above the baseline
+    host_children_peak_bytes: int  # its child processes' summed memory peak above the baseline (host_peak_basis)
     data_bytes: int  # the largest resident data: one epoch's batches plus the test set
     load: dict  # machine_load.load_section(...)
     run_order: dict | None = None  # run_order(K, N) in a matrix, None for a lone run
+    first_step_memory: dict | None = None  # the trainer's memory() right after the first step
+    memory_peaks_reset: bool = False  # reset_memory_peaks() after it: framework_memory then counts from there
+    nvml_first_step_peak_bytes: int | None = None  # NVML's peak up to the end of the first step
+    nvml_timed_peak_bytes: int | None = None  # NVML's peak from there to the end of training
+    host_peak_basis: str = host_memory.basis_text(host_memory.BASES[0])  # the HostPeakSampler's basis_text
+    precision_flags: dict | None = None  # the trainer's precision_flags(), read back after it was built
+    compile_cache: str = "cold"  # compile_cache.cache_state() before the run: warm or cold
 
 
 def run_order(position: int, total: int) -> dict:
@@ -83,6 +100,7 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "batch_size": config.batch_size,
         "epochs": config.epochs,
         "seed": config.seed,
+        "repeat": config.repeat,
         "train_images": config.train_images,
         "images_per_epoch": steps * config.batch_size,
         "sized_for": config.sized_for,
@@ -90,10 +108,16 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "steps_per_epoch": max(1, steps),
         "lr_schedule": schedule.describe(config.batch_size, max(1, steps) * config.epochs),
         "device": config.device,
-        "precision": PRECISION,
+        "precision": config.precision,
         "tuning_environment": dict(config.tuning),
         "run_order": run_order,
     }
+
+
+def precision_section(policy: str, flags: dict | None) -> dict:
+    """The record's ``precision``: the policy asked for, the dtype it computes in, and the framework's flags as
+    read back (None where they were not)."""
+    return {"policy": policy, "compute_dtype": PRECISION_POLICIES[policy], "flags": flags}
 
 
 def model_section() -> dict:
@@ -125,8 +149,10 @@ def base_record(
         "schema": SCHEMA,
         "record_id": config.record_id,
         "status": "error",
+        "protocol": TIMING_PROTOCOL,
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),
+        "precision": precision_section(config.precision, None),
         "model": model_section(),
         "hardware": hardware,
         "software": software,
@@ -155,9 +181,10 @@ def ok_record(
     """The record of a run that finished (status ok), computed from its raw measurements alone.
 
     Derived figures: seconds per epoch and images/s from the median epoch; step time median and p90 over the
-    timed windows' per-step times; compile time as the first step's excess over the median step; MFU from
-    device_peaks.json for a GPU whose peak is known, else null. ValueError when the windows do not add up to the
-    configuration's steps.
+    timed windows' per-step times; compile time as the first step's excess over the median step; the article's
+    seconds per epoch, which count the compile time in (it timed epoch 1 from before training began); the whole
+    run's allocator peaks from its two phases; MFU from device_peaks.json for a GPU whose peak is known, else
+    null. ValueError when the windows do not add up to the configuration's steps.
     """
     record = base_record(config, hardware, software, started_at, finished_at, command, measured.run_order)
     steps = record["config"]["steps_per_epoch"]
@@ -172,17 +199,20 @@ def ok_record(
     epoch_median = float(np.median(measured.epoch_seconds))
     images_per_second = steps * config.batch_size / epoch_median
     step_median = float(np.median(measured.window_step_seconds))
+    # compile time: the first step's excess over a steady step (its own run time is not compilation)
+    compile_seconds = max(0.0, measured.first_step_seconds - step_median)
     peak = peak_flops(hardware["device_name"]) if hardware["device_kind"] == "gpu" else None
     host_children = measured.host_children_peak_bytes
     record.update(
         status="ok",
-        # compile time: the first step's excess over a steady step (its own run time is not compilation)
+        precision=precision_section(config.precision, measured.precision_flags),
         timing={
-            "compile_seconds": max(0.0, measured.first_step_seconds - step_median),
+            "compile_seconds": compile_seconds,
             "first_step_seconds": measured.first_step_seconds,
-            "compile_cache": "cold",
+            "compile_cache": measured.compile_cache,
             "epoch_seconds": epoch_median,
             "epoch_seconds_each": list(measured.epoch_seconds),
+            "article_epoch_seconds": (sum(measured.epoch_seconds) + compile_seconds) / len(measured.epoch_seconds),
             "images_per_second": images_per_second,
             "step_seconds_median": step_median,
             "step_seconds_p90": float(np.percentile(measured.window_step_seconds, 90)),
@@ -190,12 +220,13 @@ def ok_record(
             "timed_windows": len(measured.window_steps),
         },
         memory={
-            **measured.framework_memory,
+            **whole_run_memory(measured),
             "nvml_process_peak_bytes": measured.nvml_peak_bytes,
             "host_peak_rss_bytes": measured.host_self_peak_bytes + host_children,
             "host_children_peak_rss_bytes": host_children,
-            "host_peak_basis": HOST_PEAK_BASIS,
+            "host_peak_basis": measured.host_peak_basis,
             "data_bytes": int(measured.data_bytes),
+            "phases": memory_phases(measured),
         },
         accuracy={
             "epochs": measured.epochs,
@@ -210,6 +241,39 @@ def ok_record(
         load=measured.load,
     )
     return record
+
+
+def _larger(a: int | None, b: int | None) -> int | None:
+    """The larger of two figures, either of which may be unknown (None)."""
+    known = [x for x in (a, b) if x is not None]
+    return max(known) if known else None
+
+
+def whole_run_memory(measured: Measured) -> dict:
+    """The allocator's whole-run peaks: the larger of its two phases' where the peaks were reset between them,
+    else its figures at the end, which count from the start."""
+    first, last = measured.first_step_memory, measured.framework_memory
+    if not (measured.memory_peaks_reset and first):
+        return dict(last)
+    return {key: _larger(first.get(key), value) for key, value in last.items()}
+
+
+def memory_phases(measured: Measured) -> dict:
+    """The record's ``memory.phases``: the allocator's and NVML's peak up to the end of the first step, and from
+    there to the end of training (null where not measured: on a CPU, and the allocator's timed peak where it
+    could not be reset)."""
+    first = measured.first_step_memory or {}
+    timed = measured.framework_memory if measured.memory_peaks_reset else {}
+    return {
+        "first_step": {
+            "allocator_peak_bytes": first.get("allocator_peak_bytes"),
+            "nvml_peak_bytes": measured.nvml_first_step_peak_bytes,
+        },
+        "timed": {
+            "allocator_peak_bytes": timed.get("allocator_peak_bytes"),
+            "nvml_peak_bytes": measured.nvml_timed_peak_bytes,
+        },
+    }
 
 
 def failed_record(

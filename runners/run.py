@@ -2,19 +2,24 @@
 
 Per epoch: the batches are made (NumPy) and placed on the device *before* the clock starts; the clock
 covers the training steps only, with a device sync at both ends and at the end of each timing window
-(never per step). An epoch is split into at most 8 windows of at least 4 steps each (``window_sizes``): an
-epoch of 1–7 steps is one window, fewer windows rather than one-step windows, whose per-step time would be
-mostly the sync. The first step — trace, compile, autotune — is timed on its own and then undone, so every
-timed epoch trains from the same state in every framework. Evaluation follows each epoch, outside the clock.
+(never per step). An epoch is split into at most 8 windows of at least 4 steps each (``window_sizes``; both
+limits are ``runners.recipe``'s): an epoch of 1–7 steps is one window, fewer windows rather than one-step
+windows, whose per-step time would be mostly the sync. The first step — trace, compile, autotune — is timed on
+its own and then undone, so every timed epoch trains from the same state in every framework. Evaluation follows
+each epoch, outside the clock.
 
 Around the run: the machine's load is sampled before the data is loaded (after a bounded wait for other work
-to leave the CPUs) and after training (``machine_load``); GPU memory is sampled through NVML and host memory
-over the whole process tree (``host_memory``). The raw measurements become the record in
+to leave the CPUs), across the timed region (from the first timed epoch's clock to the last one's end) and after
+training (``machine_load``); GPU memory is sampled through NVML and host memory over the whole process tree
+(``host_memory``). Memory is measured in two phases, each by the framework's allocator and by NVML: up to the end
+of the first step (model, data, trace, compile, autotune), and from there to the end of training. The precision
+flags are read back from the framework once the trainer is built. The raw measurements become the record in
 ``record.ok_record``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -26,27 +31,25 @@ import numpy as np
 
 from fwbench.timestamps import utc_now
 from runners import arch, data, machine_load, provenance, schedule
+from runners.compile_cache import cache_environment, cache_state
 from runners.frameworks.trainer import Trainer, make_trainer, trainer_class
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
 from runners.profiles import RunConfig
+from runners.recipe import MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.record import Measured, failed_record, ok_record
 
-TIMING_WINDOWS = 8  # step-time percentiles come from up to this many synced windows per epoch
-MIN_WINDOW_STEPS = 4  # a window shorter than this would time the sync more than the steps
 
-
-def framework_environment(device: str, compile_cache: str) -> dict[str, str]:
-    """Environment set before a framework is imported: no preallocation, quiet logs, the chosen device,
-    and empty compiler caches in ``compile_cache`` — TF and JAX keep no compiled code between processes
-    by default, PyTorch's Inductor does; a fresh cache makes every compile time a cold one."""
+def framework_environment(device: str, compile_cache: str, persistent: bool = False) -> dict[str, str]:
+    """Environment set before a framework is imported: no preallocation, quiet logs, the chosen device, and the
+    compiler caches in ``compile_cache`` (``runners.compile_cache``; ``persistent``: a directory that runs share,
+    else a fresh one, which makes every compile time a cold one)."""
     env = {
         "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
         "TF_FORCE_GPU_ALLOW_GROWTH": "true",
         "TF_CPP_MIN_LOG_LEVEL": "2",
         "KERAS_BACKEND": "tensorflow",
-        "TORCHINDUCTOR_CACHE_DIR": os.path.join(compile_cache, "inductor"),
-        "TRITON_CACHE_DIR": os.path.join(compile_cache, "triton"),
+        **cache_environment(compile_cache, persistent),
     }
     if device == "cpu":
         env.update({"JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": ""})
@@ -100,47 +103,46 @@ def evaluate(trainer: Trainer, test_batches: list, labels: np.ndarray) -> tuple[
     return data.loss_and_accuracy(logits, labels)
 
 
-def measure(
-    config: RunConfig,
-    data_dir: Path | None = None,
-    progress: bool = True,
-    run_order: dict | None = None,
-    quiet_wait_s: float = 0.0,
-) -> dict:
-    """Train ``config`` in this process and return its run record (status ok).
-
-    ``run_order`` is ``record.run_order(K, N)`` when a matrix runs this configuration; ``quiet_wait_s`` bounds
-    the wait for other processes to leave the CPUs before starting (0: never wait).
-    """
-    return _measure_in_fresh_caches(config, data_dir, progress, run_order, _LoadWatch(quiet_wait_s))
-
-
 class _LoadWatch:
-    """The machine's load at the start of a run (after the bounded wait for quiet) and at its end."""
+    """The machine's load at the start of a run (after the bounded wait for quiet), across its timed region and at
+    its end."""
 
     def __init__(self, quiet_wait_s: float):
         self.quiet_wait_s = quiet_wait_s
         self.start: dict | None = None
         self.waited_seconds = 0.0
+        self.during_clock: dict | None = None
+        self._clock: machine_load.ClockLoad | None = None
 
     def begin(self) -> None:
         self.start, self.waited_seconds = machine_load.wait_for_quiet(self.quiet_wait_s)
 
+    def start_clock(self) -> None:
+        """Start sampling other work in the background: just before the first timed epoch's clock."""
+        self._clock = machine_load.ClockLoad()
+        self._clock.start()
+
+    def stop_clock(self) -> None:
+        """Stop the background sampling (once): after the last timed epoch, or when a run fails inside the timed
+        region, which keeps what was sampled."""
+        if self._clock is not None and self.during_clock is None:
+            self.during_clock = self._clock.stop()
+
     def section(self) -> dict | None:
         """The record's ``load``, its end sampled now; None when the run ended before the start sample."""
-        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds) if self.start else None
-
-
-def _measure_in_fresh_caches(
-    config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None, load: _LoadWatch
-) -> dict:
-    with tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-") as compile_cache:
-        os.environ.update(framework_environment(config.device, compile_cache))
-        return _measure(config, data_dir, progress, run_order, load)
+        if self.start is None:
+            return None
+        self.stop_clock()
+        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds, self.during_clock)
 
 
 def _measure(
-    config: RunConfig, data_dir: Path | None, progress: bool, run_order: dict | None, load: _LoadWatch
+    config: RunConfig,
+    data_dir: Path | None,
+    progress: bool,
+    run_order: dict | None,
+    load: _LoadWatch,
+    compile_cache: str,
 ) -> dict:
     started_at = utc_now()
     load.begin()
@@ -148,7 +150,8 @@ def _measure(
     trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
     weights = arch.init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
-        trainer = make_trainer(config.framework, weights, config.mode, config.device)
+        trainer = make_trainer(config.framework, weights, config.mode, config.device, precision=config.precision)
+        precision_flags = trainer.precision_flags()  # read back: what the framework will compute with
         steps = len(dataset.train_images) // config.batch_size
         rates = schedule.learning_rates(config.batch_size, steps * config.epochs)
         # evaluation batches no larger than the test set: padding a 128-image test set to 256 wastes time
@@ -157,20 +160,25 @@ def _measure(
         data_bytes = test_x.nbytes
 
         epochs, epoch_seconds, window_times = [], [], []
-        first_step_seconds = None
         for epoch in range(config.epochs):
             images, labels = data.epoch_batches(
                 dataset.train_images, dataset.train_labels, config.seed, epoch, config.batch_size
             )
             batches = trainer.to_device(images, labels)
             data_bytes = max(data_bytes, test_x.nbytes + images.nbytes + labels.nbytes)
-            if first_step_seconds is None:  # first step: trace + compile + run, timed alone, then undone
+            if epoch == 0:  # first step: trace + compile + run, timed alone, then undone
                 start = time.perf_counter()
                 trainer.train_step(*batches[0], float(rates[0]))
                 trainer.sync()
                 first_step_seconds = time.perf_counter() - start
                 trainer.restore(weights)
+                # memory's first phase ends here (model, data, the first step); the timed phase starts afresh
+                first_step_memory, nvml_first_step = trainer.memory(), nvml.mark()
+                peaks_reset = trainer.reset_memory_peaks()
+                load.start_clock()
             seconds, windows, outputs = timed_epoch(trainer, batches, rates[epoch * steps : (epoch + 1) * steps])
+            if epoch == config.epochs - 1:
+                load.stop_clock()
             epoch_seconds.append(seconds)
             window_times += windows
             del batches  # free this epoch's device copy before the next one is placed
@@ -187,6 +195,7 @@ def _measure(
                 }
             )
         trainer.sync()
+        nvml_timed = nvml.mark()
 
     hardware = run_hardware(trainer.device_info())
     measured = Measured(
@@ -202,6 +211,13 @@ def _measure(
         data_bytes=data_bytes,
         load=load.section(),
         run_order=run_order,
+        first_step_memory=first_step_memory,
+        memory_peaks_reset=peaks_reset,
+        nvml_first_step_peak_bytes=nvml_first_step,
+        nvml_timed_peak_bytes=nvml_timed,
+        host_peak_basis=host.basis_text,
+        precision_flags=precision_flags,
+        compile_cache=compile_cache,
     )
     return ok_record(
         config, hardware, started_at, utc_now(), measured, software=provenance.software_info(), command=sys.argv
@@ -226,12 +242,23 @@ def measure_or_fail(
     progress: bool = True,
     run_order: dict | None = None,
     quiet_wait_s: float = 0.0,
+    compile_cache: Path | None = None,
 ) -> dict:
-    """``measure``, turning an exception into a failed record (status oom or error) instead of a crash."""
+    """Train ``config`` in this process and return its run record: status ok, or oom or error when it raised
+    (a failed record instead of a crash).
+
+    ``run_order`` is ``record.run_order(K, N)`` when a matrix runs this configuration; ``quiet_wait_s`` bounds
+    the wait for other processes to leave the CPUs before starting (0: never wait); ``compile_cache`` is the
+    directory the framework's compiler caches live in, shared by the runs given it (``runners.compile_cache``;
+    None: a fresh temporary one, a cold compile).
+    """
     started_at = utc_now()
     load = _LoadWatch(quiet_wait_s)
     try:
-        return _measure_in_fresh_caches(config, data_dir, progress, run_order, load)
+        with _cache_directory(compile_cache) as directory:
+            state = cache_state(config.framework, directory)  # before this run writes there
+            os.environ.update(framework_environment(config.device, directory, persistent=compile_cache is not None))
+            return _measure(config, data_dir, progress, run_order, load, state)
     except (KeyboardInterrupt, data.DataError):
         raise
     except Exception as exc:  # any framework error is a result: record it
@@ -246,3 +273,10 @@ def measure_or_fail(
             run_order=run_order,
             load=load.section(),
         )
+
+
+def _cache_directory(given: Path | None) -> contextlib.AbstractContextManager[str]:
+    """The compile-cache directory: ``given``, or a fresh temporary one, removed afterwards."""
+    if given is None:
+        return tempfile.TemporaryDirectory(prefix="fwbench-compile-cache-")
+    return contextlib.nullcontext(str(given))

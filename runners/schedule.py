@@ -1,6 +1,7 @@
 """The learning-rate schedule every framework follows: one table of per-step rates, computed once in NumPy.
 
-Each framework's training step takes the step's rate as an input, so the three cannot drift apart.
+Each framework's training step takes the step's rate as an input, so the three cannot drift apart. The values
+(base rate, reference batch, warm-up share) are ``runners.recipe``'s.
 """
 
 from __future__ import annotations
@@ -9,15 +10,13 @@ import math
 
 import numpy as np
 
-BASE_LR = 0.1
-REFERENCE_BATCH = 128  # the base rate belongs to this batch size; others scale linearly (Goyal et al.)
-WARMUP_FRACTION = 0.1
+from runners.recipe import BASE_LR, LR_SCHEDULE, REFERENCE_BATCH, WARMUP_FRACTION
 
 
 def describe(batch_size: int, total_steps: int) -> dict:
     """The schedule's parameters as stored in a run record's ``config.lr_schedule``."""
     return {
-        "name": "linear-warmup-cosine",
+        "name": LR_SCHEDULE,
         "base_lr": BASE_LR,
         "reference_batch": REFERENCE_BATCH,
         "peak_lr": peak_lr(batch_size),

@@ -3,9 +3,15 @@ out again."""
 
 from __future__ import annotations
 
+import argparse
 import ast
+import json
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from fwbench import cliargs, frameworks, records
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, TRAINING_MODES
 from runners import provenance
 from runners.probes import catalog
@@ -64,3 +70,58 @@ def test_each_framework_has_its_files_under_its_key():
 
 def test_records_carry_every_distribution_of_every_framework():
     assert {d for entry in REGISTRY.values() for d in entry.distributions} <= set(provenance.KEY_PACKAGES)
+
+
+def schema_framework_enums(path: Path) -> list[list[str]]:
+    """The enums of ``path`` (a JSON Schema file as written) marked as framework keys."""
+
+    def walk(node):
+        if isinstance(node, dict):
+            if str(node.get("$comment", "")).startswith(records.FRAMEWORKS_MARK):
+                yield node["enum"]
+            for value in node.values():
+                yield from walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from walk(value)
+
+    return list(walk(json.loads(path.read_text(encoding="utf-8"))))
+
+
+def test_schema_files_list_the_registry_and_every_framework_enum_is_marked():
+    for path in sorted((REPO / "fwbench" / "schemas").glob("*.schema.json")):
+        for enum in schema_framework_enums(path):
+            assert enum == list(FRAMEWORKS), f"{path.name}: framework enum {enum} is not the registry's"
+        unmarked = [
+            node
+            for node in json_lists(json.loads(path.read_text(encoding="utf-8")))
+            if set(FRAMEWORKS) <= {item for item in node if isinstance(item, str)}
+        ]
+        assert len(unmarked) == len(schema_framework_enums(path)), f"{path.name}: an unmarked list of frameworks"
+
+
+def json_lists(node):
+    """Every list in a parsed JSON document."""
+    if isinstance(node, list):
+        yield node
+        for value in node:
+            yield from json_lists(value)
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from json_lists(value)
+
+
+def test_a_loaded_schema_takes_its_framework_keys_from_the_registry(monkeypatch):
+    monkeypatch.setattr(frameworks, "FRAMEWORKS", (*FRAMEWORKS, "mxnet"))
+    loaded = records.with_registry_frameworks(json.loads((REPO / "fwbench/schemas/run.schema.json").read_text()))
+    assert [enum for enum in json_lists(loaded) if "mxnet" in enum] == [[*FRAMEWORKS, "mxnet"]]
+
+
+def test_aliases_name_the_same_framework_and_register_refuses_a_taken_name():
+    assert frameworks.canonical("pytorch") == "torch" and frameworks.framework("pytorch").name == "torch"
+    assert cliargs.framework_name("pytorch") == "torch"
+    with pytest.raises(argparse.ArgumentTypeError, match="mxnet"):
+        cliargs.framework_name("mxnet")
+    with pytest.raises(ValueError, match="pytorch"):
+        frameworks.register(replace(REGISTRY["jax"], name="jax2", aliases=("pytorch",)))
+    assert "jax2" not in REGISTRY

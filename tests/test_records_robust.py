@@ -15,8 +15,13 @@ from fwbench.records import MAX_MESSAGE_CHARS, MAX_RECORD_BYTES, RecordError, re
 
 REPO = Path(__file__).resolve().parents[1]
 #: a committed run record (written by the runners), the seed of the mutations
-SAMPLE = json.loads(min((REPO / "results" / "runs").glob("*/*.json")).read_text())
-KINDS = st.sampled_from([None, "fwbench.run/1", "fwbench.run/2", "fwbench.probe/1", "fwbench.ecosystem/1"])
+SAMPLE_PATH = min((REPO / "results" / "runs").glob("*/*.json"))
+SAMPLE = json.loads(SAMPLE_PATH.read_text())
+#: the same record in the current version (upgraded on read): mutations of both reach the upgrade and the schema
+SAMPLES = [SAMPLE, read_record(SAMPLE_PATH)]
+KINDS = st.sampled_from(
+    [None, "fwbench.run/1", "fwbench.run/2", "fwbench.run/3", "fwbench.probe/1", "fwbench.ecosystem/1"]
+)
 FEW = settings(max_examples=100, deadline=None, database=None)
 
 json_values = st.recursive(
@@ -54,8 +59,8 @@ def places(value, parent=None, key=None):
 
 @st.composite
 def mutated_records(draw) -> object:
-    """The sample record after one to four edits: a value replaced, a key deleted, renamed or added."""
-    record = copy.deepcopy(SAMPLE)
+    """A sample record after one to four edits: a value replaced, a key deleted, renamed or added."""
+    record = copy.deepcopy(draw(st.sampled_from(SAMPLES)))
     for _ in range(draw(st.integers(1, 4))):
         container, key = draw(st.sampled_from(list(places(record))))
         action = draw(st.sampled_from(["replace", "delete", "rename", "add"]))
@@ -97,7 +102,7 @@ def test_byte_edits_and_truncations_of_a_record_are_read_or_refused(record_file,
     data = bytearray(encoded(SAMPLE, ascii_only=False))
     for where, byte in edits:
         data[int(where * len(data))] = byte
-    read_or_refuse(record_file, bytes(data[: max(1, int(cut * len(data)))]), "fwbench.run/2")
+    read_or_refuse(record_file, bytes(data[: max(1, int(cut * len(data)))]), "fwbench.run/3")
 
 
 def test_the_unmutated_sample_is_read(record_file):

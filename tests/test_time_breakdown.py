@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fwbench.time_breakdown import TIME_PARTS, breakdown_line, time_breakdown
+from fwbench.time_breakdown import TIME_PARTS, breakdown_line, repeat_rounds, time_breakdown
 
 
 def run(start: str, end: str, first: float, compile_s: float, epochs: list[float], waited: float | None = 0.0) -> dict:
@@ -52,3 +52,23 @@ def test_the_wait_for_quiet_is_its_own_part_not_set_up():
     breakdown = time_breakdown(records)
     assert breakdown["quiet_wait_s"] == 8 and breakdown["in_run_other_s"] == 5  # 13 s in all, 8 of them waiting
     assert "waiting for quiet 8 + imports, set-up, evaluation, record 5" in breakdown_line(breakdown)
+
+
+def test_a_repeat_round_is_set_beside_the_first_runs_of_the_same_configurations():
+    def repeat(record_id: str, k: int, seconds: str, cache: str = "warm") -> dict:
+        record = run("00:00.000", f"00:{seconds}.000", 1, 1, [1])
+        record["timing"]["compile_cache"] = cache
+        return {**record, "record_id": record_id + (f"-r{k}" if k else ""), "config": {"repeat": k}}
+
+    records = [
+        repeat("torch-a1b2c3d4", 0, "50", "cold"),
+        {**repeat("jax-e5f6a7b8", 0, "30", "cold"), "config": {}},  # made before repeats were recorded
+        repeat("torch-a1b2c3d4", 1, "20"),
+        repeat("jax-e5f6a7b8", 1, "16", "cold"),
+        repeat("torch-a1b2c3d4", 2, "15"),
+        repeat("tensorflow-0a1b2c3d", 1, "10"),  # its first run is not among the records: left out
+    ]
+    assert repeat_rounds(records) == {
+        1: {"runs": 2, "warm": 1, "seconds": 36.0, "first_seconds": 80.0},
+        2: {"runs": 1, "warm": 1, "seconds": 15.0, "first_seconds": 50.0},
+    }

@@ -7,14 +7,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from generator import cells, chart_data, fmt
-from generator.accuracy_checks import MIN_EPOCHS_FOR_CURVE, Agreement, image_agreement, undertrained
-from generator.aggregate import Summary
-from generator.grid import Grid, batch_grid
 from generator.i18n import N_, _, part_separator
-from generator.page import Page
-from generator.sitedata import SiteData
-from generator.table_view import TableView, views
+from generator.message import Message, parts
+from generator.records.aggregate import Summary
+from generator.records.identity import ConfigKey
+from generator.site import Page
+from generator.verdicts.accuracy import MIN_EPOCHS_FOR_CURVE, Agreement
+from generator.views import cells, chart_data, fmt
+from generator.views.grid import Grid, batch_grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, setting_word, views
+from generator.views.verdict_text import text
 
 PAGE = Page("results/accuracy.md", "accuracy.md.j2", N_("3.3 Accuracy and convergence"), N_("3 Results"), 3.3)
 #: where the parity tests live: the evidence that the frameworks compute the same thing
@@ -37,12 +40,12 @@ class AccuracyTable:
     epochs: dict[int, Grid]  # batch size -> per-epoch grid
 
 
-def _accuracy_cell(summary: Summary | None, classes: int) -> str:
-    text = cells.accuracy_cell(summary)
+def _accuracy_cell(summary: Summary | None, undertrained: dict[ConfigKey, tuple[Message, ...]]) -> str:
+    cell = cells.accuracy_cell(summary)
     return (
-        text + "<br><small>⚠ " + _("not trained long enough") + "</small>"
-        if summary and summary.n_ok and undertrained(summary, classes)
-        else text
+        cell + "<br><small>⚠ " + _("not trained long enough") + "</small>"
+        if summary and summary.key in undertrained
+        else cell
     )
 
 
@@ -66,7 +69,7 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
         ]
         for e in epochs
     ]
-    return Grid([_("epoch"), *(f"{table.column_label(c)} {c.mode}" for c, _summary in present)], rows)
+    return Grid([_("epoch"), *(f"{table.column_label(c)} {setting_word(c.mode)}" for c, _summary in present)], rows)
 
 
 def _disagreement(a: Agreement) -> str:
@@ -92,14 +95,14 @@ def _curve_label(metric: str) -> str:
     return _("test accuracy (%)") if metric == "test_accuracy" else _("training loss")
 
 
-def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTable:
+def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
     table = view.table
+    undertrained = site.undertrained(table)
     flagged = [
         _("{column} {mode}, batch {batch}: {why}").format(
-            column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, why=why
+            column=table.column_label(key.column), mode=key.mode, batch=key.batch_size, why=text(parts(why))
         )
-        for s in table.summaries
-        if s.n_ok and (why := undertrained(s, classes))
+        for key, why in undertrained.items()
     ]
     tta = {}
     if table.setting.dataset == site.rules.tta_dataset:
@@ -111,7 +114,7 @@ def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTa
             for mode in table.modes
         }
     curves, epochs = [], {}
-    agreement = image_agreement(table)
+    agreement = site.agreement(table)
     if table.setting.epochs >= MIN_EPOCHS_FOR_CURVE:
         slug = f"{table.machine_id}-{table.setting.slug}"
         for metric, scale in (("test_accuracy", 100), ("train_loss", 1)):
@@ -126,7 +129,7 @@ def _accuracy_table(site: SiteData, view: TableView, classes: int) -> AccuracyTa
     return AccuracyTable(
         view,
         sorted({s.test_images for s in table.summaries if s.test_images}),
-        {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, classes)) for mode in table.modes},
+        {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, undertrained)) for mode in table.modes},
         flagged,
         [_disagreement(a) for a in agreement if not a.agree],
         _agreed(agreement),
@@ -147,5 +150,5 @@ def context(site: SiteData) -> dict[str, Any]:
         "min_epochs": MIN_EPOCHS_FOR_CURVE,
         "targets": [f"{100 * t:g} %" for t in site.rules.tta_targets],
         "parity_tests": PARITY_TESTS,
-        "tables": [_accuracy_table(site, v, classes) for v in views(site, site.out_of_box + site.tuned)],
+        "tables": [_accuracy_table(site, v) for v in views(site, site.out_of_box + site.tuned)],
     }

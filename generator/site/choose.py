@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator import choices
 from generator.i18n import N_
-from generator.page import Page
-from generator.sitedata import SiteData
+from generator.site import Page
+from generator.views.sitedata import SiteData
 
 PAGE = Page("choose.md", "choose.md.j2", N_("5 Which to choose"), None, 5.0)
 
 
 def context(site: SiteData) -> dict[str, Any]:
     """The choose page's context: scenarios from out-of-the-box tables, probe scores, code size, the snapshot."""
-    return {
-        "choices": choices.measured_choices(site.out_of_box, site.machine_by_id)
-        + choices.other_choices(site.probe_scores, site.sources, site.snapshot)
-    }
+    return {"choices": site.choices}

@@ -6,13 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from generator import fmt
-from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
-from generator.grid import Grid
+from fwbench.stats import WITHIN_NOISE
 from generator.i18n import N_, _, part_separator, translate
-from generator.page import Page
-from generator.sitedata import SiteData
-from generator.stats import WITHIN_NOISE
+from generator.site import Page
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
+from generator.views import fmt
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.verdict_text import claim_text, text
 
 PAGE = Page("appendix/claims.md", "claims.md.j2", N_("Claims check"), N_("Appendix"), 90.0)
 #: more rows than this, none of them comparable: shown in a closed block, which says why in one line
@@ -76,9 +77,9 @@ def _note(parts: list[str], conditions: tuple[str, ...] | None) -> str:
 
 
 def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
-    """The grid of one scope's rows. The parts of the reasons (``; ``-separated) and the conditions that every
+    """The grid of one scope's rows, worded (``claim_text``). The parts of the reasons and the conditions that every
     row shares are said once; each distinct remainder is one numbered note, which rows refer to."""
-    reasons = [c.reason.split(part_separator()) for c in rows]
+    reasons = [list(c.reason) for c in rows]
     common = [part for part in reasons[0] if all(part in r for r in reasons)] if len(rows) > 1 else []
     same_conditions = len(rows) > 1 and len({c.conditions for c in rows}) == 1
     notes: list[str] = []
@@ -100,7 +101,8 @@ def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
 
 
 def sections(scopes: list[tuple[str, list[Claim]]], titles: dict[str, str]) -> list[Section]:
-    """The rows grouped by section (in the article's order), each section's rows by scope."""
+    """The rows grouped by section (in the article's order), each section's rows by scope (scopes and rows
+    worded)."""
     grouped: dict[str, dict[str, list[Claim]]] = {}
     for scope, rows in scopes:
         for c in rows:
@@ -122,7 +124,10 @@ def context(site: SiteData) -> dict[str, Any]:
     return {
         "counts": Grid([_("verdict"), _("rows")], [[verdict_text(v), str(n)] for v, n in counts.items()]),
         "rules": site.rules,
-        "sections": sections(site.claim_scopes, site.article["article"]["sections"]),
+        "sections": sections(
+            [(text(scope), [claim_text(c) for c in rows]) for scope, rows in site.claim_scopes],
+            site.article["article"]["sections"],
+        ),
         "machines": machines,
         "has_runs": bool(site.tables),
         "has_snapshot": site.snapshot is not None,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
-from generator import downloads
-from generator.codesize import PARTS
-from generator.grid import Grid
 from generator.i18n import N_, _, translate
-from generator.page import Page
-from generator.sitedata import SiteData
+from generator.records.codesize import PARTS
+from generator.site import Page
+from generator.views import downloads
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
 
 PAGE = Page("devex/code-size.md", "code_size.md.j2", N_("4.2 Code size"), N_("4 Developer experience"), 4.2)
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator import chart_data
-from generator.ecosystem_view import history, source_sections
-from generator.grid import Grid
 from generator.i18n import N_, _
-from generator.page import Page
-from generator.sitedata import SiteData
+from generator.records.ecosystem import history
+from generator.site import Page
+from generator.views import chart_data
+from generator.views.ecosystem import source_sections
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
 
 PAGE = Page("beyond/community.md", "community.md.j2", N_("6.1 Community"), N_("6 Beyond performance"), 6.1)
 

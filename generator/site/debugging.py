@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
-from generator import probes as probe_view
-from generator.grid import Grid
 from generator.i18n import N_, _
-from generator.load import Loaded
-from generator.page import Page
-from generator.probes import BugRow, ProbeScores
-from generator.sitedata import SiteData
+from generator.records import probes as probe_view
+from generator.records.load import Loaded
+from generator.records.probes import BugRow, ProbeScores
+from generator.site import Page
+from generator.views.grid import Grid
+from generator.views.record_text import recorded, score_part
+from generator.views.sitedata import SiteData
+from generator.views.table_view import device_title
 
 PAGE = Page("devex/debugging.md", "debugging.md.j2", N_("4.1 Debugging"), N_("4 Developer experience"), 4.1)
 #: an outcome's tone -> (Material icon, the admonition type of its message block)
@@ -103,7 +105,11 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
         bugs.append((row, dict(messages)))
     machine = site.machine_by_id.get(machine_id)
     return MachineProbes(
-        machine_id, machine.device if machine else machine_id, found[0].record["score"]["rubric"], matrix, bugs
+        machine_id,
+        device_title(machine, machine_id),
+        recorded(found[0].record["score"]["rubric"]),
+        matrix,
+        bugs,
     )
 
 
@@ -115,5 +121,6 @@ def context(site: SiteData) -> dict[str, Any]:
     scores = site.probe_scores
     return {
         "summary": summary_grid(scores) if scores.with_cast else None,
+        "score_part": score_part,
         "machines": [_machine(site, machine_id, found) for machine_id, found in sorted(by_machine.items())],
     }

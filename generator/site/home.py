@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator import findings, headline, platform_issues, probe_claims
-from generator.aggregate import BUSY, OLDER, flags_of
-from generator.grid import Grid
 from generator.i18n import N_, _, part_separator
-from generator.page import Page
-from generator.sitedata import SiteData
-from generator.table_view import TableView, views
+from generator.records import platform_issues
+from generator.records.aggregate import BUSY, OLDER, flags_of
+from generator.site import Page
+from generator.views import answer, findings, headline
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, gpu_first, setting_word, views
 
 PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
@@ -31,7 +32,7 @@ def _epoch(view: TableView, article: dict[str, Any]) -> str:
     setting, setup = view.table.setting, article["setup"]
     trained = sorted({s.images_per_epoch for s in view.table.summaries})
     here = _("one epoch here is {images:,} {dataset} images").format(
-        images=setting.train_images, dataset=setting.dataset
+        images=setting.train_images, dataset=setting_word(setting.dataset)
     )
     if trained != [setting.train_images]:
         here += " " + _("(drop-last trains {images})").format(images=", ".join(f"{n:,}" for n in trained))
@@ -45,18 +46,21 @@ def _epoch(view: TableView, article: dict[str, Any]) -> str:
     )
 
 
-def _headline(view: TableView, article: dict[str, Any]) -> Headline:
+def _headline(site: SiteData, view: TableView) -> Headline:
     table = view.table
     compiled = table.columns_in("compiled")
     labels = [table.column_label(c) for c in compiled]
-    rows = headline.throughput_rows(table, compiled)
+    rows = headline.throughput_rows(table, compiled, site.throughput_leads(table))
+    absent = ["<small>" + _("not measured on this machine") + "</small>"] * len(view.not_measured)
     throughput = Grid(
-        [_("batch"), *labels, _("verdict")], [[str(r.batch_size), *r.cells, r.verdict] for r in rows], text=(0, -1)
+        [_("batch"), *labels, *view.not_measured, _("verdict")],
+        [[str(r.batch_size), *r.cells, *absent, r.verdict] for r in rows],
+        text=(0, *range(len(labels) + 1, len(labels) + len(absent) + 1), -1),
     )
     compile_rows, notes = headline.compile_rows(table, compiled)
     return Headline(
         view,
-        _epoch(view, article),
+        _epoch(view, site.article),
         throughput,
         Grid([_("batch"), *labels], [[str(r.batch_size), *r.cells] for r in compile_rows]),
         notes,
@@ -67,10 +71,7 @@ def _findings(site: SiteData) -> list[findings.Finding]:
     found = findings.article_arithmetic(site.internal_claims)
     for issue in platform_issues.load_issues()["issues"]:
         found += findings.platform_issue(issue, platform_issues.measured_pairs(issue, site.tables, site.device_kinds))
-    probes = site.results.probes
-    found += findings.probe_disagreements(
-        probe_claims.message_claims(site.article, probes) + probe_claims.traceback_claims(site.article, probes)
-    )
+    found += findings.probe_disagreements(site.probe_claims)
     return found
 
 
@@ -87,13 +88,11 @@ def context(site: SiteData) -> dict[str, Any]:
             "snapshots": len(site.results.snapshots),
         },
         "skipped": site.results.skipped,
-        "headlines": [_headline(v, site.article) for v in views(site, site.out_of_box)],
+        "answer": answer.answer(site),
+        "headlines": [_headline(site, v) for v in gpu_first(views(site, site.out_of_box))],
         "tuned": [t.setting.tuning for t in site.tuned],
         "findings": _findings(site),
-        "single_run": sum(1 for s in site.summaries if s.n_ok == 1),
-        "configurations": len(site.summaries),
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
-        "cpu_machines": [m.machine_id for m in site.machines if m.hardware and not m.is_gpu],
     }

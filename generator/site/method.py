@@ -3,13 +3,20 @@ are judged, and the parity checks (from ``data/parity_checks.json``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
-from generator.grid import Grid
+from generator.data_text import load_data
 from generator.i18n import N_, _
-from generator.page import Page
-from generator.sitedata import SiteData, load_data
+from generator.records.aggregate import Table
+from generator.records.identity import version_key
+from generator.records.machines import Machine
+from generator.site import Page
+from generator.views.gpu_stack import gpu_stack
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import device_title, setting_label
 
 PAGE = Page("method.md", "method.md.j2", N_("2 Environment and method"), None, 2.0)
 
@@ -41,11 +48,43 @@ def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
     return Grid(["", *(label(fw) for fw in present)], rows), counts
 
 
+@dataclass(frozen=True)
+class MachineSection:
+    """One machine as the method page shows it: its heading, its GPU stack, and the packages of each table's runs."""
+
+    machine: Machine
+    title: str
+    stack: str | None
+    packages: list[tuple[str, list[str]]]  # (the table's setting, ``torch 2.11.0`` for each package its runs used)
+
+
+def table_packages(table: Table) -> list[str]:
+    """``name version`` (several versions comma-separated) for every package the table's runs recorded."""
+    found: dict[str, set[str]] = {}
+    for run in table.runs:
+        for name, version in ((run.record.get("software") or {}).get("packages") or {}).items():
+            if version:
+                found.setdefault(name, set()).add(version)
+    return [f"{name} {', '.join(sorted(versions, key=version_key))}" for name, versions in found.items()]
+
+
+def machine_section(site: SiteData, machine: Machine) -> MachineSection:
+    """The machine's heading, GPU stack and, per table of its runs (the versions profile's included), the packages
+    those runs used."""
+    tables = [t for t in site.all_tables if t.machine_id == machine.machine_id]
+    return MachineSection(
+        machine,
+        device_title(machine, machine.machine_id),
+        gpu_stack(machine.hardware) if machine.is_gpu else None,
+        [(setting_label(t.setting), packages) for t in tables if (packages := table_packages(t))],
+    )
+
+
 def context(site: SiteData) -> dict[str, Any]:
     """The method page's context."""
     grid, counts = model_grid(site)
     return {
-        "machines": site.machines,
+        "machines": [machine_section(site, m) for m in site.machines],
         "model": grid,
         "parameter_counts": counts,
         "parity": load_data("parity_checks.json"),

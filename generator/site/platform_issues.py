@@ -5,12 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator import fmt, platform_issues
-from generator.bisects import Bisect, matching
-from generator.grid import Grid
 from generator.i18n import N_, _
-from generator.page import Page
-from generator.sitedata import SiteData
+from generator.records import platform_issues
+from generator.records.bisects import Bisect, matching
+from generator.site import Page
+from generator.verdicts import platform_issue
+from generator.views import fmt
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import label_words
+from generator.views.verdict_text import text, verdict_words
 
 PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", N_("Known platform issues"), N_("3 Results"), 3.4)
 
@@ -21,7 +25,7 @@ class Issue:
 
     facts: dict[str, Any]
     workaround: str
-    size: str | None
+    size: str | None  # in words; bold where the runs decide it
     measured: dict[str, Grid]  # "machine · setting" -> grid
     bisects: list[Bisect]  # the release bisects of the issue's framework, metric and batch size on its device kind
 
@@ -29,13 +33,13 @@ class Issue:
 def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
     grids: dict[str, list[list[str]]] = {}
     for p in pairs:
-        rows = grids.setdefault(f"{p.machine_id} · {p.setting_label} · {p.column_label}", [])
+        rows = grids.setdefault(f"{p.machine_id} · {label_words(p.setting_label)} · {p.column_label}", [])
         rows.append(
             [
                 str(p.batch_size),
                 f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
                 f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>",
-                f"{p.ratio:.1f}×",
+                fmt.cell(text(platform_issue.pair_text(p))),
             ]
         )
     header = [_("batch"), _("out of the box (img/s)"), _("with the workaround (img/s)"), _("faster")]
@@ -56,7 +60,8 @@ def context(site: SiteData) -> dict[str, Any]:
     issues = []
     for facts in data["issues"]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
-        size = platform_issues.size_text(pairs)
+        measured = platform_issue.size(pairs)
+        size = None if measured is None else verdict_words(measured.text, measured.decided)
         workaround = platform_issues.workaround_text(facts)
         issues.append(Issue(facts, workaround, size, _measured(pairs), _bisects(site, facts)))
     return {"about": data["about"], "issues": issues}

@@ -8,11 +8,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from generator import downloads
 from generator.i18n import N_, _
-from generator.load import Loaded
-from generator.page import Page
-from generator.sitedata import SiteData
+from generator.records.load import Loaded
+from generator.site import Page
+from generator.views import downloads
+from generator.views.sitedata import SiteData
 
 PAGE = Page("appendix/raw-data.md", "raw_data.md.j2", N_("Raw data"), N_("Appendix"), 91.0)
 

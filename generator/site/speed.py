@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator import cells, chart_data
-from generator.aggregate import Summary
-from generator.grid import Grid, batch_grid
 from generator.i18n import N_, _
-from generator.page import Page
-from generator.sitedata import SiteData
-from generator.table_view import TableView, views
+from generator.records.aggregate import Summary, Table
+from generator.site import Page
+from generator.views import cells, chart_data
+from generator.views.grid import Grid, batch_grid
+from generator.views.record_text import recorded
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, precision_words, setting_word, views
 
 PAGE = Page("results/speed.md", "speed.md.j2", N_("3.1 Speed"), N_("3 Results"), 3.1)
 
@@ -24,18 +25,46 @@ class SpeedTable:
     grids: dict[str, dict[str, Grid]]  # mode -> title -> grid
     chart: str
     failures: list[Summary]
-    mfu: list[str]
+    mfu: list[str]  # one configuration's MFU and its peak each
+    mfu_basis: str | None
 
 
 def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     table = view.table
     seconds = batch_grid(table, mode, cells.time_cell)
     speedup = [_("speed-up, smallest → largest batch"), *(cells.speedup_cell(table, c) for c in table.columns_in(mode))]
-    return {
+    grids = {
         _("Images per second"): batch_grid(table, mode, cells.rate_cell),
         _("Seconds per epoch"): Grid(seconds.header, [*seconds.rows, speedup]),
-        _("Compile time"): batch_grid(table, mode, cells.compile_cell),
+        _("Compile time, cold caches"): batch_grid(table, mode, cells.compile_cell),
     }
+    if any(s.warm_compile_seconds for s in table.summaries if s.key.mode == mode):
+        grids[_("Compile time, warm caches")] = batch_grid(table, mode, cells.warm_compile_cell)
+    return grids
+
+
+def _mfu(view: TableView, summary: Summary) -> str:
+    """One configuration's MFU with the peak it is a share of: ``PyTorch compiled, batch 32: MFU 44.2 % of the
+    NVIDIA H200's strict FP32 (TF32 off) peak, 67 TFLOP/s (n=1)``."""
+    peak = min(r["mfu"]["peak_flops_per_second"] for r in summary.counted if r.get("mfu"))
+    return _(
+        "{column} {mode}, batch {batch}: MFU {mfu:.1%} of the {device}'s {precision} peak, {peak:g} TFLOP/s (n={n})"
+    ).format(
+        column=view.table.column_label(summary.key.column),
+        mode=setting_word(summary.key.mode),
+        batch=summary.key.batch_size,
+        mfu=summary.mfu.mean,
+        device=view.device,
+        precision=precision_words(view.table.setting),
+        peak=peak / 1e12,
+        n=summary.mfu.n,
+    )
+
+
+def _mfu_basis(table: Table) -> str | None:
+    """How the table's records computed MFU (``mfu.basis``), in the language being written."""
+    bases = [r["mfu"].get("basis") for s in table.summaries for r in s.counted if r.get("mfu")]
+    return recorded(bases[0]) if bases else None
 
 
 def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
@@ -44,19 +73,14 @@ def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
         f"charts/speed-{table.machine_id}-{table.setting.slug}.png",
         lambda: chart_data.per_batch(table, lambda s: s.images_per_second, _("images per second")),
     )
-    mfu = [
-        _("{column} {mode} batch {batch}: {mfu:.1%} (n={n})").format(
-            column=table.column_label(s.key.column), mode=s.key.mode, batch=s.key.batch_size, mfu=s.mfu.mean, n=s.mfu.n
-        )
-        for s in table.summaries
-        if s.mfu
-    ]
+    mfu = [_mfu(view, s) for s in table.summaries if s.mfu]
     return SpeedTable(
         view,
         {mode: _grids(view, mode) for mode in table.modes},
         chart,
         [s for s in table.summaries if s.n_ok == 0],
         mfu,
+        _mfu_basis(table),
     )
 
 

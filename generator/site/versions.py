@@ -9,21 +9,22 @@ from importlib import resources
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS
-from generator import cells, chart_data, fmt
-from generator.aggregate import Summary, Table
-from generator.bisects import Bisect, companions
-from generator.charts import Chart
-from generator.claims import Claim
-from generator.grid import Grid
-from generator.i18n import N_, _, part_separator, translate
-from generator.identity import Column, release
-from generator.machine_claims import speed_ranking
-from generator.metrics import MEMORY_METRICS, charted_metric
-from generator.page import Page
+from fwbench.stats import Stats
+from generator.i18n import N_, _, translate
+from generator.records.aggregate import Summary, Table
+from generator.records.bisects import Bisect, companions
+from generator.records.identity import Column, release
+from generator.records.metrics import MEMORY_METRICS, charted_metric
+from generator.site import Page
 from generator.site.claims import verdict_text
-from generator.sitedata import SiteData
-from generator.stats import Stats
-from generator.table_view import TableView, views
+from generator.verdicts.article.machine import is_article_version
+from generator.verdicts.claims import Claim
+from generator.views import cells, chart_data, fmt
+from generator.views.charts import Chart
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, views
+from generator.views.verdict_text import claim_text
 
 PAGE = Page("results/versions.md", "versions.md.j2", N_("Versions"), N_("3 Results"), 3.35)
 
@@ -42,7 +43,7 @@ class ArticleVersions:
     """The article's speed ordering checked on the article's releases alone, with the claims page's reasons."""
 
     versions: str  # "PyTorch 2.2.1, TensorFlow 2.15.0, JAX 0.4.26"
-    claim: Claim | None  # None: none of the article's releases was measured in this table
+    claim: Claim | None  # worded (``claim_text``); None: none of the article's releases was measured in this table
     reasons: list[str]
     verdict: str  # the claim's verdict as the claims page shows it (icon and words)
 
@@ -65,11 +66,6 @@ class BisectView:
     drop: str | None
     grid: Grid
     upstream: str
-
-
-def is_article_version(framework: str, version: str, article_versions: dict[str, str]) -> bool:
-    """True when ``version`` is the release the article used (``2.2.1`` is the article's ``2.2.1+cu121``)."""
-    return release(version) == release(article_versions.get(framework))
 
 
 def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
@@ -144,12 +140,11 @@ def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
     """The claims page's speed-ordering row, computed from the table's runs of the article's releases alone."""
     article = site.article["setup"]["framework_versions"]
     names = ", ".join(f"{fmt.label(fw)} {release(v)}" for fw, v in article.items())
-    kept = [s for s in table.summaries if is_article_version(s.key.framework, s.key.version, article)]
-    machine = site.machine_by_id.get(table.machine_id)
-    if not kept or machine is None:
+    found = site.article_speed_ranking(table)
+    if found is None:
         return ArticleVersions(names, None, [], "")
-    claim = speed_ranking(site.article, machine, Table(table.machine_id, table.setting, kept))
-    return ArticleVersions(names, claim, claim.reason.split(part_separator()), verdict_text(claim.verdict))
+    claim = claim_text(found)
+    return ArticleVersions(names, claim, list(claim.reason), verdict_text(claim.verdict))
 
 
 def _bisect_view(found: Bisect) -> BisectView:

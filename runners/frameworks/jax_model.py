@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from runners import arch
+from runners import arch, recipe
 
 # Version shim (drop with Flax < 0.12, i.e. the sets of JAX 0.5-0.7 that fwbench/version_sets.json's template
 # resolves): Flax 0.10-0.11 have no ``nnx.List``, and there a plain list of modules is already part of the graph.
@@ -14,11 +14,11 @@ ModuleList = getattr(nnx, "List", list)
 
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs) -> tuple[nnx.Conv, nnx.BatchNorm]:
-    pad = kernel // 2  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
+    pad = recipe.conv_padding(kernel)  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
     conv = nnx.Conv(
         cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)), use_bias=False, rngs=rngs
     )
-    return conv, nnx.BatchNorm(cout, momentum=arch.BN_DECAY, epsilon=arch.BN_EPSILON, rngs=rngs)
+    return conv, nnx.BatchNorm(cout, momentum=recipe.BN_DECAY, epsilon=recipe.BN_EPSILON, rngs=rngs)
 
 
 class ConvBN(nnx.Module):

@@ -13,7 +13,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from runners import arch
+from runners import recipe
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
 # Version shim (drop with Flax < 0.11, i.e. JAX 0.4.26's set in fwbench/version_sets.json): older Flax has no
@@ -27,9 +27,16 @@ class Trainer:
     ``mode`` is always ``compiled`` (``make_trainer`` checks it): JAX trains only through ``jax.jit``.
     """
 
-    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
-        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
-        jax.config.update("jax_default_matmul_precision", "highest")
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        mode: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        precision: str = "fp32",
+    ):
+        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+            jax.config.update("jax_default_matmul_precision", "highest")  # convolutions follow it too
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         jax.config.update("jax_enable_x64", self.dtype == np.float64)
         gpus = [d for d in jax.devices() if d.platform == "gpu"]
@@ -46,7 +53,7 @@ class Trainer:
         # inject_hyperparams makes the learning rate an input of each step instead of a constant
         self.optimizer = optax.inject_hyperparams(
             lambda learning_rate: optax.chain(
-                optax.add_decayed_weights(arch.WEIGHT_DECAY), optax.sgd(learning_rate, momentum=arch.SGD_MOMENTUM)
+                optax.add_decayed_weights(recipe.WEIGHT_DECAY), optax.sgd(learning_rate, momentum=recipe.SGD_MOMENTUM)
             )
         )(learning_rate=0.0)
         self.restore(weights)
@@ -112,12 +119,18 @@ class Trainer:
         self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
-        """The device allocator's peak and reserved bytes, where the backend reports them."""
+        """The device allocator's peak and reserved bytes since the start, where the backend reports them."""
         stats = self.device.memory_stats() or {}
         return {
             "allocator_peak_bytes": stats.get("peak_bytes_in_use"),
-            "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved")),
+            # 0 where XLA reserves nothing ahead (preallocation is off): not a measurement, so null
+            "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved")) or None,
         }
+
+    def reset_memory_peaks(self) -> bool:
+        """False: XLA's allocator keeps its peak (``memory_stats()["peak_bytes_in_use"]``) from the start, and JAX
+        has no call that resets it."""
+        return False
 
     def device_info(self) -> dict:
         """The device and, on a GPU, the CUDA and cuDNN jaxlib loaded."""
@@ -137,3 +150,7 @@ class Trainer:
             "cudnn": cudnn,
             "framework_threads": None,
         }
+
+    def precision_flags(self) -> dict:
+        """The default precision of matmuls and convolutions, as JAX's configuration holds it."""
+        return {"jax_default_matmul_precision": jax.config.jax_default_matmul_precision}

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 from keras import layers, ops
 
-from runners import arch
+from runners import arch, recipe
 
 
 class PaddedConv(keras.layers.Layer):
@@ -14,7 +14,7 @@ class PaddedConv(keras.layers.Layer):
 
     def __init__(self, cout: int, kernel: int, stride: int):
         super().__init__()
-        self.pad = kernel // 2
+        self.pad = recipe.conv_padding(kernel)
         self.conv = layers.Conv2D(cout, kernel, strides=stride, padding="valid", use_bias=False)
 
     def call(self, x):
@@ -24,7 +24,7 @@ class PaddedConv(keras.layers.Layer):
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int) -> tuple[PaddedConv, layers.BatchNormalization]:
     conv = PaddedConv(cout, kernel, stride)  # cin is implied by the input in Keras
-    return conv, layers.BatchNormalization(momentum=arch.BN_DECAY, epsilon=arch.BN_EPSILON)
+    return conv, layers.BatchNormalization(momentum=recipe.BN_DECAY, epsilon=recipe.BN_EPSILON)
 
 
 class ConvBN(keras.layers.Layer):

@@ -11,16 +11,23 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from runners import arch
+from runners import recipe
 from runners.frameworks.tensorflow_model import ResNet18, build, export_weights, load_weights
 
 
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
-    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
-        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
-        tf.config.experimental.enable_tensor_float_32_execution(False)
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        mode: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        precision: str = "fp32",
+    ):
+        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+            tf.config.experimental.enable_tensor_float_32_execution(False)
         self.dtype = dtype  # float64 only for parity tests
         keras.config.set_floatx(dtype)
         gpus = tf.config.list_physical_devices("GPU")
@@ -48,8 +55,8 @@ class Trainer:
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
         params = self.model.trainable_variables
         for param, grad, velocity in zip(params, tape.gradient(loss, params), self.opt_state, strict=True):
-            grad = grad + arch.WEIGHT_DECAY * param.value  # coupled weight decay
-            velocity.assign(arch.SGD_MOMENTUM * velocity + grad)
+            grad = grad + recipe.WEIGHT_DECAY * param.value  # coupled weight decay
+            velocity.assign(recipe.SGD_MOMENTUM * velocity + grad)
             param.assign_sub(lr * velocity)
         correct = tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=y.dtype), y), tf.int32))
         return loss, correct
@@ -86,11 +93,18 @@ class Trainer:
         self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
-        """The GPU allocator's peak; nothing on a CPU."""
+        """The GPU allocator's peak since the last reset; nothing on a CPU."""
         if self.device == "/CPU:0":
             return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
         info = tf.config.experimental.get_memory_info("GPU:0")
         return {"allocator_peak_bytes": int(info["peak"]), "allocator_reserved_bytes": None}
+
+    def reset_memory_peaks(self) -> bool:
+        """Reset the GPU allocator's peak (``tf.config.experimental.reset_memory_stats``); False on a CPU."""
+        if self.device == "/CPU:0":
+            return False
+        tf.config.experimental.reset_memory_stats("GPU:0")
+        return True
 
     def device_info(self) -> dict:
         """The device, the CUDA and cuDNN TensorFlow was built with, and its intra-op threads."""
@@ -106,4 +120,14 @@ class Trainer:
             "cuda": build_info.get("cuda_version") if on_gpu else None,
             "cudnn": build_info.get("cudnn_version") if on_gpu else None,
             "framework_threads": tf.config.threading.get_intra_op_parallelism_threads() or None,
+        }
+
+    def precision_flags(self) -> dict:
+        """TF32 execution as TensorFlow reports it, and the model's Keras dtype policy and float type."""
+        return {
+            "tf.config.experimental.tensor_float_32_execution_enabled": (
+                tf.config.experimental.tensor_float_32_execution_enabled()
+            ),
+            "keras.Model.dtype_policy": self.model.dtype_policy.name,
+            "keras.config.floatx": keras.config.floatx(),
         }

@@ -6,12 +6,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from runners import arch
+from runners import arch, recipe
 
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int) -> tuple[nn.Conv2d, nn.BatchNorm2d]:
-    conv = nn.Conv2d(cin, cout, kernel, stride, padding=kernel // 2, bias=False)  # symmetric padding
-    return conv, nn.BatchNorm2d(cout, eps=arch.BN_EPSILON, momentum=arch.BN_MOMENTUM_TORCH)
+    conv = nn.Conv2d(cin, cout, kernel, stride, padding=recipe.conv_padding(kernel), bias=False)
+    return conv, nn.BatchNorm2d(cout, eps=recipe.BN_EPSILON, momentum=recipe.BN_MOMENTUM_TORCH)
 
 
 class ConvBN(nn.Module):

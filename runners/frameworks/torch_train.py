@@ -10,17 +10,24 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from runners import arch
+from runners import recipe
 from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
 
 
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
-    def __init__(self, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"):
-        # Precision policy, identical in all three: true float32 matmuls and convolutions (no TF32).
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        mode: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        precision: str = "fp32",
+    ):
+        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         torch.backends.cudnn.benchmark = True  # PyTorch's performance guide: fixed shapes → autotune once
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
         gpu = torch.cuda.is_available()
@@ -30,7 +37,7 @@ class Trainer:
         self.model = ResNet18().to(self.device, self.dtype)
         self.model.train()
         self.optimizer = torch.optim.SGD(
-            self.model.parameters(), lr=0.0, momentum=arch.SGD_MOMENTUM, weight_decay=arch.WEIGHT_DECAY
+            self.model.parameters(), lr=0.0, momentum=recipe.SGD_MOMENTUM, weight_decay=recipe.WEIGHT_DECAY
         )
         self.restore(weights)
         self.train_forward = torch.compile(self.model) if mode == "compiled" else self.model
@@ -79,13 +86,20 @@ class Trainer:
         self._reset_optimizer()
 
     def memory(self) -> dict[str, int | None]:
-        """The caching allocator's peaks on a GPU; nothing on a CPU."""
+        """The caching allocator's peaks on a GPU since the last reset; nothing on a CPU."""
         if self.device.type != "cuda":
             return {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
         return {
             "allocator_peak_bytes": torch.cuda.max_memory_allocated(),
             "allocator_reserved_bytes": torch.cuda.max_memory_reserved(),
         }
+
+    def reset_memory_peaks(self) -> bool:
+        """Reset the caching allocator's peaks (``torch.cuda.reset_peak_memory_stats``); False on a CPU."""
+        if self.device.type != "cuda":
+            return False
+        torch.cuda.reset_peak_memory_stats()
+        return True
 
     def device_info(self) -> dict:
         """The device, the CUDA and cuDNN PyTorch runs on there, and its intra-op threads."""
@@ -96,4 +110,12 @@ class Trainer:
             "cuda": torch.version.cuda if on_gpu else None,
             "cudnn": str(torch.backends.cudnn.version()) if on_gpu else None,
             "framework_threads": torch.get_num_threads(),
+        }
+
+    def precision_flags(self) -> dict:
+        """TF32 for convolutions and matmuls, and the float32 matmul precision, as PyTorch reports them."""
+        return {
+            "torch.backends.cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
+            "torch.backends.cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "torch.get_float32_matmul_precision": torch.get_float32_matmul_precision(),
         }

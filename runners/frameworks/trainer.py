@@ -1,7 +1,7 @@
 """What a framework's ``Trainer`` does (the protocol the runners and benchmarks rely on) and how one is made.
 
-Each ``runners/frameworks/<framework>_train.py`` defines ``Trainer(weights, mode, device, dtype)`` with these
-methods, in this order. Callers build one through ``make_trainer``, which checks the mode against the framework
+Each ``runners/frameworks/<framework>_train.py`` defines ``Trainer(weights, mode, device, dtype, precision)`` with
+these methods, in this order. Callers build one through ``make_trainer``, which checks the mode against the framework
 registry, and use nothing but the protocol.
 """
 
@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from fwbench.frameworks import framework
+from runners.recipe import PRECISION_POLICIES
 
 
 class Trainer(Protocol):
@@ -43,11 +44,20 @@ class Trainer(Protocol):
 
     def memory(self) -> dict[str, int | None]:
         """The framework allocator's peak and reserved bytes (``allocator_peak_bytes``,
-        ``allocator_reserved_bytes``); None where the framework does not say (on a CPU, always)."""
+        ``allocator_reserved_bytes``) since the last ``reset_memory_peaks`` (else since the start); None where the
+        framework does not say or nothing was measured (on a CPU, always), never 0 for unknown."""
+
+    def reset_memory_peaks(self) -> bool:
+        """Start the allocator's peak figures afresh, so that ``memory`` counts from now; False where the
+        framework cannot (its peaks then keep counting from the start)."""
 
     def device_info(self) -> dict[str, Any]:
         """What the framework says about its device: ``device_kind`` (cpu or gpu), ``device_name``, ``cuda``,
         ``cudnn`` and ``framework_threads``; None where it does not say."""
+
+    def precision_flags(self) -> dict[str, Any]:
+        """The framework's precision settings as it reports them now (read back, never restated from what was
+        asked), keyed by the name of the framework's own API that reports each."""
 
 
 def check_mode(name: str, mode: str) -> None:
@@ -57,15 +67,31 @@ def check_mode(name: str, mode: str) -> None:
         raise ValueError(f"{name} trains only in mode {' or '.join(modes)}, not {mode!r}")
 
 
+def check_precision(policy: str) -> None:
+    """ValueError unless ``policy`` is a precision policy the trainers apply (``recipe.PRECISION_POLICIES``)."""
+    if policy not in PRECISION_POLICIES:
+        raise ValueError(
+            f"precision {policy!r}: the trainers apply only {', '.join(map(repr, PRECISION_POLICIES))} "
+            "(true float32, TF32 off everywhere) so far"
+        )
+
+
 def trainer_class(name: str) -> type[Trainer]:
     """The ``Trainer`` class of framework ``name``; imports that framework."""
     return importlib.import_module(framework(name).trainer_module).Trainer
 
 
 def make_trainer(
-    name: str, weights: dict[str, np.ndarray], mode: str, device: str = "auto", dtype: str = "float32"
+    name: str,
+    weights: dict[str, np.ndarray],
+    mode: str,
+    device: str = "auto",
+    dtype: str = "float32",
+    precision: str = "fp32",
 ) -> Trainer:
     """A trainer of framework ``name`` holding ``weights``: ``mode`` compiled or eager (checked by
-    ``check_mode``), ``device`` auto, cpu or gpu, ``dtype`` float32 (float64 only for the parity tests)."""
+    ``check_mode``), ``device`` auto, cpu or gpu, ``dtype`` float32 (float64 only for the parity tests),
+    ``precision`` the policy it applies (checked by ``check_precision``)."""
     check_mode(name, mode)
-    return trainer_class(name)(weights, mode=mode, device=device, dtype=dtype)
+    check_precision(precision)
+    return trainer_class(name)(weights, mode=mode, device=device, dtype=dtype, precision=precision)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,9 @@ import requests
 import responses
 from responses import matchers
 
+from ecosystem.github_client import make_github
+from ecosystem.github_stats import RepoCollector
+from ecosystem.metric import SourceMetrics
 from ecosystem.stackexchange_client import COUNT_FILTER_FIELDS
 from ecosystem.subjects import subjects_of
 
@@ -49,6 +53,24 @@ def network_error(name: str) -> requests.RequestException:
 def fixed_clock() -> str:
     """The collection time every test uses."""
     return NOW
+
+
+NOW_DT = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
+
+
+def collect_repo(
+    name: str = "pytorch/pytorch",
+    token: str | None = "ghp_test",
+    baseline: tuple[str, int] | None = None,
+    max_wait: float = 60.0,
+    sleeps: list[float] | None = None,
+) -> SourceMetrics:
+    """The GitHub metrics of one repository, collected from the mocks at the test clock over a 365-day window."""
+    sleeps = [] if sleeps is None else sleeps
+    metrics = SourceMetrics("github", fixed_clock)
+    gh = make_github(token, max_wait=max_wait)
+    RepoCollector(gh, name, NOW_DT, 365, metrics, baseline, max_wait, sleep=sleeps.append).collect()
+    return metrics
 
 
 COUNT_FILTER = body("se_filter_create.json")["items"][0]["filter"]
@@ -105,10 +127,19 @@ def repo_body(full_name: str, **changes: Any) -> dict[str, Any]:
     return data
 
 
-def graphql_for(full_name: str) -> list:
-    """The matcher of GraphQL queries about ``full_name``."""
-    owner, name = full_name.split("/")
-    return [matchers.json_params_matcher({"variables": {"owner": owner, "name": name}}, strict_match=False)]
+def history_page(page: int) -> list:
+    """The matcher of the star history's page ``page`` (30 weeks a page)."""
+    return [matchers.query_param_matcher({"per_page": "30", "page": str(page)}, strict_match=True)]
+
+
+def add_star_history(rsps: responses.RequestsMock, full_name: str) -> None:
+    """The star history of ``full_name`` in its two pages: 3 stars a day from 2024-04-14 to 2025-06-01."""
+    for page in (1, 2):
+        rsps.get(
+            f"{GH}/repos/{full_name}/stargazers/history",
+            json=body(f"gh_star_history_page{page}.json"),
+            match=history_page(page),
+        )
 
 
 def add_contributors(rsps: responses.RequestsMock, full_name: str) -> None:
@@ -129,7 +160,7 @@ def add_contributors(rsps: responses.RequestsMock, full_name: str) -> None:
 
 
 def add_github_repo(
-    rsps: responses.RequestsMock, full_name: str, stars_pages: int = 2, issues_total: int = 5321
+    rsps: responses.RequestsMock, full_name: str, star_history: bool = True, issues_total: int = 5321
 ) -> None:
     """Every GitHub endpoint of one repository, after GET /repos/{full_name}."""
     base = f"{GH}/repos/{full_name}"
@@ -146,8 +177,8 @@ def add_github_repo(
             matchers.query_param_matcher({"q": f"repo:{full_name} is:issue created:>=2024-06-01"}, strict_match=False)
         ],
     )
-    for page in range(1, stars_pages + 1):
-        rsps.post(f"{GH}/graphql", json=body(f"gh_graphql_stars_page{page}.json"), match=graphql_for(full_name))
+    if star_history:
+        add_star_history(rsps, full_name)
 
 
 def add_github(rsps: responses.RequestsMock, full_name: str, **kwargs: Any) -> None:

@@ -63,6 +63,7 @@ def test_a_collection_without_credentials_fits_the_anonymous_quotas(answer_pages
     hosts = Counter(c.request.url.split("/")[2].split(":")[0] for c in responses.calls)
     per_tag = 2 + SAMPLE // 100 + SAMPLE // 100 * answer_pages  # counts, question pages, answer pages
     assert hosts["api.stackexchange.com"] == 3 + len(TAGS) * per_tag <= 300  # /sites, tags/info, filters/create
-    assert hosts["api.github.com"] == 6 * len(REPOS) <= 60  # repo, pulls, contributors, releases, latest, search
+    # repo, pulls, contributors, releases, latest, search, and two pages of star history (30 weeks each)
+    assert hosts["api.github.com"] == 8 * len(REPOS) <= 60
     assert sum("/search/" in c.request.url for c in responses.calls) == len(REPOS) <= 10
     assert hosts["pypistats.org"] == 4

@@ -58,7 +58,7 @@ def test_collect_writes_a_complete_valid_snapshot_without_secrets(online, tmp_pa
     assert set(record["sources"]) == {"stackoverflow", "github", "pypi"}
     assert record["sources"]["pypi"]["torch"]["downloads_last_month"]["value"] == 45000000
     assert "conda" in record["sources"]["pypi"]["torch"]["downloads_last_month"]["method"]["caveat"]
-    assert record["sources"]["github"]["jax-ml/jax"]["stars_gained_in_window"]["value"] == 4
+    assert record["sources"]["github"]["jax-ml/jax"]["stars_gained_in_window"]["value"] == 365 * 3
     out = capsys.readouterr()
     assert "wrote" in out.out
     for secret in (SECRET_TOKEN, SECRET_KEY):
@@ -140,7 +140,7 @@ def test_frameworks_choose_the_subjects(online, tmp_path):
         (["collect", "--only", "reddit"], "--only"),
         (["collect", "--frameworks", "jax,mxnet"], "--frameworks"),
         (["collect", "--max-wait", "-1"], "--max-wait"),
-        (["show", "--out", "/nonexistent/eco"], "--out"),
+        (["show", "--out", "/dev/null"], "--out"),  # exists, and is no directory
     ],
 )
 def test_usage_errors_exit_2_naming_the_flag(argv, flag, capsys):
@@ -200,9 +200,19 @@ def test_show_prints_the_latest_snapshot_and_the_change(tmp_path, capsys):
     assert "was 2025-04-01" in next(line for line in out.splitlines() if "latest_release_date" in line)
 
 
+def test_show_in_a_fresh_clone_says_there_is_no_snapshot_yet_and_how_to_make_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no results/ecosystem directory, as in a fresh clone
+    assert cli.main(["show"]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (
+        "ecosystem: no snapshot yet in results/ecosystem; make one with `ecosystem collect --out results/ecosystem`\n"
+    )
+
+
 def test_show_without_snapshots_or_with_a_bad_one(tmp_path, capsys):
     assert cli.main(["show", "--out", str(tmp_path)]) == 1
-    assert "no snapshot in" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(f"ecosystem: no snapshot yet in {tmp_path}; make one with")
     (tmp_path / "2025-06-01.json").write_text('{"schema": "fwbench.ecosystem/1"}')
     assert cli.main(["show", "--out", str(tmp_path)]) == 1
     assert "2025-06-01.json: field '(top level)'" in capsys.readouterr().err

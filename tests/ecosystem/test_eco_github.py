@@ -1,55 +1,30 @@
-"""GitHub collector: metrics from documented shapes, rate limits (403, 429, GraphQL), retries, resumed star
-walks, redirects and bad responses."""
+"""GitHub collector: metrics from documented shapes, rate limits (403, 429), retries, redirects and bad responses
+(star growth from the star history: test_eco_star_history.py)."""
 
 from __future__ import annotations
 
-import json
 import time
-from datetime import datetime
 
 import pytest
 import responses
 from eco_mocks import (
     GH,
-    NOW,
     add_github,
     add_github_repo,
     body,
-    fixed_clock,
-    graphql_for,
-    headers,
+    collect_repo,
     network_error,
     repo_body,
 )
 
 from ecosystem import github_client
-from ecosystem.github_client import make_github
-from ecosystem.github_stars import StarWalker
-from ecosystem.github_stats import CONTRIBUTORS_DEFINITION, RepoCollector, collect_github
+from ecosystem.github_stats import CONTRIBUTORS_DEFINITION
 from ecosystem.metric import SourceMetrics
-
-NOW_DT = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
-NOW_EPOCH = NOW_DT.timestamp()
 
 
 @pytest.fixture(autouse=True)
 def no_pacing(monkeypatch):
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
-
-
-def collect_repo(
-    name: str = "pytorch/pytorch",
-    token: str | None = "ghp_test",
-    baseline=None,
-    max_wait: float = 60.0,
-    sleeps: list[float] | None = None,
-) -> SourceMetrics:
-    sleeps = [] if sleeps is None else sleeps
-    metrics = SourceMetrics("github", fixed_clock)
-    gh = make_github(token, max_wait=max_wait)
-    walker = StarWalker(gh, max_wait, sleep=sleeps.append, clock=lambda: NOW_EPOCH) if token else None
-    RepoCollector(gh, name, NOW_DT, 365, metrics, walker, baseline, max_wait, sleep=sleeps.append).collect()
-    return metrics
 
 
 def values(metrics: SourceMetrics, name: str) -> dict:
@@ -70,37 +45,11 @@ def test_collects_every_metric_with_an_uncapped_search_total():
         "releases_in_window": 3,
         "latest_release_date": "2025-04-23",
         "issues_opened_in_window": 250_000,  # beyond the 1000 that PyGithub's totalCount could report
-        "stars_gained_in_window": 4,
-        "star_growth_percent_in_window": round(100 * 4 / (90000 - 4), 2),
+        "stars_gained_in_window": 365 * 3,  # the fixture's 3 stars a day, 2024-06-02 to 2025-06-01
+        "star_growth_percent_in_window": round(100 * 1095 / (90000 - 1095), 2),
     }
-    stars = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["method"]
-    assert stars["endpoint"] == "https://api.github.com/graphql" and stars["pages"] == 2
-    assert stars["failed_attempts"] == 0 and stars["last_page_size"] == 100
     assert not metrics.failures
-    sent = [c.request for c in responses.calls if c.request.url.endswith("/graphql")]
-    assert all(r.headers["Authorization"] == "token ghp_test" for r in sent)
-
-
-@responses.activate
-def test_without_token_star_growth_is_not_collected_with_the_reason():
-    add_github(responses.mock, "google/flax")
-    metrics = collect_repo("google/flax", token=None)
-    gained = metrics.subjects["google/flax"]["stars_gained_in_window"]
-    assert gained["status"] == "not_collected" and "GITHUB_TOKEN" in gained["reason"]
-    assert metrics.subjects["google/flax"]["stars"]["status"] == "ok"
-    assert not any(c.request.url.endswith("/graphql") for c in responses.calls)
-    assert not metrics.failures  # not collectable is not a failure
-
-
-@responses.activate
-def test_without_token_star_growth_comes_from_an_older_snapshot():
-    add_github(responses.mock, "google/flax")
-    metrics = collect_repo("google/flax", token=None, baseline=("2024-05-30", 89000))
-    gained = metrics.subjects["google/flax"]["stars_gained_in_window"]
-    assert gained["value"] == 1000
-    assert gained["method"]["window_days"] == 367 and gained["method"]["baseline_date"] == "2024-05-30"
-    growth = metrics.subjects["google/flax"]["star_growth_percent_in_window"]
-    assert growth["value"] == round(100 * 1000 / 89000, 2)
+    assert all(c.request.headers["Authorization"] == "token ghp_test" for c in responses.calls)
 
 
 @responses.activate
@@ -243,90 +192,6 @@ def test_read_timeouts_that_persist_stop_github_with_the_reason():
     assert reason.startswith("GitHub request failed: ReadTimeout(") and "failed 3 times" in reason
     assert metrics.subjects["jax-ml/jax"]["contributors"]["reason"] == f"not attempted: {reason}"
     assert sleeps == [1.0, 2.0] and len(responses.calls) == 3
-
-
-def stargazers_page(cursor: str, starred: list[str], more: bool = True) -> dict:
-    page = body("gh_graphql_stars_page1.json")
-    page["data"]["repository"]["stargazers"] = {
-        "pageInfo": {"hasNextPage": more, "endCursor": cursor},
-        "edges": [{"starredAt": t} for t in starred],
-    }
-    return page
-
-
-@pytest.mark.parametrize("error", ["gh_graphql_internal_error.json", "gh_graphql_timeout_error.json"])
-@responses.activate
-def test_a_graphql_error_on_page_3_resumes_from_the_last_cursor_with_a_smaller_page(error):
-    responses.get(f"{GH}/repos/pytorch/pytorch", json=repo_body("pytorch/pytorch"))
-    add_github_repo(responses.mock, "pytorch/pytorch", stars_pages=0)
-    recent = ["2025-05-01T00:00:00Z", "2025-04-01T00:00:00Z"]
-    for answer in (
-        stargazers_page("c1", recent),
-        stargazers_page("c2", recent),
-        body(error),
-        stargazers_page("c3", ["2025-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]),
-    ):
-        responses.post(f"{GH}/graphql", json=answer, match=graphql_for("pytorch/pytorch"))  # served in order
-    sleeps: list[float] = []
-    metrics = collect_repo(sleeps=sleeps)
-    gained = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]
-    assert gained["value"] == 5 and not metrics.failures
-    assert (gained["method"]["pages"], gained["method"]["failed_attempts"]) == (3, 1)
-    queries = [c.request for c in responses.calls if c.request.url.endswith("/graphql")]
-    variables = [json.loads(q.body)["variables"] for q in queries]
-    assert [(v["after"], v["first"]) for v in variables] == [(None, 100), ("c1", 100), ("c2", 100), ("c2", 50)]
-    assert sleeps == [1.0]
-
-
-@responses.activate
-def test_a_graphql_page_failing_every_time_fails_star_growth_only():
-    responses.get(f"{GH}/repos/pytorch/pytorch", json=repo_body("pytorch/pytorch"))
-    add_github_repo(responses.mock, "pytorch/pytorch", stars_pages=0)
-    responses.post(f"{GH}/graphql", json=body("gh_graphql_internal_error.json"))
-    metrics = collect_repo()
-    reason = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["reason"]
-    assert "failed 3 times, the last with first=25" in reason and "INTERNAL" in reason
-    assert metrics.subjects["pytorch/pytorch"]["contributors"]["status"] == "ok" and not metrics.stopped
-
-
-@responses.activate
-def test_a_refused_stargazers_connection_fails_star_growth_without_retrying():
-    responses.get(f"{GH}/repos/pytorch/pytorch", json=repo_body("pytorch/pytorch"))
-    add_github_repo(responses.mock, "pytorch/pytorch", stars_pages=0)
-    responses.post(f"{GH}/graphql", json=body("gh_graphql_forbidden.json"))
-    metrics = collect_repo()
-    reason = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["reason"]
-    assert reason == "GitHub GraphQL FORBIDDEN: Resource not accessible by integration"
-    assert sum(c.request.url.endswith("/graphql") for c in responses.calls) == 1 and not metrics.stopped
-
-
-@pytest.mark.parametrize("error_type", ["RATE_LIMITED", "RATE_LIMIT"])
-@responses.activate
-def test_a_graphql_rate_limit_stops_graphql_with_the_reset_time_and_rest_goes_on(error_type):
-    limited = body("gh_graphql_rate_limited.json")
-    limited["errors"][0]["type"] = error_type
-    responses.post(f"{GH}/graphql", json=limited, headers=headers("gh_graphql_rate_limited.json"))
-    for repo in ("pytorch/pytorch", "google/flax"):
-        add_github(responses.mock, repo, stars_pages=0)
-    metrics = SourceMetrics("github", fixed_clock)
-    collect_github(
-        lambda: make_github("ghp_test", 60.0),
-        ("pytorch/pytorch", "google/flax"),
-        NOW_DT,
-        365,
-        metrics,
-        True,
-        {},
-        60.0,
-        lambda label: None,
-    )
-    reason = metrics.subjects["pytorch/pytorch"]["stars_gained_in_window"]["reason"]
-    assert reason.startswith(f"GitHub GraphQL rate limit ({error_type}: API rate limit exceeded")
-    assert "it resets at 2025-06-01T13:00:00Z" in reason and "400" not in reason
-    flax = metrics.subjects["google/flax"]
-    assert flax["stars_gained_in_window"]["reason"] == f"not attempted: {reason}"
-    assert flax["contributors"]["status"] == "ok" and not metrics.stopped
-    assert sum(c.request.url.endswith("/graphql") for c in responses.calls) == 1
 
 
 def secondary_limit(status: int = 429, **extra_headers: str) -> dict:

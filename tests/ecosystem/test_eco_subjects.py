@@ -1,21 +1,22 @@
-"""Subjects per framework: derived from the framework registry, in its order."""
+"""Subjects per framework: read from the framework registry, in its order."""
 
 from __future__ import annotations
 
 import pytest
 
-from ecosystem.subjects import BY_FRAMEWORK, subjects_of
-from fwbench.frameworks import FRAMEWORKS, framework
+from ecosystem.subjects import subjects_of
+from fwbench.frameworks import REGISTRY
 
 
 def test_every_registered_framework_has_subjects_including_its_own_package():
-    assert tuple(BY_FRAMEWORK) == FRAMEWORKS
-    for name, subjects in BY_FRAMEWORK.items():
-        assert subjects.packages[0] == framework(name).distributions[0]
+    for name, entry in REGISTRY.items():
+        subjects = subjects_of([name])
+        assert subjects.packages[0] == entry.distributions[0]
         assert subjects.tags and subjects.repos
 
 
 def test_subjects_follow_the_registry_order_whatever_the_order_asked():
     assert subjects_of(["jax", "torch"]).repos == ("pytorch/pytorch", "jax-ml/jax", "google/flax")
+    assert subjects_of().tags == ("pytorch", "tensorflow", "keras", "jax", "flax")
     with pytest.raises(ValueError, match="mxnet"):
         subjects_of(["mxnet"])

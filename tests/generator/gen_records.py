@@ -1,6 +1,6 @@
 """Factories for schema-valid fixture records (runs, probes, ecosystem snapshots) for the generator tests.
 
-Run records are ``fwbench.run/2``; ``older=True`` writes the ``fwbench.run/1`` shape, which the reader upgrades
+Run records are ``fwbench.run/3``; ``older=True`` writes the ``fwbench.run/1`` shape, which the reader upgrades
 (it then carries ``upgraded_from`` and ``missing``).
 """
 
@@ -69,6 +69,12 @@ def load(busy: bool = False) -> dict[str, Any]:
     return {
         "start": sample(3.0),
         "end": sample(other),
+        "during_clock": {
+            "samples": 20,
+            "interval_seconds": 0.5,
+            "mean_other_cpu_percent": other,
+            "peak_other_cpu_percent": other,
+        },
         "waited_seconds": 0.0,
         "busy": busy,
         "threshold_cpu_percent": 50.0,
@@ -119,9 +125,10 @@ def run(
     steps = images_per_epoch // batch_size
     accuracies = epoch_accuracies or [accuracy - 0.05 * (epochs - e - 1) for e in range(epochs)]
     record = {
-        "schema": "fwbench.run/2",
+        "schema": "fwbench.run/3",
         "record_id": record_id,
         "status": status,
+        "protocol": 2,
         "framework": {"name": framework, "version": VERSIONS[framework], "mode": mode},
         "config": {
             "profile": "quick",
@@ -143,6 +150,11 @@ def run(
                 "scheme": "round-robin over frameworks within each batch size, rotated",
             },
         },
+        "precision": {
+            "policy": "float32",
+            "compute_dtype": "float32",
+            "flags": {"jax_default_matmul_precision": "highest"} if ok else None,
+        },
         "model": {"name": "resnet18-cifar", "trainable_params": 11173962, "flops_per_image": 1.1108e9} if ok else None,
         "hardware": hardware(machine_id) if ok else None,
         "software": software() if ok else None,
@@ -150,6 +162,7 @@ def run(
             "compile_seconds": compile_seconds,
             "epoch_seconds": seconds,
             "epoch_seconds_each": [seconds] * epochs,
+            "article_epoch_seconds": seconds + compile_seconds / epochs,
             "images_per_second": images_per_epoch / seconds,
             "step_seconds_median": seconds / 16,
             "step_seconds_p90": seconds / 15,
@@ -166,6 +179,10 @@ def run(
             "host_children_peak_rss_bytes": 100 * 2**20,
             "host_peak_basis": "the run's process tree (children included) above the post-import baseline",
             "data_bytes": 2**20,
+            "phases": {
+                "first_step": {"allocator_peak_bytes": None, "nvml_peak_bytes": nvml},
+                "timed": {"allocator_peak_bytes": None, "nvml_peak_bytes": nvml},
+            },
         }
         if ok
         else None,
@@ -207,13 +224,15 @@ def as_v1(record: dict) -> dict:
     old = copy.deepcopy(record)
     old["schema"] = "fwbench.run/1"
     old["record_id"] += "-v1"
-    del old["load"]
+    for name in ("load", "protocol", "precision"):
+        del old[name]
     for name in ("train_images", "sized_for", "run_order"):
         del old["config"][name]
     for section, names in (
         ("hardware", ("fingerprint",)),
         ("software", ("fwbench_version",)),
-        ("memory", ("host_children_peak_rss_bytes", "host_peak_basis")),
+        ("memory", ("host_children_peak_rss_bytes", "host_peak_basis", "phases")),
+        ("timing", ("article_epoch_seconds",)),
     ):
         for name in names if old[section] else ():
             del old[section][name]

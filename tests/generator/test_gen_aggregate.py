@@ -9,14 +9,16 @@ import statistics
 import gen_records
 import pytest
 
-from generator import aggregate, fmt
-from generator.aggregate import summarise, tables
-from generator.cells import time_cell, time_to_accuracy_cell
-from generator.headline import throughput_rows
-from generator.leads import lead_text, throughput_leads
-from generator.load import load_results
-from generator.machines import machines
-from generator.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, describe
+from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, describe
+from generator.records import aggregate
+from generator.records.aggregate import summarise, tables
+from generator.records.load import load_results
+from generator.records.machines import machines
+from generator.verdicts.leads import lead_text, leads_by_batch, throughput_leads
+from generator.views import fmt
+from generator.views.cells import time_cell, time_to_accuracy_cell
+from generator.views.headline import throughput_rows
+from generator.views.verdict_text import text
 
 
 def test_describe_single_value_has_no_spread_or_interval():
@@ -46,7 +48,7 @@ def test_summaries_group_seeds_and_keep_failures(results_dir):
     assert torch32.accuracy.mean == pytest.approx(0.41)
     assert torch32.accuracy.std == pytest.approx(0.01)
     failed = next(s for s in summaries if s.key.batch_size == 128)
-    assert (failed.n_runs, failed.n_ok, failed.failure_note) == (1, 0, "1 OOM")
+    assert (failed.n_runs, failed.n_ok, text(failed.failure_note)) == (1, 0, "1 OOM")
     assert failed.epoch_seconds is None
     assert time_cell(failed) == "**✗ 1 OOM**"
     assert failed.failures[0]["exception_type"] == "torch.OutOfMemoryError"
@@ -85,7 +87,7 @@ def test_speedup_and_leads_come_from_the_table(results_dir):
 
 
 def test_tuning_environment_splits_tables_and_is_labelled():
-    from generator.identity import setting_of
+    from generator.records.identity import setting_of
 
     record = gen_records.run("jax", 32)
     plain = setting_of(record)
@@ -152,7 +154,10 @@ def test_older_records_are_keyed_on_images_per_epoch_and_marked(tmp_path):
     assert "config.train_images" in cell.missing
     assert time_cell(cell) == '10.00\u00a0s<br><small>n=1 · <span title="older record">◌</span></small>'
     assert throughput_leads(table) == []
-    assert throughput_rows(table, table.columns_in("compiled"))[0].verdict == "not judged: older records"
+    assert (
+        throughput_rows(table, table.columns_in("compiled"), leads_by_batch(table))[0].verdict
+        == "not judged: older records"
+    )
 
 
 def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
@@ -169,7 +174,7 @@ def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
     assert time_cell(torch) == "10.10 ±\u00a00.25\u00a0s<br><small>n=3 · 1 busy run left out</small>"
     (lead,) = throughput_leads(table)
     assert (lead.leader, lead.runner_up, lead.status) == ("PyTorch", "TensorFlow", APART)
-    assert "beyond the noise" in lead_text(lead)
+    assert "beyond the noise" in text(lead_text(lead))
 
 
 def test_lead_within_noise_when_intervals_overlap(tmp_path):
@@ -181,16 +186,19 @@ def test_lead_within_noise_when_intervals_overlap(tmp_path):
     (table,) = tables(summarise(loaded.runs))
     (lead,) = throughput_leads(table)
     assert lead.status == WITHIN_NOISE
-    text = lead_text(lead)
-    assert "within noise" in text and "ahead" not in text and "fastest" not in text
+    words = text(lead_text(lead))
+    assert "within noise" in words and "ahead" not in words and "fastest" not in words
 
 
-def test_a_lead_at_n1_is_labelled_may_be_noise(tmp_path):
+def test_a_lead_at_n1_names_no_leader(tmp_path):
     loaded = write(tmp_path, gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=11.2))
     (table,) = tables(summarise(loaded.runs))
     (lead,) = throughput_leads(table)
-    assert lead.status == TOO_FEW_RUNS and lead.n == 1
-    assert lead_text(lead) == "**PyTorch** is fastest at 51.2 img/s (n=1), 12.0 % ahead of JAX — n=1, may be noise"
+    assert lead.status == TOO_FEW_RUNS and lead.n == 1 and not lead.decided
+    assert text(lead_text(lead)) == (
+        "no verdict (n = 1): PyTorch at 51.2 img/s (n=1) and JAX at 45.7 img/s (n=1); a verdict needs 3 clean runs "
+        "of each and 95 % intervals apart"
+    )
 
 
 def test_time_to_accuracy_from_per_epoch_records(tmp_path):
@@ -215,5 +223,5 @@ def test_time_to_accuracy_from_per_epoch_records(tmp_path):
     cell = table.cell("torch", "compiled", 32)
     stats, counted = cell.time_to_accuracy(0.85)
     assert counted == 2 and stats.mean == pytest.approx((24.0 + 34.0) / 2)
-    assert time_to_accuracy_cell(cell, 0.85) == "29.0 ±\u00a07.1\u00a0s<br><small>n=2</small>"
+    assert time_to_accuracy_cell(cell, 0.85) == "29.0\u00a0s (sd\u00a07.1)<br><small>n=2</small>"  # ± is a 95 % CI
     assert time_to_accuracy_cell(cell, 0.95) == "not reached in 4 epochs<br><small>n=2</small>"

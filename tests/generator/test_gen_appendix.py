@@ -8,11 +8,11 @@ import subprocess
 import gen_records
 
 from fwbench.records import write_record
-from generator.claims import CONTRADICTED, NOT_COMPARABLE, Claim
-from generator.load import load_results
-from generator.render import build_pages
-from generator.repository import origin_url, portable_command, repository_url
+from generator.build.render import build_pages
+from generator.records.load import load_results
 from generator.site.claims import scope_table, section_of
+from generator.verdicts.claims import CONTRADICTED, NOT_COMPARABLE, Claim
+from generator.views.repository import origin_url, portable_command, repository_url
 
 
 def test_claims_are_grouped_by_section_with_icons_not_emoji(results_dir):
@@ -30,15 +30,23 @@ def test_claims_are_grouped_by_section_with_icons_not_emoji(results_dir):
 
 def test_a_reason_shared_by_every_row_is_said_once():
     rows = [
-        Claim("3.1", f"row {i}", "1 s", "2 s", NOT_COMPARABLE, f"a CPU, not a GPU; only older records{extra}", ("GPU",))
-        for i, extra in enumerate(("", "", "; not run"))
+        Claim(
+            "3.1",
+            f"row {i}",
+            "1 s",
+            "2 s",
+            NOT_COMPARABLE,
+            ("a CPU, not a GPU", "only older records", *extra),
+            ("GPU",),
+        )
+        for i, extra in enumerate(((), (), ("not run",)))
     ]
     table = scope_table("m", rows)
     assert table.shared == "a CPU, not a GPU; only older records" and table.checked == "(checked: GPU)"
     assert table.notes == ["not run"]
     verdicts = [row[3] for row in table.grid.rows]
     assert verdicts[0].endswith("not comparable</span>") and verdicts[2].endswith("<sup>1</sup></span>")
-    single = scope_table("m", [Claim("3.1", "x", "1", "2", CONTRADICTED, "why", ("GPU",))])
+    single = scope_table("m", [Claim("3.1", "x", "1", "2", CONTRADICTED, ("why",), ("GPU",))])
     assert single.shared is None and single.checked is None and single.notes == ["why (checked: GPU)"]
 
 

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from generator import article_checks, probe_claims
-from generator.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, load_article_figures
-from generator.load import Loaded, Results, load_results
-from generator.render import build_pages
+from generator.build.render import build_pages
+from generator.records.load import Loaded, Results, load_results
+from generator.verdicts.article import probes as probe_claims
+from generator.verdicts.article import remaining as article_checks
+from generator.verdicts.article.ecosystem import ecosystem_gap_claims
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, load_article_figures
+from generator.views.verdict_text import claim_text
 
 COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
 
@@ -66,7 +69,9 @@ def run(
 
 
 def by_claim(rows: list[Claim]) -> dict[str, Claim]:
-    return {row.claim: row for row in rows}
+    """The rows worded in English, by their claim."""
+    worded = [claim_text(row) for row in rows]
+    return {row.claim: row for row in worded}
 
 
 def test_every_row_is_a_claim_with_a_known_verdict_and_its_conditions(article, probes):
@@ -76,7 +81,7 @@ def test_every_row_is_a_claim_with_a_known_verdict_and_its_conditions(article, p
 
 
 def test_the_introductions_3090_contradicts_the_setups_4090(article):
-    row = article_checks.gpu_mentions_claim(article)
+    row = claim_text(article_checks.gpu_mentions_claim(article))
     assert row.verdict == CONTRADICTED
     assert "RTX 3090" in row.article and "RTX 4090" in row.article
 
@@ -89,15 +94,15 @@ def test_messages_are_compared_by_wording_with_the_sizes_as_placeholders(article
     assert rows["PyTorch (compiled): the message for the shape bug"].verdict == CONTRADICTED  # Dynamo's wording
     assert rows["TensorFlow (eager): the message for the shape bug"].verdict == CONTRADICTED  # Keras's input check
     jax = rows["JAX (eager): the message for the shape bug"]
-    assert jax.verdict == CONTRADICTED and "raised as TypeError, not ValueError" in jax.reason
-    assert "the article 0.4.26" in jax.reason and "mode: eager" in jax.conditions
+    assert jax.verdict == CONTRADICTED and "raised as TypeError, not ValueError" in "; ".join(jax.reason)
+    assert "the article 0.4.26" in "; ".join(jax.reason) and "mode: eager" in jax.conditions
 
 
 def test_a_probe_without_an_error_has_no_message_to_compare(article, probes):
     silent = next(p for p in probes.probes if p.record["record_id"] == "dtype-jax-eager")
     record = {**silent.record, "bug": "dense_shape"}
-    (row,) = probe_claims.message_claims(article, [Loaded(path=silent.path, record=record)])
-    assert row.verdict == NOT_COMPARABLE and "silently cast" in row.reason
+    (row,) = map(claim_text, probe_claims.message_claims(article, [Loaded(path=silent.path, record=record)]))
+    assert row.verdict == NOT_COMPARABLE and "silently cast" in "; ".join(row.reason)
 
 
 def test_tensorflows_200_line_stack_against_the_captured_tracebacks(article, probes):
@@ -116,45 +121,45 @@ def test_stated_line_counts_against_the_articles_own_snippets(article):
     assert rows["TensorFlow: the snippet's length"].verdict == CONFIRMED  # 10 stated, 10 with layout
     assert rows["JAX: the snippet's length"].verdict == CONTRADICTED  # 15 stated, 9 (11) counted
     longest = rows["JAX's snippet is the longest"]
-    assert longest.verdict == CONFIRMED and "restored with one statement per line" in longest.reason
+    assert longest.verdict == CONFIRMED and "restored with one statement per line" in "; ".join(longest.reason)
 
 
 def test_the_unsourced_paper_share_cannot_be_checked(article):
-    (row,) = article_checks.unsourced_claims(article)
+    (row,) = map(claim_text, article_checks.unsourced_claims(article))
     assert (row.section, row.verdict) == ("5.1", NOT_COMPARABLE)
-    assert "70 %" in row.article and "no source" in row.reason
+    assert "70 %" in row.article and "no source" in "; ".join(row.reason)
 
 
 def test_section_6_says_no_snapshot_and_leaves_a_snapshot_to_ecosystem_claims(article):
-    rows = article_checks.ecosystem_gap_claims(article, None)
+    rows = [claim_text(row) for row in ecosystem_gap_claims(article, None)]
     assert [row.section for row in rows] == ["6.1", "6.1", "6.3"]
-    assert all(row.verdict == NOT_COMPARABLE and row.reason.startswith("no snapshot") for row in rows)
-    assert article_checks.ecosystem_gap_claims(article, Loaded(Path("s.json"), {})) == []
+    assert all(row.verdict == NOT_COMPARABLE and row.reason[0].startswith("no snapshot") for row in rows)
+    assert ecosystem_gap_claims(article, Loaded(Path("s.json"), {})) == []
 
 
 def test_versions_are_stated_beside_the_records_and_flagged_runs_do_not_count(article):
     at_article = [run(fw, v) for fw, v in (("torch", "2.2.1+cu121"), ("tensorflow", "2.15.0"), ("jax", "0.4.26"))]
     assert article_checks.versions_claim(article, at_article, []).verdict == CONFIRMED
-    newer = article_checks.versions_claim(article, [run("torch", "2.14.1")], [])
+    newer = claim_text(article_checks.versions_claim(article, [run("torch", "2.14.1")], []))
     assert newer.verdict == NOT_COMPARABLE and "runs: PyTorch 2.14.1" in newer.ours
     busy = [run(fw, v, busy=True) for fw, v in (("torch", "2.2.1"), ("tensorflow", "2.15.0"), ("jax", "0.4.26"))]
-    flagged = article_checks.versions_claim(article, busy, [])
-    assert flagged.verdict == NOT_COMPARABLE and "3 flagged run records" in flagged.reason
+    flagged = claim_text(article_checks.versions_claim(article, busy, []))
+    assert flagged.verdict == NOT_COMPARABLE and "3 flagged run records" in "; ".join(flagged.reason)
 
 
 def test_gpu_stack_and_data_set_size_against_the_runs(article):
     assert article_checks.gpu_stack_claim(article, [run()]).verdict == CONFIRMED
     assert article_checks.gpu_stack_claim(article, [run(gpu=False)]).verdict == NOT_COMPARABLE
     assert article_checks.dataset_claim(article, [run()]).verdict == CONFIRMED
-    synthetic = article_checks.dataset_claim(article, [run(dataset="synthetic", train=256, test=128)])
+    synthetic = claim_text(article_checks.dataset_claim(article, [run(dataset="synthetic", train=256, test=128)]))
     assert synthetic.verdict == NOT_COMPARABLE and synthetic.ours == "synthetic: 256 training + 128 test images"
 
 
 def test_the_plus_minus_is_same_seed_nondeterminism_and_says_so(article):
     assert "not the spread over seeds" in article["seeding"]["note"]
-    over_seeds = article_checks.seed_spread_claim(article, [run(seed=s) for s in range(5)])
-    assert over_seeds.verdict == NOT_COMPARABLE and article["seeding"]["note"] in over_seeds.reason
-    tight = article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.920, 0.921, 0.922)])
+    over_seeds = claim_text(article_checks.seed_spread_claim(article, [run(seed=s) for s in range(5)]))
+    assert over_seeds.verdict == NOT_COMPARABLE and article["seeding"]["note"] in "; ".join(over_seeds.reason)
+    tight = claim_text(article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.920, 0.921, 0.922)]))
     assert tight.verdict == CONFIRMED and tight.ours == "PyTorch ±0.10 (n=3)"
     loose = article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.910, 0.920, 0.930)])
     assert loose.verdict == CONTRADICTED

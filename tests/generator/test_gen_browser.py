@@ -211,6 +211,42 @@ def test_every_page_reads_well(browser, server, built_site, device):
     assert not problems, "\n".join(problems)
 
 
+#: what the home page's answer says first, per language: it must be read in the first screen
+ANSWER_STARTS = {"index.html": "On the ", "zh/index.html": "在 "}
+FIRST_SCREEN_PX = 900
+
+
+@pytest.mark.parametrize("device", VIEWPORTS)
+@pytest.mark.parametrize("path", ANSWER_STARTS)
+def test_the_home_pages_answer_is_in_the_first_screen(browser, server, path, device):
+    """The answer's sentences (drawn from the leads) end within the first 900 px, at 1366 px and on a phone."""
+    page = browser.new_page(viewport=VIEWPORTS[device], device_scale_factor=1)
+    page.goto(server + path, wait_until="load")
+    box = page.locator(".fw-answer").bounding_box()
+    answer = page.text_content(".fw-answer").strip()
+    assert answer.startswith(ANSWER_STARTS[path]), answer
+    assert box["y"] + box["height"] <= FIRST_SCREEN_PX, f"{path} at {device}: the answer ends at {box}"
+    screenshot(page, f"{device}-answer-{path.removesuffix('.html').replace('/', '-')}")
+    page.close()
+
+
+def test_framework_names_never_break_inside_the_word(browser, server):
+    """A table header naming a framework is one line on a phone, in Chinese too (no "TensorFlo w")."""
+    page = browser.new_page(viewport=VIEWPORTS["phone"], device_scale_factor=1)
+    for path in ("zh/index.html", "zh/results/speed.html"):
+        page.goto(server + path, wait_until="load")
+        broken = page.evaluate(
+            """names => [...document.querySelectorAll('article th')]
+                 .filter(th => names.includes(th.textContent.trim()) && th.offsetParent !== null)
+                 .filter(th => { const r = document.createRange(); r.selectNodeContents(th);
+                                 return r.getClientRects().length > 1; })
+                 .map(th => th.textContent.trim())""",
+            ["PyTorch", "TensorFlow", "JAX"],
+        )
+        assert not broken, f"{path}: broken over lines: {broken}"
+    page.close()
+
+
 def test_opened_from_disk_every_navigation_link_opens_a_page(browser, built_site):
     page = browser.new_page(viewport=VIEWPORTS["desktop"])
     page.goto((built_site / "index.html").as_uri())

@@ -8,22 +8,25 @@ import gen_records
 import pytest
 
 from fwbench.records import write_record
-from generator import claims
-from generator.aggregate import summarise, tables
-from generator.ecosystem_claims import ecosystem_claims
-from generator.load import Loaded, load_results
-from generator.machine_claims import machine_claims
-from generator.machines import machines
+from generator.records.aggregate import summarise, tables
+from generator.records.load import Loaded, load_results
+from generator.records.machines import machines
+from generator.verdicts import claims
+from generator.verdicts.article import own_tables
+from generator.verdicts.article.ecosystem import ecosystem_claims
+from generator.verdicts.article.machine import machine_claims
+from generator.views.verdict_text import claim_text
 
 ARTICLE = claims.load_article_figures()
 
 
 def by_claim(rows):
-    return {c.claim: c for c in rows}
+    """The rows worded in English, by their claim."""
+    return {c.claim: c for c in map(claim_text, rows)}
 
 
 def test_internal_speedup_inconsistency_is_computed():
-    rows = by_claim(claims.internal_claims(ARTICLE))
+    rows = by_claim(own_tables.internal_claims(ARTICLE))
     torch = rows["PyTorch speed-up from batch 32 to 256"]
     assert torch.verdict == claims.CONTRADICTED
     assert "3.92×" in torch.ours  # 42.3 / 10.8
@@ -44,19 +47,46 @@ def test_cpu_measurements_are_not_comparable_with_the_gpu_article(results_dir):
     (machine,) = machines(loaded.runs)
     rows = machine_claims(ARTICLE, machine, tables(summaries))
     speed = by_claim(rows)["PyTorch, batch 32: seconds per epoch"]
-    assert speed.verdict == claims.NOT_COMPARABLE and "CPU" in speed.reason
-    assert speed.ours == "10.1 s ± 0.2 (95 % CI, n=3)"
+    assert speed.verdict == claims.NOT_COMPARABLE and "CPU" in "; ".join(speed.reason)
+    assert speed.ours.endswith(" s ± 0.2 (95 % CI, n=3)")
     assert by_claim(rows)["PyTorch, batch 128: seconds per epoch"].ours == "failed: 1 OOM"
     accuracy = by_claim(rows)["PyTorch final test accuracy over 5 runs"]
-    assert accuracy.verdict == claims.NOT_COMPARABLE and "synthetic" in accuracy.reason
+    assert accuracy.verdict == claims.NOT_COMPARABLE and "synthetic" in "; ".join(accuracy.reason)
 
 
 #: images trained per epoch of the article profile's 50,000 requested, after drop-last
 IMAGES_PER_EPOCH = {32: 49984, 64: 49984, 128: 49920, 256: 49920}
 
 
-def write_article_runs(root, seconds, *, machine_id=gen_records.GPU_MACHINE, seeds=5, jitter=0.0, **changes):
-    """Article-protocol runs (CIFAR-10, 50,000 training images, 5 epochs, all four batch sizes) on a GPU:
+#: what a framework's default precision reads back on an Ampere or later GPU
+DEFAULT_FLAGS = {"allow_tf32": True}
+
+
+def with_precision(record, policy, flags, article_epoch=True):
+    """``record`` as run under the precision ``policy``, ``flags`` read back from the framework (None: the record
+    does not say), without the article's epoch seconds unless ``article_epoch``."""
+    record = gen_records.with_changes(record)
+    record["config"]["precision"] = policy
+    record["precision"] = {"policy": policy, "compute_dtype": "float32", "flags": flags}
+    if not article_epoch and record["timing"]:
+        record["timing"].pop("article_epoch_seconds", None)
+    return record
+
+
+def write_article_runs(
+    root,
+    seconds,
+    *,
+    machine_id=gen_records.GPU_MACHINE,
+    seeds=5,
+    jitter=0.0,
+    precision="default",
+    flags=DEFAULT_FLAGS,
+    article_epoch=True,
+    **changes,
+):
+    """Article-protocol runs (CIFAR-10, 50,000 training images, 5 epochs, all four batch sizes) on a GPU at each
+    framework's default precision (or ``precision`` with ``flags``; see ``with_precision``):
     ``seconds[framework][batch_size]`` per epoch, seed k adding ``k × jitter``; ``changes`` go to every run."""
     for fw, by_batch in seconds.items():
         for bs, secs in by_batch.items():
@@ -71,7 +101,8 @@ def write_article_runs(root, seconds, *, machine_id=gen_records.GPU_MACHINE, see
                     epochs=5,
                     nvml=ARTICLE["memory"]["table"][str(bs)][fw] * 2**20,
                 )
-                record = gen_records.run(fw, bs, seed, **{**options, **changes})
+                run = gen_records.run(fw, bs, seed, **{**options, **changes})
+                record = with_precision(run, precision, flags, article_epoch)
                 write_record(root / "runs" / machine_id / f"{record['record_id']}.json", record)
     return load_results(root)
 
@@ -96,12 +127,54 @@ def test_same_gpu_and_protocol_is_compared_in_one_table(tmp_path):
     assert rows["PyTorch, batch 32: seconds per epoch"].verdict == claims.CONFIRMED
     assert rows["JAX, batch 32: seconds per epoch"].verdict == claims.CONTRADICTED
     assert rows["PyTorch, batch 256: peak GPU memory (NVML)"].verdict == claims.CONFIRMED
-    assert rows["PyTorch final test accuracy over 5 runs"].verdict == claims.CONFIRMED
     ranking = rows[ARTICLE["speed"]["stated_ranking_text"]]
     assert ranking.verdict == claims.CONTRADICTED  # JAX is slowest here, beyond the noise
-    assert "another GPU" not in ranking.reason  # the article's own GPU model
+    assert "another GPU" not in "; ".join(ranking.reason)  # the article's own GPU model
     for row in rows.values():
-        assert row.conditions == ("GPU", "CIFAR-10", "article protocol", "n ≥ 3", "no busy or older records")
+        assert row.conditions == (
+            "GPU",
+            "default precision",
+            "CIFAR-10",
+            "article protocol",
+            "learning-rate schedule",
+            "n ≥ 3",
+            "no busy or older records",
+        )
+
+
+def test_accuracy_is_not_judged_without_the_articles_learning_rate_schedule(tmp_path):
+    rows = claims_of(write_article_runs(tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})))
+    accuracy = rows["PyTorch final test accuracy over 5 runs"]
+    assert accuracy.verdict == claims.NOT_COMPARABLE
+    assert accuracy.reason[0] == "the article states no learning-rate schedule, and a final accuracy depends on it"
+    assert accuracy.ours.startswith("92.40 %")  # still shown
+
+
+def test_strict_fp32_and_unknown_precision_are_not_judged_against_the_article(tmp_path):
+    times = article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})
+    fp32 = claims_of(write_article_runs(tmp_path / "fp32", times, precision="fp32"))
+    unknown = claims_of(write_article_runs(tmp_path / "unknown", times, flags=None))
+    for rows, why in (
+        (fp32, "strict FP32, the article ran each framework's default precision"),
+        (unknown, "precision unknown: the record does not say which precision the framework ran"),
+    ):
+        for claim in ("PyTorch, batch 32: seconds per epoch", ARTICLE["speed"]["stated_ranking_text"]):
+            assert rows[claim].verdict == claims.NOT_COMPARABLE and rows[claim].reason[0] == why, rows[claim]
+    (table,) = tables(summarise(load_results(tmp_path / "fp32").runs))
+    assert "strict FP32 (TF32 off)" in table.setting.label  # the table's heading names the precision
+
+
+def test_seconds_rows_say_which_epoch_they_compare(tmp_path):
+    times = article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})
+    median = claims_of(write_article_runs(tmp_path / "median", times, jitter=0.05, article_epoch=False))
+    row = median["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.CONFIRMED and "compares fwbench's median steady epoch" in "; ".join(row.reason)
+    results = write_article_runs(tmp_path / "article", {"torch": {32: 42.3}}, jitter=0.05)
+    for item in results.runs:  # the article's epoch: compile inside the first, 30 % above the median here
+        item.record["timing"]["article_epoch_seconds"] = item.record["timing"]["epoch_seconds"] * 1.3
+    row = claims_of(results)["PyTorch, batch 32: seconds per epoch"]
+    assert row.verdict == claims.CONTRADICTED and row.ours.startswith("55.1 s")
+    assert "compares the article's epoch: the mean over the epochs, compile inside the first" in row.reason
 
 
 def test_every_batch_size_claim_needs_all_four_rows(tmp_path):
@@ -111,7 +184,7 @@ def test_every_batch_size_claim_needs_all_four_rows(tmp_path):
     }
     rows = claims_of(write_article_runs(tmp_path, times))
     ranking = rows[ARTICLE["speed"]["stated_ranking_text"]]
-    assert ranking.verdict == claims.NOT_COMPARABLE and "at batch 128" in ranking.reason
+    assert ranking.verdict == claims.NOT_COMPARABLE and "at batch 128" in "; ".join(ranking.reason)
     assert rows["PyTorch, batch 32: seconds per epoch"].verdict == claims.CONFIRMED
 
 
@@ -134,12 +207,25 @@ def test_an_interval_across_the_tolerance_edge_is_within_noise():
     assert claims.band_verdict(91.0, 92.0, 92.43, 1.0, relative=False) == claims.WITHIN_NOISE
 
 
-def test_another_gpu_is_judged_with_the_difference_named(tmp_path):
+def test_another_gpu_judges_only_the_scale_free_claims(tmp_path):
+    # an H200 twice as fast as the article's 4090 everywhere: every absolute figure would be contradicted
     results = write_article_runs(
-        tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0}), machine_id="nvidia-h200", jitter=0.05
+        tmp_path, article_times({"torch": 0.5, "tensorflow": 0.5, "jax": 0.5}), machine_id="nvidia-h200", jitter=0.02
     )
-    row = claims_of(results)["PyTorch, batch 32: seconds per epoch"]
-    assert row.verdict == claims.CONFIRMED and "another GPU: NVIDIA H200" in row.reason
+    rows = claims_of(results)
+    for claim in ("PyTorch, batch 32: seconds per epoch", "JAX, batch 256: peak GPU memory (NVML)"):
+        row = rows[claim]
+        assert row.verdict == claims.NOT_COMPARABLE, row
+        assert row.reason[0] == (
+            "another GPU: NVIDIA H200, not the article's NVIDIA RTX 4090 (24 GB): an absolute figure on another GPU "
+            "measures the hardware"
+        )
+    for fw in ("PyTorch", "TensorFlow", "JAX"):  # the ratio of the article's own table, measured back
+        speed_up = rows[f"{fw} speed-up batch 32 → 256"]
+        assert speed_up.verdict == claims.CONFIRMED, speed_up
+        assert "a scale-free claim, judged on any GPU" in "; ".join(speed_up.reason)
+    assert rows[ARTICLE["speed"]["stated_ranking_text"]].verdict == claims.CONFIRMED
+    assert rows[ARTICLE["memory"]["stated_ranking_text"]].verdict != claims.NOT_COMPARABLE
 
 
 def test_one_run_per_configuration_is_not_judged(tmp_path):
@@ -147,21 +233,34 @@ def test_one_run_per_configuration_is_not_judged(tmp_path):
         write_article_runs(tmp_path, article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0}), seeds=1)
     )
     row = rows["PyTorch, batch 32: seconds per epoch"]
-    assert row.verdict == claims.NOT_COMPARABLE and "fewer than 3 clean runs" in row.reason
-    assert row.ours == "42.3 s (n=1)"
+    assert row.verdict == claims.NOT_COMPARABLE and "fewer than 3 clean runs" in "; ".join(row.reason)
+    assert row.ours.endswith(" s (n=1)")  # no spread from one run
 
 
 def test_busy_and_older_records_are_excluded_from_verdicts(tmp_path):
     times = article_times({"torch": 1.0, "tensorflow": 1.0, "jax": 1.0})
     busy = claims_of(write_article_runs(tmp_path / "busy", times, busy=True))
     row = busy["PyTorch, batch 32: seconds per epoch"]
-    assert row.verdict == claims.NOT_COMPARABLE and "only busy-flagged runs" in row.reason
+    assert row.verdict == claims.NOT_COMPARABLE and "only busy-flagged runs" in "; ".join(row.reason)
     assert row.ours.endswith("[busy]")
     older = claims_of(write_article_runs(tmp_path / "older", times, older=True))
     row = older["PyTorch, batch 32: seconds per epoch"]
     assert row.verdict == claims.NOT_COMPARABLE
-    assert "only older records" in row.reason  # a row about one configuration does not repeat its name
+    assert "only older records" in "; ".join(row.reason)  # a row about one configuration does not repeat its name
     assert all(r.verdict == claims.NOT_COMPARABLE for r in older.values())
+
+
+def test_an_older_timing_protocol_never_pools_and_is_shown_as_older(tmp_path):
+    for seed in range(3):
+        for protocol, seconds in ((1, 90.0), (2, 10.0)):
+            record = gen_records.with_changes(gen_records.run("torch", 32, seed, seconds=seconds), protocol=protocol)
+            record["record_id"] += f"-protocol{protocol}"
+            write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    summaries = summarise(load_results(tmp_path).runs)
+    older, newer = sorted(summaries, key=lambda s: s.key.setting.protocol)
+    assert (older.epoch_seconds.mean, newer.epoch_seconds.mean) == (90.0, 10.0)  # two configurations, not seeds
+    assert older.flags == ["older record"] and not older.judgeable and newer.judgeable
+    assert len(tables(summaries)) == 2
 
 
 def test_busy_runs_beside_clean_ones_are_left_out_and_named(tmp_path):
@@ -170,14 +269,14 @@ def test_busy_runs_beside_clean_ones_are_left_out_and_named(tmp_path):
     results = write_article_runs(tmp_path, {"torch": {32: 90.0}}, seeds=1, busy=True)
     row = claims_of(results)["PyTorch, batch 32: seconds per epoch"]
     assert row.verdict == claims.CONFIRMED  # the busy 90 s run is not in the figure
-    assert "left out: 1 busy run(s)" in row.reason and "n=5" in row.ours
+    assert "left out: 1 busy run(s)" in "; ".join(row.reason) and "n=5" in row.ours
 
 
 def test_ecosystem_window_mismatch_is_not_comparable():
     snap = gen_records.snapshot(window=30)
     rows = by_claim(ecosystem_claims(ARTICLE, Loaded(path=None, record=snap)))
     assert rows["[pytorch] questions in the past year"].verdict == claims.NOT_COMPARABLE
-    assert "30 days" in rows["[pytorch] questions in the past year"].reason
+    assert "30 days" in "; ".join(rows["[pytorch] questions in the past year"].reason)
     yearly = by_claim(ecosystem_claims(ARTICLE, Loaded(path=None, record=gen_records.snapshot())))
     assert yearly["[pytorch] questions in the past year"].verdict == claims.CONTRADICTED  # 9,000 vs 142,000+
     assert yearly["[pytorch] time to first answer"].verdict == claims.NOT_COMPARABLE  # mean vs median
@@ -187,14 +286,22 @@ def test_ecosystem_window_mismatch_is_not_comparable():
 
 
 def test_the_rules_come_from_data_and_a_bad_file_is_named():
-    from generator import comparability
+    from generator.verdicts import comparability
 
     rules = comparability.load_rules(ARTICLE["setup"])
-    assert [r.id for r in rules.rules] == ["device", "dataset", "protocol", "repeats", "clean"]
+    assert [r.id for r in rules.rules] == [
+        "device",
+        "precision",
+        "dataset",
+        "protocol",
+        "schedule",
+        "repeats",
+        "clean",
+    ]
     assert rules.min_runs == 3 and rules.tta_targets == (0.85, 0.90)
     assert all(r.tolerates for r in rules.rules)
     data = json.loads(comparability.RULES_FILE.read_text())
-    data["rules"][3]["min_runs"] = 2
+    data["rules"][5]["min_runs"] = 2
     with pytest.raises(comparability.RulesError, match=r"comparability\.json: field 'repeats\.min_runs'"):
         comparability.parse_rules(data, ARTICLE["setup"])
     data["rules"][0]["id"] = "colour"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.codesize import count_code_lines, measure
+from generator.records.codesize import count_code_lines, measure
 
 SOURCE = '''"""Module docstring
 over two lines."""

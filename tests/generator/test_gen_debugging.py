@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.load import load_results
-from generator.probes import outcome_label, outcome_tone
-from generator.render import build_pages
+from generator.build.render import build_pages
+from generator.records.load import load_results
+from generator.records.probes import outcome_label, outcome_tone
 
 COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
 

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from generator import sitedata
+from generator.build.render import build_pages
 from generator.catalogue import extract, read_catalogue
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, language, translations
-from generator.load import load_results
-from generator.page import STATIC_PAGES
-from generator.render import build_pages
-from generator.site import speed
+from generator.records.load import load_results
+from generator.site import STATIC_PAGES, speed
+from generator.views import sitedata
 
 pytestmark = pytest.mark.slow
 
@@ -93,6 +92,34 @@ def test_no_english_sentence_of_the_catalogue_is_left_on_a_chinese_page(built_si
                     continue
                 found = [path for path, page in texts.items() if run in page]
                 assert not found, f"{found[0]} shows {run!r}, English from the catalogue's {text!r}"
+
+
+#: English that Chinese pages used to keep: setting words in headings, record-derived texts, Material's own words
+LEFTOVERS = (
+    "synthetic",
+    "quick ·",
+    "(TF32 off)",
+    "Made with",
+    "Not found",
+    "names shapes",
+    "this process's peak RSS",
+    "compiled:",
+    "(compiled mode",
+    '=== "compiled"',
+)
+
+
+def visible_text(page: str) -> str:
+    """What a reader reads anywhere on a page (its article, header, footer), tags and scripts removed."""
+    page = re.sub(r"<script.*?</script>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_chinese_pages_keep_none_of_the_english_leftovers(built_site):
+    for path, page in sorted(pages(built_site / ZH).items()):
+        shown = visible_text(page)
+        found = next((word for word in LEFTOVERS if word in shown), None)
+        assert found is None, f"{path} shows {found!r}"
 
 
 def test_chinese_pages_are_marked_chinese_and_navigate_by_the_articles_headings(built_site):

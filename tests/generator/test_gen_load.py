@@ -11,7 +11,7 @@ import pytest
 
 from fwbench.records import RecordError
 from generator import cli as generator_cli
-from generator.load import load_results
+from generator.records.load import load_results
 
 
 def test_loads_every_kind_and_skips_the_invalid_record(results_dir):
@@ -113,7 +113,7 @@ def test_build_with_a_missing_results_directory_is_a_usage_error(tmp_path, capsy
 
 
 def test_many_records_are_read_in_parallel_with_the_same_outcome(results_dir, monkeypatch):
-    from generator import load
+    from generator.records import load
 
     alone = load_results(results_dir)
     monkeypatch.setattr(load, "CHUNK", 4)  # several chunks: the process pool reads them

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from jinja2 import meta
 
-from generator.load import load_results
-from generator.page import STATIC_PAGES, nav, page_modules
-from generator.render import environment
-from generator.sitedata import DATA_DIR, REPO_ROOT, SiteData, load_data
+from generator.build.render import environment
+from generator.data_text import DATA_DIR, load_data
+from generator.records.load import load_results
+from generator.site import STATIC_PAGES, nav, page_modules
+from generator.views.sitedata import REPO_ROOT, SiteData
 
 GENERATOR = Path(__file__).resolve().parents[2] / "generator"
 MAX_MODULE_LINES = 350

@@ -7,11 +7,13 @@ import gen_records
 
 from fwbench.frameworks import REGISTRY
 from fwbench.records import write_record
-from generator import chart_data
-from generator.accuracy_checks import image_agreement, undertrained
-from generator.aggregate import summarise, tables
-from generator.load import load_results
-from generator.render import build_pages
+from generator.build.render import build_pages
+from generator.message import parts
+from generator.records.aggregate import summarise, tables
+from generator.records.load import load_results
+from generator.verdicts.accuracy import image_agreement, undertrained
+from generator.views import chart_data
+from generator.views.verdict_text import text
 
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 
@@ -32,8 +34,9 @@ def test_below_chance_or_above_the_uniform_loss_is_flagged_and_never_called_work
     results = write(tmp_path, [one_epoch("torch", 32, 0.078125), one_epoch("jax", 32, 0.5, loss=1.2)])
     (table,) = tables(summarise(results.runs))
     torch, jax = (table.cell(fw, "compiled", 32) for fw in ("torch", "jax"))
-    assert "at or below chance (10%)" in undertrained(torch, 10) and "not below ln 10 = 2.30" in undertrained(torch, 10)
-    assert undertrained(jax, 10) is None
+    why = text(parts(undertrained(torch, 10)))
+    assert "at or below chance (10%)" in why and "not below ln 10 = 2.30" in why
+    assert undertrained(jax, 10) == ()
     page = build_pages(results)["results/accuracy.md"]
     assert "Not trained long enough to mean anything" in page and "training works" not in page
     assert "256 test images" in page  # the test set's size, stated
@@ -69,8 +72,8 @@ def test_the_platform_issue_is_sized_from_the_tuned_and_plain_runs(tmp_path):
         tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("jax", 64, seconds=12.5), *tuned]
     )
     page = build_pages(results)["results/platform-issues.md"]
-    assert "2.5–3.0× faster with the workaround (2 configurations, n=1 each)" in page
-    assert "| 32 | 42.7<br><small>n=1</small> | 128.0<br><small>n=1</small> | 3.0× |" in page
+    assert "**Measured size.** no verdict (n = 1), from the run records:" in page  # one run each way: no size
+    assert "| 32 | 42.7<br><small>n=1</small> | 128.0<br><small>n=1</small> | no verdict (n = 1) |" in page
     assert "`python benchmarks/xla_cpu_conv.py`" in page
     assert "`XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=`" in page
     unmeasured = build_pages(write(tmp_path / "plain", [gen_records.run("jax", 32)]))["results/platform-issues.md"]

@@ -13,12 +13,13 @@ import gen_records
 import pytest
 
 from fwbench.records import validate, write_record
-from generator.aggregate import summarise, tables
-from generator.claims import load_article_figures
-from generator.load import load_results
-from generator.machine_claims import machine_claims
-from generator.machines import machines
-from generator.render import build_pages
+from generator.build.render import build_pages
+from generator.records.aggregate import summarise, tables
+from generator.records.load import load_results
+from generator.records.machines import machines
+from generator.verdicts.article.machine import machine_claims
+from generator.verdicts.claims import load_article_figures
+from generator.views.verdict_text import claim_text
 from runners import machine_load, run
 from runners.profiles import expand
 from runners.record import Measured, ok_record
@@ -69,10 +70,10 @@ def test_the_claims_check_compares_the_articles_release_and_names_the_other(tmp_
         ],
     )
     (machine,) = machines(results.runs)
-    rows = {c.claim: c for c in machine_claims(article, machine, tables(summarise(results.runs)))}
+    rows = {c.claim: c for c in map(claim_text, machine_claims(article, machine, tables(summarise(results.runs))))}
     row = rows["PyTorch, batch 32: seconds per epoch"]
-    assert row.ours.startswith("20.0 s")  # the article's 2.2.1, not the newer 2.14.1
-    assert "also measured, not compared here: PyTorch 2.14.1" in row.reason
+    assert row.ours.startswith("21.5 s")  # the article's 2.2.1 (its epoch: 20 s and 3 s of compile over 2), not 2.14.1
+    assert "also measured, not compared here: PyTorch 2.14.1" in "; ".join(row.reason)
 
 
 # --- the versions profile: the Versions page, the bisect on the platform issues page -----------------------------
@@ -237,7 +238,7 @@ def test_each_framework_has_a_row_per_version_with_n_spread_and_companions(versi
         "| 2.2.1 :material-book-open-variant:{ .fw-neutral } **article** | 40.0<br><small>n=1"
     )
     assert "| numpy 1.26.4 |" in article_row
-    assert newer_row.startswith("| 2.14.1 | 45.0 ±\u00a01.4<br><small>n=2") and "article" not in newer_row
+    assert newer_row.startswith("| 2.14.1 | 45.0 (sd\u00a01.4)<br><small>n=2") and "article" not in newer_row
     jax = page.split("#### JAX", 1)[1].split("####", 1)[0]
     (old, new) = grid_rows(jax, "**Batch 256**")
     assert "**article**" in old and "jaxlib 0.4.26, flax 0.8.4, optax 0.2.2, numpy 1.26.4" in old

@@ -8,8 +8,8 @@ from runners.probes.cli import selected_specs, summary_table
 from runners.probes.record import build_record
 
 BAD_INPUT = [
-    ("--frameworks", "pytorch"),
-    ("--framework", "pytorch"),
+    ("--frameworks", "mxnet"),
+    ("--framework", "mxnet"),
     ("--bug", "shape"),
     ("--mode", "eager,jit"),
     ("--tooling", "yes"),

@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from runners import data
+from runners import data, recipe
 
 TRAIN_PER_BATCH = 3
 TEST_IMAGES = 2
@@ -31,7 +31,7 @@ def random_images(n, seed=0):
 
 def denormalize(x):
     """Invert ``normalize`` back to uint8 (exact: float32 error is far below half a grey level)."""
-    return np.rint((x * data.STD + data.MEAN) * 255.0).astype(np.uint8)
+    return np.rint((x * recipe.STD + recipe.MEAN) * 255.0).astype(np.uint8)
 
 
 # --- CIFAR-10 fixtures ------------------------------------------------------------------------------
@@ -257,8 +257,9 @@ def test_normalisation_matches_the_cifar_statistics():
 
 def find_window(image, original):
     """The (top, left, flipped) windows of the zero-padded original that equal ``image``."""
-    padded = np.pad(original, ((data.PAD, data.PAD), (data.PAD, data.PAD), (0, 0)))
-    offsets = range(2 * data.PAD + 1)
+    pad = recipe.CROP_PADDING
+    padded = np.pad(original, ((pad, pad), (pad, pad), (0, 0)))
+    offsets = range(2 * pad + 1)
     matches = []
     for top in offsets:
         for left in offsets:
@@ -282,7 +283,8 @@ def test_augmentation_crops_and_flips_windows_of_the_padded_original():
     tops, lefts, flips = zip(*windows, strict=True)
     assert any(flips) and not all(flips), "about half the images should be flipped"
     assert len(set(tops)) > 3 and len(set(lefts)) > 3, "crops should move around the padded image"
-    assert sum(w == (data.PAD, data.PAD, False) for w in windows) < len(windows) // 4, "mostly not identity"
+    identity = (recipe.CROP_PADDING, recipe.CROP_PADDING, False)
+    assert sum(w == identity for w in windows) < len(windows) // 4, "mostly not identity"
 
 
 def test_eval_batches_pad_to_whole_batches_and_report_the_real_count():

@@ -8,10 +8,13 @@ import textwrap
 
 import pytest
 
-from fwbench.cliargs import EXIT_USAGE, UsageError
-from runners import envs, matrix, profiles
+from fwbench.cliargs import EXIT_FAILURE, EXIT_USAGE, UsageError
+from runners import env_build, envs, envs_gpu, profiles
 from runners.cli import main as runners_main
 from runners.envs_cli import parse_versions
+from runners.envs_matrix import cuda_interpreters
+from runners.local_executor import LocalExecutor
+from runners.order import interleaved_order
 
 
 @pytest.fixture
@@ -61,18 +64,19 @@ UV_NO_WHEEL = textwrap.dedent("""\
 
 
 def test_uv_reason_is_the_explanation_on_one_line():
-    reason = envs.uv_reason(UV_NO_WHEEL)
+    reason = env_build.uv_reason(UV_NO_WHEEL)
     assert reason.startswith("Because jaxlib==0.4.26 has no wheels with a matching Python ABI tag")
     assert "\n" not in reason and reason.endswith("unsatisfiable.")
-    assert envs.uv_reason("error: something\n\nlast words\n") == "last words"
+    assert env_build.uv_reason("error: something\n\nlast words\n") == "last words"
 
 
-def fake_uv(tmp_path, *, install_fails: bool) -> str:
+def fake_uv(tmp_path, *, fails_for: str | None) -> str:
     """A stand-in for uv: ``venv`` makes a directory whose bin/python runs this interpreter, ``pip install`` fails
-    (printing UV_NO_WHEEL) or does nothing, ``pip freeze`` prints one line."""
+    (printing UV_NO_WHEEL) when its arguments match the shell pattern ``fails_for`` and does nothing otherwise,
+    ``pip freeze`` prints one line, ``pip compile`` resolves nothing."""
     script, error = tmp_path / "uv", tmp_path / "uv-error.txt"
     error.write_text(UV_NO_WHEEL)
-    failing = f"cat {error} >&2; exit 1" if install_fails else "exit 0"
+    failing = f'case "$*" in {fails_for}) cat {error} >&2; exit 1;; esac' if fails_for else "exit 0"
     script.write_text(
         textwrap.dedent(f"""\
         #!/bin/sh
@@ -101,7 +105,7 @@ def installed_jax_set(monkeypatch) -> str:
 
 
 def test_a_failed_build_says_why_in_one_line_and_leaves_nothing(tmp_path, envs_dir, monkeypatch):
-    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=True))
+    monkeypatch.setattr(env_build, "uv_binary", lambda: fake_uv(tmp_path, fails_for="*"))
     with pytest.raises(envs.EnvError) as failure:
         envs.build("jax", "0.4.26", log=lambda line: None)
     assert str(failure.value).startswith("jax 0.4.26: Because jaxlib==0.4.26 has no wheels")
@@ -111,18 +115,43 @@ def test_a_failed_build_says_why_in_one_line_and_leaves_nothing(tmp_path, envs_d
 
 
 def test_a_build_whose_framework_is_another_version_is_refused(tmp_path, envs_dir, monkeypatch):
-    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=False))
+    monkeypatch.setattr(env_build, "uv_binary", lambda: fake_uv(tmp_path, fails_for=None))
     with pytest.raises(envs.EnvError, match=r"jax 0\.4\.26: built, but it holds jax \d"):
         envs.build("jax", "0.4.26", log=lambda line: None)  # the fake environment runs today's JAX
     assert list(envs_dir.iterdir()) == []
 
 
+def test_a_failed_cuda_build_is_one_line_and_the_others_still_build(tmp_path, envs_dir, monkeypatch, capsys):
+    monkeypatch.setattr(env_build, "uv_binary", lambda: fake_uv(tmp_path, fails_for="*tensorflow*"))
+    monkeypatch.setattr(envs_gpu, "detect", lambda: envs_gpu.Gpu("NVIDIA H200", (13, 0)))
+    code = runners_main(["envs", "build", "--device", "gpu"])
+    printed = capsys.readouterr()
+    assert code == EXIT_FAILURE
+    version = envs_gpu.installed_version("tensorflow")
+    assert printed.err.splitlines() == [
+        f"runners envs build: tensorflow {version} (CUDA): " + env_build.uv_reason(UV_NO_WHEEL)
+    ]
+    built = sorted(p.name for p in envs_dir.iterdir())
+    assert built == [envs_gpu.env_path(name, envs_gpu.installed_version(name)).name for name in ("jax", "torch")]
+    assert envs_gpu.built("tensorflow") is None and envs_gpu.built("torch") is not None
+    marker = json.loads((envs_gpu.built("jax").parent.parent / env_build.MARKER).read_text())
+    assert marker["device"] == "gpu" and f"jax[cuda13]=={envs_gpu.installed_version('jax')}" in marker["requirements"]
+    # a GPU matrix finds them (no --python needed); a CPU one keeps this interpreter
+    assert set(cuda_interpreters("gpu", on_ray=False)) == {"jax", "torch"}
+    assert cuda_interpreters("cpu", on_ray=False) == {} and cuda_interpreters("gpu", on_ray=True) == {}
+    executor = LocalExecutor(cuda=cuda_interpreters("gpu", on_ray=False))
+    assert (
+        executor.python_for("torch") == str(envs_gpu.built("torch"))
+        and executor.python_for("tensorflow") == sys.executable
+    )
+
+
 @pytest.mark.slow
 def test_a_build_lands_complete_and_is_found_again(tmp_path, envs_dir, monkeypatch):
     version = installed_jax_set(monkeypatch)
-    monkeypatch.setattr(envs, "uv_binary", lambda: fake_uv(tmp_path, install_fails=False))
+    monkeypatch.setattr(env_build, "uv_binary", lambda: fake_uv(tmp_path, fails_for=None))
     python = envs.build("jax", version, log=lambda line: None)
-    assert python == envs.interpreter(envs.env_path("jax", version)) and envs.built("jax", version) == python
+    assert python == env_build.interpreter(envs.env_path("jax", version)) and envs.built("jax", version) == python
     assert [p.name for p in envs_dir.iterdir()] == [f"jax-{version}-py{envs.python_tag()}"]
     marker = json.loads((envs.env_path("jax", version) / envs.MARKER).read_text())
     assert marker["version"] == version and marker["installed"] == ["jax==0.0"] and marker["build_seconds"] >= 0
@@ -173,14 +202,14 @@ def test_each_version_is_a_configuration_of_its_own_and_takes_turns():
         "versions", versions={"jax": ["0.4.26", "0.10.2"], "torch": ["2.2.1", "2.14.1"]}, frameworks=["jax", "torch"]
     )
     assert len(configs) == 8 and len({c.record_id for c in configs}) == 8
-    order = matrix.interleaved_order(configs)
+    order = interleaved_order(configs)
     first_round = [(c.framework, c.framework_version) for c in order[:4]]
     assert sorted(first_round) == [("jax", "0.10.2"), ("jax", "0.4.26"), ("torch", "2.14.1"), ("torch", "2.2.1")]
     assert {c.batch_size for c in order[:4]} == {32}
 
 
 def test_a_version_runs_in_its_environment(tmp_path):
-    executor = matrix.LocalExecutor(interpreters={("jax", "0.4.26"): "/envs/jax-0.4.26/bin/python"})
+    executor = LocalExecutor(interpreters={("jax", "0.4.26"): "/envs/jax-0.4.26/bin/python"})
     (old,) = profiles.expand("smoke", versions={"jax": ["0.4.26"]}, frameworks=["jax"])
     (today,) = profiles.expand("smoke", frameworks=["jax"])
     assert executor.command(old, None, tmp_path)[0] == "/envs/jax-0.4.26/bin/python"

@@ -1,10 +1,11 @@
-"""The executor boundary (runners/matrix.py): the matrix resumes, stores every record under the machine that ran it,
+"""The executor boundary (runners/executor.py): the matrix resumes, stores every record under the machine that ran it,
 keeps plan order and shows where each configuration ran, whatever order an executor finishes in; the local executor
 runs the same child command as always; dry runs cannot pass for measurements."""
 
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -12,7 +13,11 @@ import pytest
 
 from fwbench.cliargs import UsageError
 from fwbench.records import read_record, validate
-from runners import cli, dry_run, matrix, profiles, provenance
+from runners import cli, dry_run, matrix, profiles, provenance, store
+from runners.executor import Finished, Job, Started, Target
+from runners.local_executor import LocalExecutor
+from runners.record import record_path
+from runners.summary import node_lines, side_by_side, summary_table
 
 
 def configs(*seeds: int) -> list[profiles.RunConfig]:
@@ -37,22 +42,22 @@ class Concurrent:
         try:
             taken = list(jobs)
             for k, job in enumerate(taken):
-                yield matrix.Started(job, f"node-{k}")
+                yield Started(job, f"node-{k}")
             for k, job in reversed(list(enumerate(taken))):
                 if job.config.seed == 2:
-                    yield matrix.Finished(job, None, f"node-{k}", 0.0, "no node of kind-b is left")
+                    yield Finished(job, None, f"node-{k}", 0.0, "no node of kind-b is left")
                 else:
                     record = {**dry_record(job.config, f"kind-{k}"), "executor": {"name": "ray", "node": f"node-{k}"}}
-                    yield matrix.Finished(job, record, f"node-{k}", 2.0)
+                    yield Finished(job, record, f"node-{k}", 2.0)
         finally:
             self.closed = True
 
 
 def test_records_of_an_executor_that_finishes_out_of_order_land_per_machine_in_plan_order(tmp_path, capsys):
     order = configs(0, 1, 2)
-    target = matrix.Target(("kind-0", "kind-1"), {}, "kind-0, kind-1", ("a", "b"))
+    target = Target(("kind-0", "kind-1"), {}, "kind-0, kind-1", ("a", "b"))
     executor = Concurrent()
-    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=False)
+    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=False).results
     assert [r.config for r in results] == order and executor.closed
     assert [(r.where, r.record is None, r.note) for r in results] == [
         ("node-0", False, ""),
@@ -68,34 +73,34 @@ def test_records_of_an_executor_that_finishes_out_of_order_land_per_machine_in_p
         "[2/3] torch/compiled bs32 seed1 on node-1: error (DryRun) in 2 s",
         "[1/3] torch/compiled bs32 seed0 on node-0: error (DryRun) in 2 s",
     ]
-    assert matrix.node_lines(results) == [
+    assert node_lines(results) == [
         "node node-0: ran 1 (0 ok, 1 failed) in 2 s",
         "node node-1: ran 1 (0 ok, 1 failed) in 2 s",
     ]
-    table = matrix.summary_table(results).splitlines()
+    table = summary_table(results).splitlines()
     assert table[0].startswith("machine ") and table[2].startswith("kind-0 ") and table[4].startswith("— ")
     assert "no node of kind-b is left" in table[4]
-    assert not matrix.summary_table(results[:1]).startswith("machine"), "one machine: no machine column"
+    assert not summary_table(results[:1]).startswith("machine"), "one machine: no machine column"
 
 
 def test_runs_side_by_side_are_told_apart_from_runs_one_after_the_other():
     def ran(start: str, end: str) -> dict:
         return {"started_at": f"2026-12-01T10:00:{start}.000Z", "finished_at": f"2026-12-01T10:00:{end}.000Z"}
 
-    assert not matrix.side_by_side([ran("10", "20"), ran("00", "10"), ran("21", "30")])
-    assert matrix.side_by_side([ran("00", "10"), ran("05", "20")])
+    assert not side_by_side([ran("10", "20"), ran("00", "10"), ran("21", "30")])
+    assert side_by_side([ran("00", "10"), ran("05", "20")])
 
 
 def test_an_ok_record_under_any_machine_of_the_target_is_resumed(tmp_path):
     (config,) = configs(0)
-    path = matrix.record_path(tmp_path, "kind-b", config)
+    path = record_path(tmp_path, "kind-b", config)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"status": "ok"}))
     found = {"status": "ok", "framework": {"name": "torch", "version": "2.4.1", "mode": "compiled"}}
-    assert matrix.completed(config, tmp_path, ["kind-a"]) is None
+    assert store.completed(config, tmp_path, ["kind-a"]) is None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(matrix, "read_record", lambda path, kind: found)
-        assert matrix.completed(config, tmp_path, ["kind-a", "kind-b"]) is found
+        patch.setattr(store, "read_record", lambda path, kind: found)
+        assert store.completed(config, tmp_path, ["kind-a", "kind-b"]) is found
 
 
 def test_ctrl_c_closes_the_executor_and_stores_nothing_of_what_ran(tmp_path, monkeypatch):
@@ -103,24 +108,24 @@ def test_ctrl_c_closes_the_executor_and_stores_nothing_of_what_ran(tmp_path, mon
         def execute(self, jobs):
             try:
                 for job in jobs:
-                    yield matrix.Started(job, "node-0")
+                    yield Started(job, "node-0")
                     raise KeyboardInterrupt
             finally:
                 self.closed = True
 
     executor = Interrupted()
     with pytest.raises(KeyboardInterrupt):
-        matrix.run_matrix([(matrix.Target(("m",), {}), configs(0, 1))], tmp_path, executor, progress=False)
+        matrix.run_matrix([(Target(("m",), {}), configs(0, 1))], tmp_path, executor, progress=False)
     assert executor.closed and not any(tmp_path.iterdir())
 
 
 def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
     (config,) = profiles.expand("smoke", frameworks=["torch"])
-    executor = matrix.LocalExecutor(dry_run=True)
+    executor = LocalExecutor(dry_run=True)
     scratch = Path(tempfile.gettempdir())
     before = set(scratch.glob("fwbench-run-*"))
-    (started, finished) = list(executor.execute([matrix.Job(config, (1, 1), matrix.Target(("m",), {}))]))
-    assert isinstance(started, matrix.Started) and started.where == ""
+    (started, finished) = list(executor.execute([Job(config, (1, 1), Target(("m",), {}))]))
+    assert isinstance(started, Started) and started.where == ""
     record = finished.record
     validate(record)
     assert record["executor"] == {"name": "local"} and record["record_id"] == config.record_id
@@ -130,16 +135,16 @@ def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
 
 def test_a_framework_interpreter_may_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("FWBENCH_PYTHON_JAX", "/opt/jax/bin/python")
-    executor = matrix.LocalExecutor(pythons={"torch": "/opt/torch/bin/python"})
+    executor = LocalExecutor(pythons={"torch": "/opt/torch/bin/python"})
     assert executor.python_for("jax") == "/opt/jax/bin/python"
     assert executor.python_for("torch") == "/opt/torch/bin/python"  # --python wins over the environment
-    assert executor.python_for("tensorflow") == matrix.sys.executable
+    assert executor.python_for("tensorflow") == sys.executable
 
 
 def test_the_machine_id_may_be_set_by_the_environment(monkeypatch):
     hardware = provenance.hardware_info()
     monkeypatch.setenv(provenance.MACHINE_ID_ENV, "Rack 7 / VM 3")
-    assert provenance.machine_id(hardware) == "rack-7-vm-3" == matrix.expected_machine_id("cpu")
+    assert provenance.machine_id(hardware) == "rack-7-vm-3" == provenance.hardware_for("cpu")["machine_id"]
 
 
 @pytest.mark.parametrize("out", ["results", "results/runs", "{repo}/results/runs/x"])
@@ -147,5 +152,5 @@ def test_a_dry_run_never_writes_under_results(out, capsys):
     out = out.format(repo=provenance.REPO_ROOT)
     with pytest.raises(UsageError, match="dry run"):
         dry_run.refuse_results_dir(Path(out))
-    assert cli.main(["matrix", "--dry-run", "--profile", "smoke", "--out", out]) == 2
+    assert cli.main(["matrix", "--dry-run-child", "--profile", "smoke", "--out", out]) == 2
     assert "--out" in capsys.readouterr().err

@@ -15,9 +15,29 @@ import pytest
 
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import read_record, validate
-from runners import cli, data, matrix, profiles, provenance, run
+from runners import cli, data, interpreters, matrix, profiles, provenance, run, store
+from runners.executor import Finished, Started, Target
+from runners.interpreters import Installation
+from runners.local_executor import LocalExecutor
+from runners.order import interleaved_order, order_line
+from runners.record import RUN_ORDER_SCHEME, record_path
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
+#: each trainer's precision flags under the fp32 policy, as its framework reports them on a CPU
+PRECISION_FLAGS = {
+    "torch": {
+        "torch.backends.cudnn.allow_tf32": False,
+        "torch.backends.cuda.matmul.allow_tf32": False,
+        "torch.get_float32_matmul_precision": "highest",
+    },
+    "tensorflow": {
+        "tf.config.experimental.tensor_float_32_execution_enabled": False,
+        "keras.Model.dtype_policy": "float32",
+        "keras.config.floatx": "float32",
+    },
+    "jax": {"jax_default_matmul_precision": "highest"},
+}
+NO_GPU_PHASE = {"allocator_peak_bytes": None, "nvml_peak_bytes": None}
 
 
 def runners(*args: str, timeout: float = 900, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -55,6 +75,20 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert record["hardware"]["cpu_threads"] >= 1 and record["software"]["packages"]["numpy"]
         assert record["mfu"]["value"] is None  # CPU peak unknown: no guess
         assert 0 <= record["accuracy"]["final_test_accuracy"] <= 1
+        # fwbench.run/3: the precision read back from each framework, memory by phase, the load across the clock
+        assert record["protocol"] == 2 and record["precision"]["policy"] == "fp32"
+        assert record["precision"]["flags"] == PRECISION_FLAGS[record["framework"]["name"]]
+        assert memory["phases"] == {"first_step": NO_GPU_PHASE, "timed": NO_GPU_PHASE}
+        assert memory["allocator_peak_bytes"] is None and memory["allocator_reserved_bytes"] is None
+        assert "summed PSS" in memory["host_peak_basis"] and timing["compile_cache"] == "cold"
+        assert timing["article_epoch_seconds"] > timing["epoch_seconds"]
+        assert set(record["load"]["during_clock"]) == {
+            "samples",
+            "interval_seconds",
+            "mean_other_cpu_percent",
+            "peak_other_cpu_percent",
+        }
+        print(record["framework"]["name"], json.dumps({"precision": record["precision"], "load": record["load"]}))
     assert "3 ok, 0 failed" in result.stdout
     assert result.stdout.startswith("order (round-robin over frameworks within each batch size, rotated): 1 torch")
     places = sorted((r["config"]["run_order"]["position"], r["framework"]["name"]) for r in found.values())
@@ -230,30 +264,40 @@ def test_an_interpreter_is_asked_once_for_its_framework_and_version(tmp_path):
     asked = tmp_path / "asked"
     python = fake_python(tmp_path, "exit 1")
     python.write_text(f'#!/usr/bin/env bash\necho "${{@: -2}}" >> {asked}\necho 9.9.9\n')  # module, distribution
-    executor = matrix.LocalExecutor(pythons={"jax": str(python)})
+    executor = LocalExecutor(pythons={"jax": str(python)})
     configs = profiles.expand("smoke", version_of=executor.framework_version, frameworks=["jax"])
-    assert executor.installation("jax") == matrix.Installation(True, "9.9.9") and executor.available("jax")
+    assert executor.installation("jax") == Installation(True, "9.9.9") and executor.available("jax")
     assert {c.framework_version for c in configs} == {"9.9.9"}
     assert asked.read_text().splitlines() == ["flax.nnx jax"]
 
 
+def test_the_version_query_finds_or_imports_and_says_why_not(tmp_path):
+    broken = fake_python(tmp_path, "exit 1")
+    broken.write_text('#!/usr/bin/env bash\necho "ImportError: libfoo.so.1" >&2; exit 1\n')
+    found = interpreters.installation(str(broken), "jax", imports=True)
+    assert found == Installation(False, None, "ImportError: libfoo.so.1")
+    assert interpreters.installation(str(tmp_path / "none"), "jax").error  # no interpreter: why, not a crash
+    here = interpreters.installation(sys.executable, "torch", imports=True)
+    assert here == Installation(True, provenance.framework_version("torch"))
+
+
 def test_the_matrix_asks_for_the_version_the_run_will_record():
-    executor = matrix.LocalExecutor()  # this interpreter, asked as if it were another one
+    executor = LocalExecutor()  # this interpreter, asked as if it were another one
     for name in FRAMEWORKS:
         assert executor.framework_version(name) == provenance.framework_version(name), name
 
 
 def test_a_record_of_another_framework_version_is_not_resumed(monkeypatch, tmp_path):
     (config,) = profiles.expand("smoke", version_of={"jax": "0.4.26"}.get, frameworks=["jax"])
-    path = matrix.record_path(tmp_path, matrix.expected_machine_id(config.device), config)
+    path = record_path(tmp_path, provenance.hardware_for(config.device)["machine_id"], config)
     path.parent.mkdir(parents=True)
     path.write_text("{}")
     found = {"status": "ok", "framework": {"name": "jax", "version": "0.4.26", "mode": "compiled"}}
-    monkeypatch.setattr(matrix, "read_record", lambda path, kind: found)
-    machines = ["another-machine", matrix.expected_machine_id(config.device)]
-    assert matrix.completed(config, tmp_path, machines) is found
+    monkeypatch.setattr(store, "read_record", lambda path, kind: found)
+    machines = ["another-machine", provenance.hardware_for(config.device)["machine_id"]]
+    assert store.completed(config, tmp_path, machines) is found
     found["framework"]["version"] = "0.10.2"
-    assert matrix.completed(config, tmp_path, machines) is None
+    assert store.completed(config, tmp_path, machines) is None
 
 
 def test_profiles_expand_and_name_records_stably():
@@ -280,7 +324,7 @@ def labels(configs: list[profiles.RunConfig]) -> list[str]:
 
 def test_interleaved_order_is_round_robin_over_frameworks_rotated_per_batch_size():
     quick = profiles.expand("quick")
-    order = matrix.interleaved_order(quick)
+    order = interleaved_order(quick)
     assert sorted(labels(order)) == sorted(labels(quick))
     assert [(c.batch_size, c.framework) for c in order] == [
         (32, "torch"),
@@ -296,14 +340,14 @@ def test_interleaved_order_is_round_robin_over_frameworks_rotated_per_batch_size
         (256, "tensorflow"),
         (256, "jax"),
     ]
-    assert matrix.order_line(order).startswith(
-        f"order ({matrix.RUN_ORDER_SCHEME}): 1 torch/compiled bs32 seed0, 2 tensorflow/compiled bs32 seed0, "
+    assert order_line(order).startswith(
+        f"order ({RUN_ORDER_SCHEME}): 1 torch/compiled bs32 seed0, 2 tensorflow/compiled bs32 seed0, "
     )
-    assert "\n" not in matrix.order_line(order)
+    assert "\n" not in order_line(order)
 
 
 def test_interleaved_order_gives_every_framework_a_turn_per_seed_and_mode():
-    order = matrix.interleaved_order(profiles.expand("article"))
+    order = interleaved_order(profiles.expand("article"))
     assert len(order) == 4 * 5 * (3 + 2)  # JAX has no eager mode
     assert labels(order[:6]) == [
         "torch compiled 32 0",
@@ -328,19 +372,19 @@ class FakeExecutor:
     def execute(self, jobs):
         for job in jobs:
             self.calls.append((job.config.label, job.position))
-            yield matrix.Started(job, "")
+            yield Started(job, "")
             record = {"status": "ok", "record_id": job.config.record_id, "hardware": {"machine_id": "m"}}
-            yield matrix.Finished(job, record, "", 0.0)
+            yield Finished(job, record, "", 0.0)
 
 
 def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkeypatch, tmp_path, capsys):
-    order = matrix.interleaved_order(profiles.expand("quick", batch_sizes=[32, 64]))
+    order = interleaved_order(profiles.expand("quick", batch_sizes=[32, 64]))
     resumed = order[0]
     monkeypatch.setattr(matrix, "completed", lambda config, out, ids: {"status": "ok"} if config == resumed else None)
     monkeypatch.setattr(matrix, "write_record", lambda path, record: None)
     executor = FakeExecutor()
-    target = matrix.Target(("m",), {"tensorflow": "tensorflow is not installed in /fake/python"})
-    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=True)
+    target = Target(("m",), {"tensorflow": "tensorflow is not installed in /fake/python"})
+    results = matrix.run_matrix([(target, order)], tmp_path, executor, progress=True).results
     assert executor.calls == [
         ("jax/compiled bs32 seed0", (3, 6)),
         ("jax/compiled bs64 seed0", (5, 6)),
@@ -363,7 +407,7 @@ def test_the_run_is_told_its_place_in_the_order(tmp_path):
     args_file = tmp_path / "args"
     python = fake_python(tmp_path, f'echo "$@" > {args_file}; exit 1')
     (config,) = profiles.expand("smoke", frameworks=["jax"])
-    record = matrix.LocalExecutor(pythons={"jax": str(python)}).run(config, position=(3, 12))
+    record = LocalExecutor(pythons={"jax": str(python)}).run(config, position=(3, 12))
     assert "--run-position 3/12" in args_file.read_text()
     assert record["status"] == "error" and "exit code 1" in record["failure"]["message"]
     assert record["config"]["run_order"]["position"] == 3  # also on the record the matrix writes for the run

@@ -22,7 +22,7 @@ import pytest
 from fwbench.records import read_record
 from runners import cli, provenance
 from runners.matrix import Survey
-from runners.ray_executor import (
+from runners.ray_cluster import (
     ONE_MACHINE_ENV,
     RAY_EXTRA,
     Node,
@@ -146,7 +146,7 @@ def test_configurations_spread_over_the_nodes_land_per_machine_and_a_rerun_resum
 @needs_ray
 def test_per_kind_runs_the_matrix_on_every_kind_and_records_match_local_ones(cluster, tmp_path):
     out = tmp_path / "runs"
-    result = matrix_on(cluster, out, "--frameworks", "torch", "--per-kind", "--dry-run")
+    result = matrix_on(cluster, out, "--frameworks", "torch", "--per-kind", "--dry-run-child")
     assert result.returncode == 1, result.stderr[-3000:]  # a dry run's record is a failure, never a measurement
     found = records_in(out)
     (record_id,) = {path.split("/")[1] for path in found}
@@ -156,7 +156,17 @@ def test_per_kind_runs_the_matrix_on_every_kind_and_records_match_local_ones(clu
     local = tmp_path / "local"
     assert (
         cli.main(
-            ["matrix", "--profile", "smoke", "--frameworks", "torch", "--dry-run", "--out", str(local), "--no-progress"]
+            [
+                "matrix",
+                "--profile",
+                "smoke",
+                "--frameworks",
+                "torch",
+                "--dry-run-child",
+                "--out",
+                str(local),
+                "--no-progress",
+            ]
         )
         == 1
     )
@@ -179,7 +189,7 @@ def test_a_node_lost_mid_configuration_is_tried_again_on_another_node(cluster, t
         "torch",
         "--seeds",
         "0,1,2",
-        "--dry-run",
+        "--dry-run-child",
         "--python",
         f"torch={hanging_python(tmp_path)}",
     )
@@ -203,7 +213,7 @@ def test_the_only_node_of_a_kind_lost_leaves_a_node_lost_record(cluster, tmp_pat
         "--frameworks",
         "torch",
         "--per-kind",
-        "--dry-run",
+        "--dry-run-child",
         "--python",
         f"torch={hanging_python(tmp_path)}",
     )
@@ -224,7 +234,7 @@ def test_ctrl_c_cancels_the_tasks_and_leaves_no_record_and_no_run(cluster, tmp_p
     python = hanging_python(tmp_path, everywhere=True)
     out = tmp_path / "runs"
     matrix = start_matrix(
-        cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--dry-run", "--python", f"torch={python}"
+        cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--dry-run-child", "--python", f"torch={python}"
     )
     hung = tmp_path / "hung"
     pids = wait_for(

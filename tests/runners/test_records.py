@@ -1,8 +1,9 @@
-"""Run records (fwbench.run/2): the schema accepts what the runners write and rejects what they must not; the
-ok record is a pure function of the measurements; committed version-1 records read as version 2."""
+"""Run records (fwbench.run/3): the schema accepts what the runners write and rejects what they must not; the
+ok record is a pure function of the measurements; committed version-1 and version-2 records read as version 3."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,14 +11,26 @@ import pytest
 
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
-from fwbench.upgrade import update_to_2, upgrade, v1_window_steps
-from runners import machine_load, provenance, record, run
+from fwbench.upgrade import update_to_2, update_to_3, upgrade, v1_window_steps
+from runners import host_memory, machine_load, provenance, record, run
 from runners.profiles import expand
 from runners.record import Measured, failed_record, ok_record
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
 V1_RECORDS = sorted((Path(__file__).parent / "fixtures" / "run_v1").glob("*.json"))
-QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 1.5, "cpu_count": 32}
+#: the committed version-2 records (results/runs/ and the runs behind a bisect report)
+V2_RECORDS = sorted(
+    path
+    for path in (Path(__file__).parents[2] / "results").rglob("*.json")
+    if json.loads(path.read_text()).get("schema") == "fwbench.run/2"
+)
+QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 0.5, "cpu_count": 32}
+DURING = {"samples": 110, "interval_seconds": 0.5, "mean_other_cpu_percent": 0.4, "peak_other_cpu_percent": 0.7}
+TORCH_FLAGS = {
+    "torch.backends.cudnn.allow_tf32": False,
+    "torch.backends.cuda.matmul.allow_tf32": False,
+    "torch.get_float32_matmul_precision": "highest",
+}
 RTX_4090 = {
     "machine_id": "nvidia-geforce-rtx-4090",
     "device_kind": "gpu",
@@ -44,8 +57,9 @@ SOFTWARE = {
 }
 
 
-def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None) -> dict:
-    """An article-profile torch run on an RTX 4090, built from injected measurements."""
+def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None, **changes) -> dict:
+    """An article-profile torch run on an RTX 4090, built from injected measurements (``changes``: Measured's
+    fields replaced)."""
     (config,) = expand(
         "article",
         version_of={"torch": "2.4.1"}.get,
@@ -70,9 +84,17 @@ def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | No
         host_self_peak_bytes=2 << 30,
         host_children_peak_bytes=1 << 30,
         data_bytes=630_000_000,
-        load=load or machine_load.load_section(QUIET, QUIET, 0.0),
+        load=load or machine_load.load_section(QUIET, QUIET, 0.0, DURING),
         run_order=record.run_order(3, 40),
+        first_step_memory={"allocator_peak_bytes": 4 << 30, "allocator_reserved_bytes": 4 << 30},
+        memory_peaks_reset=True,
+        nvml_first_step_peak_bytes=5 << 30,
+        nvml_timed_peak_bytes=4 << 30,
+        host_peak_basis=host_memory.basis_text("pss"),
+        precision_flags=TORCH_FLAGS,
+        compile_cache="cold",
     )
+    measured = dataclasses.replace(measured, **changes)
     return ok_record(
         config,
         RTX_4090,
@@ -158,9 +180,9 @@ def test_article_profile_record_keeps_requested_and_trained_images(
     tmp_path, batch_size, images_per_epoch, steps, windows
 ):
     built = article_record(batch_size)
-    write_record(tmp_path / "r.json", built)  # validates against fwbench.run/2
+    write_record(tmp_path / "r.json", built)  # validates against fwbench.run/3
     config = built["config"]
-    assert built["schema"] == "fwbench.run/2" and "upgraded_from" not in built
+    assert built["schema"] == "fwbench.run/3" and "upgraded_from" not in built and built["protocol"] == 2
     assert (config["train_images"], config["images_per_epoch"], config["steps_per_epoch"]) == (
         50_000,
         images_per_epoch,
@@ -172,10 +194,20 @@ def test_article_profile_record_keeps_requested_and_trained_images(
     assert timing["window_steps"] == windows * 5 and timing["timed_windows"] == 40
     assert timing["images_per_second"] == pytest.approx(images_per_epoch / 11.0)
     assert timing["compile_seconds"] == pytest.approx(30.0 - 11.0 / steps)
+    assert timing["article_epoch_seconds"] == pytest.approx((5 * 11.0 + timing["compile_seconds"]) / 5)
+    assert timing["compile_cache"] == "cold"
     assert built["mfu"]["value"] == pytest.approx(3 * 1_110_845_440 * images_per_epoch / 11.0 / 8.26e13)
     memory = built["memory"]
     assert memory["host_peak_rss_bytes"] == 3 << 30 and memory["host_children_peak_rss_bytes"] == 1 << 30
-    assert memory["host_peak_basis"] and memory["nvml_process_peak_bytes"] == 5 << 30
+    assert "summed PSS" in memory["host_peak_basis"] and memory["nvml_process_peak_bytes"] == 5 << 30
+    # the whole run's allocator peak is the larger phase's: the first step's here, as with autotuning workspaces
+    assert (memory["allocator_peak_bytes"], memory["allocator_reserved_bytes"]) == (4 << 30, 4 << 30)
+    assert memory["phases"] == {
+        "first_step": {"allocator_peak_bytes": 4 << 30, "nvml_peak_bytes": 5 << 30},
+        "timed": {"allocator_peak_bytes": 3 << 30, "nvml_peak_bytes": 4 << 30},
+    }
+    assert built["precision"] == {"policy": "fp32", "compute_dtype": "float32", "flags": TORCH_FLAGS}
+    assert config["precision"] == "fp32"
     assert built["load"]["busy"] is False and built["software"]["fwbench_version"] == "0.1.0"
     assert built["framework"] == {"name": "torch", "version": "2.4.1", "mode": "compiled"}
     assert article_record(batch_size) == built, "a pure function of its arguments"
@@ -218,17 +250,23 @@ def test_failed_record_carries_the_same_config_section():
     built = failed_record(
         CONFIG, provenance.hardware_info(), utc_now(), "timeout", "Timeout", "slow", run_order=record.run_order(2, 3)
     )
-    validate(built, kind="fwbench.run/2")
+    validate(built, kind="fwbench.run/3")
     assert built["config"] == record.config_section(CONFIG, record.run_order(2, 3))
     assert built["config"]["train_images"] == 64 and built["load"] is None
+    assert built["protocol"] == 2 and built["precision"] == {
+        "policy": "fp32",
+        "compute_dtype": "float32",
+        "flags": None,
+    }
 
 
 @pytest.mark.parametrize("path", V1_RECORDS, ids=lambda p: p.stem)
-def test_committed_version_1_records_read_as_version_2(path):
+def test_committed_version_1_records_read_as_version_3(path):
     original = json.loads(path.read_text())
-    upgraded = read_record(path, kind="fwbench.run/2")
+    upgraded = read_record(path, kind="fwbench.run/3")
     assert original["schema"] == "fwbench.run/1"
-    assert upgraded["schema"] == "fwbench.run/2" and upgraded["upgraded_from"] == "fwbench.run/1"
+    assert upgraded["schema"] == "fwbench.run/3" and upgraded["upgraded_from"] == "fwbench.run/1"
+    assert upgraded["protocol"] == 1 and upgraded["config"]["precision"] == "fp32"
     assert {"config.train_images", "load", "hardware.fingerprint"} <= set(upgraded["missing"])
     for dotted in upgraded["missing"]:
         section, _, field = dotted.partition(".")
@@ -237,6 +275,75 @@ def test_committed_version_1_records_read_as_version_2(path):
     assert len(timing["window_steps"]) == timing["timed_windows"] == original["timing"]["timed_windows"]
     assert sum(timing["window_steps"]) == original["config"]["steps_per_epoch"] * original["config"]["epochs"]
     assert upgraded["timing"]["epoch_seconds"] == original["timing"]["epoch_seconds"]
+
+
+@pytest.mark.parametrize("path", V2_RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_committed_version_2_records_read_as_version_3(path):
+    original = json.loads(path.read_text())
+    upgraded = read_record(path, kind="fwbench.run/3")
+    assert upgraded["upgraded_from"] == "fwbench.run/2" and upgraded["protocol"] == 1
+    assert original["config"]["precision"] == "float32 (TF32 off)" and upgraded["config"]["precision"] == "fp32"
+    assert upgraded["precision"] == {"policy": "fp32", "compute_dtype": "float32", "flags": None}
+    assert {"precision.flags", "memory.phases", "load.during_clock"} <= set(upgraded["missing"])
+    for dotted in upgraded["missing"]:
+        section, _, field = dotted.partition(".")
+        assert (upgraded[section][field] if field else upgraded[section]) is None, dotted
+    timing = original["timing"]
+    article = (sum(timing["epoch_seconds_each"]) + timing["compile_seconds"]) / len(timing["epoch_seconds_each"])
+    assert upgraded["timing"]["article_epoch_seconds"] == pytest.approx(article)
+    assert upgraded["timing"]["epoch_seconds"] == timing["epoch_seconds"]  # every other figure as it was
+    assert upgraded["load"]["busy"] == original["load"]["busy"]
+    assert upgraded["memory"]["allocator_reserved_bytes"] != 0, "JAX's 0 measured nothing: null"
+
+
+def test_a_version_2_record_without_a_compile_time_misses_the_articles_epoch_seconds():
+    original = json.loads(V2_RECORDS[0].read_text())
+    original["timing"]["compile_seconds"] = None
+    upgraded = update_to_3(original)
+    assert upgraded["timing"]["article_epoch_seconds"] is None and "timing.article_epoch_seconds" in upgraded["missing"]
+    validate(upgraded)
+    assert original["schema"] == "fwbench.run/2", "the step does not modify its input"
+
+
+def test_when_the_allocator_cannot_reset_its_peak_the_timed_phase_is_not_measured():
+    # JAX: memory() at the end still counts from the start, so it is the whole run's peak and the timed one is unknown
+    built = article_record(256, memory_peaks_reset=False)
+    assert built["memory"]["allocator_peak_bytes"] == 3 << 30
+    assert built["memory"]["phases"]["timed"] == {"allocator_peak_bytes": None, "nvml_peak_bytes": 4 << 30}
+    assert built["memory"]["phases"]["first_step"]["allocator_peak_bytes"] == 4 << 30
+
+
+def test_on_a_cpu_every_phase_figure_is_null_never_0():
+    cpu = {**RTX_4090, "device_kind": "cpu", "device_name": "AMD Ryzen 9"}
+    nothing = {"allocator_peak_bytes": None, "allocator_reserved_bytes": None}
+    measured = Measured(
+        1.0,
+        [1.0],
+        [0.5],
+        [2],
+        [{"epoch": 1, "train_loss": 1, "train_accuracy": 0, "test_loss": 1, "test_accuracy": 0}],
+        nothing,
+        None,
+        0,
+        0,
+        0,
+        machine_load.load_section(QUIET, QUIET, 0.0),
+        first_step_memory=nothing,
+        memory_peaks_reset=False,
+    )
+    (config,) = expand("smoke", frameworks=["jax"], train_images=64, batch_sizes=[32])
+    built = ok_record(config, cpu, "t", "t", measured, software=SOFTWARE, command=[])
+    validate(built)
+    phase = {"allocator_peak_bytes": None, "nvml_peak_bytes": None}
+    assert built["memory"]["phases"] == {"first_step": phase, "timed": phase}
+    assert built["memory"]["allocator_peak_bytes"] is None and built["memory"]["allocator_reserved_bytes"] is None
+
+
+def test_a_busy_clock_flags_the_record_though_start_and_end_were_quiet(tmp_path):
+    during = {**DURING, "mean_other_cpu_percent": 12.0, "peak_other_cpu_percent": 40.0}
+    built = article_record(256, load=machine_load.load_section(QUIET, QUIET, 0.0, during))
+    write_record(tmp_path / "r.json", built)
+    assert built["load"]["busy"] is True and built["load"]["during_clock"] == during
 
 
 @pytest.mark.parametrize(
@@ -288,9 +395,9 @@ def test_failed_version_1_record_upgrades_with_its_null_sections(tmp_path):
     assert "memory.host_children_peak_rss_bytes" not in upgraded["missing"]
 
 
-def test_version_2_record_round_trips_through_write_and_read(tmp_path):
+def test_version_3_record_round_trips_through_write_and_read(tmp_path):
     path = write_record(tmp_path / "r.json", article_record(64))
-    assert read_record(path, kind="fwbench.run/2") == article_record(64)
+    assert read_record(path, kind="fwbench.run/3") == article_record(64)
 
 
 def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
@@ -334,9 +441,10 @@ def test_a_run_that_fails_keeps_its_load_and_place(monkeypatch):
     def broken_data(*args, **kwargs):
         raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate")
 
-    monkeypatch.setattr(run, "framework_environment", lambda device, cache: {})
+    monkeypatch.setattr(run, "framework_environment", lambda device, cache, persistent: {})
     monkeypatch.setattr(run.data, "load", broken_data)
     failed_run = run.measure_or_fail(CONFIG, progress=False, run_order=record.run_order(1, 2))
-    validate(failed_run, kind="fwbench.run/2")
+    validate(failed_run, kind="fwbench.run/3")
     assert failed_run["status"] == "oom" and failed_run["config"]["run_order"]["position"] == 1
     assert failed_run["load"]["waited_seconds"] == 0 and failed_run["load"]["start"]["cpu_count"] >= 1
+    assert failed_run["load"]["during_clock"] is None  # it never reached its clock

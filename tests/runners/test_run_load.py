@@ -1,14 +1,21 @@
-"""Machine load around a run (a bounded wait for quiet, busy flag) and host memory of the whole process tree."""
+"""Machine load around a run (a bounded wait for quiet, the load across the clock, busy flag), host memory of the
+whole process tree, and GPU memory by phase (NVML faked: no GPU here)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import psutil
 import pytest
 
-from runners import machine_load
+from runners import host_memory, machine_load
+from runners.gpu_memory import NvmlPeakSampler
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def sample(other: float) -> dict:
@@ -38,9 +45,9 @@ def test_a_quiet_machine_starts_at_once():
 
 
 def test_a_busy_machine_is_polled_until_quiet():
-    clock = FakeClock([95.0, 80.0, 30.0, 99.0])
+    clock = FakeClock([95.0, 80.0, 10.0, 99.0])  # quiet: at most 12.5 % of 2 CPUs
     start, waited = clock.wait(120)
-    assert start == sample(30.0) and waited == 4.0 and clock.slept == [2.0, 2.0]
+    assert start == sample(10.0) and waited == 4.0 and clock.slept == [2.0, 2.0]
 
 
 def test_the_wait_is_bounded_and_the_run_goes_on_busy():
@@ -51,9 +58,10 @@ def test_the_wait_is_bounded_and_the_run_goes_on_busy():
     assert section == {
         "start": start,
         "end": sample(5.0),
+        "during_clock": None,
         "waited_seconds": 6.0,
         "busy": True,
-        "threshold_cpu_percent": 50.0,
+        "threshold_cpu_percent": 12.5,
     }
 
 
@@ -62,9 +70,94 @@ def test_zero_means_never_wait():
     assert clock.wait(0) == (sample(100.0), 0.0)
 
 
-@pytest.mark.parametrize("start, end, busy", [(10, 10, False), (50, 50, False), (10, 60, True), (51, 0, True)])
+@pytest.mark.parametrize("start, end, busy", [(5, 5, False), (12.5, 12.5, False), (5, 13, True), (13, 0, True)])
 def test_busy_when_the_start_or_the_end_is_over_the_threshold(start, end, busy):
     assert machine_load.load_section(sample(start), sample(end), 0.0)["busy"] is busy
+
+
+def test_the_busy_threshold_is_a_quarter_of_one_core():
+    assert [machine_load.busy_threshold(n) for n in (1, 2, 16)] == [25.0, 12.5, 1.5625]
+
+
+def during(mean: float | None) -> dict:
+    return {"samples": 4, "interval_seconds": 0.5, "mean_other_cpu_percent": mean, "peak_other_cpu_percent": mean}
+
+
+@pytest.mark.parametrize("mean, busy", [(None, False), (12.5, False), (13.0, True)])
+def test_busy_when_the_mean_across_the_clock_is_over_the_threshold(mean, busy):
+    section = machine_load.load_section(sample(1.0), sample(1.0), 0.0, during(mean))
+    assert section["busy"] is busy and section["during_clock"] == during(mean)
+
+
+class FakeCounters:
+    """``machine_load.counters`` readings, each ``step`` seconds after the last, while other processes use
+    ``other`` and the run ``own`` CPU seconds per second; the last one ``last_step`` after its predecessor."""
+
+    def __init__(self, step: float, other: float, own: float, last_step: float | None = None, stop_after: int = 0):
+        self.step, self.other, self.own, self.last_step, self.stop_after = step, other, own, last_step, stop_after
+        self.now = self.busy = self.own_seconds = 0.0
+        self.calls = 0
+
+    def __call__(self) -> tuple[float, float, float]:
+        self.calls += 1
+        step = self.last_step if self.calls > self.stop_after and self.last_step is not None else self.step
+        if self.calls > 1:
+            self.now += step
+            self.busy += step * (self.other + self.own)
+            self.own_seconds += step * self.own
+        return self.busy, self.own_seconds, self.now
+
+
+def clock_load(counters: FakeCounters, interval_s: float, ticks: int) -> dict:
+    """``ClockLoad`` stopped right after ``ticks`` background readings (its thread's waits are real, its readings
+    fake: the next one would come an interval later)."""
+    clock = machine_load.ClockLoad(interval_s=interval_s, read=counters, cpu_count=2)
+    clock.start()
+    deadline = time.monotonic() + 10
+    while counters.calls < 1 + ticks and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return clock.stop()
+
+
+def test_the_clock_load_is_other_work_over_the_region_the_runs_own_excluded():
+    # 0.5 s readings: other processes busy 1 core of 2 (50 %), the run itself 1.5 cores, which never count
+    figures = clock_load(FakeCounters(step=0.5, other=1.0, own=1.5, stop_after=3), interval_s=0.5, ticks=2)
+    assert figures["samples"] == 3 and figures["interval_seconds"] == 0.5  # two in the background, one at stop
+    assert figures["mean_other_cpu_percent"] == pytest.approx(50.0)
+    assert figures["peak_other_cpu_percent"] == pytest.approx(50.0)
+
+
+def test_a_last_interval_shorter_than_half_a_sample_is_left_out():
+    counters = FakeCounters(step=0.5, other=2.0, own=0.0, last_step=0.1, stop_after=2)
+    figures = clock_load(counters, interval_s=0.5, ticks=1)
+    assert figures["samples"] == 1 and figures["mean_other_cpu_percent"] == pytest.approx(100.0)
+    empty = clock_load(FakeCounters(step=0.1, other=2.0, own=0.0), interval_s=60, ticks=0)
+    assert empty == {
+        "samples": 0,
+        "interval_seconds": 60,
+        "mean_other_cpu_percent": None,
+        "peak_other_cpu_percent": None,
+    }
+
+
+def test_one_spinning_core_beside_a_sampled_region_makes_it_busy():
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "busy_sampler.py"), "--seconds", "2", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    figures = json.loads(done.stdout)
+    quiet, spinning = figures["quiet"], figures["one_core_spinning"]
+    for name, case in (("without a spinner", quiet), ("one core spinning", spinning)):
+        print(
+            f"busy sampler, {name}: {case['samples']} samples, mean {case['mean_other_cpu_percent']:.1f} %, "
+            f"peak {case['peak_other_cpu_percent']:.1f} % of {figures['cpu_count']} CPUs, busy {case['busy']}"
+        )
+    one_core = 100.0 / figures["cpu_count"]  # 50 % of a 2-core machine; other users' work can only add to it
+    assert spinning["samples"] >= 3 and spinning["mean_other_cpu_percent"] >= 0.7 * one_core
+    assert spinning["busy"] is True and spinning["threshold_cpu_percent"] == one_core / 4
 
 
 def test_a_real_sample_is_in_range():
@@ -103,3 +196,48 @@ print(host.children_peak_bytes, host.self_peak_bytes)
     children_peak, self_peak = map(int, done.stdout.split())
     assert children_peak > 150 << 20
     assert self_peak >= 60 << 20
+
+
+def test_children_are_counted_by_pss_where_the_system_reports_it():
+    sampler = host_memory.HostPeakSampler()
+    assert sampler.basis == ("pss" if sys.platform == "linux" else sampler.basis)
+    assert "summed PSS" in sampler.basis_text or sys.platform != "linux"
+
+
+class FakeProcess:
+    """A psutil process whose full memory information lacks some fields, or is denied."""
+
+    def __init__(self, fields: dict | None):
+        self.fields = fields
+
+    def memory_full_info(self):
+        if self.fields is None:
+            raise psutil.AccessDenied(pid=1)
+        return type("Info", (), self.fields)()
+
+
+@pytest.mark.parametrize(
+    "fields, basis",
+    [({"rss": 3, "uss": 1, "pss": 2}, "pss"), ({"rss": 3, "uss": 1}, "uss"), ({"rss": 3}, "rss"), (None, "rss")],
+)
+def test_the_basis_falls_back_from_pss_to_uss_to_rss(fields, basis):
+    assert host_memory.best_basis(FakeProcess(fields)) == basis
+    assert f"summed {basis.upper()} " in host_memory.basis_text(basis)
+
+
+def test_nvml_phases_split_the_peak_at_each_mark():
+    nvml = NvmlPeakSampler()
+    nvml._handles = ["gpu0"]  # sampled by hand: no thread, no NVML
+    used = iter([100, 300, 200, 150, 120])
+    nvml._sample = lambda: next(used)
+    nvml._update()
+    nvml._update()
+    assert nvml.mark() == 300  # 100, 300, and 200 sampled at the mark itself
+    nvml._update()
+    assert nvml.mark() == 150 and nvml.peak_bytes == 300  # the second phase; the whole run's peak stays
+
+
+def test_without_nvml_every_phase_is_unknown_not_0():
+    with NvmlPeakSampler() as nvml:
+        assert nvml.mark() is None
+    assert nvml.mark() is None and nvml.peak_bytes is None

@@ -1,8 +1,11 @@
 """What ``runners run`` is asked to do: device-sized profiles, timing windows, ``--run-position`` and
-``--quiet-wait``, and a record builder that needs no framework."""
+``--quiet-wait``, a whole configuration as ``--config-json``, and a record builder that needs no framework."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import subprocess
 import sys
 
@@ -10,6 +13,7 @@ import pytest
 
 from fwbench.frameworks import FRAMEWORKS
 from runners import cli, profiles, provenance, run
+from runners.local_executor import LocalExecutor
 
 GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
 
@@ -133,8 +137,8 @@ def test_a_bad_run_position_exits_2_naming_the_flag(tmp_path, capsys, value):
 def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
     seen = {}
 
-    def fake_measure_or_fail(config, data_dir, progress, run_order, quiet_wait_s):
-        seen.update(config=config, run_order=run_order, quiet_wait_s=quiet_wait_s)
+    def fake_measure_or_fail(config, data_dir, progress, run_order, quiet_wait_s, compile_cache=None):
+        seen.update(config=config, run_order=run_order, quiet_wait_s=quiet_wait_s, compile_cache=compile_cache)
         raise SystemExit(0)  # stop before a record is written
 
     monkeypatch.setattr(run, "measure_or_fail", fake_measure_or_fail)
@@ -160,9 +164,87 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
         "scheme": "round-robin over frameworks within each batch size, rotated",
     }
     assert seen["quiet_wait_s"] == 120 and seen["config"].sized_for == "cpu"
+    assert seen["compile_cache"] is None  # a fresh temporary directory: a cold compile
+    cache = tmp_path / "cache"
     with pytest.raises(SystemExit):
-        cli.main(["run", "--framework", "jax", "--quiet-wait", "0", "--out", str(tmp_path)])
+        cli.main(
+            ["run", "--framework", "jax", "--quiet-wait", "0", "--compile-cache", str(cache), "--out", str(tmp_path)]
+        )
     assert seen["quiet_wait_s"] == 0 and seen["run_order"] is None
+    assert seen["compile_cache"] == cache and cache.is_dir()
+
+
+def test_only_the_fp32_precision_policy_runs_so_far():
+    (config,) = profiles.expand("smoke", frameworks=["jax"])
+    assert config.precision == "fp32"
+    unhashed = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("sized_for", "repeat", "precision")}
+    del unhashed["tuning"]
+    digest = hashlib.sha256(json.dumps(unhashed, sort_keys=True).encode()).hexdigest()[:8]
+    assert config.record_id.endswith(digest), "fp32 runs keep the ids they had before the policy was a field"
+    with pytest.raises(ValueError, match=r"precision 'bf16': the trainers apply only 'fp32'"):
+        dataclasses.replace(config, precision="bf16")
+    fields = {**json.loads(config.to_json()), "precision": "default"}
+    with pytest.raises(ValueError, match=r"precision 'default'"):
+        profiles.RunConfig.from_json(json.dumps(fields))
+
+
+def test_a_configuration_survives_its_json_exactly():
+    (config,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[64], device="cpu")
+    tuned = dataclasses.replace(config, tuning=(("XLA_FLAGS", "--xla_cpu_enable_fast_math=false"),))
+    for original in (config, tuned):
+        again = profiles.RunConfig.from_json(original.to_json())
+        assert again == original and again.record_id == original.record_id
+
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        (lambda fields: fields.pop("seed"), "missing field 'seed'"),
+        (lambda fields: fields.update(colour="red"), "unknown field 'colour'"),
+        (lambda fields: fields.update(seed="0"), "seed: expected int"),
+        (lambda fields: fields.update(batch_size=True), "batch_size: expected int"),
+        (lambda fields: fields.update(tuning=[["XLA_FLAGS"]]), "tuning: expected [variable, value] pairs"),
+    ],
+)
+def test_a_configuration_json_names_what_is_wrong(change, error):
+    (config,) = profiles.expand("smoke", frameworks=["jax"])
+    fields = json.loads(config.to_json())
+    change(fields)
+    with pytest.raises(ValueError) as failure:
+        profiles.RunConfig.from_json(json.dumps(fields))
+    assert error in str(failure.value)
+
+
+def test_config_json_is_the_whole_configuration(monkeypatch, tmp_path, capsys):
+    seen = {}
+
+    def fake_measure_or_fail(config, data_dir, progress, run_order, quiet_wait_s, compile_cache=None):
+        seen.update(config=config, quiet_wait_s=quiet_wait_s)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(run, "measure_or_fail", fake_measure_or_fail)
+    (config,) = profiles.expand("quick", frameworks=["jax"], batch_sizes=[64], device="cpu", seeds=[3])
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--config-json", config.to_json(), "--out", str(tmp_path)])
+    assert seen == {"config": config, "quiet_wait_s": 120}  # the profile's wait, the configuration as it came
+
+    assert cli.main(["run", "--config-json", config.to_json(), "--seed", "0", "--out", str(tmp_path)]) == 2
+    assert "--seed: not with --config-json" in capsys.readouterr().err
+    other = dataclasses.replace(config, framework_version="0.0.1")
+    assert cli.main(["run", "--config-json", other.to_json(), "--out", str(tmp_path)]) == 2
+    assert "--config-json: jax 0.0.1" in capsys.readouterr().err  # the record would claim a version not run
+    assert cli.main(["run", "--config-json", "{", "--out", str(tmp_path)]) == 2
+    assert "--config-json: " in capsys.readouterr().err
+    assert cli.main(["run", "--out", str(tmp_path)]) == 2
+    assert "--framework: required" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_matrix_passes_the_configuration_as_its_json(tmp_path):
+    (config,) = profiles.expand("smoke", frameworks=["torch"])
+    command = LocalExecutor().command(config, (2, 3), tmp_path)
+    assert command[3:6] == ["run", "--config-json", config.to_json()]
+    assert "--framework" not in command and "--run-position" in command
 
 
 def test_the_record_builder_imports_no_framework():

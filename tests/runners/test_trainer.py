@@ -57,3 +57,8 @@ def test_the_factory_refuses_a_mode_before_importing_the_framework(name, mode):
 def test_an_unknown_framework_names_the_choices():
     with pytest.raises(ValueError, match="unknown framework 'mxnet'; choose from torch, tensorflow, jax"):
         trainer.check_mode("mxnet", "compiled")
+
+
+def test_the_factory_refuses_a_precision_policy_not_applied_yet():
+    with pytest.raises(ValueError, match=r"precision 'bf16': the trainers apply only 'fp32'"):
+        trainer.make_trainer("torch", {}, "compiled", precision="bf16")

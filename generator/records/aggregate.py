@@ -1,0 +1,347 @@
+"""Group run records by machine and configuration and summarise repeats (mean, spread, 95 % interval).
+
+A configuration's identity includes the framework's version: runs of two versions are never seeds of one
+configuration; a table that holds two versions of a framework gives each its own column.
+
+Busy-flagged runs (``load.busy``) and older records (upgraded from an earlier schema) are kept and shown, but a
+configuration's figures leave them out whenever it has clean runs, and only clean runs enter a verdict. A
+configuration measured under an older timing protocol than the newest one its machine holds for the same setting
+is superseded: shown as older, never judged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from fwbench.frameworks import TRAINING_MODES, label
+from fwbench.stats import Stats, describe
+from generator.i18n import N_
+from generator.message import Joined, Message
+from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
+from generator.records.load import Loaded
+
+#: a failed status -> how many runs ended so, in words
+FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
+#: why a run is shown but never judged
+BUSY = N_("busy")
+OLDER = N_("older record")
+#: flag -> the runs it marks, in words (translated where shown)
+FLAGGED_RUNS = {BUSY: N_("busy-flagged runs"), OLDER: N_("older records")}
+
+
+def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
+    """Why a run may be shown but never judged: BUSY (the machine was busy) and OLDER (an upgraded /1 record)."""
+    flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
+    return flags + ((OLDER,) if record.get("upgraded_from") else ())
+
+
+def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
+    """Training seconds until the test accuracy first reaches ``target`` (a fraction): the compile time plus
+    the timed epochs up to that epoch, evaluation excluded. None when it never did or a figure is missing."""
+    timing, accuracy = record.get("timing") or {}, record.get("accuracy") or {}
+    each = timing.get("epoch_seconds_each") or []
+    if timing.get("compile_seconds") is None:
+        return None
+    for row in sorted(accuracy.get("epochs") or [], key=lambda r: r["epoch"]):
+        if row.get("test_accuracy") is not None and row["test_accuracy"] >= target:
+            return timing["compile_seconds"] + sum(each[: row["epoch"]]) if len(each) >= row["epoch"] else None
+    return None
+
+
+def _key_of(item: Loaded) -> ConfigKey:
+    rec = item.record
+    fw = rec["framework"]
+    return ConfigKey(
+        item.machine_id,
+        setting_of(rec),
+        fw["name"],
+        fw["version"] or "unknown",
+        fw["mode"],
+        rec["config"]["batch_size"],
+    )
+
+
+def _any_protocol(key: ConfigKey) -> tuple[str, Setting]:
+    """The machine and setting of a configuration, whatever its timing protocol."""
+    return key.machine_id, dataclasses.replace(key.setting, protocol=0)
+
+
+@dataclass
+class Summary:
+    """All runs of one configuration and their statistics.
+
+    The statistics come from the counted runs: the successful clean ones, or, where a configuration has
+    none, its successful flagged ones (busy or older), so that they are still shown — marked, and never judged.
+    """
+
+    key: ConfigKey
+    runs: list[Loaded] = field(default_factory=list)
+    superseded: bool = False  # its machine holds the same setting under a newer timing protocol
+
+    @cached_property
+    def _ok_records(self) -> list[dict[str, Any]]:
+        return [r.record for r in self.runs if r.record["status"] == "ok"]
+
+    @cached_property
+    def _clean_records(self) -> list[dict[str, Any]]:
+        return [] if self.superseded else [rec for rec in self._ok_records if not flags_of(rec)]
+
+    @property
+    def counted(self) -> list[dict[str, Any]]:
+        """The records the statistics come from (see the class docstring)."""
+        return self._clean_records or self._ok_records
+
+    def _values(self, section: str, name: str) -> list[float]:
+        return [rec[section][name] for rec in self.counted if rec.get(section) and rec[section].get(name) is not None]
+
+    @property
+    def judgeable(self) -> bool:
+        """True when clean successful runs exist: only then may the figures enter a verdict, lead or choice."""
+        return bool(self._clean_records)
+
+    @property
+    def flags(self) -> list[str]:
+        """The flags of the counted runs (empty when they are clean): why the figures are never judged. A
+        superseded configuration's runs are all older."""
+        if self.judgeable:
+            return []
+        return sorted({f for rec in self.counted for f in flags_of(rec)} | ({OLDER} if self.superseded else set()))
+
+    @property
+    def flagged(self) -> Counter:
+        """Flag -> how many successful runs carry it."""
+        return Counter(f for rec in self._ok_records for f in flags_of(rec))
+
+    @property
+    def left_out(self) -> Counter:
+        """Flag -> how many successful flagged runs the figures leave out because clean runs exist."""
+        return self.flagged if self.judgeable else Counter()
+
+    @property
+    def missing(self) -> list[str]:
+        """The fields of the current run record that this configuration's older records lack."""
+        return sorted({name for r in self.runs for name in r.record.get("missing") or ()})
+
+    @property
+    def images_per_epoch(self) -> int:
+        """Images actually trained per epoch (after drop-last) at this batch size."""
+        return self.runs[0].record["config"]["images_per_epoch"]
+
+    @property
+    def test_images(self) -> int | None:
+        """Images in the test set the accuracy was measured on."""
+        return self.runs[0].record["config"].get("test_images")
+
+    @property
+    def statuses(self) -> Counter:
+        """How many runs ended in each status."""
+        return Counter(r.record["status"] for r in self.runs)
+
+    @property
+    def n_runs(self) -> int:
+        """Number of runs of this configuration, failed ones included."""
+        return len(self.runs)
+
+    @property
+    def n_ok(self) -> int:
+        """Number of successful runs (flagged ones included)."""
+        return len(self._ok_records)
+
+    @property
+    def n_clean(self) -> int:
+        """Number of successful runs that may enter a verdict (neither busy nor older)."""
+        return len(self._clean_records)
+
+    @property
+    def failure_note(self) -> Joined:
+        """Failed runs, e.g. ``1 OOM, 1 timeout`` (language-neutral, worded where shown); no item when every run
+        succeeded."""
+        failed = [(s, c) for s, c in sorted(self.statuses.items()) if s != "ok"]
+        return Joined(
+            tuple(Message(FAILED_LABELS[s], {"count": c}) if s in FAILED_LABELS else f"{c} {s}" for s, c in failed)
+        )
+
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        """The failure sections of the failed runs (exception type, message, stderr tail)."""
+        return [r.record["failure"] for r in self.runs if r.record["status"] != "ok" and r.record.get("failure")]
+
+    @cached_property
+    def epoch_seconds(self) -> Stats | None:
+        """Seconds per epoch over the successful runs (each run's own median over its epochs)."""
+        return describe(self._values("timing", "epoch_seconds"))
+
+    @cached_property
+    def article_epoch_seconds(self) -> Stats | None:
+        """Seconds per epoch as the article defines an epoch (the mean epoch, compile inside the first), where every
+        counted run recorded it (``timing.article_epoch_seconds``); None otherwise."""
+        values = self._values("timing", "article_epoch_seconds")
+        return describe(values) if values and len(values) == len(self.counted) else None
+
+    @cached_property
+    def images_per_second(self) -> Stats | None:
+        """Steady-state training throughput."""
+        return describe(self._values("timing", "images_per_second"))
+
+    def _compile_values(self, warm: bool) -> list[float]:
+        """The counted runs' compile times with cold (``warm`` False) or warm compiler caches (``timing.compile_cache``;
+        a record that does not say compiled cold, as every run did before repeats shared a cache)."""
+        return [
+            rec["timing"]["compile_seconds"]
+            for rec in self.counted
+            if rec.get("timing")
+            and rec["timing"].get("compile_seconds") is not None
+            and (rec["timing"].get("compile_cache") == "warm") == warm
+        ]
+
+    @cached_property
+    def compile_seconds(self) -> Stats | None:
+        """Compile time with cold compiler caches, the first run of a new model: the first step minus the median
+        steady step. Warm runs never pool with cold ones here (``warm_compile_seconds``)."""
+        return describe(self._compile_values(warm=False))
+
+    @cached_property
+    def warm_compile_seconds(self) -> Stats | None:
+        """Compile time with the caches an earlier run of the configuration left (every run after the first, which
+        is what users live with); None where no run was warm."""
+        return describe(self._compile_values(warm=True))
+
+    @cached_property
+    def accuracy(self) -> Stats | None:
+        """Final test accuracy (fraction 0..1)."""
+        return describe(self._values("accuracy", "final_test_accuracy"))
+
+    def memory(self, name: str) -> Stats | None:
+        """One memory figure (bytes) such as ``allocator_peak_bytes``."""
+        return describe(self._values("memory", name))
+
+    @property
+    def mfu(self) -> Stats | None:
+        """Model FLOPs utilisation where the device peak was known."""
+        return describe([(rec.get("mfu") or {}).get("value") for rec in self.counted])
+
+    def curve(self, metric: str) -> list[tuple[int, Stats]]:
+        """Per-epoch statistics of ``metric`` (e.g. ``test_accuracy``) over the counted runs."""
+        by_epoch: dict[int, list[float]] = defaultdict(list)
+        for rec in self.counted:
+            for row in rec["accuracy"]["epochs"]:
+                if row.get(metric) is not None:
+                    by_epoch[row["epoch"]].append(row[metric])
+        return [(epoch, describe(vals)) for epoch, vals in sorted(by_epoch.items())]
+
+    def final(self, metric: str) -> Stats | None:
+        """The last epoch's ``metric`` (``train_loss``, ``test_loss``…) over the counted runs."""
+        return describe(
+            [
+                rec["accuracy"]["epochs"][-1].get(metric)
+                for rec in self.counted
+                if rec.get("accuracy") and rec["accuracy"]["epochs"]
+            ]
+        )
+
+    def time_to_accuracy(self, target: float) -> tuple[Stats | None, int]:
+        """(Seconds to reach ``target`` over the counted runs that reached it, number of counted runs)."""
+        counted = self.counted
+        return describe([time_to_accuracy(rec, target) for rec in counted]), len(counted)
+
+
+def summarise(runs: list[Loaded]) -> list[Summary]:
+    """One Summary per configuration, sorted by machine, setting, column order and batch size; those of an older
+    timing protocol than the newest their machine holds for the same setting are marked superseded."""
+    groups: dict[ConfigKey, Summary] = {}
+    for item in runs:
+        key = _key_of(item)
+        groups.setdefault(key, Summary(key=key)).runs.append(item)
+    newest: dict[tuple[str, Setting], int] = {}
+    for key in groups:
+        newest[_any_protocol(key)] = max(newest.get(_any_protocol(key), 0), key.setting.protocol)
+    for key, summary in groups.items():
+        summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
+    return sorted(
+        groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
+    )
+
+
+@dataclass
+class Table:
+    """One results table: one machine, one setting; rows are batch sizes, columns framework × version × mode."""
+
+    machine_id: str
+    setting: Setting
+    summaries: list[Summary]
+
+    @cached_property
+    def _cells(self) -> dict[tuple[Column, int], Summary]:
+        return {(s.key.column, s.key.batch_size): s for s in self.summaries}
+
+    @cached_property
+    def columns(self) -> list[Column]:
+        """Every column present: framework order, then version, then mode."""
+        return sorted({s.key.column for s in self.summaries}, key=Column.sort_key)
+
+    @property
+    def modes(self) -> list[str]:
+        """The modes present, compiled first."""
+        return [m for m in TRAINING_MODES if any(c.mode == m for c in self.columns)]
+
+    def columns_in(self, mode: str) -> list[Column]:
+        """The columns of one mode."""
+        return [c for c in self.columns if c.mode == mode]
+
+    @cached_property
+    def mixed_versions(self) -> set[str]:
+        """Frameworks that appear at more than one version in this table."""
+        seen = Counter(fw for fw, _ in {(c.framework, c.version) for c in self.columns})
+        return {fw for fw, n in seen.items() if n > 1}
+
+    def column_label(self, column: Column) -> str:
+        """The framework's name, with its version where the table holds more than one version of it."""
+        return (
+            f"{label(column.framework)} {column.version}"
+            if column.framework in self.mixed_versions
+            else label(column.framework)
+        )
+
+    @property
+    def batch_sizes(self) -> list[int]:
+        """Batch sizes present, ascending."""
+        return sorted({s.key.batch_size for s in self.summaries})
+
+    def at(self, column: Column, batch_size: int) -> Summary | None:
+        """The summary at one column and row, or None when that configuration was not run."""
+        return self._cells.get((column, batch_size))
+
+    def cell(self, framework: str, mode: str, batch_size: int, version: str | None = None) -> Summary | None:
+        """The summary of ``framework`` in ``mode`` at one batch size: at ``version``, or at the newest version
+        this table holds of it (None when not run)."""
+        versions = sorted(
+            {c.version for c in self.columns if c.framework == framework and c.mode == mode}, key=version_key
+        )
+        chosen = version if version is not None else (versions[-1] if versions else None)
+        return self.at(Column(framework, chosen, mode), batch_size) if chosen else None
+
+    def speedup(self, column: Column) -> tuple[float, int, int] | None:
+        """(mean epoch time at the smallest batch ÷ at the largest, smallest, largest), over the batch
+        sizes of this column that have a successful run; None with fewer than two of them."""
+        ran = [(bs, s) for bs in self.batch_sizes if (s := self.at(column, bs)) and s.epoch_seconds]
+        if len(ran) < 2:
+            return None
+        (first_bs, first), (last_bs, last) = ran[0], ran[-1]
+        return first.epoch_seconds.mean / last.epoch_seconds.mean, first_bs, last_bs
+
+    @property
+    def runs(self) -> list[Loaded]:
+        """Every run of the table."""
+        return [r for s in self.summaries for r in s.runs]
+
+
+def tables(summaries: list[Summary]) -> list[Table]:
+    """Split summaries into per-machine, per-setting tables."""
+    grouped: dict[tuple[str, Setting], list[Summary]] = defaultdict(list)
+    for s in summaries:
+        grouped[(s.key.machine_id, s.key.setting)].append(s)
+    return [Table(machine, setting, items) for (machine, setting), items in sorted(grouped.items())]

@@ -1,0 +1,209 @@
+"""Release bisect reports (``results/bisect/<machine>/<framework>-<metric>-bs<N>.json``, ``fwbench.bisect/1``):
+each measured release's samples, what the search concluded, and the report a maintainer upstream can read.
+
+Every figure shown is computed from the report's samples (each one a run record's value); the report's own
+``result`` gives only the releases either side of the drop and its one-sentence message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from fwbench.frameworks import REGISTRY, label
+from fwbench.stats import Stats, describe
+from generator.i18n import _
+from generator.records.load import Loaded
+
+#: a metric's unit where the report's numbers are shown
+UNITS = {"images_per_second": "img/s", "compile_seconds": "s", "epoch_seconds": "s"}
+
+
+def companions(framework: str, packages: dict[str, str | None]) -> str:
+    """``jaxlib 0.4.26, flax 0.8.4, …``: the companion packages a run had, in a fixed order; empty when none."""
+    names = REGISTRY[framework].companions if framework in REGISTRY else ()
+    return ", ".join(f"{name} {packages[name]}" for name in names if packages.get(name))
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release's samples in a bisect: the successful values, the failures' messages and the packages."""
+
+    release: str
+    samples: list[dict[str, Any]]
+
+    @cached_property
+    def stats(self) -> Stats | None:
+        """The successful samples' statistics (the median is what the bisect compares)."""
+        return describe([s["value"] for s in self.samples if s["status"] == "ok" and s["value"] is not None])
+
+    @property
+    def failures(self) -> list[str]:
+        """Why each failed sample failed (its status when it gives no message)."""
+        return [s.get("message") or s["status"] for s in self.samples if s["status"] != "ok" or s["value"] is None]
+
+    @property
+    def packages(self) -> dict[str, str | None]:
+        """The packages of the first sample (a release's samples share one environment)."""
+        return self.samples[0]["packages"] if self.samples else {}
+
+
+@dataclass(frozen=True)
+class Bisect:
+    """One bisect report as the pages read it."""
+
+    item: Loaded
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report as its command wrote it."""
+        return self.item.record
+
+    @property
+    def machine_id(self) -> str:
+        """The machine every sample ran on."""
+        return self.report["machine_id"]
+
+    @property
+    def framework(self) -> str:
+        """The framework whose releases were searched."""
+        return self.report["framework"]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """What the search concluded: status, message, last_good, first_bad, skipped…"""
+        return self.report["result"]
+
+    @property
+    def unit(self) -> str:
+        """The metric's unit (empty when unknown)."""
+        return UNITS.get(self.report["metric"], "")
+
+    @cached_property
+    def releases(self) -> list[Release]:
+        """The measured releases, oldest first (the report's order)."""
+        samples = self.report["samples"]
+        ordered = [r for r in self.report["releases"] if r in samples] + sorted(
+            set(samples) - set(self.report["releases"])
+        )
+        return [Release(r, samples[r]) for r in ordered]
+
+    def release(self, name: str | None) -> Release | None:
+        """The measured release ``name``, or None."""
+        return next((r for r in self.releases if r.release == name), None)
+
+    @property
+    def variables(self) -> str:
+        """The workaround's variables, ``NAME=value …``; empty when the report names none."""
+        return " ".join(f"{name}={value}" for name, value in sorted((self.report.get("workaround") or {}).items()))
+
+    @cached_property
+    def with_workaround(self) -> Release | None:
+        """The first bad release measured again with the workaround set, or None when it was not."""
+        samples = self.report.get("workaround_samples") or []
+        if not (samples and self.variables and self.result.get("first_bad")):
+            return None
+        return Release(f"{self.result['first_bad']} + {self.variables}", samples)
+
+    @property
+    def found(self) -> tuple[Release, Release] | None:
+        """(last good, first bad) when the search found a drop and both releases have successful samples."""
+        good, bad = self.release(self.result.get("last_good")), self.release(self.result.get("first_bad"))
+        if self.result["status"] != "found" or not (good and bad and good.stats and bad.stats):
+            return None
+        return good, bad
+
+    def figure(self, stats: Stats) -> str:
+        """A release's median with its unit: ``30.1 img/s``."""
+        return f"{stats.median:,.1f} {self.unit}".rstrip()
+
+    def drop_text(self) -> str | None:
+        """``first slow release 0.4.36 (last fast 0.4.35): 30.1 img/s → 10.2 img/s (n=3, 3)``, or None."""
+        if self.found is None:
+            return None
+        good, bad = self.found
+        text = _("first slow release {bad} (last fast {good}): {before} → {after} (n={n_good}, {n_bad})").format(
+            bad=bad.release,
+            good=good.release,
+            before=self.figure(good.stats),
+            after=self.figure(bad.stats),
+            n_good=good.stats.n,
+            n_bad=bad.stats.n,
+        )
+        fixed = self.with_workaround
+        if fixed and fixed.stats:
+            text += _("; {release} with {variables}: {figure} (n={n})").format(
+                release=bad.release, variables=self.variables, figure=self.figure(fixed.stats), n=fixed.stats.n
+            )
+        return text
+
+    def upstream_text(self) -> str:
+        """The report to send upstream, in English (the issue trackers' language) in every language of the site:
+        what dropped and where, each release's median with its n and packages, the commands that reproduce it,
+        the workaround and the machine."""
+        report, config, hardware = self.report, self.report["config"], self.report["hardware"]
+        framework, metric = self.framework, report["metric"]
+        lines = []
+        if self.found:
+            good, bad = self.found
+            lines.append(f"{label(framework)}: {metric} dropped between {framework} {good.release} and {bad.release}")
+        else:
+            lines.append(f"{label(framework)}: {metric} across releases ({self.result['status']})")
+        lines += [
+            "",
+            f"What: the training step of a CIFAR-10-shaped ResNet-18 (fwbench), {config['mode']} mode, "
+            f"batch {config['batch_size']}, {config['dataset']} data, {config['train_images']} training images, "
+            f"{config['epochs']} epoch(s), on the {config['device']} device.",
+            f"Result: {self.result['message']}",
+            "",
+            f"{metric} per release (median of the successful runs, n runs, packages):",
+        ]
+        shown = [*(self.found or self.releases), *([self.with_workaround] if self.with_workaround else [])]
+        for rel in shown:
+            figure = self.figure(rel.stats) if rel.stats else "no successful run"
+            packages = companions(framework, rel.packages)
+            lines.append(
+                f"  {framework} {rel.release}: {figure} (n={rel.stats.n if rel.stats else 0})"
+                + (f"; {packages}" if packages else "")
+            )
+        if self.variables:
+            lines += ["", f"Workaround: {self.variables}"]
+        lines += ["", f"Machine: {machine_text(hardware)} (fwbench machine id {self.machine_id})"]
+        lines += ["", "Reproduce:", *(f"  {line}" for line in report["reproduce"].splitlines() if line.strip())]
+        lines += ["", f"Measured {report['started_at']} to {report['finished_at']} with: {' '.join(report['command'])}"]
+        return "\n".join(lines)
+
+
+def machine_text(hardware: dict[str, Any]) -> str:
+    """``AMD EPYC 7B13, 2 threads, Linux kernel 6.1.0``: the machine as a report names it (English)."""
+    parts = [hardware.get("device_name") or hardware.get("cpu_model") or "unknown device"]
+    if hardware.get("device_kind") == "gpu" and hardware.get("cpu_model"):
+        parts.append(f"host CPU {hardware['cpu_model']}")
+    if hardware.get("cpu_threads"):
+        parts.append(f"{hardware['cpu_threads']} threads")
+    kernel = (hardware.get("fingerprint") or {}).get("kernel")
+    if kernel:
+        parts.append(f"Linux kernel {kernel}")
+    return ", ".join(parts)
+
+
+def reports(items: list[Loaded]) -> list[Bisect]:
+    """The loaded reports, by machine, framework, metric and batch size."""
+    found = [Bisect(item) for item in items]
+    return sorted(
+        found, key=lambda b: (b.machine_id, b.framework, b.report["metric"], b.report["config"]["batch_size"])
+    )
+
+
+def matching(found: list[Bisect], framework: str, metric: str, batch_size: int, device_kind: str) -> list[Bisect]:
+    """The reports that searched ``framework``'s releases for a drop of ``metric`` at ``batch_size`` on a device
+    of ``device_kind`` (a platform issue's ``bisect`` field names the first three)."""
+    return [
+        b
+        for b in found
+        if b.framework == framework
+        and b.report["metric"] == metric
+        and b.report["config"]["batch_size"] == batch_size
+        and b.report["hardware"].get("device_kind") == device_kind
+    ]

@@ -1,0 +1,144 @@
+"""What identifies a configuration: its machine, its setting (the timing protocol and the precision policy
+included), the framework at its version, the mode and the batch size. Runs that share all of these are repeats
+(seeds) of one configuration."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
+from fwbench.tuning import tuning_of
+from generator.i18n import N_, _, ngettext, translate
+
+#: the profile that measures one configuration on several releases of each framework: its tables compare versions
+#: (the Versions page), never frameworks, so no other results page shows them
+VERSIONS_PROFILE = "versions"
+#: the precision policies a record's ``config.precision`` names: each framework's default (what the article ran),
+#: strict FP32 (TF32 off)
+DEFAULT_PRECISION, FP32 = "default", "fp32"
+#: what records written before the policy was a field said for a policy
+LEGACY_PRECISION = {"float32 (TF32 off)": FP32}
+#: a policy -> how a table's heading names it (translated where shown); any other is shown as recorded
+PRECISION_WORDS = {
+    FP32: N_("strict FP32 (TF32 off)"),
+    DEFAULT_PRECISION: N_("each framework's default precision"),
+    "bf16": N_("bfloat16"),
+}
+#: the timing protocol of a record that does not say (written before the protocol had a version)
+FIRST_PROTOCOL = 1
+
+
+def version_key(version: str) -> tuple:
+    """Sort key of a version string: its numbers in order (``2.10.0`` after ``2.9.1``), the text as a tie-break."""
+    return tuple(int(n) for n in re.findall(r"\d+", version)), version
+
+
+def precision_policy(record: dict[str, Any]) -> str:
+    """The precision policy a run asked for (``config.precision``), older records' wording read as its policy."""
+    asked = record["config"]["precision"]
+    return LEGACY_PRECISION.get(asked, asked)
+
+
+def protocol_of(record: dict[str, Any]) -> int:
+    """The version of the timing protocol a run was measured under (FIRST_PROTOCOL when the record does not say)."""
+    return record.get("protocol") or FIRST_PROTOCOL
+
+
+def release(version: str | None) -> str | None:
+    """The public release of a version: ``2.2.1+cu121`` -> ``2.2.1``."""
+    return version.split("+", 1)[0] if version else None
+
+
+@dataclass(frozen=True, order=True)
+class Setting:
+    """What must match for runs to share a table: same profile, data, requested training-set size, epochs,
+    precision policy, tuning environment (empty when out of the box) and timing protocol: runs measured under two
+    protocols never pool.
+
+    The size is ``config.train_images`` (the request), never the images trained per epoch, which drop-last
+    makes differ between batch sizes. Older records lack it: they are keyed on ``images_per_epoch`` instead
+    and ``older`` keeps them in tables of their own.
+    """
+
+    profile: str
+    dataset: str
+    train_images: int
+    epochs: int
+    precision: str
+    tuning: str = ""  # "NAME=value; …" of the record's config.tuning_environment
+    older: bool = False
+    protocol: int = FIRST_PROTOCOL
+
+    @property
+    def label(self) -> str:
+        """Human-readable one-liner naming the precision, e.g. ``quick · synthetic · 256 training images · 1 epoch ·
+        strict FP32 (TF32 off)``. The timing protocol is not named: a table of an older one than its machine's
+        newest shows every figure as older (``aggregate.summarise``)."""
+        epochs = ngettext("{n} epoch", "{n} epochs", self.epochs).format(n=self.epochs)
+        images = (_("{n:,} images/epoch (older records)") if self.older else _("{n:,} training images")).format(
+            n=self.train_images
+        )
+        precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
+        parts = [self.profile, self.dataset, images, epochs, precision]
+        if self.tuning:
+            parts.append(_("tuned: {variables}").format(variables=self.tuning))
+        return " · ".join(parts)
+
+    @property
+    def slug(self) -> str:
+        """File-name-safe id of the setting."""
+        text = f"{self.profile}-{self.dataset}-{self.train_images}-{self.epochs}e-{self.precision}"
+        slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")  # "bf16 (mixed)" → "bf16-mixed"
+        slug += "-older" if self.older else ""
+        slug += f"-p{self.protocol}" if self.protocol != FIRST_PROTOCOL else ""
+        return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
+
+
+def setting_of(record: dict[str, Any]) -> Setting:
+    """The Setting a run record belongs to."""
+    config = record["config"]
+    older = config.get("train_images") is None  # an upgraded /1 record: only the trained count is known
+    images = config["images_per_epoch"] if older else config["train_images"]
+    return Setting(
+        config["profile"],
+        config["dataset"],
+        images,
+        config["epochs"],
+        precision_policy(record),
+        tuning_of(record),
+        older,
+        protocol_of(record),
+    )
+
+
+@dataclass(frozen=True, order=True)
+class Column:
+    """One framework at one version in one mode: a column of a results table."""
+
+    framework: str
+    version: str
+    mode: str
+
+    def sort_key(self) -> tuple:
+        """Framework order of the registry, then version, then mode (compiled first)."""
+        return FRAMEWORKS.index(self.framework), version_key(self.version), TRAINING_MODES.index(self.mode)
+
+
+@dataclass(frozen=True, order=True)
+class ConfigKey:
+    """One configuration: repeats (seeds) of it are summarised together."""
+
+    machine_id: str
+    setting: Setting
+    framework: str
+    version: str
+    mode: str
+    batch_size: int
+
+    @property
+    def column(self) -> Column:
+        """The table column this configuration sits in."""
+        return Column(self.framework, self.version, self.mode)

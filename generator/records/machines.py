@@ -1,0 +1,55 @@
+"""The machines the run records were made on, with the provenance of each one's newest successful run."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from generator.records.load import Loaded
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Hardware and software provenance of one machine, taken from its newest successful run."""
+
+    machine_id: str
+    hardware: dict[str, Any] | None
+    software: dict[str, Any] | None
+    n_runs: int
+    n_failed: int
+    first: str
+    last: str
+
+    @property
+    def is_gpu(self) -> bool:
+        """True when the runs used a GPU."""
+        return bool(self.hardware and self.hardware["device_kind"] == "gpu")
+
+    @property
+    def device(self) -> str:
+        """The device's name, or the machine id when no run recorded hardware."""
+        return self.hardware["device_name"] if self.hardware else self.machine_id
+
+
+def machines(runs: list[Loaded]) -> list[Machine]:
+    """One Machine per machine id seen in the run records."""
+    by_machine: dict[str, list[Loaded]] = defaultdict(list)
+    for item in runs:
+        by_machine[item.machine_id].append(item)
+    found = []
+    for machine_id, items in sorted(by_machine.items()):
+        with_hw = [i.record for i in items if i.record.get("hardware")]
+        newest = max(with_hw, key=lambda r: r["finished_at"]) if with_hw else None
+        found.append(
+            Machine(
+                machine_id=machine_id,
+                hardware=newest["hardware"] if newest else None,
+                software=newest["software"] if newest else None,
+                n_runs=len(items),
+                n_failed=sum(1 for i in items if i.record["status"] != "ok"),
+                first=min(i.record["started_at"] for i in items),
+                last=max(i.record["finished_at"] for i in items),
+            )
+        )
+    return found

@@ -1,0 +1,91 @@
+"""The article checked against its own tables: its stated speed-ups, orderings, overhead and spread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fwbench.frameworks import label
+from generator.i18n import N_
+from generator.message import Joined, Message
+from generator.verdicts.article import article_frameworks
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, Claim, order_text, ranking, within_absolute
+
+
+def internal_claims(article: dict[str, Any]) -> list[Claim]:
+    """The article's statements checked against its own tables."""
+    claims = []
+    own_figures = (Message(N_("the article's own figures")),)
+    speed, up = article["speed"], article["speedup"]
+    lo, hi = str(up["from_batch"]), str(up["to_batch"])
+    for fw in article_frameworks(article):
+        computed = speed["table"][lo][fw] / speed["table"][hi][fw]
+        verdict = within_absolute(computed, up["stated"][fw], up["rounding_tolerance"])
+        claims.append(
+            Claim(
+                up["section"],
+                Message(
+                    N_("{framework} speed-up from batch {low} to {high}"),
+                    {"framework": label(fw), "low": lo, "high": hi},
+                ),
+                f"{up['stated'][fw]}×",
+                Message(
+                    N_("{ratio:.2f}× ({low} s ÷ {high} s, its own table)"),
+                    {"ratio": computed, "low": speed["table"][lo][fw], "high": speed["table"][hi][fw]},
+                ),
+                verdict,
+                (
+                    Message(N_("stated ratio vs the ratio of the article's own table"))
+                    if verdict == CONFIRMED
+                    else Message(
+                        N_("stated ratio vs the ratio of the article's own table: the text and the table disagree")
+                    ),
+                ),
+                own_figures,
+            )
+        )
+    for spec, what in ((speed, N_("time")), (article["memory"], N_("memory"))):
+        wins = [bs for bs, row in spec["table"].items() if ranking(row) == spec["stated_ranking"]]
+        claims.append(
+            Claim(
+                spec["section"],
+                Message(spec["stated_ranking_text"]),
+                Joined((order_text(spec["stated_ranking"]), " (", Message(what), ")"), ""),
+                Message(
+                    N_("order holds at {wins} of {sizes} batch sizes of its table"),
+                    {"wins": len(wins), "sizes": len(spec["table"])},
+                ),
+                CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
+                (Message(N_("ranking of each row of the article's own table")),),
+                own_figures,
+            )
+        )
+    over = article["python_overhead"]
+    computed = over["total_seconds"] - over["overhead_seconds"]
+    claims.append(
+        Claim(
+            over["section"],
+            Message(
+                N_("{framework} batch {batch} without interpreter overhead"),
+                {"framework": label(over["framework"]), "batch": over["batch_size"]},
+            ),
+            f"{over['without_overhead_seconds']} s",
+            f"{computed:.1f} s ({over['total_seconds']} − {over['overhead_seconds']})",
+            within_absolute(computed, over["without_overhead_seconds"], 0.05),
+            (Message(N_("arithmetic on its figures")),),
+            own_figures,
+        )
+    )
+    acc = article["accuracy"]
+    largest = max(row["std"] for row in acc["table"].values())
+    claims.append(
+        Claim(
+            acc["section"],
+            Message(N_("every standard deviation is within {bound} points"), {"bound": acc["stated_std_bound"]}),
+            f"< {acc['stated_std_bound']}",
+            Message(N_("largest in its table: {largest}"), {"largest": largest}),
+            CONFIRMED if largest <= acc["stated_std_bound"] else CONTRADICTED,
+            (Message(N_("its own table")),),
+            own_figures,
+        )
+    )
+    return claims

@@ -1,0 +1,189 @@
+"""The article's 4.1 error messages and its 200-line TensorFlow stack beside what the shape-bug probes captured."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fwbench.frameworks import label
+from fwbench.probe_outcome import outcome_category
+from generator.i18n import N_
+from generator.message import Joined, Message, Text
+from generator.records.identity import release
+from generator.records.load import Loaded
+from generator.verdicts.article import article_frameworks
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, within_relative
+
+#: a size pair in a message: 8x128, (8, 128), [8, 128] X [64, 10]
+_SIZE_PAIR = re.compile(r"\d+\s*[x×X,]\s*\d+[)\]]?")
+#: the longest excerpt of a message a claims row shows
+MESSAGE_CHARS = 200
+
+
+def _message_form(text: str) -> re.Pattern:
+    """The article's message as a pattern with every number a placeholder: the wording, not the sizes."""
+    return re.compile(re.sub(r"\d+", r"\\d+", re.escape(text)))
+
+
+def _key_line(message: str) -> str:
+    """The first line of ``message`` that names a size pair (else its first line); a long line is cut to the
+    MESSAGE_CHARS that end with its last size pair, where the innermost error usually sits."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()] or [""]
+    line = next((line for line in lines if _SIZE_PAIR.search(line)), lines[0])
+    if len(line) <= MESSAGE_CHARS:
+        return line
+    pairs = list(_SIZE_PAIR.finditer(line))
+    end = max(pairs[-1].end(), MESSAGE_CHARS) if pairs else MESSAGE_CHARS
+    start = end - MESSAGE_CHARS
+    return ("…" if start else "") + line[start:end] + ("…" if end < len(line) else "")
+
+
+def _short_type(exception_type: str | None) -> str | None:
+    return exception_type.rsplit(".", 1)[-1] if exception_type else None
+
+
+def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[Text, ...]:
+    fw = record["framework"]
+    return (
+        Message(N_("probe {bug}"), {"bug": record["bug"]}),
+        Message(N_("mode: {mode}"), {"mode": fw["mode"]}),
+        f"{label(fw['name'])} {fw['version']}",
+        Message(N_("machine: {machine}"), {"machine": machine_id}),
+    )
+
+
+def _version_note(record: dict[str, Any], article: dict[str, Any]) -> tuple[Text, ...]:
+    """The reason's part that names the probe's release where it is not the article's."""
+    fw = record["framework"]
+    stated = article["setup"]["framework_versions"][fw["name"]]
+    if release(fw["version"]) == release(stated):
+        return ()
+    return (
+        Message(
+            N_("the probe ran {framework} {version}, the article {stated}"),
+            {"framework": label(fw["name"]), "version": fw["version"], "stated": stated},
+        ),
+    )
+
+
+def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
+    bug, frameworks = article["error_messages"]["probe_bug"], article_frameworks(article)
+    return sorted(
+        (p for p in probes if p.record["bug"] == bug and p.record["framework"]["name"] in frameworks),
+        key=lambda p: (frameworks.index(p.record["framework"]["name"]), p.record["framework"]["mode"], p.machine_id),
+    )
+
+
+def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]:
+    """Each framework's 4.1 message beside the message its shape-bug probe captured, one row per probe."""
+    spec = article["error_messages"]
+    rows = []
+    for p in _bug_probes(article, probes):
+        r, fw = p.record, p.record["framework"]
+        stated = spec["messages"][fw["name"]]
+        stated_type = stated["exception_type"]
+        caught_type = _short_type(r["exception_type"])
+        message = r["message_clean"] or ""
+        match = _message_form(stated["text"]).search(message)
+        ours: Text
+        reason: tuple[Text, ...]
+        if r["outcome"] != "error":
+            verdict, ours = NOT_COMPARABLE, Message(N_("no message"))
+            reason = (
+                Message(
+                    N_("the probe ended as {outcome}, with no message to compare"), {"outcome": outcome_category(r)}
+                ),
+            )
+        else:
+            ours = (f"{caught_type}: " if stated_type else "") + (match[0] if match else _key_line(message))
+            if match and stated_type and caught_type != stated_type:
+                verdict = CONTRADICTED
+                reason = (
+                    Message(
+                        N_("same wording, but raised as {caught}, not {stated}"),
+                        {"caught": caught_type, "stated": stated_type},
+                    ),
+                )
+            elif match:
+                verdict, reason = CONFIRMED, (Message(N_("same wording")), Message(N_("only the sizes differ")))
+            else:
+                verdict, reason = CONTRADICTED, (Message(N_("the captured message has other wording")),)
+            reason += _version_note(r, article)
+        rows.append(
+            Claim(
+                section=spec["section"],
+                claim=Message(
+                    N_("{framework} ({mode}): the message for the shape bug"),
+                    {"framework": label(fw["name"]), "mode": fw["mode"]},
+                ),
+                article=(f"{stated_type}: " if stated_type else "") + stated["text"],
+                ours=ours,
+                verdict=verdict,
+                reason=reason,
+                conditions=(
+                    *_probe_conditions(r, p.machine_id),
+                    Message(N_("wording compared with sizes as placeholders")),
+                ),
+            )
+        )
+    return rows
+
+
+def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]:
+    """4.1's 200-line TensorFlow stack beside the traceback each TensorFlow shape-bug probe captured."""
+    spec = article["error_messages"]
+    stated, tolerance = spec["tensorflow_traceback_lines"], spec["traceback_tolerance_relative"]
+    bug_probes = _bug_probes(article, probes)
+    rows = []
+    for p in bug_probes:
+        r = p.record
+        if r["framework"]["name"] != "tensorflow":
+            continue
+        lines = r["traceback_lines"]
+        others = ", ".join(
+            f"{label(o.record['framework']['name'])} {o.record['traceback_lines']}"
+            for o in bug_probes
+            if o.record["framework"]["name"] != "tensorflow"
+            and o.record["framework"]["mode"] == r["framework"]["mode"]
+            and o.machine_id == p.machine_id
+            and o.record["traceback_lines"] is not None
+        )
+        stderr_lines = len((r.get("stderr_tail") or "").splitlines())
+        ours: Text
+        reason: tuple[Text, ...]
+        if lines is None:
+            verdict, ours = NOT_COMPARABLE, Message(N_("no traceback"))
+            reason = (
+                Message(
+                    N_("the probe ended as {outcome}, with no traceback to count"), {"outcome": outcome_category(r)}
+                ),
+            )
+        else:
+            verdict = within_relative(lines, stated, tolerance)
+            ours = Message(N_("{lines} lines"), {"lines": lines})
+            if others:
+                ours = Joined((ours, Message(N_("(same probe: {others})"), {"others": others})), " ")
+            reason = (
+                Message(
+                    N_("{share:.0%} of the stated length, tolerance ±{tolerance:.0%}"),
+                    {"share": lines / stated, "tolerance": tolerance},
+                ),
+                Message(N_("counted: the traceback as Python prints it, message included")),
+                Message(N_("the probe's stderr held {lines} more lines"), {"lines": stderr_lines}),
+                *_version_note(r, article),
+            )
+        rows.append(
+            Claim(
+                section=spec["section"],
+                claim=Message(
+                    N_("TensorFlow ({mode}): the error stack for the shape bug is about {lines} lines long"),
+                    {"mode": r["framework"]["mode"], "lines": stated},
+                ),
+                article=Message(N_("{lines} lines"), {"lines": stated}),
+                ours=ours,
+                verdict=verdict,
+                reason=reason,
+                conditions=(*_probe_conditions(r, p.machine_id), Message(N_("traceback lines"))),
+            )
+        )
+    return rows

@@ -1,0 +1,346 @@
+"""The article's remaining figures: its setup, its 4.1 error messages, its 4.2 line counts, its unsourced share.
+
+Each row is a ``generator.verdicts.claims.Claim`` whose verdict is computed from the figures transcribed in
+``data/article_figures.json`` and, where records can speak to them, from the run and probe records. Run
+records flagged busy or older (``aggregate.flags_of``) are listed but never enter a verdict. Setup rows
+(versions, GPU stack, data set, seeds) are confirmed when judgeable records were made under the article's
+condition and not comparable when they were not: they say how far fwbench's figures are like-for-like,
+not whether the article's machine was as described. The 4.1 rows (messages and tracebacks) come
+from ``probes``, the 4.2 rows from ``snippets``. Section 6's Stack Overflow and GitHub figures are checked
+against a snapshot by ``ecosystem``; without one, its gap rows, listed here, say why not.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from fwbench.frameworks import label
+from fwbench.records import find_key
+from generator.i18n import N_, Nn_
+from generator.message import Joined, Message, Text, parts
+from generator.records.aggregate import flags_of
+from generator.records.identity import release
+from generator.records.load import Loaded, Results
+from generator.verdicts.article import article_frameworks
+from generator.verdicts.article.ecosystem import ecosystem_gap_claims
+from generator.verdicts.article.probes import message_claims, traceback_claims
+from generator.verdicts.article.snippets import code_size_claims
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim
+
+#: the claims page's heading for these rows
+SCOPE = N_("The article's remaining figures")
+
+
+def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
+    """Every row of this module for the loaded ``results``, in the article's order."""
+    return [
+        gpu_mentions_claim(article),
+        gpu_stack_claim(article, results.runs),
+        versions_claim(article, results.runs, results.probes),
+        dataset_claim(article, results.runs),
+        seed_spread_claim(article, results.runs),
+        *message_claims(article, results.probes),
+        *traceback_claims(article, results.probes),
+        *code_size_claims(article),
+        *unsourced_claims(article),
+        *ecosystem_gap_claims(article, results.latest_snapshot()),
+    ]
+
+
+def _judgeable(runs: list[Loaded]) -> list[Loaded]:
+    """Successful run records that may enter a verdict: neither busy nor older."""
+    return [r for r in runs if r.record["status"] == "ok" and not flags_of(r.record)]
+
+
+#: how a reason counts the flagged run records it leaves out
+LEFT_OUT, LEFT_OUT_PLURAL = Nn_(
+    "{n} flagged run record (busy or older) listed but left out of the verdict",
+    "{n} flagged run records (busy or older) listed but left out of the verdict",
+)
+
+
+def _left_out(runs: list[Loaded]) -> tuple[Text, ...]:
+    """The reason's part that counts the flagged run records left out, if any."""
+    flagged = sum(1 for r in runs if flags_of(r.record))
+    if not flagged:
+        return ()
+    return (Message(LEFT_OUT, {"n": flagged}, LEFT_OUT_PLURAL),)
+
+
+def _samerelease(recorded: str | None, stated: str) -> bool:
+    """Whether ``recorded`` is the release ``stated`` (``12.2`` matches ``12.2`` and ``12.2.1``)."""
+    recorded = release(recorded)
+    return recorded is not None and (recorded == stated or recorded.startswith(stated + "."))
+
+
+def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
+    """Section 1 speaks of a 3090, section 2.1 measured on a 4090: an internal inconsistency."""
+    gpus = article["gpu_mentions"]
+    same = gpus["introduction"] == gpus["setup"]
+    return Claim(
+        section=gpus["section"],
+        claim=Message(N_("the GPU the figures are about")),
+        article=Message(N_("introduction: {introduction}; setup: {setup}"), gpus),
+        ours=Message(N_("the same GPU")) if same else Message(N_("two different GPUs")),
+        verdict=CONFIRMED if same else CONTRADICTED,
+        reason=(
+            Message(N_("the article's own text"))
+            if same
+            else Message(
+                N_(
+                    "the article's own text: the introduction speaks of throughput on the reader's {introduction}, "
+                    "but every figure was measured on the {setup}, and none is given for the {introduction}"
+                ),
+                gpus,
+            ),
+        ),
+        conditions=(Message(N_("the article's own text")),),
+    )
+
+
+def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
+    """The article's driver, CUDA and cuDNN beside those of the judgeable GPU runs."""
+    stack = article["setup"]
+    stated = _stack(stack["gpu_driver"], stack["cuda"], stack["cudnn"])
+    gpu = [r for r in _judgeable(runs) if (r.record.get("hardware") or {}).get("device_kind") == "gpu"]
+    recorded = sorted(
+        {(h.get("gpu_driver"), h.get("cuda"), h.get("cudnn")) for h in (r.record["hardware"] for r in gpu)},
+        key=str,
+    )
+    if not recorded:
+        machines = sorted({r.machine_id for r in runs})
+        return Claim(
+            section=stack["section"],
+            claim=Message(N_("GPU driver, CUDA and cuDNN")),
+            article=stated,
+            ours=Message(N_("no GPU run record (runs on {machines})"), {"machines": ", ".join(machines)})
+            if machines
+            else Message(N_("no GPU run record")),
+            verdict=NOT_COMPARABLE,
+            reason=(Message(N_("no judgeable run on a GPU recorded its driver, CUDA and cuDNN")), *_left_out(runs)),
+            conditions=(Message(N_("GPU software stack")),),
+        )
+    same = any(
+        driver == stack["gpu_driver"] and _samerelease(cuda, stack["cuda"]) and _samerelease(cudnn, stack["cudnn"])
+        for driver, cuda, cudnn in recorded
+    )
+    return Claim(
+        section=stack["section"],
+        claim=Message(N_("GPU driver, CUDA and cuDNN")),
+        article=stated,
+        ours=parts([_stack(d or "?", c or "?", n or "?") for d, c, n in recorded]),
+        verdict=CONFIRMED if same else NOT_COMPARABLE,
+        reason=(
+            Message(N_("a judgeable GPU run used the article's stack"))
+            if same
+            else Message(N_("the GPU runs used another driver, CUDA or cuDNN (shown as each framework reports them)")),
+            *_left_out(runs),
+        ),
+        conditions=(Message(N_("GPU software stack")),),
+    )
+
+
+def _stack(driver: str, cuda: str, cudnn: str) -> Message:
+    return Message(N_("driver {driver}, CUDA {cuda}, cuDNN {cudnn}"), {"driver": driver, "cuda": cuda, "cudnn": cudnn})
+
+
+def _versions_text(items: list[Loaded], frameworks: tuple[str, ...]) -> Joined:
+    """``PyTorch 2.2.1 / 2.14.1, JAX 0.4.26``: the versions each framework's records ran."""
+    found = defaultdict(set)
+    for item in items:
+        found[item.record["framework"]["name"]].add(item.record["framework"]["version"])
+    return Joined(
+        tuple(
+            Joined((label(fw), Joined(tuple(_version(v) for v in sorted(found[fw], key=str)), " / ")), " ")
+            for fw in frameworks
+            if fw in found
+        )
+    )
+
+
+def _version(version: str | None) -> Text:
+    return version or Message(N_("unknown"))
+
+
+def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loaded]) -> Claim:
+    """The article's framework versions beside the versions in the records: a statement, not a speed verdict."""
+    stack = article["setup"]
+    stated = stack["framework_versions"]
+    frameworks = article_frameworks(article)
+    judged = _judgeable(runs) + probes
+    matched = [
+        fw
+        for fw in frameworks
+        if any(
+            r.record["framework"]["name"] == fw and release(r.record["framework"]["version"]) == release(stated[fw])
+            for r in judged
+        )
+    ]
+    kinds = [
+        Joined((Message(kind), _versions_text(items, frameworks)), ": ")
+        for kind, items in ((N_("runs"), runs), (N_("probes"), probes))
+        if items
+    ]
+    missing = [label(fw) for fw in frameworks if fw not in matched]
+    if not runs and not probes:
+        reason = Message(N_("no run or probe records yet"))
+    elif missing:
+        reason = Message(
+            N_(
+                "no judgeable record ran the article's release of {frameworks}: the figures here come from other "
+                "releases"
+            ),
+            {"frameworks": ", ".join(missing)},
+        )
+    else:
+        reason = Message(N_("every framework has judgeable records at the article's release"))
+    return Claim(
+        section=stack["section"],
+        claim=Message(N_("framework versions (a statement of versions, not a verdict on speed)")),
+        article=", ".join(f"{label(fw)} {stated[fw]}" for fw in frameworks),
+        ours=parts(kinds) if kinds else "—",
+        verdict=CONFIRMED if not missing else NOT_COMPARABLE,
+        reason=(reason, *_left_out(runs)),
+        conditions=(Message(N_("framework versions")),),
+    )
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def dataset_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
+    """CIFAR-10's 60,000 images: the records' training and test sets beside the article's figure."""
+    data = article["setup"]
+    split = (data["train_images"], data["test_images"])
+    sizes = sorted(
+        {
+            (c["dataset"], c.get("train_images") or c.get("images_per_epoch"), c.get("test_images"))
+            for c in (r.record["config"] for r in runs)
+        },
+        key=str,
+    )
+    full = any(
+        (r.record["config"].get("train_images"), r.record["config"].get("test_images")) == split
+        for r in _judgeable(runs)
+        if r.record["config"]["dataset"] == data["dataset"]
+    )
+    whole = Message(
+        N_("the {total:,} images are the whole set: {train:,} for training, {test:,} for testing"),
+        {"total": data["total_images"], "train": split[0], "test": split[1]},
+    )
+    ours = [
+        Message(
+            N_("{dataset}: {train} training + {test} test images"),
+            {"dataset": Message(name), "train": _count(train), "test": _count(test)},
+        )
+        for name, train, test in sizes
+    ]
+    return Claim(
+        section=data["section"],
+        claim=Message(N_("the data set's size")),
+        article=Message(
+            N_("CIFAR-10, {classes} classes, {total:,} images of {side}×{side}"),
+            {"classes": data["classes"], "total": data["total_images"], "side": data["image_side"]},
+        ),
+        ours=parts(ours) if ours else Message(N_("no run records")),
+        verdict=CONFIRMED if full else NOT_COMPARABLE,
+        reason=(
+            (Message(N_("{whole}, as the judgeable CIFAR-10 runs used"), {"whole": whole}),)
+            if full
+            else (whole, Message(N_("no judgeable run used all of CIFAR-10")))
+        )
+        + _left_out(runs),
+        conditions=(Message(N_("data set")), Message(N_("training images"))),
+    )
+
+
+def _same_seed_spreads(article: dict[str, Any], runs: list[Loaded]) -> dict[str, tuple[float, int]]:
+    """framework -> (largest standard deviation in points of final test accuracy among configurations repeated
+    with one seed on CIFAR-10, its number of runs); only configurations with the note's minimum of runs."""
+    repeats = defaultdict(list)
+    for item in _judgeable(runs):
+        r = item.record
+        accuracy = find_key(r, "final_test_accuracy")
+        if r["config"]["dataset"] != article["setup"]["dataset"] or accuracy is None:
+            continue
+        config = r["config"]
+        key = (
+            item.machine_id,
+            r["framework"]["name"],
+            r["framework"]["version"],
+            r["framework"]["mode"],
+            config["batch_size"],
+            config.get("train_images"),
+            config["epochs"],
+            config["seed"],
+        )
+        repeats[key].append(100 * accuracy)
+    spreads: dict[str, tuple[float, int]] = {}
+    for key, values in repeats.items():
+        if len(values) >= article["seeding"]["min_runs"]:
+            spread = (statistics.stdev(values), len(values))
+            spreads[key[1]] = max(spreads.get(key[1], spread), spread)
+    return spreads
+
+
+def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
+    """The article's ± comes from one seed run five times: set beside fwbench's same-seed repeats, if any."""
+    seeding, accuracy = article["seeding"], article["accuracy"]
+    bound = accuracy["stated_std_bound"]
+    frameworks = article_frameworks(article)
+    spreads = _same_seed_spreads(article, runs)
+    seeds = sorted({r.record["config"]["seed"] for r in runs})
+    ours: Text
+    if spreads:
+        ours = ", ".join(
+            f"{label(fw)} ±{spreads[fw][0]:.2f} (n={spreads[fw][1]})" for fw in frameworks if fw in spreads
+        )
+        largest = max(s for s, _n in spreads.values())
+        verdict = CONFIRMED if largest <= bound else CONTRADICTED
+        judged: tuple[Text, ...] = (
+            Message(
+                N_("largest same-seed spread {largest:.2f} points against the stated {bound}."),
+                {"largest": largest, "bound": bound},
+            ),
+        )
+    else:
+        ours = Message(N_("no CIFAR-10 configuration run {runs}+ times with one seed"), {"runs": seeding["min_runs"]})
+        if seeds:
+            listed = Message(N_("(seeds in the records: {seeds})"), {"seeds": ", ".join(map(str, seeds))})
+            ours = Joined((ours, listed), " ")
+        verdict, judged = NOT_COMPARABLE, ()
+    return Claim(
+        section=seeding["section"],
+        claim=Message(
+            N_("the ± is the spread of {runs} runs with one seed ({seed}), each within {bound} points"),
+            {"runs": seeding["runs"], "seed": seeding["seed"], "bound": bound},
+        ),
+        article=", ".join(f"{label(fw)} ±{accuracy['table'][fw]['std']}" for fw in frameworks),
+        ours=ours,
+        verdict=verdict,
+        reason=(Joined((*judged, Message(seeding["note"])), " "), *_left_out(runs)),
+        conditions=(
+            Message(N_("data set")),
+            Message(N_("one seed repeated")),
+            Message(N_("at least {runs} runs"), {"runs": seeding["min_runs"]}),
+        ),
+    )
+
+
+def unsourced_claims(article: dict[str, Any]) -> list[Claim]:
+    """Figures the article gives without a source: listed, and why nothing can check them."""
+    return [
+        Claim(
+            section=item["section"],
+            claim=Message(item["claim"]),
+            article=item["figure"],
+            ours="—",
+            verdict=NOT_COMPARABLE,
+            reason=(Message(item["why"]),),
+            conditions=(Message(N_("a source for the figure")),),
+        )
+        for item in article["unsourced"]
+    ]

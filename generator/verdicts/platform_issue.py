@@ -1,0 +1,72 @@
+"""A known platform issue's size: how many times faster its workaround trains, where the runs can tell.
+
+Each configuration measured out of the box and with the workaround (``records.platform_issues.Pair``) gives the
+ratio of the two throughputs with its 95 % interval (``stats.ratio_interval``), from n ≥ 3 clean runs of each; the
+issue's size is stated only from such ratios, and only as a speed-up where every interval lies above 1×.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fwbench.stats import ratio_interval
+from generator.i18n import N_, Nn_
+from generator.message import Message, Text
+from generator.records.platform_issues import Pair
+
+#: how a size counts its configurations
+SIZE, SIZE_PLURAL = Nn_(
+    "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configuration, n ≥ {runs} each)",
+    "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configurations, n ≥ {runs} each)",
+)
+
+
+@dataclass(frozen=True)
+class Size:
+    """An issue's measured size in words (worded where shown), and whether the records decide it."""
+
+    text: Text
+    decided: bool
+
+
+def _runs(pair: Pair) -> int:
+    """The smaller run count of the pair's two throughput figures."""
+    return min(pair.plain_rate.n, pair.tuned_rate.n)
+
+
+def pair_interval(pair: Pair) -> tuple[float, float] | None:
+    """The 95 % interval of how many times faster the workaround trains; None unless both configurations have
+    clean runs, n ≥ 3 of each (``stats.ratio_interval``)."""
+    if not (pair.plain.judgeable and pair.tuned.judgeable):
+        return None
+    return ratio_interval(pair.tuned_rate, pair.plain_rate)
+
+
+def _span(low: float, high: float) -> str:
+    return f"{low:.1f}×" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}×"
+
+
+def pair_text(pair: Pair) -> Text:
+    """One configuration's ratio: ``3.1× (95 % CI 2.9–3.3×)``, or ``no verdict (n = 1)``."""
+    interval = pair_interval(pair)
+    if interval is None:
+        return Message(N_("no verdict (n = {n})"), {"n": _runs(pair)})
+    low, high = interval
+    return Message(N_("{ratio:.1f}× (95 % CI {low:.1f}–{high:.1f}×)"), {"ratio": pair.ratio, "low": low, "high": high})
+
+
+def size(pairs: list[Pair]) -> Size | None:
+    """The issue's size over its measured configurations, decided only where every one of them has n ≥ 3 clean
+    runs each way and every interval lies above 1×; None when no configuration is measured both ways."""
+    if not pairs:
+        return None
+    runs = min(_runs(p) for p in pairs)
+    intervals = [i for p in pairs if (i := pair_interval(p))]
+    if len(intervals) < len(pairs):
+        return Size(Message(N_("no verdict (n = {n})"), {"n": runs}), False)
+    low, high = min(i[0] for i in intervals), max(i[1] for i in intervals)
+    if low <= 1:
+        return Size(Message(N_("within noise (n = {n})"), {"n": runs}), False)
+    span = _span(min(p.ratio for p in pairs), max(p.ratio for p in pairs))
+    values = {"span": span, "low": low, "high": high, "n": len(pairs), "runs": runs}
+    return Size(Message(SIZE, values, SIZE_PLURAL), True)

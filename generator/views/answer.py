@@ -1,0 +1,99 @@
+"""The home page's first sentences: on each machine, GPU first, which framework trained fastest in compiled mode
+and whether the records can tell (the leads' status, ``generator.verdicts.leads``), and which frameworks were not
+measured there.
+
+Every sentence stands on a verdict: a lead's status (beyond the noise, within noise, too few runs), or that a
+machine has no lead to judge; "no verdict yet" is an answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
+from generator.i18n import _, ngettext, part_separator
+from generator.message import Message, and_list
+from generator.records.aggregate import FLAGGED_RUNS
+from generator.verdicts.leads import Lead
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, device_title, gpu_first, setting_label, views
+from generator.views.verdict_text import text
+
+
+def _batches(batches: list[int]) -> str:
+    return text(and_list([str(b) for b in batches]))
+
+
+def _verdict(lead: Lead, batches: list[int]) -> str:
+    """What leads that the records can judge say, over the batch sizes where they say it."""
+    values = {"leader": lead.leader, "runner_up": lead.runner_up, "batches": _batches(batches)}
+    if lead.status == APART:
+        return _("{leader} is fastest at batch {batches}, beyond the noise").format(**values)
+    if lead.status == WITHIN_NOISE:
+        return _("{leader} and {runner_up} are within noise at batch {batches}").format(**values)
+    return _("only {leader} finished at batch {batches}").format(**values)
+
+
+def _too_few(groups: list[tuple[Lead, list[int]]]) -> str:
+    """Leads from fewer than three runs: no leader named (one run cannot tell), only where there is no verdict yet."""
+    batches = sorted(b for _lead, found in groups for b in found)
+    return _("no verdict yet at batch {batches} (n = {n}; a verdict needs 3 runs of each)").format(
+        batches=_batches(batches), n=min(lead.n for lead, _found in groups)
+    )
+
+
+def _findings(view: TableView, site: SiteData) -> list[str]:
+    """The table's leads grouped by what they say (status, leader, and the runner-up that the words name), in
+    batch order; those from too few runs together, last, naming no leader."""
+    groups: dict[tuple, tuple[Lead, list[int]]] = {}
+    for batch, lead in site.throughput_leads(view.table).items():
+        if lead is not None:
+            key = (lead.status, lead.leader, lead.runner_up if lead.status == WITHIN_NOISE else None)
+            groups.setdefault(key, (lead, []))[1].append(batch)
+    judged = [_verdict(lead, batches) for lead, batches in groups.values() if lead.status != TOO_FEW_RUNS]
+    too_few = [group for group in groups.values() if group[0].status == TOO_FEW_RUNS]
+    return judged + ([_too_few(too_few)] if too_few else [])
+
+
+def _where(view: TableView, repeated: bool) -> str:
+    """The machine as the sentence names it, with the setting when the machine has several tables."""
+    where = device_title(view.machine, view.table.machine_id)
+    return f"{where}, {setting_label(view.table.setting)}" if repeated else where
+
+
+def _no_lead(view: TableView, where: str) -> str:
+    """Why a table has no lead: its runs are all shown but never judged (busy-flagged, older records), or fewer
+    than two frameworks finished."""
+    flags = sorted({flag for s in view.table.summaries for flag in s.flags})
+    if not flags:
+        return _("On the {where}: nothing to compare yet.").format(where=where)
+    runs = text(and_list([Message(FLAGGED_RUNS[flag]) for flag in flags]))
+    return _("On the {where}: no verdict, its runs are {runs}, shown but never judged.").format(where=where, runs=runs)
+
+
+def answer(site: SiteData) -> list[str]:
+    """The answer's paragraphs (Markdown), one per out-of-the-box table, GPU machines first: its leads, then the
+    frameworks not measured there."""
+    found = gpu_first(views(site, site.out_of_box))
+    tables_per_machine = Counter(v.table.machine_id for v in found)
+    paragraphs = []
+    for view in found:
+        where = _where(view, tables_per_machine[view.table.machine_id] > 1)
+        findings = _findings(view, site)
+        sentences = [
+            _("On the {where}, in compiled mode: {findings}.").format(
+                where=where, findings=part_separator().join(findings)
+            )
+            if findings
+            else _no_lead(view, where)
+        ]
+        if view.not_measured:
+            sentences.append(
+                ngettext(
+                    "{frameworks} was not measured there.",
+                    "{frameworks} were not measured there.",
+                    len(view.not_measured),
+                ).format(frameworks=text(and_list(view.not_measured)))
+            )
+        paragraphs.append(" ".join(sentences))
+    return paragraphs

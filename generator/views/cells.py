@@ -1,0 +1,123 @@
+"""The text of a results table's cell: a figure with its spread and run count, its marks, or why there is none.
+
+Cells are compact so that a table with one column per framework fits a phone: ``9.07 ± 0.30 s`` and, smaller,
+``n=3`` with any mark (``◌`` older record, ``⚑`` busy) — the page's legend says what they mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fwbench.stats import Stats
+from generator.i18n import N_, _, ngettext, translate
+from generator.records.aggregate import BUSY, OLDER, Column, Summary, Table
+from generator.records.metrics import MIB
+from generator.views import fmt
+from generator.views.verdict_text import text
+
+#: the mark a cell carries when its figures come from flagged runs only (shown, never judged), and what a pointer
+#: at it says; the pages' legend says what each means
+FLAG_MARKS = {BUSY: ("⚑", N_("busy-flagged run")), OLDER: ("◌", N_("older record"))}
+
+
+def flag_mark(flag: str) -> str:
+    """A flag's mark, its meaning shown on pointing at it."""
+    mark, meaning = FLAG_MARKS[flag]
+    return f'<span title="{translate(meaning)}">{mark}</span>'
+
+
+def left_out_text(flag: str, n: int) -> str:
+    """``2 busy runs left out``: runs of a configuration that its figures leave out."""
+    if flag == BUSY:
+        return ngettext("{n} busy run left out", "{n} busy runs left out", n).format(n=n)
+    return ngettext("{n} older record run left out", "{n} older record runs left out", n).format(n=n)
+
+
+def marks(summary: Summary) -> str:
+    """What a cell's figures carry besides the numbers: flags, flagged runs left out, failed runs."""
+    parts = [flag_mark(flag) for flag in summary.flags]
+    parts += [left_out_text(flag, n) for flag, n in sorted(summary.left_out.items())]
+    if failed := text(summary.failure_note):
+        parts.append(f"⚠ {failed}")
+    return "".join(f" · {part}" for part in parts)
+
+
+def figure_cell(
+    summary: Summary | None,
+    stats_of: Callable[[Summary], Stats | None],
+    scale: float = 1.0,
+    digits: int = 2,
+    unit: str = "",
+    extra: str = "",
+) -> str:
+    """A figure's mean and spread, then (small) its run count, ``extra`` and marks; or why there is none."""
+    if summary is None:
+        return _("not run")
+    if summary.n_ok == 0:
+        return f"**✗ {text(summary.failure_note)}**"
+    stats = stats_of(summary)
+    if stats is None:
+        return _("not recorded")
+    return f"{fmt.compact(stats, scale, digits, unit)}<br><small>n={stats.n}{extra}{marks(summary)}</small>"
+
+
+def time_cell(summary: Summary | None) -> str:
+    """Seconds per epoch: mean over runs, its spread and n, and failures spelled out."""
+    return figure_cell(summary, lambda s: s.epoch_seconds, digits=2, unit="s")
+
+
+def rate_cell(summary: Summary | None) -> str:
+    """Images per second."""
+    return figure_cell(summary, lambda s: s.images_per_second, digits=1)
+
+
+def compile_cell(summary: Summary | None) -> str:
+    """Compile seconds with cold compiler caches."""
+    return figure_cell(summary, lambda s: s.compile_seconds, digits=1, unit="s")
+
+
+def warm_compile_cell(summary: Summary | None) -> str:
+    """Compile seconds with warm compiler caches (a repeat of the configuration)."""
+    return figure_cell(summary, lambda s: s.warm_compile_seconds, digits=1, unit="s")
+
+
+def memory_cell(summary: Summary | None, name: str) -> str:
+    """One memory figure in MiB."""
+    return figure_cell(summary, lambda s: s.memory(name), scale=1 / MIB, digits=0)
+
+
+def accuracy_cell(summary: Summary | None) -> str:
+    """Final test accuracy in percent; beside an interval the standard deviation too (the article gives it)."""
+    stats = summary.accuracy if summary and summary.n_ok else None
+    sd = " · " + _("sd {sd:.2f}").format(sd=100 * stats.std) if stats and stats.ci95 is not None else ""
+    return figure_cell(summary, lambda s: s.accuracy, scale=100, unit="%", extra=sd)
+
+
+def speedup_cell(table: Table, column: Column) -> str:
+    """Mean seconds per epoch at the smallest batch size ÷ at the largest, with both run counts."""
+    up = table.speedup(column)
+    if up is None:
+        return "—<br><small>" + _("fewer than two batch sizes ran") + "</small>"
+    ratio, first, last = up
+    counts = ", ".join(str(table.at(column, bs).epoch_seconds.n) for bs in (first, last))
+    return f"{ratio:.2f}×<br><small>{first} → {last}, n={counts}</small>"
+
+
+def time_to_accuracy_cell(summary: Summary | None, target: float) -> str:
+    """Seconds of training (compile included, evaluation excluded) until the test accuracy first reached
+    ``target``, over the runs that reached it, and how many never did."""
+    if summary is None or summary.n_ok == 0:
+        return figure_cell(summary, lambda s: None)
+    stats, counted = summary.time_to_accuracy(target)
+    if stats is None:
+        epochs = summary.key.setting.epochs
+        reached = ngettext("not reached in {epochs} epoch", "not reached in {epochs} epochs", epochs).format(
+            epochs=epochs
+        )
+        return f"{reached}<br><small>n={counted}{marks(summary)}</small>"
+    never = (
+        " · " + _("{never} of {counted} never reached it").format(never=counted - stats.n, counted=counted)
+        if stats.n < counted
+        else ""
+    )
+    return figure_cell(summary, lambda s: stats, digits=1, unit="s", extra=never)

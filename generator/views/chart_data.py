@@ -1,0 +1,102 @@
+"""The charts' data from aggregated records: a line per framework column, styled from the framework registry.
+
+Colours and markers come from ``fwbench.frameworks`` (Okabe–Ito, a marker per framework, so colour is never the
+only cue); eager runs are dashed; in a convergence chart the line style tells the batch sizes apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fwbench.frameworks import REGISTRY
+from fwbench.stats import Stats
+from generator.i18n import _
+from generator.records.aggregate import Column, Summary, Table
+from generator.views.charts import MID_GREY, Chart, Series
+
+MODE_STYLES = {"compiled": "-", "eager": "--"}
+BATCH_STYLES = ("-", "--", "-.", ":")
+#: Okabe–Ito colours for series that are not frameworks (black and yellow left out: each vanishes on one theme)
+SERIES_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7")
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def _point(x: float, stats: Stats, scale: float) -> tuple[float, float, float]:
+    return x, stats.mean * scale, (stats.half_width or 0.0) * scale
+
+
+def _series(
+    column: Column, label: str, points: list[tuple[float, float, float]], linestyle: str | None = None
+) -> Series:
+    fw = REGISTRY[column.framework]
+    return Series(label, fw.colour, fw.marker, linestyle or MODE_STYLES[column.mode], tuple(points))
+
+
+def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel: str, scale: float = 1.0) -> Chart:
+    """One figure (``stats_of`` a summary) against batch size, a line per column of the table."""
+    lines = []
+    for column in table.columns:
+        points = [
+            _point(bs, st, scale)
+            for bs in table.batch_sizes
+            if (s := table.at(column, bs)) and s.n_ok and (st := stats_of(s))
+        ]
+        if points:
+            mode = f" {column.mode}" if len(table.modes) > 1 else ""
+            lines.append(_series(column, table.column_label(column) + mode, points))
+    return Chart(
+        "batch", _("batch size (images)"), ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True
+    )
+
+
+def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled") -> Chart:
+    """``metric`` per epoch in one mode: colour and marker = framework, line style = batch size, each told once
+    in the legend."""
+    summaries = [s for s in table.summaries if s.n_ok and s.key.mode == mode and s.curve(metric)]
+    lines = [
+        _series(
+            s.key.column,
+            "",
+            [_point(e, st, scale) for e, st in s.curve(metric)],
+            BATCH_STYLES[table.batch_sizes.index(s.key.batch_size) % len(BATCH_STYLES)],
+        )
+        for s in summaries
+    ]
+    columns = sorted({s.key.column for s in summaries}, key=Column.sort_key)
+    keys = [_series(c, table.column_label(c), [], "-") for c in columns]
+    keys += [
+        Series(_("batch {size}").format(size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
+        for i, bs in enumerate(table.batch_sizes)
+    ]
+    return Chart("epoch", _("epoch"), f"{ylabel}, {mode}", tuple(lines), tuple(keys))
+
+
+def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:
+    """A metric across snapshot dates (ISO strings), one line per subject."""
+    lines = [
+        Series(
+            subject,
+            SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            SERIES_MARKERS[i % len(SERIES_MARKERS)],
+            "-",
+            tuple((d, v, 0.0) for d, v in points),
+        )
+        for i, (subject, points) in enumerate(sorted(series.items()))
+    ]
+    return Chart("date", _("snapshot date"), ylabel, tuple(lines))
+
+
+def per_version(versions: list[str], lines: dict[str, dict[str, Stats]], xlabel: str, ylabel: str) -> Chart:
+    """A figure across a framework's versions (the x axis, in ``versions``' order), one line per entry of ``lines``
+    (its legend label -> version -> statistics), each with its own colour, marker and line style."""
+    series = tuple(
+        Series(
+            name,
+            SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            SERIES_MARKERS[i % len(SERIES_MARKERS)],
+            BATCH_STYLES[i % len(BATCH_STYLES)],
+            tuple(_point(versions.index(v), stats, 1.0) for v, stats in points.items()),
+        )
+        for i, (name, points) in enumerate(lines.items())
+    )
+    return Chart("version", xlabel, ylabel, series, from_zero=True, categories=tuple(versions))

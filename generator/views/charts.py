@@ -1,0 +1,185 @@
+"""Matplotlib charts (PNG bytes) drawn from plain chart data (``Chart``); every axis carries a label and a unit.
+
+The pages describe their charts as data (``generator.views.chart_data``); ``draw_all`` draws them together, spread
+over the CPUs. One chart per figure, small enough to stay legible on a phone. The background is transparent
+and text and axes are a mid grey, so one image reads on the light and the dark theme. Points are means over
+runs; error bars show the 95 % interval's half-width (n ≥ 3) or the standard deviation (n = 2), as the tables
+do (each page says so once); a single run has none. A chart's words come translated in its data; one that holds
+Chinese is drawn with a CJK font (``cjk_font``), Latin text staying in the default one.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+
+from matplotlib import font_manager, rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+#: text, axes and grid: readable on white and on Material's dark slate
+MID_GREY = "#808080"
+THEME = {
+    "text.color": MID_GREY,
+    "axes.labelcolor": MID_GREY,
+    "axes.edgecolor": MID_GREY,
+    "xtick.color": MID_GREY,
+    "ytick.color": MID_GREY,
+    "grid.color": MID_GREY,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "font.size": 13,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 13 pt text stays legible
+#: up to this many versions on an x axis, their labels stay level
+VERSIONS_FLAT = 4
+#: below this many charts one process draws them all
+PARALLEL_FROM = 4
+#: CJK font families, preferred first (Debian's fonts-noto-cjk, then other common ones)
+CJK_FAMILIES = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "AR PL UMing CN",
+    "Droid Sans Fallback",
+)
+#: a font file that may hold them, for fonts installed after matplotlib cached its font list
+CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback")
+_CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: its legend label (empty: none), style, and points (x, mean, error bar half-length)."""
+
+    label: str
+    colour: str
+    marker: str
+    linestyle: str
+    points: tuple[tuple[float | str, float, float], ...]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart as data: its x axis (``batch``, ``epoch``, ``date`` or ``version``: points at the indices of
+    ``categories``) and its label, y label, lines and legend-only keys."""
+
+    x: str
+    xlabel: str
+    ylabel: str
+    series: tuple[Series, ...]
+    keys: tuple[Series, ...] = field(default=())  # legend entries that draw nothing (line styles, say)
+    batch_sizes: tuple[int, ...] = ()
+    from_zero: bool = False
+    categories: tuple[str, ...] = ()  # the x axis's labels in order (``version``)
+
+
+@cache
+def cjk_font() -> str | None:
+    """The family of an installed font that draws Chinese, or None. Fonts installed after matplotlib cached its
+    font list are looked for among the system's font files and added."""
+
+    def known() -> str | None:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((family for family in CJK_FAMILIES if family in names), None)
+
+    if found := known():
+        return found
+    for path in font_manager.findSystemFonts():
+        if CJK_FILE.search(os.path.basename(path)):
+            font_manager.fontManager.addfont(path)
+    return known()
+
+
+def _texts(chart: Chart) -> list[str]:
+    return [chart.xlabel, chart.ylabel, *(s.label for s in chart.series + chart.keys)]
+
+
+def _fonts(chart: Chart) -> dict[str, object]:
+    """The font settings a chart needs: matplotlib's default, with a CJK font behind it for Chinese text."""
+    family = cjk_font() if any(_CJK_TEXT.search(t) for t in _texts(chart)) else None
+    return {"font.family": ["DejaVu Sans", family]} if family else {}
+
+
+def _png(figure: Figure) -> bytes:
+    FigureCanvasAgg(figure)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=120, bbox_inches="tight", transparent=True)
+    return buffer.getvalue()
+
+
+def _x_axis(axes, chart: Chart) -> None:
+    if chart.x == "batch":
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(chart.batch_sizes, [str(s) for s in chart.batch_sizes])
+        axes.minorticks_off()
+    elif chart.x == "epoch":
+        axes.xaxis.get_major_locator().set_params(integer=True)
+    elif chart.x == "version":
+        # a long row of releases turns its labels so that they do not overlap
+        turn = 30 if len(chart.categories) > VERSIONS_FLAT else 0
+        axes.set_xticks(range(len(chart.categories)), chart.categories, rotation=turn, ha="right" if turn else "center")
+        axes.set_xlim(-0.5, len(chart.categories) - 0.5)
+    axes.set_xlabel(chart.xlabel)
+
+
+def draw(chart: Chart) -> bytes:
+    """The chart as PNG bytes, its legend under the plot."""
+    with rc_context(THEME | _fonts(chart)):
+        figure = Figure(figsize=SIZE)
+        axes = figure.subplots()
+        for line in chart.series:
+            xs = [date.fromisoformat(x) if chart.x == "date" else x for x, _, _ in line.points]
+            errors = [e for _, _, e in line.points]
+            axes.errorbar(
+                xs,
+                [y for _, y, _ in line.points],
+                yerr=errors if any(errors) else None,
+                capsize=3,
+                markersize=6,
+                color=line.colour,
+                marker=line.marker,
+                linestyle=line.linestyle,
+                label=line.label or None,
+            )
+        _x_axis(axes, chart)
+        axes.set_ylabel(chart.ylabel)
+        axes.grid(True)
+        if chart.from_zero:
+            axes.set_ylim(bottom=0)
+        if chart.x == "date":
+            figure.autofmt_xdate()
+        handles = list(axes.get_legend_handles_labels()[0])
+        handles += [
+            Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)
+            for k in chart.keys
+        ]
+        if handles:
+            axes.legend(
+                handles=handles,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.22),
+                ncols=min(3, len(handles)),
+                columnspacing=1.0,
+                handlelength=1.8,
+            )
+        return _png(figure)
+
+
+def draw_all(charts: dict[str, Chart]) -> dict[str, bytes]:
+    """Every chart by its path, drawn in parallel once there are enough of them to pay for the processes."""
+    if len(charts) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+        return {path: draw(chart) for path, chart in charts.items()}
+    with ProcessPoolExecutor(max_workers=min(len(charts), os.cpu_count() or 1)) as pool:
+        return dict(zip(charts, pool.map(draw, charts.values()), strict=True))

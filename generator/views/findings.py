@@ -1,0 +1,93 @@
+"""The home page's findings: what the records and the article's own figures show that the article does not say.
+
+Each finding is computed — from the claims rows (the article against its own tables, the probes against its
+4.1) or from the run records (a known platform issue's measured size) — and names its source and the command
+that shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.i18n import _
+from generator.records.platform_issues import Pair
+from generator.verdicts.claims import CONTRADICTED, Claim
+from generator.verdicts.platform_issue import size
+from generator.views.fmt import cell
+from generator.views.verdict_text import claim_text, verdict_words
+
+PROBES_COMMAND = "runners probes --out results/probes"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: a title, what was found (Markdown, with its items), where it comes from, the command that
+    shows it, the page with the detail."""
+
+    title: str
+    text: str
+    source: str
+    command: str | None
+    link: str
+    items: tuple[str, ...] = ()
+
+
+def article_arithmetic(internal: list[Claim]) -> list[Finding]:
+    """Each statement of the article that its own table contradicts."""
+    worded = [claim_text(c) for c in internal if c.verdict == CONTRADICTED]
+    return [
+        Finding(
+            _("§{section}: the text and its own table disagree").format(section=c.section),
+            _("{claim}: the article states **{article}**, its own figures give **{ours}**.").format(
+                claim=cell(c.claim), article=cell(c.article), ours=cell(c.ours)
+            ),
+            _("the article's §{section}, transcribed in `generator/data/article_figures.json`").format(
+                section=c.section
+            ),
+            None,
+            "appendix/claims.md",
+        )
+        for c in worded
+    ]
+
+
+def probe_disagreements(probe_rows: list[Claim]) -> list[Finding]:
+    """One finding listing the 4.1 statements that the captured messages and tracebacks contradict."""
+    contradicted = [claim_text(c) for c in probe_rows if c.verdict == CONTRADICTED]
+    if not contradicted:
+        return []
+    items = tuple(f"{cell(c.claim)}: {cell(c.reason[0])}" for c in contradicted)
+    return [
+        Finding(
+            _("§4.1: {contradicted} of {checks} checks of the quoted errors disagree").format(
+                contradicted=len(contradicted), checks=len(probe_rows)
+            ),
+            _(
+                "The probes plant the article's shape bug and capture what each framework prints. Each row of "
+                "the claims check names the versions the probes ran, which may differ from the article's."
+            ),
+            _("the probe records under `results/probes/` beside the article's §4.1"),
+            PROBES_COMMAND,
+            "appendix/claims.md#claims-4-1",
+            items,
+        )
+    ]
+
+
+def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
+    """A known platform issue's measured size, where the records hold runs with and without its workaround: in bold
+    only where the runs decide it (``verdicts.platform_issue.size``)."""
+    measured = size(pairs)
+    if measured is None:
+        return []
+    return [
+        Finding(
+            issue["title"],
+            _("{symptom} Measured here: {size}.").format(
+                symptom=cell(issue["symptom"]), size=verdict_words(measured.text, measured.decided)
+            ),
+            _("run records made out of the box and with the workaround (labelled tuned)"),
+            issue["reproduce"],
+            "results/platform-issues.md",
+        )
+    ]

@@ -1,0 +1,111 @@
+"""The home page's answer: every framework's throughput at each batch size, the noise verdict, and its compile time
+with the epochs after which compiling pays off.
+
+A leader is named — in bold, as "fastest", with every other figure's gap to it — only where its lead is decided
+(``Lead.decided``); a pay-off only where compiled and eager epochs are apart (``verdicts.payoff``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fwbench.frameworks import REGISTRY
+from fwbench.stats import Stats
+from generator.i18n import _, ngettext, translate
+from generator.records.aggregate import FLAGGED_RUNS, Column, Summary, Table
+from generator.verdicts.leads import Lead, lead_verdict
+from generator.verdicts.payoff import Payoff, payoff
+from generator.views import fmt
+from generator.views.cells import figure_cell, marks
+from generator.views.verdict_text import text
+
+#: the command that adds the eager runs a pay-off needs
+EAGER_COMMAND = "runners matrix --modes compiled,eager"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One batch size: a cell per column and the verdict on the lead."""
+
+    batch_size: int
+    cells: list[str]
+    verdict: str
+
+
+def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column, Stats]:
+    found = {c: table.at(c, batch_size) for c in columns}
+    return {c: s.images_per_second for c, s in found.items() if s and s.n_ok and s.images_per_second}
+
+
+def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float | None) -> str:
+    """A throughput cell; with ``fastest`` (the decided leader's mean) the leader in bold and every other figure's
+    gap to it."""
+    if summary is None or stats is None:
+        return figure_cell(summary, lambda s: None)
+    figure = fmt.compact(stats, digits=1)
+    if fastest is None:
+        return f"{figure}<br><small>n={stats.n}{marks(summary)}</small>"
+    if stats.mean == fastest:
+        return f"**{figure}**<br><small>{_('fastest')} · n={stats.n}{marks(summary)}</small>"
+    gap = f"{100 * (stats.mean / fastest - 1):.0f} %".replace("-", "−")
+    return f"{figure}<br><small>{gap} · n={stats.n}{marks(summary)}</small>"
+
+
+def _unjudged(summaries: list[Summary]) -> str:
+    flags = sorted({f for s in summaries for f in s.flags})
+    if not flags:
+        return _("not judged")
+    return _("not judged: {runs}").format(runs=_(" and ").join(translate(FLAGGED_RUNS[f]) for f in flags))
+
+
+def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead | None]) -> list[Row]:
+    """Images per second of every column at every batch size and the row's verdict on ``leads`` (batch size -> the
+    lead among ``columns``, from judged runs only, by the noise rules); where the lead is decided, the leader in
+    bold as the fastest and every other figure's gap to it."""
+    rows = []
+    for bs in table.batch_sizes:
+        rates = _rates(table, columns, bs)
+        lead = leads.get(bs)
+        fastest = lead.leader_stats.mean if lead and lead.decided else None
+        cells = [_rate_cell(table.at(c, bs), rates.get(c), fastest) for c in columns]
+        if lead:
+            verdict = text(lead_verdict(lead))
+        elif len(rates) < 2:
+            verdict = _("nothing to compare")
+        else:
+            verdict = _unjudged([s for c in columns if (s := table.at(c, bs))])
+        rows.append(Row(bs, cells, verdict))
+    return rows
+
+
+def _payoff_text(value: Payoff) -> str:
+    if not value.measurable:
+        return _("no measurable pay-off (n = {n})").format(n=value.n)
+    if value.epochs is None:
+        return _("never: eager epochs are faster")
+    return ngettext("pays off after {n} epoch", "pays off after {n} epochs", value.epochs).format(n=value.epochs)
+
+
+def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[str, list[str]]]:
+    """Compile time of every compiled column at every batch size, with when compiling pays off (where compiled and
+    eager epochs are apart, else that no pay-off is measurable); and, for the columns with no eager figure to set
+    beside, why (reason -> column labels)."""
+    rows = []
+    for bs in table.batch_sizes:
+        cells = []
+        for c in columns:
+            figure = figure_cell(table.at(c, bs), lambda s: s.compile_seconds, digits=1, unit="s")
+            value = payoff(table, c, bs)
+            cells.append(figure if value is None else f"{figure}<br><small>{_payoff_text(value)}</small>")
+        rows.append(Row(bs, cells, ""))
+    notes: dict[str, list[str]] = {}
+    for c in columns:
+        if all(payoff(table, c, bs) is None for bs in table.batch_sizes):
+            reason = (
+                _("no eager training mode, so nothing to pay off against")
+                if "eager" not in REGISTRY[c.framework].training_modes
+                else _("no eager run in these records to compare with (`{command}` adds them)").format(
+                    command=EAGER_COMMAND
+                )
+            )
+            notes.setdefault(reason, []).append(table.column_label(c))
+    return rows, notes

@@ -1,0 +1,140 @@
+"""A results table as the speed, memory and accuracy pages head it: its device, setting, provenance and warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fwbench.frameworks import FRAMEWORKS, label
+from generator.i18n import N_, _, translate
+from generator.records.aggregate import BUSY, Table
+from generator.records.identity import PRECISION_WORDS, Setting
+from generator.records.machines import Machine
+from generator.views.gpu_stack import gpu_stack
+from generator.views.sitedata import SiteData
+
+#: the values that records write in English and headings, tabs and cells show (profile names, the synthetic data
+#: set, the training modes), each marked for the catalogue: shown in the language being written, anything else as
+#: recorded (``Setting.label`` words the precision itself)
+RECORDED_WORDS = frozenset(
+    (N_("smoke"), N_("quick"), N_("versions"), N_("article"), N_("synthetic"), N_("compiled"), N_("eager"))
+)
+
+
+def setting_word(value: str) -> str:
+    """A recorded value of a setting or a column (``quick``, ``synthetic``, ``compiled``) in the language being
+    written."""
+    return translate(value) if value in RECORDED_WORDS else value
+
+
+def precision_words(setting: Setting) -> str:
+    """The setting's precision policy as a heading names it (``strict FP32 (TF32 off)``), in the language being
+    written."""
+    return translate(PRECISION_WORDS[setting.precision]) if setting.precision in PRECISION_WORDS else setting.precision
+
+
+def label_words(label: str) -> str:
+    """A setting's label (``Setting.label``) with its recorded words in the language being written."""
+    return " · ".join(setting_word(part) for part in label.split(" · "))
+
+
+def setting_label(setting: Setting) -> str:
+    """A setting as a heading names it, its recorded words in the language being written."""
+    return label_words(setting.label)
+
+
+def device_title(machine: Machine | None, machine_id: str) -> str:
+    """A machine as a heading names it, saying CPU or GPU: ``NVIDIA H200 (GPU)``, ``AMD EPYC (CPU, 2 threads,
+    fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's fingerprint tells them apart); the
+    machine id when no run recorded hardware."""
+    if machine is None or not machine.hardware:
+        return machine_id
+    if machine.is_gpu:
+        return _("{device} (GPU)").format(device=machine.device)
+    return _("{device} (CPU, {threads} threads, fingerprint {fingerprint})").format(
+        device=machine.device, threads=machine.hardware["cpu_threads"], fingerprint=machine_id.rsplit("-", 1)[-1]
+    )
+
+
+@dataclass(frozen=True)
+class TableView:
+    """One table with what its heading, warnings and provenance block show."""
+
+    table: Table
+    machine: Machine | None
+
+    @property
+    def device(self) -> str:
+        """The device's name, or the machine id when no run recorded hardware."""
+        return self.machine.device if self.machine else self.table.machine_id
+
+    @property
+    def title(self) -> str:
+        """The table's heading: the device, CPU or GPU, and the setting."""
+        return f"{device_title(self.machine, self.table.machine_id)} · {setting_label(self.table.setting)}"
+
+    @property
+    def gpu_stack(self) -> str | None:
+        """The GPU driver, CUDA and cuDNN as people write them, None off a GPU."""
+        return gpu_stack(self.machine.hardware) if self.machine and self.machine.is_gpu else None
+
+    @property
+    def on_cpu(self) -> bool:
+        """True when the runs trained on a CPU."""
+        return bool(self.machine and not self.machine.is_gpu)
+
+    @property
+    def dataset(self) -> str:
+        """The data set the runs trained on, as a reader reads it."""
+        return setting_word(self.table.setting.dataset)
+
+    @property
+    def synthetic(self) -> bool:
+        """True when the runs trained on the synthetic set."""
+        return self.table.setting.dataset == "synthetic"
+
+    @property
+    def single_run(self) -> bool:
+        """True when every configuration of the table that finished has a single successful run."""
+        return all(s.n_ok <= 1 for s in self.table.summaries) and any(s.n_ok for s in self.table.summaries)
+
+    @property
+    def not_measured(self) -> list[str]:
+        """The registry's frameworks with no run in the table, by name."""
+        ran = {c.framework for c in self.table.columns}
+        return [label(fw) for fw in FRAMEWORKS if fw not in ran]
+
+    @property
+    def lacking(self) -> list[str]:
+        """The fields that the table's older records lack."""
+        return sorted({name for s in self.table.summaries for name in s.missing})
+
+    @property
+    def busy_runs(self) -> int:
+        """Busy-flagged successful runs in the table."""
+        return sum(s.flagged[BUSY] for s in self.table.summaries)
+
+    @property
+    def versions(self) -> list[str]:
+        """``PyTorch 2.x`` for every framework version the table's runs used."""
+        seen = {(c.framework, c.version) for c in self.table.columns}
+        return [f"{label(fw)} {v}" for fw, v in sorted(seen, key=lambda p: (FRAMEWORKS.index(p[0]), p[1]))]
+
+    @property
+    def commits(self) -> list[str]:
+        """The benchmark code's commits the table's runs came from (``+dirty`` with uncommitted changes)."""
+        found = set()
+        for run in self.table.runs:
+            software = run.record.get("software")
+            if software and software.get("git_commit"):
+                found.add(software["git_commit"][:12] + ("+dirty" if software.get("git_dirty") else ""))
+        return sorted(found)
+
+
+def views(site: SiteData, tables: list[Table]) -> list[TableView]:
+    """The views of ``tables``."""
+    return [TableView(t, site.machine_by_id.get(t.machine_id)) for t in tables]
+
+
+def gpu_first(found: list[TableView]) -> list[TableView]:
+    """``found`` with the GPU machines' tables first, each group in its order."""
+    return sorted(found, key=lambda v: not (v.machine and v.machine.is_gpu))

@@ -1,0 +1,83 @@
+"""The flags that choose configurations, shared by ``runners run`` (one value each) and ``runners matrix`` (lists).
+
+A profile gives every field of a configuration; these flags override its data set, epochs, sizes and device.
+``runners run --config-json`` takes a whole configuration instead, and then none of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from fwbench.cliargs import positive_int
+from runners import data
+from runners.profiles import DATASETS, DEVICES, load_profiles
+
+DEFAULT_RUNS_OUT = Path("results/runs")
+#: flag → the ``argparse`` destination of the flags that override a profile (None when not given)
+PROFILE_FLAGS = {
+    "--dataset": "dataset",
+    "--epochs": "epochs",
+    "--train-images": "train_images",
+    "--test-images": "test_images",
+    "--device": "device",
+}
+
+
+def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> None:
+    """The profile, the flags that override it (``PROFILE_FLAGS``), and where the records go."""
+    profiles = tuple(load_profiles())
+    parser.add_argument(
+        "--profile",
+        choices=profiles,
+        help=f"profile whose settings are the defaults (%(choices)s; default {default_profile})",
+    )
+    parser.add_argument(
+        "--dataset",
+        choices=DATASETS,
+        help="cifar10 (downloaded or found under --data-dir) or "
+        "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)",
+    )
+    parser.add_argument("--epochs", type=positive_int, help="timed epochs (default: the profile's)")
+    parser.add_argument(
+        "--train-images",
+        type=positive_int,
+        help="training images requested per epoch; the epoch "
+        "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
+        "a GPU)",
+    )
+    parser.add_argument(
+        "--test-images",
+        type=positive_int,
+        help="test images evaluated after each epoch (default: the profile's; quick: 128 on a CPU, 1,024 on a GPU)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
+        "takes its GPU sizes when NVML sees a GPU (default auto)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help=f"where CIFAR-10 is looked for and downloaded (default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_RUNS_OUT,
+        help="results directory; records go to OUT/<machine>/<record>.json (default %(default)s)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.set_defaults(default_profile=default_profile)
+
+
+def chosen_profile(args: argparse.Namespace) -> str:
+    """``--profile``, else the command's default profile."""
+    return args.profile or args.default_profile
+
+
+def profile_overrides(args: argparse.Namespace) -> dict:
+    """The flags shared by ``run`` and ``matrix`` that override the profile (None: the profile's)."""
+    overrides = {dest: getattr(args, dest) for dest in PROFILE_FLAGS.values()}
+    return {**overrides, "device": None if args.device == "auto" else args.device}

@@ -1,0 +1,287 @@
+"""``runners matrix``: a profile's configurations, each in a fresh process, here or on a Ray cluster, summarised.
+
+The command reads its flags, builds the environments of other framework versions (``runners.envs_matrix``),
+surveys the machines (``runners.matrix.survey``, ``runners.ray_cluster``), runs the plan through an executor
+(``runners.matrix.run_matrix``, with its repeats and budget) and prints the summary (``runners.summary``); with
+``--dry-run`` it prints the plan instead (``runners.plan_preview``) and writes nothing. The matrix's modules are
+imported only when the command runs: every ``runners run`` builds this parser too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fwbench.cliargs import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    UsageError,
+    add_frameworks_flag,
+    csv_of,
+    ensure_writable,
+    examples,
+    framework_values,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
+from fwbench.frameworks import TRAINING_MODES
+from runners.config_flags import add_config_flags, chosen_profile, profile_overrides
+from runners.profiles import RunConfig, load_profiles
+from runners.repeats import repeats_value
+
+if TYPE_CHECKING:
+    from runners.budget import Budget
+    from runners.executor import Executor, Target
+
+
+def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
+    """``--python FRAMEWORK=PATH`` values as {framework: interpreter}; UsageError for a bad one, or for a path that
+    is no file when the interpreters are ``here`` (not on the nodes of a cluster)."""
+    pythons = dict(framework_values(values, "--python", "FRAMEWORK=/path/to/python"))
+    for name, path in pythons.items():
+        if here and not Path(path).is_file():
+            raise UsageError(f"--python {f'{name}={path}'!r}: no interpreter at {path}")
+    return pythons
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Run a profile's configurations, each in a fresh process, here or on a Ray cluster; resume what is done;
+    summarise."""
+    from runners.budget import Budget
+    from runners.envs_cli import parse_versions
+    from runners.envs_matrix import cuda_interpreters, matrix_versions
+    from runners.local_executor import LocalExecutor
+
+    budget = Budget(args.budget)  # counted from here: building environments and surveying count too
+    on_ray = check_executor_flags(args)
+    if args.dry_run_child:
+        from runners.dry_run import refuse_results_dir
+
+        refuse_results_dir(args.out)
+    profile, device = chosen_profile(args), args.device or "auto"
+    local = LocalExecutor(
+        pythons=parse_pythons(args.python, here=not on_ray),
+        timeout_s=args.timeout or load_profiles()[profile]["timeout"],
+        data_dir=args.data_dir and args.data_dir.absolute(),
+        dry_run=args.dry_run_child,
+        cuda=cuda_interpreters(device, on_ray),
+    )
+    to_build: list[str] = []  # --dry-run: the environments a matrix would build
+    build = planned_build(to_build) if args.dry_run else None
+    selection = {
+        "versions": matrix_versions(parse_versions(args.versions), profile, args.frameworks, local, on_ray, build),
+        "frameworks": args.frameworks,
+        "modes": args.modes,
+        "batch_sizes": args.batch_sizes,
+        "seeds": args.seeds,
+        **profile_overrides(args),
+    }
+    if not on_ray:
+        from runners.executor import Target
+        from runners.matrix import survey
+        from runners.order import interleaved_order
+
+        here = survey(local, profile, device, selection)
+        plan = [(Target((here.hardware["machine_id"],), here.not_installed), interleaved_order(here.configs))]
+        if args.dry_run:
+            return print_preview(args, plan, budget, to_build)
+        return run_and_summarise(args, plan, local, budget)
+    from runners.ray_cluster import cluster_line, plan_of, ray_session, survey_cluster
+    from runners.ray_executor import RayExecutor
+
+    with ray_session(args.ray_address):
+        nodes = survey_cluster(local, profile, device, selection, args.accelerator_type)
+        print(cluster_line(nodes), flush=True)
+        return run_and_summarise(args, plan_of(nodes, args.per_kind), RayExecutor(local, nodes), budget)
+
+
+def planned_build(to_build: list[str]):
+    """A ``build`` for ``matrix_versions`` that builds nothing: it notes each environment not built yet in
+    ``to_build`` and hands back where it would be (nothing runs in a dry run)."""
+    from runners import envs
+
+    def build(name: str, version: str, log=None) -> Path:
+        if done := envs.built(name, version):
+            return done
+        to_build.append(f"{name} {version} in {envs.env_path(name, version)}")
+        return envs.env_path(name, version)
+
+    return build
+
+
+def print_preview(args: argparse.Namespace, plan: list[tuple[Target, list[RunConfig]]], budget: Budget, to_build):
+    """Print the plan of a dry run (``runners.plan_preview``); write nothing."""
+    from runners.plan_preview import preview
+    from runners.repeats import repeats_of
+
+    check_plan(plan)
+    ((target, order),) = plan
+    repeats = repeats_of(load_profiles()[chosen_profile(args)], args.repeats)
+    for line in preview(target, order, args.out, repeats, budget, to_build):
+        print(line)
+    return EXIT_OK
+
+
+def check_executor_flags(args: argparse.Namespace) -> bool:
+    """Whether the matrix runs on Ray; UsageError for a Ray flag without ``--executor ray``, or for ``--executor
+    ray`` where Ray is not installed."""
+    if args.executor != "ray":
+        given = [
+            flag
+            for flag, value in (
+                ("--ray-address", args.ray_address),
+                ("--per-kind", args.per_kind),
+                ("--accelerator-type", args.accelerator_type),
+            )
+            if value
+        ]
+        if given:
+            raise UsageError(f"{given[0]}: only with --executor ray")
+        return False
+    if importlib.util.find_spec("ray") is None:
+        from runners.ray_cluster import RAY_EXTRA
+
+        raise UsageError(
+            f"--executor ray: Ray is not installed in {sys.executable}; install the extra (pip install '{RAY_EXTRA}')"
+        )
+    if args.dry_run:
+        raise UsageError("--dry-run: only with the local executor (a cluster's plan is known once its nodes are)")
+    return True
+
+
+def check_plan(plan: list[tuple[Target, list[RunConfig]]]) -> None:
+    """UsageError for a plan with no configuration, or with a batch larger than the training images."""
+    configs = [config for _, order in plan for config in order]
+    if not configs:
+        raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
+    too_big = [c for c in configs if c.train_images < c.batch_size]
+    if too_big:
+        raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images {too_big[0].train_images}")
+
+
+def run_and_summarise(
+    args: argparse.Namespace, plan: list[tuple[Target, list[RunConfig]]], executor: Executor, budget: Budget
+) -> int:
+    """Run the matrices of ``plan`` (one per target) through ``executor``, with the profile's repeats (or
+    ``--repeats``) within ``budget``; print the orders, then the summary."""
+    from runners.matrix import run_matrix
+    from runners.order import order_line
+    from runners.repeats import repeats_of
+    from runners.summary import report
+
+    check_plan(plan)
+    ensure_writable(args.out)
+    for target, order in plan:
+        print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
+    repeats = repeats_of(load_profiles()[chosen_profile(args)], args.repeats)
+    matrix = run_matrix(
+        plan, args.out, executor, force=args.force, progress=not args.no_progress, repeats=repeats, budget=budget
+    )
+    for line in report(matrix, args.out):
+        print(line)
+    return EXIT_FAILURE if any(r.record and r.record["status"] != "ok" for r in matrix.results) else EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``runners matrix`` to the ``runners`` parser."""
+    matrix = sub.add_parser(
+        "matrix",
+        help="run a profile's configurations, each in a fresh subprocess",
+        description="Expand a profile (and the lists given) into configurations and run each "
+        "in a fresh subprocess, on this machine or, with --executor ray, on the nodes of a Ray "
+        "cluster, each record stored under the machine that ran it. Configurations with an ok "
+        "record of the same framework version are skipped (resume); failures (OOM, exception, "
+        "crash, timeout) become records and the matrix goes on. Configurations run round-robin "
+        "over frameworks within each batch size, the first framework rotating from one batch "
+        "size to the next; each run records its place in that order. With --repeats auto (the "
+        "quick profile's default) the configurations whose comparison at a batch size is still "
+        "undecided (the leader's and the runner-up's 95 % intervals of images/s overlap, or n < 3) "
+        "run again, round after round, with warm compile caches, until it is decided or the cap "
+        "is reached; the last lines say why the matrix stopped and how each comparison ended. A "
+        "configuration's processes die with the matrix, also when it is killed.",
+        **examples(
+            "runners matrix",
+            "runners matrix --profile quick --dry-run",
+            "runners matrix --repeats 3 --budget 20",
+            "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
+            "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
+            "runners matrix --profile versions",
+            "runners matrix --versions torch=2.2.1,installed --versions jax=0.4.26,installed --batch-sizes 32",
+            "runners matrix --executor ray --ray-address auto --profile article --per-kind",
+        ),
+    )
+    add_frameworks_flag(matrix)
+    matrix.add_argument("--modes", type=csv_of(str, TRAINING_MODES), metavar="A,B", help="e.g. compiled,eager")
+    matrix.add_argument("--batch-sizes", type=csv_of(positive_int), metavar="A,B", help="e.g. 32,64,128,256")
+    matrix.add_argument("--seeds", type=csv_of(non_negative_int), metavar="A,B", help="e.g. 0,1,2")
+    matrix.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="FRAMEWORK=PATH",
+        help="interpreter for one framework (repeatable); default the current one",
+    )
+    matrix.add_argument(
+        "--versions",
+        action="append",
+        default=[],
+        metavar="FRAMEWORK=V1,V2",
+        help="run these versions of a framework side by side (repeatable), each other than the installed one in "
+        "an environment of its own (runners envs), built first when missing; a version is a release, 'article' or "
+        "'installed' (default: the profile's versions, else the installed ones)",
+    )
+    matrix.add_argument(
+        "--timeout", type=positive_float, metavar="SECONDS", help="per configuration (default: the profile's)"
+    )
+    matrix.add_argument("--force", action="store_true", help="rerun configurations that already have ok records")
+    matrix.add_argument(
+        "--repeats",
+        type=repeats_value,
+        metavar="N|auto",
+        help="runs of each configuration: N, or auto: again while its comparison is undecided, at most the "
+        "profile's max_repeats (default: the profile's; quick: auto, at most 5)",
+    )
+    matrix.add_argument(
+        "--budget",
+        type=positive_float,
+        metavar="MINUTES",
+        help="start no run that would end past this many minutes (expected from this machine's records, else the "
+        "profile's guess); run the command again to go on where it stopped",
+    )
+    matrix.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (configurations, repeats, environments to build, a time estimate) and write nothing",
+    )
+    matrix.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: one configuration at a time on this machine (default); ray: on the nodes of a "
+        "Ray cluster, one GPU (or one CPU-only node) per configuration, several at once; needs the "
+        "extra fwbench[ray]",
+    )
+    matrix.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster to run on (auto: the one started on this machine; default $RAY_ADDRESS, "
+        "else a Ray instance started on this machine for the run)",
+    )
+    matrix.add_argument(
+        "--accelerator-type",
+        metavar="KIND",
+        help="only the nodes with this GPU kind (Ray's accelerator_type, e.g. H100)",
+    )
+    matrix.add_argument(
+        "--per-kind",
+        action="store_true",
+        help="run the whole matrix once on every machine kind of the cluster (nodes of one machine id are one kind)",
+    )
+    # runners.dry_run: every run writes a record without training, to test the executors
+    matrix.add_argument("--dry-run-child", action="store_true", help=argparse.SUPPRESS)
+    add_config_flags(matrix, default_profile="quick")
+    matrix.set_defaults(func=cmd_matrix)

@@ -1,0 +1,56 @@
+"""Run order: the order a matrix runs its configurations in, and how its lines name them.
+
+Round-robin over the frameworks within each batch size, the first framework rotating from one batch size to the
+next (``record.RUN_ORDER_SCHEME``; docs/design.md, "Run order"): slow drift of the machine is not confounded with a
+framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from runners.profiles import RunConfig
+from runners.record import RUN_ORDER_SCHEME
+
+
+def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
+    """The order the matrix runs ``configs`` in (``RUN_ORDER_SCHEME``): batch sizes as given; within one, rounds
+    over seeds (then modes), each round one configuration per framework; the first framework of the rounds
+    rotates by one from one batch size to the next.
+
+    Run back to back, one framework's configurations would share whatever the machine went through at that
+    time (a neighbour's load, heat, a cache warmed by the previous run); interleaved, such drift spreads over
+    all frameworks, and no framework always goes first.
+    """
+
+    def first_seen(values) -> dict:
+        return {value: index for index, value in enumerate(dict.fromkeys(values))}
+
+    frameworks = first_seen((c.framework, c.framework_version) for c in configs)  # each version takes turns too
+    batch_sizes = first_seen(c.batch_size for c in configs)
+    seeds, modes = first_seen(c.seed for c in configs), first_seen(c.mode for c in configs)
+
+    def place(config: RunConfig) -> tuple[int, int, int, int]:
+        rotation = batch_sizes[config.batch_size]
+        return (
+            rotation,
+            seeds[config.seed],
+            modes[config.mode],
+            (frameworks[config.framework, config.framework_version] - rotation) % len(frameworks),
+        )
+
+    return sorted(configs, key=place)
+
+
+def order_line(order: list[RunConfig]) -> str:
+    """The execution order on one line: ``1 torch/compiled bs32 seed0, 2 …``."""
+    label = labeller(order)
+    return f"order ({RUN_ORDER_SCHEME}): " + ", ".join(f"{k} {label(c)}" for k, c in enumerate(order, 1))
+
+
+def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
+    """How the matrix names ``configs`` in its lines: with the framework's version when one framework runs in
+    several versions (``--versions``), else the plain label."""
+    configs = list(configs)
+    several = len({(c.framework, c.framework_version) for c in configs}) > len({c.framework for c in configs})
+    return (lambda c: c.versioned_label) if several else (lambda c: c.label)

@@ -1,0 +1,91 @@
+"""``runners matrix --dry-run``: the plan a matrix would run here and how long it would take, with nothing run or
+written.
+
+The plan is the configurations in their order, the repeats policy and its cap, the environments that would be built,
+and a time estimate per run (``runners.budget``: this machine's records of the configuration, else the profile's
+guess), counting what earlier matrices finished as done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tabulate import tabulate
+
+from fwbench.stats import MIN_RUNS_FOR_INTERVAL
+from runners.budget import FROM_PROFILE, Budget, expected_seconds
+from runners.executor import Target
+from runners.order import labeller, order_line
+from runners.profiles import RunConfig
+from runners.repeats import Repeats
+from runners.store import completed, runs_of
+
+
+def preview(
+    target: Target, order: list[RunConfig], out: Path, repeats: Repeats, budget: Budget, to_build: list[str]
+) -> list[str]:
+    """The dry run's lines for the matrix of ``order`` on ``target``, its records kept under ``out``; ``to_build``:
+    the environments it would build first."""
+    label = labeller(order)
+    competitors: dict[tuple[str, int], set] = {}
+    for config in order:
+        competitors.setdefault((config.mode, config.batch_size), set()).add(config.framework)
+    rows, first, later, fewest = [], [], [], []  # fewest: the repeats before auto can decide anything
+    for config in order:
+        runs = runs_of(config, out, target.machine_ids)
+        done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
+        cold, source = expected_seconds(config, False, runs)
+        warm, _ = expected_seconds(config, True, runs)
+        first.append((0.0 if 0 in done else cold, source))
+        to_make = [r for r in range(1, repeats.runs) if r not in done]
+        later += [warm] * len(to_make)
+        compared = len(competitors[config.mode, config.batch_size]) > 1
+        fewest += [warm for r in to_make if compared and r < MIN_RUNS_FOR_INTERVAL]
+        rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
+    first_s = sum(seconds for seconds, _ in first)
+    guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
+    to_make = sum(1 for seconds, _ in first if seconds)
+    machine = target.machine_ids[0]
+    lines = [
+        f"dry run: nothing runs and nothing is written; the records would go to {out / machine}/",
+        order_line(order),
+        tabulate(
+            rows,
+            headers=["configuration", "runs done", "cold s", "warm s", "expected from"],
+            colalign=("left", "right", "right", "right", "left"),
+            disable_numparse=True,
+        ),
+        f"repeats: {repeats.describe()}",
+        "environments to build first: " + ("; ".join(to_build) or "none"),
+        f"estimate: first round {minutes(first_s)} ({to_make} of {len(order)} runs to make, {guessed} of them at "
+        f"the profile's guess: no record of them on this machine)",
+    ]
+    if later and repeats.auto:
+        lines.append(
+            f"  then {minutes(sum(fewest))} to {minutes(sum(later))} more for {len(fewest)} to {len(later)} repeats "
+            f"(a comparison needs n ≥ {MIN_RUNS_FOR_INTERVAL} each; the most if none is decided sooner)"
+        )
+    elif later:
+        lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
+    lines.append(budget_line(budget, [seconds for seconds, _ in first if seconds]))
+    return lines
+
+
+def budget_line(budget: Budget, first: list[float]) -> str:
+    """What the budget allows of the first round's runs (expected ``first`` seconds each, in order)."""
+    if budget.minutes is None:
+        return "budget: none (--budget MINUTES stops the matrix before a run that would end past it)"
+    spent, fit = 0.0, 0
+    for seconds in first:
+        if spent + seconds > budget.minutes * 60:
+            break
+        spent, fit = spent + seconds, fit + 1
+    if fit == len(first):
+        return f"budget: {budget.minutes:g} min; the first round fits, repeats run while there is room"
+    return f"budget: {budget.minutes:g} min; {fit} of the first round's {len(first)} runs fit (run again to go on)"
+
+
+def minutes(seconds: float) -> str:
+    """``≈ 11.2 min``."""
+    return f"≈ {seconds / 60:.1f} min"

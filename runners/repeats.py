@@ -1,0 +1,58 @@
+"""How many times the matrix runs each configuration: a fixed count, or ``auto``: again while undecided.
+
+A repeat is the same configuration again (same seed, same identity: ``RunConfig.config_id``), in a record of its own
+(``RunConfig.repeat``, ``…-r1.json``); the generator pools repeats as runs of one configuration, as it pools seeds.
+With ``auto`` the matrix runs the profile once, then, round after round, only the configurations whose comparison
+(``runners.comparisons``) is still undecided, until every comparison is decided or each configuration has run
+``max_repeats`` times; a fixed count runs every configuration that many times.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from fwbench.cliargs import positive_int
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """How often each configuration runs: ``runs`` times (fixed), or, ``auto``, again while undecided, at most
+    ``runs`` times."""
+
+    runs: int = 1
+    auto: bool = False
+
+    def describe(self) -> str:
+        """The policy in words, for the dry run."""
+        if self.auto:
+            return (
+                f"auto: after the first round, a configuration runs again while its comparison is undecided (the "
+                f"leader's and the runner-up's 95 % intervals of images/s overlap, or either has n < 3), at most "
+                f"{self.runs} runs each"
+            )
+        return f"{self.runs} run{'s' if self.runs > 1 else ''} of each configuration"
+
+    @property
+    def flag(self) -> str:
+        """The policy as ``--repeats`` spells it."""
+        return AUTO if self.auto else str(self.runs)
+
+
+def repeats_value(text: str) -> int | str:
+    """An argparse type for ``--repeats``: ``auto`` or a positive integer."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or {AUTO}, got {text!r}") from None
+
+
+def repeats_of(spec: dict, given: int | str | None = None) -> Repeats:
+    """The policy of a profile ``spec`` (its ``repeats``, 1 when it has none; ``auto`` capped at its
+    ``max_repeats``), or the ``--repeats`` value ``given`` instead."""
+    value = spec.get("repeats", 1) if given is None else given
+    return Repeats(spec["max_repeats"], auto=True) if value == AUTO else Repeats(value)

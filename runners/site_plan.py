@@ -1,0 +1,43 @@
+"""What ``make site`` runs to benchmark (``runners envs plan``), as a shell script: on an NVIDIA machine the CUDA
+environments (``runners envs build --device gpu``) and the quick matrix on the GPU through them, elsewhere the
+quick matrix on the CPU in this interpreter. Each command's failure is said and passed over: a failed
+configuration is a record too, and the site is built all the same.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from fwbench.frameworks import FRAMEWORKS
+from runners import envs_gpu
+from runners.env_build import interpreter
+
+MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
+BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix cannot run without it"
+
+
+def step(command: list[str], failed: str) -> str:
+    """One line of the script: ``command``, and ``failed`` echoed when it fails."""
+    return f"{shlex.join(command)} || echo {shlex.quote(failed)}"
+
+
+def plan(gpu: envs_gpu.Gpu | None, out: Path, profile: str = "quick", budget: float | None = None) -> list[str]:
+    """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``, the
+    matrix within ``budget`` minutes (None: no budget)."""
+    matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
+    matrix += ["--budget", f"{budget:g}"] if budget else []
+    if gpu is None:
+        return [
+            "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
+            step(matrix, MATRIX_FAILED),
+        ]
+    pythons = []
+    for name in FRAMEWORKS:
+        path = envs_gpu.env_path(name, envs_gpu.installed_version(name))
+        pythons += ["--python", f"{name}={interpreter(path)}"]
+    return [
+        f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment",
+        step(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
+        step([*matrix, "--device", "gpu", *pythons], MATRIX_FAILED),
+    ]

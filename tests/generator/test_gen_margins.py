@@ -1,0 +1,190 @@
+"""No winner without a margin: a leader is named (bold, "fastest", favoured, "% ahead"), a pay-off stated and a
+platform issue sized only from n ≥ 3 clean runs per configuration with 95 % intervals apart — on the committed
+records only where a lead is decided (this CPU's n = 3 tables), nowhere from their single runs, and from records
+that carry the margin everywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import gen_records
+import pytest
+
+from fwbench.records import write_record
+from fwbench.stats import APART, describe, ratio_interval, separation
+from generator.build.render import build_pages
+from generator.i18n import LANGUAGES, language, translate
+from generator.records.aggregate import summarise, tables
+from generator.records.load import load_results
+from generator.verdicts.leads import lead_text, throughput_leads
+from generator.verdicts.payoff import payoff
+from generator.views.verdict_text import text
+
+COMMITTED = Path(__file__).resolve().parents[2] / "results"
+YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
+#: what only a decided lead, pay-off or size may say, as message ids (each checked in every language; a plural
+#: message by both its ids, the singular one being the key of its translation)
+DECIDED_ONLY = (
+    "fastest",
+    "quickest to compile",
+    "leanest",
+    "{leader}: beyond noise",
+    "{margin:.1f} % ahead of {other}",
+    "{ratio:.1f}× ahead of {other}",
+    "pays off after {n} epoch",
+    "pays off after {n} epochs",
+    "never: eager epochs are faster",
+    "{ratio:.1f}× (95 % CI {low:.1f}–{high:.1f}×)",
+    "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configuration, n ≥ {runs} each)",
+    "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configurations, n ≥ {runs} each)",
+)
+
+
+def shape(msgid: str) -> re.Pattern:
+    """What a message looks like on a page in the language being written: its words, any text in its placeholders."""
+    words = re.split(r"\{[^}]*\}", translate(msgid).replace("%%", "%"))
+    return re.compile(".+?".join(re.escape(part) for part in words))
+
+
+def table_rows(page: str, heading: str, end: str) -> list[str]:
+    """The Markdown table rows (``| … |``, header and rule left out) between ``heading`` and ``end``."""
+    section = page[page.index(heading) : page.index(end)]
+    return [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| :")][1:]
+
+
+def measured_choices(page: str) -> list[str]:
+    """The rows of "Which to choose" read from run records (speed and memory)."""
+    rows = [line for line in page.splitlines() if line.startswith("| [")]
+    return [row for row in rows if "(results/speed.md)" in row or "(results/memory.md)" in row]
+
+
+@pytest.fixture(scope="module")
+def committed_pages() -> dict[str, dict[str, str]]:
+    """Every page built from the committed records, by language."""
+    results = load_results(COMMITTED)
+    shared: dict = {}
+    return {code: build_pages(results, language=code, shared=shared) for code in LANGUAGES}
+
+
+def test_the_committed_records_hold_decided_and_undecided_tables():
+    summaries = summarise(load_results(COMMITTED).runs)
+    found = tables(summaries)
+    leads = [lead for table in found for lead in throughput_leads(table)]
+    assert any(lead.decided for lead in leads)
+    assert any(not any(lead.decided for lead in throughput_leads(table)) for table in found)  # older, single runs
+    for lead in leads:  # a decided lead stands on n >= 3 clean runs of both and intervals apart
+        if lead.decided:
+            assert lead.n >= 3 and separation(lead.leader_stats, lead.runner_up_stats) == APART
+
+
+def decided(row: str, verdict: re.Pattern) -> bool:
+    """Whether a headline or choices row carries a decided lead: its verdict words say so."""
+    return bool(verdict.search(row))
+
+
+@pytest.mark.parametrize("code", list(LANGUAGES))
+def test_no_page_names_a_winner_without_a_margin_in_the_committed_records(committed_pages, code):
+    pages = committed_pages[code]
+    with language(code):
+        forbidden = [shape(msgid) for msgid in DECIDED_ONLY]
+        headline, findings = translate("The headline"), translate("Findings")
+        no_verdict = translate("no verdict (n = {n})").format(n=1)
+        beyond = shape("{leader}: beyond noise")
+        choice_beyond = shape("**{leader}** is {best} at {figure}, {gap}, beyond the noise (95 % intervals apart)")
+    index, choose = pages["index.md"], pages["choose.md"]
+    headline_rows = table_rows(index, f"## {headline}", f"## {findings}")
+    choices = measured_choices(choose)
+    finding_items = index[index.index(f"## {findings}") :]
+    undecided = [row for row in headline_rows if not decided(row, beyond)]
+    undecided += [row for row in choices if not decided(row, choice_beyond)]
+    assert undecided and len(undecided) < len(headline_rows) + len(choices)  # both kinds on the committed site
+    for row in undecided:
+        assert "**" not in row, row
+        assert "×" not in row.split("|")[-2], row  # no ratio from single runs either
+    for part in (*undecided, finding_items, pages["results/platform-issues.md"]):
+        for words in forbidden:
+            assert not words.search(part), (words.pattern, part)
+    assert no_verdict in finding_items  # the platform issue's size: one run each way
+
+
+def write(root: Path, records: list[dict]) -> Path:
+    for record in records:
+        write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    return root
+
+
+def seeded(framework: str, seconds: float, seeds: int = 3, spread: float = 0.01, **options) -> list[dict]:
+    """``seeds`` runs of one configuration, ``spread`` seconds apart."""
+    return [gen_records.run(framework, 32, seed, seconds=seconds + seed * spread, **options) for seed in range(seeds)]
+
+
+def test_a_margin_from_three_runs_names_the_leader_everywhere(tmp_path):
+    records = [
+        *seeded("torch", 10.0, compile_seconds=41.0),
+        *seeded("torch", 30.0, compile_seconds=1.0, mode="eager"),
+        *seeded("tensorflow", 12.5, compile_seconds=20.0),
+        *seeded("jax", 40.0, compile_seconds=3.0),
+    ]
+    pages = build_pages(load_results(write(tmp_path, records)))
+    index, choose = pages["index.md"], pages["choose.md"]
+    (row,) = table_rows(index, "## The headline", "**Compile time**")
+    assert row.startswith("| 32 | **51.1 ±\u00a00.1**<br><small>fastest · n=3</small>") and "−20 % · n=3" in row
+    assert row.endswith("| PyTorch: beyond noise |")
+    assert "pays off after 2 epochs" in index  # 40 s more start-up, 20 s saved per epoch, the epochs apart
+    rows = measured_choices(choose)
+    assert "| **PyTorch** | **PyTorch** is fastest at 51.1 img/s" in rows[0]
+    assert "% ahead of TensorFlow, beyond the noise (95 % intervals apart)" in rows[0]
+    compile_row = next(r for r in rows if "short start-up" in r)
+    assert "| **JAX** | **JAX** is quickest to compile at 3.0 s" in compile_row
+    assert "6.7× ahead of TensorFlow" in compile_row  # a gap above 2× is a ratio, not "566.7 % ahead"
+
+
+def test_overlapping_intervals_from_three_runs_name_no_leader(tmp_path):
+    records = [*seeded("torch", 10.0, spread=1.0), *seeded("jax", 10.3, spread=1.0)]
+    table = next(iter(tables(summarise(load_results(write(tmp_path, records)).runs))))
+    (lead,) = throughput_leads(table)
+    assert not lead.decided
+    assert text(lead_text(lead)).startswith("within noise (n = 3): PyTorch at ")
+    choose = build_pages(load_results(tmp_path))["choose.md"]
+    assert "| within noise (n = 3) | within noise (n = 3): " in measured_choices(choose)[0]
+
+
+def test_a_pay_off_needs_the_compiled_and_eager_epochs_apart(tmp_path):
+    records = [*seeded("torch", 10.0, spread=2.0), *seeded("torch", 11.0, spread=2.0, mode="eager")]
+    (table,) = tables(summarise(load_results(write(tmp_path, records)).runs))
+    value = payoff(table, table.columns_in("compiled")[0], 32)
+    assert not value.measurable and value.epochs is None
+    assert "no measurable pay-off (n = 3)" in build_pages(load_results(tmp_path))["index.md"]
+
+
+def tuned(record: dict) -> dict:
+    """``record`` as run with the platform issue's workaround."""
+    changed = gen_records.with_changes(record, record_id=record["record_id"] + "-ynn-off")
+    changed["config"]["tuning_environment"] = YNN_OFF
+    return changed
+
+
+def test_the_platform_issue_is_sized_with_its_interval_only_from_three_runs_each(tmp_path):
+    single = [gen_records.run("jax", 32, seconds=12.0), tuned(gen_records.run("jax", 32, seconds=4.0))]
+    index = build_pages(load_results(write(tmp_path / "one", single)))["index.md"]
+    assert "Measured here: no verdict (n = 1)." in index
+    repeated = [*seeded("jax", 12.0, spread=0.1), *(tuned(r) for r in seeded("jax", 4.0, spread=0.1))]
+    pages = build_pages(load_results(write(tmp_path / "three", repeated)))
+    finding = re.search(r"Measured here: \*\*(.+?)\*\*", pages["index.md"])
+    assert (
+        finding
+        and finding.group(1) == "3.0× faster with the workaround (95 % CI 2.8–3.1×; 1 configuration, n ≥ 3 each)"
+    )
+    assert "3.0× (95 % CI 2.8–3.1×)" in pages["results/platform-issues.md"]
+
+
+def test_the_ratio_interval_comes_from_the_log_ratio_and_stays_defined_for_small_n():
+    a, b = describe([10.0, 10.2, 9.8]), describe([5.0, 5.1, 4.9])
+    low, high = ratio_interval(a, b)
+    assert low < 10.0 / 5.0 < high and (low, high) == pytest.approx((1.864, 2.146), abs=1e-3)
+    noisy = describe([0.1, 3.0, 6.0])  # its own 95 % interval reaches below zero
+    assert noisy.ci95[0] < 0
+    low, high = ratio_interval(noisy, b)
+    assert 0 < low < noisy.mean / b.mean < high
+    assert ratio_interval(describe([10.0, 10.2]), b) is None  # no 95 % interval from two runs

@@ -1,0 +1,102 @@
+"""What a reader needs on the page it reads: the home page's answer first, machines named CPU or GPU, a missing
+framework said to be missing, MFU with its peak, versions written as people write them, the ecosystem pages'
+unverified figures said to be so, and no path of the machine that built the site."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import gen_records
+
+from fwbench.records import write_record
+from generator.build.render import build_pages
+from generator.i18n import language
+from generator.records.load import load_results
+from generator.views.ecosystem import metric_text
+from generator.views.gpu_stack import cuda_version, cudnn_version
+from generator.views.repository import portable_paths
+
+GPU = "nvidia-h200"
+H200_PEAK = 67e12
+#: absolute paths of a build machine that no page may show
+MACHINE_PATHS = re.compile(r"(?<![\w.:/~-])/(?:root|work|tmp|home|Users)/")
+
+
+def _gpu_run(framework: str, batch_size: int, mfu: float | None = None) -> dict:
+    record = gen_records.run(framework, batch_size, machine_id=GPU)
+    if mfu is not None:
+        record["mfu"] = {
+            "value": mfu,
+            "peak_flops_per_second": H200_PEAK,
+            "basis": "3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s",
+        }
+    return record
+
+
+def _results(tmp_path: Path, records: list[dict]):
+    for record in records:
+        machine = record["hardware"]["machine_id"] if record.get("hardware") else gen_records.CPU_MACHINE
+        write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
+    return load_results(tmp_path)
+
+
+def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(tmp_path):
+    results = _results(
+        tmp_path,
+        [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
+    )
+    home = build_pages(results)["index.md"]
+    answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
+    gpu, cpu = answer.index("On the NVIDIA H200 (GPU)"), answer.index("(CPU, ")
+    assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
+    assert "no verdict yet at batch 32 (n = 1" in answer and "ahead" not in answer
+    assert "TensorFlow was not measured there." in answer
+    assert "not measured on this machine" in home  # the missing framework's column says why
+    assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
+    chinese = build_pages(results, language="zh")["index.md"]
+    assert "在 NVIDIA H200（GPU）上" in chinese and "未在该机器上测量" in chinese
+
+
+def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):
+    speed = build_pages(_results(tmp_path, [_gpu_run("torch", 32, mfu=0.442), _gpu_run("jax", 32)]))["results/speed.md"]
+    assert "model FLOPs utilisation" in speed
+    assert "MFU 44.2% of the NVIDIA H200's" in speed and "peak, 67 TFLOP/s (n=1)" in speed
+
+
+def test_gpu_library_versions_read_as_people_write_them():
+    assert cuda_version("13000") == "13.0" and cuda_version(12020) == "12.2" and cuda_version("12.2") == "12.2"
+    assert cudnn_version("91900") == "9.19.0" and cudnn_version("8907") == "8.9.7" and cudnn_version(None) is None
+
+
+def test_restricted_star_growth_and_a_missing_figure_say_not_measured():
+    restricted = {"status": "not_collected", "value": None, "reason": "restricted by GitHub since July 2026: …"}
+    assert metric_text(restricted, "stars_gained_in_window") == (
+        "not measured: GitHub restricts stargazer data since July 2026"
+    )
+    with language("zh"):
+        assert metric_text(None, "stars_gained_in_window") == "未测量"
+
+
+def test_ecosystem_pages_without_a_snapshot_keep_commands_and_field_names_for_the_maintainers(tmp_path):
+    pages = build_pages(_results(tmp_path, [gen_records.run("torch", 32)]))
+    for path in ("beyond/community.md", "beyond/maintenance.md"):
+        assert "**unverified**" in pages[path], path
+        assert "ecosystem collect" not in pages[path] and "total_questions" not in pages[path], path
+    assert "ecosystem collect --out results/ecosystem" in pages["appendix/reproduce.md"]
+
+
+def test_recorded_paths_are_made_portable():
+    traceback = 'File "/work/x/.venv/lib/python3.11/site-packages/keras/ops.py", /tmp/fwm/runners/probes/t.py'
+    assert portable_paths(traceback) == 'File "…/site-packages/keras/ops.py", runners/probes/t.py'
+    assert portable_paths("--out /tmp/vresults/bisect2 https://example.org/a/b img/s") == (
+        "--out …/bisect2 https://example.org/a/b img/s"
+    )
+
+
+def test_no_page_shows_a_path_of_the_build_machine(built_site):
+    root = str(Path(__file__).resolve().parents[2])
+    for page in built_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        found = MACHINE_PATHS.search(html)
+        assert root not in html and not found, f"{page.relative_to(built_site)}: {found and found.group(0)}"

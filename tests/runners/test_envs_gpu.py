@@ -1,0 +1,145 @@
+"""An NVIDIA machine in one command: which CUDA build each framework's environment gets for a driver (resolved by
+uv from PyPI, nothing installed), what ``make site`` runs where NVML sees a GPU and where it sees none, and the
+usage error on a machine without one. A failed CUDA build is in test_envs.py, beside the stand-in uv."""
+
+import shlex
+import stat
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fwbench.cliargs import EXIT_OK, EXIT_USAGE
+from fwbench.frameworks import FRAMEWORKS
+from runners import envs, envs_gpu, site_plan
+from runners.cli import main as runners_main
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def envs_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(envs.ENVS_DIR_ENV, str(tmp_path / "envs"))
+    return tmp_path / "envs"
+
+
+def sections(printed: str) -> dict[str, list[str]]:
+    """The dry run's output as {framework: its resolved packages}, by the heading line of each environment."""
+    found: dict[str, list[str]] = {}
+    for line in printed.splitlines():
+        if not line.startswith("  "):
+            packages = found.setdefault(line.split("-", 1)[0], [])
+        else:
+            packages.append(line.strip())
+    return found
+
+
+@pytest.mark.slow
+def test_the_dry_run_resolves_each_frameworks_cuda_build_from_pypi(envs_dir, monkeypatch, capsys):
+    """Network: uv resolves the three sets from PyPI for a Linux x86-64 machine with a CUDA 13.0 driver."""
+    monkeypatch.setattr(envs_gpu, "detect", lambda: None)  # the driver named is the one planned for
+    code = runners_main(["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "13.0"])
+    printed = capsys.readouterr()
+    assert code == EXIT_OK, printed.err
+    resolved = sections(printed.out)
+    assert list(resolved) == list(FRAMEWORKS)
+    names = {name: {line.split("==")[0] for line in lines} for name, lines in resolved.items()}
+    versions = {name: dict(line.split("==", 1) for line in lines) for name, lines in resolved.items()}
+    # PyPI's torch wheel is the CUDA 13 build: its CUDA libraries come with it
+    assert versions["torch"]["torch"] == envs_gpu.installed_version("torch")
+    assert envs_gpu.cuda_major(resolved["torch"]) == 13 and "nvidia-cudnn-cu13" in names["torch"]
+    # tensorflow[and-cuda], with Keras 3 and NVIDIA's CUDA 12 libraries
+    assert versions["tensorflow"]["tensorflow"] == envs_gpu.installed_version("tensorflow")
+    assert versions["tensorflow"]["keras"].startswith("3.") and "tensorflow-cpu" not in names["tensorflow"]
+    assert {"nvidia-cudnn-cu12", "nvidia-cublas-cu12", "nvidia-cuda-runtime-cu12"} <= names["tensorflow"]
+    # jax[cuda13]: the CUDA 13 plugin for a 13.0 driver, and not the CUDA 12 one
+    assert {"jax-cuda13-plugin", "jax-cuda13-pjrt", "flax", "optax"} <= names["jax"]
+    assert not any(name.startswith("jax-cuda12") for name in names["jax"])
+    # fwbench's own needs in each, none of the cpu extra's other frameworks
+    assert all({"jsonschema", "psutil", "nvidia-ml-py", "tabulate"} <= found for found in names.values())
+    assert "jax" not in names["torch"] and "torch" not in names["jax"] and "tensorflow" not in names["jax"]
+    assert not envs_dir.exists(), "a dry run installs nothing"
+
+
+def test_an_older_driver_takes_jaxs_cuda12_plugin_and_pytorchs_own_index(monkeypatch):
+    monkeypatch.setattr(envs_gpu, "resolve", lambda plan, for_platform: ["nvidia-cuda-runtime==13.0.96"])
+    old = envs_gpu.Gpu("NVIDIA A100", (12, 4))
+    assert envs_gpu.recipe("jax", old).requirements[-1].startswith("jax[cuda12]==")
+    torch, packages = envs_gpu.choose("torch", old)
+    assert packages is None and torch.options[-2:] == ("--torch-backend", "auto")
+    torch, packages = envs_gpu.choose("torch", envs_gpu.Gpu("NVIDIA H200", (13, 0)))
+    assert packages and "--torch-backend" not in torch.options
+    with pytest.raises(envs.EnvError, match="jax: no CUDA plugin for a CUDA 11 driver"):
+        envs_gpu.recipe("jax", envs_gpu.Gpu("NVIDIA V100", (11, 8)))
+
+
+def plan_lines(capsys, *flags: str) -> list[str]:
+    assert runners_main(["envs", "plan", "--out", "results/runs", *flags]) == EXIT_OK
+    return capsys.readouterr().out.splitlines()
+
+
+def command(line: str) -> list[str]:
+    """A plan line's command, without the ``|| echo`` that says it failed."""
+    return shlex.split(line.split(" || ")[0])
+
+
+def test_make_sites_plan_on_an_nvidia_machine_builds_and_runs_on_the_gpu(envs_dir, capsys):
+    comment, build, matrix = plan_lines(capsys, "--fake-gpu", "NVIDIA H200", "--cuda-driver", "13.0")
+    assert comment.startswith("# NVIDIA H200 (CUDA driver 13.0)")
+    assert command(build) == ["runners", "envs", "build", "--device", "gpu"]
+    args = command(matrix)
+    assert args[:4] == ["runners", "matrix", "--profile", "quick"] and "--device gpu" in " ".join(args)
+    pythons = dict(args[i + 1].split("=", 1) for i, arg in enumerate(args) if arg == "--python")
+    assert list(pythons) == list(FRAMEWORKS)
+    for name, python in pythons.items():
+        path = envs_gpu.env_path(name, envs_gpu.installed_version(name))
+        assert python == str(path / "bin" / "python") and path.parent == envs_dir and path.name.endswith("-cuda")
+
+
+def test_make_sites_plan_without_a_gpu_is_the_cpu_matrix(monkeypatch, capsys):
+    monkeypatch.setattr(envs_gpu, "detect", lambda: None)
+    comment, matrix = plan_lines(capsys)
+    assert "no NVIDIA GPU" in comment
+    assert command(matrix) == ["runners", "matrix", "--profile", "quick", "--out", "results/runs"]
+
+
+def test_the_plan_runs_under_sh_and_goes_on_past_a_failure(tmp_path):
+    """Every command of the GPU plan fails here (a stand-in ``runners``): each failure is said, the next runs."""
+    stand_in = tmp_path / "bin" / "runners"
+    stand_in.parent.mkdir()
+    stand_in.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "calls"}\nexit 1\n')
+    stand_in.chmod(stand_in.stat().st_mode | stat.S_IEXEC)
+    script = tmp_path / "plan.sh"
+    script.write_text("\n".join(site_plan.plan(envs_gpu.Gpu("NVIDIA H200", (13, 0)), tmp_path / "runs")) + "\n")
+    done = subprocess.run(
+        ["sh", str(script)], capture_output=True, text=True, env={"PATH": f"{stand_in.parent}:/usr/bin:/bin"}
+    )
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [site_plan.BUILD_FAILED, site_plan.MATRIX_FAILED]
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls[0] == "envs build --device gpu" and calls[1].startswith("matrix --profile quick")
+
+
+def test_make_site_runs_the_plan():
+    site = textwrap.dedent((REPOSITORY / "Makefile").read_text().split("\nsite:")[1].split("\n\n")[0])
+    assert "runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) > $(VENV)/site-plan.sh" in site
+    assert "sh -v $(VENV)/site-plan.sh" in site
+
+
+def test_the_plan_passes_the_budget_on_to_the_matrix(capsys):
+    assert runners_main(["envs", "plan", "--budget", "12.5"]) == 0
+    assert "runners matrix --profile quick --out results/runs --budget 12.5 " in capsys.readouterr().out
+
+
+def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir, monkeypatch, capsys):
+    monkeypatch.setattr(envs_gpu, "detect", lambda: None)
+    assert runners_main(["envs", "build", "--device", "gpu"]) == EXIT_USAGE
+    assert capsys.readouterr().err.splitlines() == [
+        "runners envs: error: --device gpu: NVML sees no NVIDIA GPU on this machine"
+    ]
+    assert runners_main(["envs", "build", "--device", "gpu", "--cuda-driver", "13.0"]) == EXIT_USAGE
+    assert "--cuda-driver: only with --dry-run" in capsys.readouterr().err
+    assert runners_main(["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "13"]) == EXIT_USAGE
+    assert "--cuda-driver '13': expected MAJOR.MINOR" in capsys.readouterr().err
+    assert not envs_dir.exists()

@@ -1,0 +1,324 @@
+"""`runners matrix --repeats` and `--budget`: auto repeats run again only the undecided comparisons, up to the cap;
+a fixed count runs everything; a budget stop keeps every record and a rerun goes on; repeats are warm, named
+``…-r<k>.json`` and pooled as runs of one configuration; ``--dry-run`` writes nothing. Children are faked: each
+"run" is a record built through ``runners.record.ok_record``, as the runner writes it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from fwbench.records import read_record
+from generator.records.aggregate import summarise
+from generator.records.load import Loaded
+from runners import budget, cli, machine_load, matrix, profiles, provenance, run
+from runners.budget import Budget
+from runners.comparisons import comparisons
+from runners.executor import Finished, Started, Target
+from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor
+from runners.order import interleaved_order
+from runners.record import Measured, ok_record, record_path
+from runners.repeats import Repeats
+from runners.summary import closing_lines
+
+MACHINE = "m"
+QUIET = {"load_avg_1m": 0.1, "load_avg_5m": 0.1, "other_cpu_percent": 1.0, "cpu_count": 2}
+SOFTWARE = {
+    "python": "3.11.7",
+    "os": "Linux 6.8.0 (x86_64)",
+    "packages": {"torch": "2.4.1"},
+    "git_commit": "0" * 40,
+    "git_dirty": False,
+    "fwbench_version": "0.1.0",
+}
+VERSIONS = {"torch": "2.4.1", "tensorflow": "2.17.0", "jax": "0.4.31"}
+#: the relative spread of a run's images/s around its framework's rate, by repeat
+TIGHT = (0.0, 0.01, -0.01, 0.005, -0.005)
+
+
+def order_of(*frameworks: str, batch_sizes=(32,)) -> list[profiles.RunConfig]:
+    configs = profiles.expand(
+        "smoke", version_of=VERSIONS.get, frameworks=list(frameworks), batch_sizes=list(batch_sizes)
+    )
+    return interleaved_order(configs)
+
+
+def ran(config: profiles.RunConfig, rate: float, seconds: float = 60.0, load: dict | None = None) -> dict:
+    """The record of ``config`` at ``rate`` images/s, taking ``seconds``, as ``runners run`` writes it."""
+    steps = config.train_images // config.batch_size
+    epoch = steps * config.batch_size / rate
+    windows = run.window_sizes(steps)
+    measured = Measured(
+        first_step_seconds=2 * epoch,
+        epoch_seconds=[epoch],
+        window_step_seconds=[epoch / steps] * len(windows),
+        window_steps=windows,
+        epochs=[{"epoch": 1, "train_loss": 2.0, "train_accuracy": 0.1, "test_loss": 2.0, "test_accuracy": 0.1}],
+        framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
+        nvml_peak_bytes=None,
+        host_self_peak_bytes=1 << 30,
+        host_children_peak_bytes=0,
+        data_bytes=1 << 20,
+        load=load or machine_load.load_section(QUIET, QUIET, 0.0),
+    )
+    hardware = {**provenance.hardware_for("cpu"), "machine_id": MACHINE}
+    finished = f"2026-12-01T10:{int(seconds) // 60:02d}:{int(seconds) % 60:02d}.000Z"
+    return ok_record(
+        config, hardware, "2026-12-01T10:00:00.000Z", finished, measured, software=SOFTWARE, command=["runners"]
+    )
+
+
+class Runs:
+    """A fake executor: each job becomes an ok record at its framework's rate for its batch size, spread by repeat;
+    a run takes ``seconds`` on the budget's clock."""
+
+    name = "fake"
+
+    def __init__(self, rates: dict[tuple[str, int], float], spread=TIGHT, seconds: float = 60.0, clock=None):
+        self.rates, self.spread, self.seconds, self.clock = rates, spread, seconds, clock
+        self.jobs = []
+
+    def execute(self, jobs):
+        for job in jobs:
+            self.jobs.append(job)
+            yield Started(job, "")
+            config = job.config
+            rate = self.rates[config.framework, config.batch_size] * (1 + self.spread[config.repeat])
+            if self.clock:
+                self.clock.now += self.seconds
+            yield Finished(job, ran(config, rate, self.seconds), "", self.seconds)
+
+    def ran(self) -> list[str]:
+        return [job.config.label for job in self.jobs]
+
+
+class Clock:
+    now = 0.0
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The budget's clock, moved on by the fake executor."""
+    fake = Clock()
+    monkeypatch.setattr(budget.time, "monotonic", lambda: fake.now)
+    return fake
+
+
+def run_repeats(out: Path, order, executor, repeats: Repeats, minutes: float | None = None) -> matrix.Outcome:
+    target = Target((MACHINE,), {})
+    return matrix.run_matrix([(target, order)], out, executor, progress=False, repeats=repeats, budget=Budget(minutes))
+
+
+AUTO = Repeats(5, auto=True)
+
+
+def strip_repeat(labels: list[str]) -> list[str]:
+    return [label.split(" r")[0] for label in labels]
+
+
+def test_auto_runs_again_only_the_undecided_comparisons(tmp_path):
+    order = order_of("torch", "tensorflow", "jax", batch_sizes=(32, 64))
+    rates = {("torch", 32): 100, ("tensorflow", 32): 50, ("jax", 32): 20}  # bs 32: apart once n = 3
+    rates |= {("torch", 64): 100, ("jax", 64): 100, ("tensorflow", 64): 10}  # bs 64: torch and jax never apart
+    executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    labels = executor.ran()
+    for first in (0, 6, 12):  # rounds 0 to 2: every configuration, in the matrix's order, until n = 3
+        assert strip_repeat(labels[first : first + 6]) == [config.label for config in order]
+    later = labels[18:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow is apart from them)
+    assert later == [
+        "jax/compiled bs64 seed0 r3",
+        "torch/compiled bs64 seed0 r3",
+        "jax/compiled bs64 seed0 r4",
+        "torch/compiled bs64 seed0 r4",
+    ]
+    assert outcome.stop.reason == "cap reached"
+    assert closing_lines(outcome)[1:] == ["bs 32: PyTorch ahead of TensorFlow (n=3, 3)", "bs 64: within noise at n=5"]
+    assert closing_lines(outcome)[0] == "stopped: cap reached: at most 5 runs of each configuration"
+
+
+def test_a_third_framework_that_overlaps_the_leader_runs_again_too():
+    order = order_of("torch", "tensorflow", "jax")
+    spread = (0.0, 0.05, -0.05)
+    rates = {"torch": 100, "tensorflow": 99, "jax": 50}
+    runs = {c.config_id: [ran(c, rates[c.framework] * (1 + d)) for d in spread] for c in order}
+    (comparison,) = comparisons(order, runs, cap=5)
+    assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"] and not comparison.decided
+    assert {c.framework for c in comparison.to_run_again()} == {"torch", "tensorflow"}  # JAX is apart: not again
+    rates["jax"] = 98
+    runs = {c.config_id: [ran(c, rates[c.framework] * (1 + d)) for d in spread] for c in order}
+    (comparison,) = comparisons(order, runs, cap=5)
+    assert {c.framework for c in comparison.to_run_again()} == {"torch", "tensorflow", "jax"}
+
+
+def test_auto_stops_when_every_comparison_is_decided(tmp_path):
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
+    assert len(executor.jobs) == 6 and outcome.stop.reason == "all decided"
+    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 3)"
+    assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2]
+
+
+def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_repeated(tmp_path):
+    busy = {**QUIET, "other_cpu_percent": 90.0}
+    order = order_of("torch", "jax")
+    record = ran(order[0], 100.0, load=machine_load.load_section(busy, busy, 0.0))
+    path = record_path(tmp_path, MACHINE, order[0])
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record))
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    assert outcome.results[0].note == "done before (resumed)"  # an ok record, busy or not, is done
+    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 4)"  # the busy run is not among the 3
+
+    alone = Runs({("torch", 32): 100})
+    outcome = run_repeats(tmp_path / "alone", order_of("torch"), alone, AUTO)
+    assert len(alone.jobs) == 1 and outcome.stop.reason == "nothing to compare"
+    assert closing_lines(outcome)[-1] == "bs 32: only PyTorch ran ok, nothing to compare"
+
+
+def test_a_fixed_count_runs_every_configuration_that_often(tmp_path):
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, Repeats(4))
+    assert len(executor.jobs) == 8 and outcome.stop.reason == "repeats done"
+    assert closing_lines(outcome) == [
+        "stopped: repeats done: 4 runs of each configuration",
+        "bs 32: PyTorch ahead of JAX (n=4, 4)",
+    ]
+    once = run_repeats(tmp_path / "once", order_of("torch", "jax"), Runs({("torch", 32): 1, ("jax", 32): 2}), Repeats())
+    assert closing_lines(once)[-1] == "bs 32: undecided at n=1 (repeats 1)"
+
+
+def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, capsys):
+    order = order_of("torch", "jax")
+    rates = {("torch", 32): 100, ("jax", 32): 50}
+    stopped = run_repeats(tmp_path, order, Runs(rates, clock=clock), AUTO, minutes=3.5)
+    assert stopped.stop.reason == "budget spent" and len(stopped.results) == 3  # 30 s guesses, then 60 s records
+    assert closing_lines(stopped) == [
+        "stopped: budget spent: the next run would end past the 3.5-minute budget; run the same command again to go on",
+        "bs 32: undecided at n=2, 1 (budget)",
+    ]
+    kept = sorted(p.name for p in (tmp_path / MACHINE).iterdir())
+    assert len(kept) == 3 and sum(name.endswith("-r1.json") for name in kept) == 1
+
+    again = Runs(rates, clock=clock)
+    resumed = run_repeats(tmp_path, order, again, AUTO)
+    assert [r.note for r in resumed.results][:3] == ["done before (resumed)"] * 3
+    assert [job.config.label for job in again.jobs] == [
+        "jax/compiled bs32 seed0 r1",
+        "torch/compiled bs32 seed0 r2",
+        "jax/compiled bs32 seed0 r2",
+    ]
+    assert resumed.stop.reason == "all decided" and len(list((tmp_path / MACHINE).iterdir())) == 6
+
+
+def test_a_configurations_first_run_in_a_matrix_is_cold_and_its_repeats_warm(tmp_path):
+    order = order_of("torch", "jax")
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    run_repeats(tmp_path, order, executor, Repeats(2))
+    assert [(job.config.repeat, job.warm) for job in executor.jobs] == [(0, False), (0, False), (1, True), (1, True)]
+    later = Runs({("torch", 32): 100, ("jax", 32): 50})
+    run_repeats(tmp_path, order, later, Repeats(3))  # repeats 0 and 1 resumed: repeat 2 is this matrix's first
+    assert [(job.config.repeat, job.warm) for job in later.jobs] == [(2, False), (2, False)]
+
+
+def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, monkeypatch):
+    args_file = tmp_path / "args"
+    python = tmp_path / "fake-python"
+    python.write_text(f'#!/usr/bin/env bash\necho "$@" > {args_file}\ntouch "${{@: -1}}/entry"\nexit 1\n')
+    python.chmod(0o755)
+    monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "caches"))
+    (config,) = order_of("jax")
+    machine_id = provenance.hardware_for(config.device)["machine_id"]
+    cache = tmp_path / "caches" / machine_id / "jax-0.4.31-compiled-bs32"
+    cache.mkdir(parents=True)
+    (cache / "stale").write_text("left by an earlier matrix")
+    executor = LocalExecutor(pythons={"jax": str(python)})
+    executor.run(config, (1, 1))
+    assert args_file.read_text().split()[-2:] == ["--compile-cache", str(cache)]
+    assert sorted(p.name for p in cache.iterdir()) == ["entry"]  # emptied, then filled by the run
+    executor.run(dataclasses.replace(config, repeat=1), (2, 2), warm=True)
+    assert args_file.read_text().split()[-2:] == ["--compile-cache", str(cache)]
+    assert sorted(p.name for p in cache.iterdir()) == ["entry"]  # a repeat keeps what the first run left
+
+
+def test_repeats_have_files_of_their_own_and_pool_as_runs_of_one_configuration(tmp_path):
+    (config,) = order_of("torch")
+    again = dataclasses.replace(config, repeat=2)
+    assert config.record_id == config.config_id == again.config_id  # the first run keeps today's name
+    assert again.record_id == f"{config.config_id}-r2" and again.label == "torch/compiled bs32 seed0 r2"
+    assert profiles.RunConfig.from_json(again.to_json()) == again
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    run_repeats(tmp_path, order_of("torch", "jax"), executor, Repeats(3))
+    paths = sorted((tmp_path / MACHINE).glob("torch-*.json"), key=lambda p: (len(p.name), p.name))
+    assert [p.name for p in paths] == [f"{config.config_id}{suffix}.json" for suffix in ("", "-r1", "-r2")]
+    records = [read_record(p) for p in paths]
+    assert [r["config"]["repeat"] for r in records] == [0, 1, 2] and {r["config"]["seed"] for r in records} == {0}
+    (summary,) = summarise([Loaded(p, r) for p, r in zip(paths, records, strict=True)])
+    assert summary.n_ok == 3
+
+
+def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "runs"
+    assert cli.main(["matrix", "--profile", "smoke", "--frameworks", "torch", "--dry-run", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert not out.exists()
+    assert "repeats: 1 run of each configuration" in printed and "environments to build first: none" in printed
+    assert "estimate: first round ≈ 0.5 min (1 of 1 runs to make, 1 of them at the profile's guess" in printed
+    (config,) = profiles.expand("smoke", frameworks=["torch"])
+    path = record_path(out, provenance.hardware_for(config.device)["machine_id"], config)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(ran(config, 100.0, seconds=90.0)))
+    argv = ["matrix", "--profile", "smoke", "--frameworks", "torch", "--repeats", "3", "--dry-run", "--budget", "1"]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "1 of 3" in printed and "this machine's records" in printed and "then ≈ 3.0 min more for 2 repeats" in printed
+    )
+    assert sorted(p.name for p in out.rglob("*")) == sorted([path.parent.name, path.name])
+
+
+@pytest.mark.parametrize(
+    "flag, value", [("--repeats", "0"), ("--repeats", "often"), ("--budget", "0"), ("--budget", "soon")]
+)
+def test_bad_repeats_and_budget_are_usage_errors(tmp_path, capsys, flag, value):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        raise SystemExit(cli.main(["matrix", "--profile", "smoke", flag, value, "--out", str(out)]))
+    assert exit_info.value.code == 2 and not out.exists()
+    (line,) = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert flag in line and repr(value) in line
+
+
+def test_quick_repeats_automatically_and_the_others_once():
+    assert matrix_repeats("quick") == Repeats(5, auto=True)
+    assert matrix_repeats("smoke") == matrix_repeats("article") == matrix_repeats("versions") == Repeats(1)
+
+
+def matrix_repeats(name: str) -> Repeats:
+    from runners.repeats import repeats_of
+
+    return repeats_of(profiles.profile(name))
+
+
+def test_dry_run_names_the_environments_it_would_build_and_builds_none(tmp_path, monkeypatch, capsys):
+    from runners import envs
+
+    monkeypatch.setenv(envs.ENVS_DIR_ENV, str(tmp_path / "envs"))
+    argv = ["matrix", "--profile", "smoke", "--versions", "jax=article,installed", "--dry-run"]
+    assert cli.main([*argv, "--out", str(tmp_path / "runs")]) == 0
+    article = envs.article_version("jax")
+    assert f"environments to build first: jax {article} in {envs.env_path('jax', article)}\n" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tmp_path):
+    order = order_of("torch", "jax", batch_sizes=(16, 32, 64))
+    rates = {(fw, bs): 100 for fw in ("torch", "jax") for bs in (16, 32, 64)}  # never apart: every round repeats
+    executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
+    run_repeats(tmp_path, order, executor, Repeats(2, auto=True))
+    assert [config.batch_size for config in order] == [16, 16, 32, 32, 64, 64]
+    assert [job.config.batch_size for job in executor.jobs[6:]] == [16, 16, 64, 64, 32, 32]
