@@ -20,7 +20,8 @@ _SCP_LIKE = re.compile(r"^[\w.-]+@([\w.-]+):(?!//)(.+)$")
 
 def origin_url(repo_root: Path) -> str | None:
     """The ``origin`` remote of the checkout at ``repo_root`` as a web address (an scp-like ``git@host:path`` as
-    ``https://host/path``), without credentials; None when there is none."""
+    ``https://host/path``), without credentials; None when there is none or it is no web address (a clone of a
+    local path, as CI's is, names a folder of the build machine)."""
     try:
         done = subprocess.run(
             ["git", "-C", str(repo_root), "remote", "get-url", "origin"],
@@ -32,7 +33,9 @@ def origin_url(repo_root: Path) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     url = _SCP_LIKE.sub(r"https://\1/\2", done.stdout.strip())
-    return _CREDENTIALS.sub("", url) if done.returncode == 0 and url else None
+    if done.returncode != 0 or not url.startswith(("https://", "http://")):
+        return None
+    return _CREDENTIALS.sub("", url)
 
 
 def repository_url(configured: str | None, repo_root: Path) -> str | None:

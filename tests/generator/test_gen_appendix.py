@@ -89,3 +89,9 @@ def test_the_address_comes_from_the_config_else_the_origin_remote(tmp_path):
         ["git", "-C", str(tmp_path), "remote", "add", "origin", "https://user:token@example.org/r.git"], check=True
     )
     assert repository_url(None, tmp_path) == "https://example.org/r.git"  # credentials never shown
+
+
+def test_an_origin_that_is_a_local_folder_is_no_address(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", "/work/main"], check=True)
+    assert origin_url(tmp_path) is None  # a clone of a path on the build machine, as CI's checkout is

@@ -27,6 +27,8 @@ def start_matrix(out: Path, *args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # a shell job takes Ctrl-C even when these tests run in a background job, whose SIGINT is ignored (inherited)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
