@@ -90,7 +90,7 @@ def configurations() -> list[RunConfig]:
 
 def measured(config: RunConfig, seconds: float, accuracy: float, position: int, total: int) -> Measured:
     """Measurements for one run: ``seconds`` per epoch, the test accuracy rising to ``accuracy``."""
-    steps = config.train_images // config.batch_size
+    steps = config.epoch_train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     epochs = [
         {

@@ -5,8 +5,11 @@ Usage: python benchmarks/gpu_check.py --out DIR [--device auto|gpu|cpu] [--profi
 
 Steps, each in its own process as the benchmark runs them: ``runners env``; a float32 forward pass of every
 framework present on the device (parity, and whether NVML sees the process); ``runners matrix`` over the smoke
-profile, then over the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only); the cross-checks
-below; ``generator build`` over the records written. Everything lands in DIR: ``results/runs/`` (the records),
+profile, then over the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only), at quick's
+precision on the device (each framework's ``default`` on a GPU); then the precisions step: PyTorch and JAX compiled
+at bf16 (batch 256, then 32) and at strict fp32 (batch 256), the bf16 ÷ fp32 pair of ``benchmarks/precision_ratio.py``,
+the runs at 32 and the fp32 reference only if time allows; the cross-checks below; ``generator build`` over the
+records written. Everything lands in DIR: ``results/runs/`` (the records),
 ``site/``, ``env.json``, ``gpu_check.log``, ``gpu_check.txt`` (the table) and ``gpu_check.json``.
 
 A check fails the kit (exit 1): a run not ok or not on the device asked for; compile time not > 0 or a steady step
@@ -76,9 +79,34 @@ from runners.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa:
 from runners.record import SCHEMA as RUN_SCHEMA  # noqa: E402
 from runners.run import framework_environment  # noqa: E402
 
-#: per profile, the ``runners matrix`` lists that narrow it (quick: the two ends of the batch sizes, both modes)
-PLAN = {"smoke": {}, "quick": {"batch_sizes": [32, 256], "modes": ["compiled", "eager"]}}
-SCALING_BATCHES = tuple(PLAN["quick"]["batch_sizes"])  # on a GPU, images/s must rise from the first to the second
+
+@dataclass(frozen=True)
+class Step:
+    """One ``runners matrix`` call of the kit: a profile narrowed by the matrix's flags (None: the profile's), run
+    once per configuration; an ``optional`` step's configurations may go unrun when the time is spent."""
+
+    profile: str
+    batch_sizes: tuple[int, ...] | None = None
+    modes: tuple[str, ...] | None = None
+    precision: str | None = None
+    frameworks: tuple[str, ...] | None = None
+    optional: bool = False
+
+
+#: per part of the kit (``--profiles``), its matrix calls in order. quick: the two ends of the batch sizes, both modes,
+#: at the profile's precision (a GPU: each framework's default; no extra precisions). precisions: bf16 for PyTorch and
+#: JAX at batch 256, then at 32 and strict fp32 at 256 (its reference) if time allows.
+PRECISION_FRAMEWORKS = ("torch", "jax")
+PLAN = {
+    "smoke": (Step("smoke"),),
+    "quick": (Step("quick", (32, 256), ("compiled", "eager")),),
+    "precisions": (
+        Step("quick", (256,), ("compiled",), "bf16", PRECISION_FRAMEWORKS),
+        Step("quick", (32,), ("compiled",), "bf16", PRECISION_FRAMEWORKS, optional=True),
+        Step("quick", (256,), ("compiled",), "fp32", PRECISION_FRAMEWORKS, optional=True),
+    ),
+}
+SCALING_BATCHES = PLAN["quick"][0].batch_sizes  # on a GPU, images/s must rise from the first to the second
 #: tests/runners/test_parity.py's bound on float32 compiled logits (max |a - b| / max |b|)
 FORWARD_PARITY_BOUND = 1e-4
 DEFAULT_BUDGET_S = 450.0  # within the issue's 8 minutes on one GPU, the site and the packing included
@@ -87,6 +115,7 @@ ENV_TIMEOUT_S = 60.0
 CAPTURE_TIMEOUT_S = 180.0
 PEAKS_FILE = REPO / "runners" / "device_peaks.json"
 CPU_ONLY = "not applicable on a CPU"
+NOT_RUN = "not run: the time budget was spent (optional)"
 
 # --- cross-checks: pure functions of records, each returning one Check -------------------------------------------
 
@@ -123,9 +152,9 @@ def mib(value: float | None) -> str:
     return "—" if value is None else f"{value / 2**20:,.0f} MiB"
 
 
-def subject(profile: str, framework: str, mode: str, batch_size: int) -> str:
-    """``profile framework/mode bsN``: which run a check speaks of."""
-    return f"{profile} {framework}/{mode} bs{batch_size}"
+def subject(profile: str, framework: str, mode: str, batch_size: int, precision: str = "fp32") -> str:
+    """``profile framework/mode bsN``, with the precision policy after it unless fp32: which run a check speaks of."""
+    return f"{profile} {framework}/{mode} bs{batch_size}" + ("" if precision == "fp32" else f" {precision}")
 
 
 def subject_of(record: dict) -> str:
@@ -134,7 +163,12 @@ def subject_of(record: dict) -> str:
         record["framework"]["name"],
         record["framework"]["mode"],
         record["config"]["batch_size"],
+        record["config"]["precision"],
     )
+
+
+def config_subject(config: RunConfig) -> str:
+    return subject(config.profile, config.framework, config.mode, config.batch_size, config.precision)
 
 
 def check_env(env: dict) -> Check:
@@ -231,14 +265,20 @@ def check_allocator(record: dict) -> Check:
     return Check(ALLOCATOR, subject_of(record), allocator <= nvml, f"{mib(allocator)} <= {mib(nvml)}")
 
 
-def check_mfu(record: dict, peaks: dict[str, float]) -> Check:
-    """MFU is computed from the device_peaks.json entry of the device the run reports, and lies in (0, 1)."""
+def check_mfu(record: dict, peaks: dict[str, dict[str, float]]) -> Check:
+    """MFU is computed from the device_peaks.json entry of the device the run reports, in the table of the precision
+    that ran (``mfu.peak_table``; float32 in records before it), and lies in (0, 1)."""
     mfu, name = record.get("mfu") or {}, record["hardware"]["device_name"]
-    value, used, peak = mfu.get("value"), mfu.get("peak_flops_per_second"), peaks.get(name)
+    table = mfu.get("peak_table") or "float32"
+    value, used, peak = mfu.get("value"), mfu.get("peak_flops_per_second"), peaks.get(table, {}).get(name)
     if value is None:
-        why = f"device_peaks.json has no entry {name!r}" if peak is None else f"although device_peaks.json has {name!r}"
+        why = (
+            f"device_peaks.json's {table} table has no entry {name!r}"
+            if peak is None
+            else f"although device_peaks.json's {table} table has {name!r}"
+        )
         return Check(MFU, subject_of(record), False, f"null: {why}")
-    table_says = f"{peak:.3g}" if peak else "no entry"
+    table_says = f"{peak:.3g} {table}" if peak else "no entry"
     return Check(
         MFU,
         subject_of(record),
@@ -276,7 +316,9 @@ def check_parity(pair: str, report: dict[str, float], bound: float = FORWARD_PAR
     )
 
 
-def record_checks(record: dict, device: str, peaks: dict[str, float], nvml_reason: str | None) -> list[Check]:
+def record_checks(
+    record: dict, device: str, peaks: dict[str, dict[str, float]], nvml_reason: str | None
+) -> list[Check]:
     """Every per-run check of ``record``, the GPU-only ones not applicable when ``device`` is the CPU."""
     status = check_status(record)
     if not status.ok:
@@ -489,16 +531,21 @@ def parity_checks(captures: dict[str, Capture]) -> tuple[list[Check], list[dict]
     return checks, rows
 
 
-def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> None:
-    """``runners matrix`` over ``profile`` (narrowed by PLAN) for ``frameworks``, within the budget."""
-    plan = PLAN[profile]
+def step_frameworks(step: Step, present: list[str]) -> list[str]:
+    """The frameworks a step runs: those it names that are present (all present when it names none)."""
+    return [name for name in present if step.frameworks is None or name in step.frameworks]
+
+
+def matrix_step(kit: Kit, step: Step, frameworks: list[str], device: str) -> None:
+    """``runners matrix`` over ``step``'s profile, narrowed by its flags, for ``frameworks``: each configuration once,
+    within the budget."""
     command = [
         sys.executable,
         "-m",
         "runners.cli",
         "matrix",
         "--profile",
-        profile,
+        step.profile,
         "--frameworks",
         ",".join(frameworks),
         "--out",
@@ -508,25 +555,30 @@ def matrix_step(kit: Kit, profile: str, frameworks: list[str], device: str) -> N
         "--no-progress",
         "--timeout",
         f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}",
-        # quick repeats until each comparison is decided: the matrix starts no run that would end past the kit's time
+        # once each, leaving the time to the later steps; the matrix starts no run that would end past the kit's time
+        "--repeats",
+        "1",
         "--budget",
         f"{max(1.0, kit.left(SITE_RESERVE_S)) / 60:.2f}",
     ]
-    for flag, values in (("--batch-sizes", plan.get("batch_sizes")), ("--modes", plan.get("modes"))):
+    for flag, values in (("--batch-sizes", step.batch_sizes), ("--modes", step.modes)):
         command += [flag, ",".join(map(str, values))] if values else []
+    command += ["--precision", step.precision] if step.precision else []
     kit.child(command, kit.left(SITE_RESERVE_S))
 
 
-def expected_configs(profile: str, frameworks: list[str], device: str, executor: LocalExecutor) -> list[RunConfig]:
-    """The configurations ``matrix_step`` asks for, as ``runners matrix`` expands them (same record ids)."""
-    plan = PLAN[profile]
+def expected_configs(step: Step, frameworks: list[str], device: str, executor: LocalExecutor) -> list[RunConfig]:
+    """The configurations ``matrix_step`` asks for, as ``runners matrix`` expands them (same record ids): without a
+    precision the profile's on the device, without its extra precisions."""
     return expand(
-        profile,
+        step.profile,
         version_of=executor.framework_version,
         frameworks=frameworks,
-        modes=plan.get("modes"),
-        batch_sizes=plan.get("batch_sizes"),
+        modes=step.modes and list(step.modes),
+        batch_sizes=step.batch_sizes and list(step.batch_sizes),
         device=None if device == "auto" else device,
+        precision=step.precision,
+        extra_precisions=None if step.precision else {},
     )
 
 
@@ -589,7 +641,7 @@ def table(header: list[str], rows: list[list[str]], right: tuple[int, ...] = ())
 
 def run_row(config: RunConfig, record: dict | str) -> list[str]:
     """One run's figures for the table (— where a figure is unknown)."""
-    head = [f"{config.profile} {config.framework}", config.mode, str(config.batch_size)]
+    head = [f"{config.profile} {config.framework}", config.mode, str(config.batch_size), config.precision]
     if isinstance(record, str) or record["status"] != "ok":
         return head + [record if isinstance(record, str) else record["status"]] + ["—"] * 6
     timing, memory, mfu = record["timing"], record["memory"], (record.get("mfu") or {}).get("value")
@@ -608,6 +660,7 @@ RUN_HEADER = [
     "profile framework",
     "mode",
     "batch",
+    "precision",
     "status",
     "images/s",
     "compile s",
@@ -626,7 +679,7 @@ def report(
     device: str,
 ) -> str:
     """The kit's whole result as text: runs, parity figures, checks, skipped frameworks and the tally."""
-    parts = [f"runs on the {device}", table(RUN_HEADER, [run_row(c, r) for c, r in runs], (2, 4, 5, 6, 7, 8, 9))]
+    parts = [f"runs on the {device}", table(RUN_HEADER, [run_row(c, r) for c, r in runs], (2, 5, 6, 7, 8, 9, 10))]
     if parity_rows:
         parts += [
             f"\nfloat32 forward parity on the {device} (max |a - b| / max |b|)",
@@ -661,7 +714,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=csv_of(str, tuple(PLAN)),
         default=list(PLAN),
         metavar="A,B",
-        help="profiles to run, from smoke,quick (default both)",
+        help="parts to run, from smoke,quick,precisions (default all; precisions: bf16 and fp32 of PyTorch and JAX "
+        "on the quick profile)",
     )
     add_frameworks_flag(parser)
     parser.add_argument(
@@ -676,29 +730,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def env_checks(env: dict | None, device: str, peaks: dict[str, float]) -> list[Check]:
+def env_checks(env: dict | None, device: str, peaks: dict[str, dict[str, float]]) -> list[Check]:
     """The machine's checks: what ``runners env`` shows and the peak table's entry for its GPU."""
     if device != "gpu":
         return [Check(ENV, "runners env", None, CPU_ONLY), Check(PEAK_TABLE, "—", None, CPU_ONLY)]
     if env is None:
         return [Check(ENV, "runners env", False, "runners env failed (see the log)")]
-    return [check_env(env), check_peak_table(env["hardware"]["device_name"], peaks)]
+    return [check_env(env), check_peak_table(env["hardware"]["device_name"], peaks["float32"])]
 
 
 def run_checks(
-    runs: list[tuple[RunConfig, dict | str]], device: str, peaks: dict[str, float], reasons: dict[str, str | None]
+    runs: list[tuple[RunConfig, dict | str]],
+    device: str,
+    peaks: dict[str, dict[str, float]],
+    reasons: dict[str, str | None],
+    optional: frozenset[str] = frozenset(),
+    scaling: frozenset[str] | None = None,
 ) -> list[Check]:
-    """Every run's checks (a missing record fails), then the batch-size scaling across them."""
+    """Every run's checks (a missing record fails, or is not applicable where its config id is ``optional``), then
+    the batch-size scaling across the runs whose config ids are in ``scaling`` (None: all)."""
     checks = []
     for config, record in runs:
-        checks += (
-            record_checks(record, device, peaks, reasons.get(config.framework))
-            if isinstance(record, dict)
-            else [
-                Check(STATUS, subject(config.profile, config.framework, config.mode, config.batch_size), False, record)
-            ]
-        )
-    records = [record for _, record in runs if isinstance(record, dict)]
+        if isinstance(record, dict):
+            checks += record_checks(record, device, peaks, reasons.get(config.framework))
+        else:
+            skipped = config.config_id in optional
+            checks.append(
+                Check(STATUS, config_subject(config), None if skipped else False, NOT_RUN if skipped else record)
+            )
+    records = [r for c, r in runs if isinstance(r, dict) and (scaling is None or c.config_id in scaling)]
     return checks + (check_scaling(records) if device == "gpu" else [Check(SCALING, "quick", None, CPU_ONLY)])
 
 
@@ -711,7 +771,7 @@ def run_kit(args: argparse.Namespace) -> int:
         f"{args.budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}"
     )
     env = env_step(kit)
-    peaks = json.loads(PEAKS_FILE.read_text())["float32"]
+    peaks = json.loads(PEAKS_FILE.read_text())
 
     executor = LocalExecutor()
     wanted = args.frameworks or list(FRAMEWORKS)
@@ -727,14 +787,29 @@ def run_kit(args: argparse.Namespace) -> int:
     captures = capture_step(kit, present, device, executor)
     parity_found, parity_rows = parity_checks(captures)
     runs: list[tuple[RunConfig, dict | str]] = []
-    for profile in args.profiles:
-        kit.say(f"== runners matrix --profile {profile}")
-        if present:
-            matrix_step(kit, profile, present, args.device)
-            runs += [(c, find_record(kit.runs, c)) for c in expected_configs(profile, present, args.device, executor)]
+    optional: set[str] = set()
+    scaling: set[str] = set()  # the quick part's: one precision, both batch sizes
+    for part in args.profiles:
+        for step in PLAN[part]:
+            names = step_frameworks(step, present)
+            kit.say(
+                f"== runners matrix --profile {step.profile}"
+                + (f" --precision {step.precision}" if step.precision else "")
+            )
+            if names:
+                matrix_step(kit, step, names, args.device)
+                configs = expected_configs(step, names, args.device, executor)
+                runs += [(c, find_record(kit.runs, c)) for c in configs]
+                optional |= {c.config_id for c in configs} if step.optional else set()
+                scaling |= {c.config_id for c in configs} if part == "quick" else set()
 
     reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
-    checks = [*env_checks(env, device, peaks), *run_checks(runs, device, peaks, reasons), *parity_found, site_step(kit)]
+    checks = [
+        *env_checks(env, device, peaks),
+        *run_checks(runs, device, peaks, reasons, frozenset(optional), frozenset(scaling)),
+        *parity_found,
+        site_step(kit),
+    ]
     text = report(runs, parity_rows, checks, skipped, device)
     kit.say("\n" + text)
     (kit.out / "gpu_check.txt").write_text(text + "\n")

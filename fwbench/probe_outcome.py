@@ -9,6 +9,10 @@ compute dtype). The proof is read from the record, never inferred from the frame
 warning that names both dtypes, or a result computed in the model's dtype. Deriving it on read gives
 records written before the category existed their category without a re-run.
 
+A raised error is the good outcome only when it is about the planted bug: ``reports_planted_bug`` decides that
+from the clean message, so that an error of something else (TensorFlow's compiler refusing the NaN check's op)
+scores as the failure of its probe. It too is derived on read, for records written before the rule.
+
 Shared by the runners (which write probe records) and the generator (which scores them).
 """
 
@@ -25,9 +29,9 @@ _DTYPE_NAME = re.compile(r"^(?:b?float|u?int|complex)\d+$")
 _RESULT_DTYPE = re.compile(r"\bdtype=(\S+)")
 
 
-def _names(text: str, dtype: str) -> bool:
-    # whole names only: float32 must not match inside float320 or xfloat32
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(dtype)}(?![A-Za-z0-9_])", text) is not None
+def _names(text: str, name: str, flags: int = 0) -> bool:
+    # whole names only: float32 must not match inside float320 or xfloat32, nan not inside nano
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text, flags) is not None
 
 
 def fed_and_model_dtypes(record: dict[str, Any]) -> tuple[str, str] | None:
@@ -53,3 +57,26 @@ def cast_evidence(record: dict[str, Any]) -> str | None:
 def outcome_category(record: dict[str, Any]) -> str:
     """``silently cast`` when ``cast_evidence`` finds a documented cast, else the record's ``outcome``."""
     return SILENTLY_CAST if cast_evidence(record) else record["outcome"]
+
+
+#: words of each bug's kind, one of which a message about the bug names when it does not name every offending
+#: token: a shape or dimension for the shape bugs (the target, for the loss), the dtype, NaN or infinity
+BUG_WORDS = {
+    "dense_shape": ("shape", "shapes", "dimension", "dimensions"),
+    "dtype": ("dtype", "dtypes"),
+    "loss_shape": ("shape", "shapes", "dimension", "dimensions", "target", "targets"),
+    "nan": ("nan", "nans", "infinity"),
+}
+
+
+def reports_planted_bug(record: dict[str, Any]) -> bool | None:
+    """Whether the probe's error reports the planted bug: its clean message names every expected token
+    (``names_shapes``) or, as a whole word in any case, a word of the bug's kind (``BUG_WORDS``). None when the
+    probe raised no error."""
+    if record.get("outcome") != "error":
+        return None
+    if record.get("names_shapes"):
+        return True
+    message = record.get("message_clean") or ""
+    words = BUG_WORDS.get(record.get("bug"), ())
+    return any(_names(message, word, re.IGNORECASE) for word in words)

@@ -16,9 +16,12 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po, write_po
 
+from generator.data_text import extract_prose
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, catalogue_path
 
 GENERATOR_DIR = LOCALE_DIR.parent
+#: data files outside generator/ whose prose a page shows (generator.data_text.PROSE names the fields)
+OUTSIDE_DATA = (GENERATOR_DIR.parent / "fwbench" / "version_sets.json",)
 MAPPING = LOCALE_DIR / "babel.cfg"
 TEMPLATE = LOCALE_DIR / "messages.pot"
 #: a comment above a message that starts with this reaches the translator
@@ -36,6 +39,10 @@ def extract() -> Catalog:
         GENERATOR_DIR, method_map, options_map, KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True
     ):
         catalog.add(message, None, [(f"generator/{filename}", None)], auto_comments=comments, context=context)
+    for path in OUTSIDE_DATA:
+        with path.open("rb") as handle:
+            for _lineno, _funcname, message, _comments in extract_prose(handle, KEYWORDS, (), {}):
+                catalog.add(message, None, [(str(path.relative_to(GENERATOR_DIR.parent)), None)])
     return catalog
 
 

@@ -1,4 +1,5 @@
-"""The ``generator`` console script: ``generator build`` turns the records into the MkDocs site."""
+"""The ``generator`` console script: ``generator build`` turns the records into the MkDocs site, ``generator check``
+checks records as a submission."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 from fwbench.cliargs import EXIT_USAGE, UsageError, existing_directory
 from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
-from generator.records.load import load_results
+from generator.records.check import check_paths
+from generator.records.load import load_roots
 
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
@@ -33,7 +35,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     check_site_dir(args.site_dir)
     try:
-        results = load_results(args.results, strict=args.strict, progress=True)
+        results = load_roots(args.results or [Path("results")], strict=args.strict, progress=True)
     except RecordError as exc:
         print(f"generator build: invalid record (--strict): {exc}", file=sys.stderr)
         return 1
@@ -60,6 +62,17 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check records as a submission: one line per failing file, then the notes and a summary; exit 1 on a
+    failure."""
+    report = check_paths(args.paths, repo=args.repo)
+    for line in report.failure_lines() + report.note_lines():
+        print(line)
+    failing = len(report.failures)
+    print(f"generator check: {len(report.files)} files, {len(report.files) - failing} pass, {failing} fail")
+    return 1 if failing else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``generator`` console script."""
     parser = argparse.ArgumentParser(
@@ -78,8 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--results",
         type=existing_directory,
-        default="results",
-        help="existing directory holding runs/, probes/ and ecosystem/, as `make site` writes them (default: results)",
+        action="append",
+        help="existing directory holding runs/, probes/ and ecosystem/, as `make site` writes them (default: "
+        "results); give it again to build one site from several, such as the published records and your own "
+        "(a machine in two of them is an error)",
     )
     build.add_argument("--site-dir", type=Path, default=Path("site"), help="output directory (default: site)")
     build.add_argument(
@@ -101,6 +116,26 @@ def build_parser() -> argparse.ArgumentParser:
         f"page then works at any depth (default ${SITE_URL_ENV}; unset: links relative to the site root)",
     )
     build.set_defaults(func=cmd_build)
+    check = sub.add_parser(
+        "check",
+        help="check run records as a submission: schema, provenance, physics, the same work, place",
+        description="Check run records, or every record under a folder, as a submission (docs/design.md, "
+        "'Submissions'): valid against the schema (upgraded as the build does), complete provenance with a commit "
+        "in this repository's history, physically possible figures (MFU at most 1, images/s that add up, the "
+        "allocator's peak within NVML's), the first losses within the precision's bound of fwbench's float64 "
+        "reference, no record id twice on one machine, each record in its own machine's folder. Prints one line per "
+        "failing file and a note for each rule it could not apply; exits 0 when every file passes, 1 otherwise.",
+        epilog="examples:\n  generator check results/runs\n  generator check results/runs/nvidia-h200/*.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a record file or a folder of them")
+    check.add_argument(
+        "--repo",
+        type=existing_directory,
+        default=Path(__file__).resolve().parents[1],
+        help="the git checkout whose history each record's commit must be in (default: this one)",
+    )
+    check.set_defaults(func=cmd_check)
     return parser
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path, PurePath
 from typing import IO, Any
 
+from fwbench.frameworks import FRAMEWORKS
 from generator.i18n import translate
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -34,7 +35,10 @@ PROSE = {
         "labelled",
         "source",
     },
+    "precision_recipes.json": {"summary", "bf16_differences", *FRAMEWORKS},  # a policy's recipe in each framework
     "toolchains.json": {"about", "need", "tool"},
+    # not in generator/data/: runners envs reads it too (generator.catalogue extracts it as well)
+    "version_sets.json": {"note", "cannot_run"},
 }
 
 

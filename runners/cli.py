@@ -72,6 +72,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
             modes=[args.mode or "compiled"],
             batch_sizes=[args.batch_size or 32],
             seeds=[args.seed or 0],
+            extra_precisions={},  # one configuration: the profile's precision, or --precision's
             **profile_overrides(args),
         )
         return config
@@ -130,7 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     ensure_writable(args.out)
     if args.compile_cache is not None:
         ensure_writable(args.compile_cache, "--compile-cache")
-    if config.train_images < config.batch_size:
+    if config.epoch_train_images < config.batch_size:
         raise UsageError(f"--batch-size {config.batch_size}: larger than --train-images {config.train_images}")
     from runners.record import record_path, run_order
     from runners.run import measure_or_fail
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         **examples(
             "runners run --framework torch",
             "runners run --framework jax --profile quick --batch-size 64 --device cpu",
+            "runners run --framework tensorflow --precision bf16   # bfloat16 mixed precision",
             'runners run --config-json "$(cat config.json)"   # a whole configuration, as the matrix passes it',
         ),
     )

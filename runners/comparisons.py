@@ -1,4 +1,5 @@
-"""The comparisons a matrix decides: at one batch size and mode, the leader's images/s beside the runner-up's.
+"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's images/s beside the
+runner-up's (frameworks are compared only within one precision: a bf16 run never races an fp32 one).
 
 A comparison is made from the judged runs this machine recorded for the matrix's configurations (status ok, not
 busy-flagged, as the site's verdicts take them), every seed and repeat pooled as the generator pools them, existing
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from fwbench.frameworks import label
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
 from runners.profiles import RunConfig
+from runners.recipe import REFERENCE_PRECISION
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,13 @@ class Competitor:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The competitors at one batch size and mode with ok runs: best images/s first, those without a figure last."""
+    """The competitors at one batch size, mode and precision with ok runs: best images/s first, those without a figure
+    last."""
 
     mode: str
     batch_size: int
     ranked: tuple[Competitor, ...]
+    precision: str = REFERENCE_PRECISION
 
     @property
     def status(self) -> str | None:
@@ -70,9 +74,11 @@ class Comparison:
         return [config for competitor in (leader, *close) for config in competitor.configs]
 
     def line(self, stopped: str, with_mode: bool = False) -> str:
-        """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``); ``stopped``: why the matrix
-        stopped, named after an undecided one (``undecided at n=2 (budget)``)."""
+        """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``, ``bs 32 bf16: …`` for a precision
+        other than fp32); ``stopped``: why the matrix stopped, named after an undecided one (``undecided at n=2
+        (budget)``)."""
         where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
+        where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
         if not self.ranked:
             return f"{where}: no ok runs"
         if len(self.ranked) == 1:
@@ -92,15 +98,16 @@ def judged(record: dict) -> bool:
 
 
 def comparisons(order: list[RunConfig], runs: dict[str, list[dict]], cap: int) -> list[Comparison]:
-    """The comparisons of one matrix's configurations ``order`` (first runs), by batch size and mode in the order's
-    order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: runs a configuration may have."""
+    """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
+    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: runs a configuration may
+    have."""
     several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
-    groups: dict[tuple[str, int], dict[tuple[str, str | None], list[RunConfig]]] = {}
+    groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
     for config in order:
-        competitors = groups.setdefault((config.mode, config.batch_size), {})
+        competitors = groups.setdefault((config.mode, config.batch_size, config.precision), {})
         competitors.setdefault((config.framework, config.framework_version), []).append(config)
     found = []
-    for (mode, batch_size), competitors in groups.items():
+    for (mode, batch_size, precision), competitors in groups.items():
         ranked = []
         for (framework, version), configs in competitors.items():
             records = [r for config in configs for r in runs.get(config.config_id, [])]
@@ -110,5 +117,5 @@ def comparisons(order: list[RunConfig], runs: dict[str, list[dict]], cap: int) -
                 at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
                 ranked.append(Competitor(name, tuple(configs), stats, at_cap))
         ranked.sort(key=lambda c: -c.stats.mean if c.stats else float("inf"))
-        found.append(Comparison(mode, batch_size, tuple(ranked)))
+        found.append(Comparison(mode, batch_size, tuple(ranked), precision))
     return found

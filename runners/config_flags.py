@@ -12,6 +12,7 @@ from pathlib import Path
 from fwbench.cliargs import positive_int
 from runners import data
 from runners.profiles import DATASETS, DEVICES, load_profiles
+from runners.recipe import PRECISION_POLICIES
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 #: flag → the ``argparse`` destination of the flags that override a profile (None when not given)
@@ -21,6 +22,7 @@ PROFILE_FLAGS = {
     "--train-images": "train_images",
     "--test-images": "test_images",
     "--device": "device",
+    "--precision": "precision",
 }
 
 
@@ -56,6 +58,14 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         choices=DEVICES,
         help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
         "takes its GPU sizes when NVML sees a GPU (default auto)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=tuple(PRECISION_POLICIES),
+        help="precision policy: fp32 (true float32, TF32 off everywhere: the parity reference), default (each "
+        "framework as installed: what the article ran) or bf16 (each framework's bfloat16 mixed precision); runs "
+        "this policy alone (default: the profile's, and its extra precisions unless batch sizes are given; quick: "
+        "fp32 on a CPU, default on a GPU, and bf16 at batch 32)",
     )
     parser.add_argument(
         "--data-dir",

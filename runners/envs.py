@@ -28,6 +28,8 @@ ENVS_DIR_ENV = "FWBENCH_ENVS_DIR"
 INSTALLED = "installed"
 #: the version the source article measured (``version_sets.json``)
 ARTICLE = "article"
+#: the variant of a pinned set that its ``probe_packages`` build: the article's own install, for ``runners probes``
+PROBE = "probe"
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,16 @@ class VersionSet:
     as_of: str | None  # uv --exclude-newer: nothing released after this date
     pinned: bool  # a tried set of the data file, not the template
     note: str = ""
+    variant: str = ""  # PROBE for a set's probe_packages; empty for the set the training code runs in
 
     @property
     def name(self) -> str:
-        """``<framework>-<version>-py<X.Y>``: the environment's directory name."""
-        return f"{self.framework}-{self.version}-py{python_tag()}"
+        """``<framework>-<version>[-<variant>]-py<X.Y>``: the environment's directory name."""
+        return _env_name(self.framework, self.version, self.variant)
+
+
+def _env_name(name: str, version: str, variant: str = "") -> str:
+    return f"{name}-{version}{f'-{variant}' if variant else ''}-py{python_tag()}"
 
 
 @cache
@@ -68,15 +75,29 @@ def article_version(name: str) -> str:
     return version_sets()["frameworks"][name]["article"]
 
 
-def version_set(name: str, version: str) -> VersionSet:
+def version_set(name: str, version: str, variant: str = "") -> VersionSet:
     """The set that builds framework ``name`` at ``version``: the pinned one, else the template resolved as of the
-    release date plus ``resolve_days``. EnvError for a version the data file does not know or says cannot run."""
+    release date plus ``resolve_days``. EnvError for a version the data file does not know or says cannot run.
+
+    ``variant`` PROBE: the pinned set's ``probe_packages`` where it has them (the article's own install), else the
+    same set as without it."""
     data = version_sets()
     entry = data["frameworks"][name]
     if version in entry["cannot_run"]:
         raise EnvError(f"{name} {version}: cannot run the shared model: {entry['cannot_run'][version]}")
     if version in entry["pinned"]:
         pinned = entry["pinned"][version]
+        if variant == PROBE and "probe_packages" in pinned:
+            return VersionSet(
+                name,
+                version,
+                tuple(pinned["probe_packages"]),
+                (),
+                pinned.get("as_of"),
+                True,
+                pinned.get("probe_note", ""),
+                PROBE,
+            )
         return VersionSet(
             name,
             version,
@@ -111,9 +132,9 @@ def envs_dir() -> Path:
     return Path(os.environ.get(ENVS_DIR_ENV) or Path.home() / ".cache" / "fwbench" / "envs")
 
 
-def env_path(name: str, version: str) -> Path:
-    """The directory of framework ``name``'s environment at ``version`` (built or not)."""
-    return envs_dir() / f"{name}-{version}-py{python_tag()}"
+def env_path(name: str, version: str, variant: str = "") -> Path:
+    """The directory of framework ``name``'s environment at ``version`` (of ``variant``; built or not)."""
+    return envs_dir() / _env_name(name, version, variant)
 
 
 def requirements(spec: VersionSet) -> list[str]:
@@ -121,71 +142,80 @@ def requirements(spec: VersionSet) -> list[str]:
     return [*spec.packages, *version_sets()["run_requirements"]]
 
 
-def built(name: str, version: str) -> Path | None:
-    """The interpreter of framework ``name``'s environment at ``version`` when it is complete and was built from
-    today's set (an environment of an older set counts as not built, and ``build`` replaces it), else None."""
+def built(name: str, version: str, variant: str = "") -> Path | None:
+    """The interpreter of framework ``name``'s environment at ``version`` (of ``variant``, see ``version_set``) when
+    it is complete and was built from today's set (an environment of an older set counts as not built, and
+    ``build`` replaces it), else None."""
     try:
-        wanted = requirements(version_set(name, version))
+        spec = version_set(name, version, variant)
     except EnvError:  # a version no longer known
         return None
-    return current(Recipe(name, version, env_path(name, version), f"{name} {version}", tuple(wanted)))
+    path = env_path(name, version, spec.variant)
+    return current(Recipe(name, version, path, f"{name} {version}", tuple(requirements(spec))))
 
 
-def build(name: str, version: str, log=print) -> Path:
-    """Build framework ``name``'s environment at ``version`` (a no-op when it exists); return its interpreter."""
-    if done := built(name, version):
+def build(name: str, version: str, log=print, variant: str = "") -> Path:
+    """Build framework ``name``'s environment at ``version`` (of ``variant``, see ``version_set``; a no-op when it
+    exists); return its interpreter."""
+    if done := built(name, version, variant):
         return done
-    spec = version_set(name, version)
+    spec = version_set(name, version, variant)
     log(f"building {spec.name}: {' '.join(spec.packages)}" + (f" (as of {spec.as_of})" if spec.as_of else ""))
     recipe = Recipe(
         name,
         version,
-        env_path(name, version),
-        f"{name} {version}",
+        env_path(name, version, spec.variant),
+        f"{name} {version}" + (f" ({spec.variant})" if spec.variant else ""),
         tuple(requirements(spec)),
         options=("--exclude-newer", spec.as_of) if spec.as_of else (),
         overrides=spec.overrides,
-        facts={"overrides": list(spec.overrides), "as_of": spec.as_of, "pinned": spec.pinned},
+        facts={"overrides": list(spec.overrides), "as_of": spec.as_of, "pinned": spec.pinned, "variant": spec.variant},
     )
     return make(recipe, log)
 
 
-def remove(name: str, version: str) -> bool:
-    """Delete framework ``name``'s environment at ``version``; whether there was one."""
-    path = env_path(name, version)
-    if not path.exists():
-        return False
-    shutil.rmtree(path)
-    return True
+def remove(name: str, version: str) -> list[Path]:
+    """Delete framework ``name``'s environments at ``version`` (the training one and its probe variant); the ones
+    there were."""
+    found = [path for variant in ("", PROBE) if (path := env_path(name, version, variant)).exists()]
+    for path in found:
+        shutil.rmtree(path)
+    return found
 
 
 def listing() -> list[dict]:
-    """Every version the data file knows a set for (pinned) and every environment built, one row each."""
+    """Every version the data file knows a set for (pinned, and its probe variant) and every environment built, one
+    row each."""
     rows = {}
     for name, entry in version_sets()["frameworks"].items():
         for version in (*entry["pinned"], *entry["cannot_run"]):
-            rows[(name, version)] = {"framework": name, "version": version}
+            rows[(name, version, "")] = {}
+            if "probe_packages" in entry["pinned"].get(version, {}):
+                rows[(name, version, PROBE)] = {}
     if envs_dir().is_dir():
         for marker_file in envs_dir().glob(f"*-py{python_tag()}/{MARKER}"):
             try:
                 marker = json.loads(marker_file.read_text())
-                rows.setdefault((marker["framework"], marker["version"]), {}).update(marker)
+                key = (marker["framework"], marker["version"], marker.get("variant") or "")
+                rows.setdefault(key, {}).update(marker)
             except (OSError, ValueError, KeyError):
                 continue  # a damaged marker: the environment shows as not built, and build replaces it
     table = []
-    for (name, version), row in sorted(rows.items(), key=lambda kv: (kv[0][0], _release_key(kv[0][1]))):
+    for (name, version, variant), row in sorted(rows.items(), key=lambda kv: (kv[0][0], _release_key(kv[0][1]))):
         entry = version_sets()["frameworks"][name]
+        pinned = entry["pinned"].get(version, {})
         table.append(
             {
                 "framework": name,
                 "version": version,
+                "variant": variant,
                 "article": version == entry["article"],
                 "status": "cannot run"
                 if version in entry["cannot_run"]
-                else ("built" if built(name, version) else "not built"),
+                else ("built" if built(name, version, variant) else "not built"),
                 "build_seconds": row.get("build_seconds"),
-                "path": str(env_path(name, version)),
-                "why": entry["cannot_run"].get(version) or entry["pinned"].get(version, {}).get("note", ""),
+                "path": str(env_path(name, version, variant)),
+                "why": entry["cannot_run"].get(version) or pinned.get("probe_note" if variant else "note", ""),
             }
         )
     return table

@@ -40,7 +40,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [
         [
             row["framework"],
-            row["version"] + (" (article)" if row["article"] else ""),
+            row["version"]
+            + (f" {row['variant']}" if row["variant"] else "")
+            + (" (article)" if row["article"] else ""),
             row["status"],
             "—" if row["build_seconds"] is None else f"{row['build_seconds']:.0f} s",
             row["path"] if row["status"] == "built" else row["why"],
@@ -121,8 +123,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
     """Delete the environments asked for."""
     missing = 0
     for name, version in concrete(parse_versions(args.versions, flag="runners envs remove")):
-        if envs.remove(name, version):
-            print(f"removed {envs.env_path(name, version)}")
+        if removed := envs.remove(name, version):
+            print(*(f"removed {path}" for path in removed), sep="\n")
         else:
             print(f"{name} {version}: no environment at {envs.env_path(name, version)}")
             missing += 1

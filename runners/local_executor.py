@@ -3,7 +3,7 @@
 A configuration runs as ``python -m runners.cli run --config-json '<RunConfig>'`` in the interpreter of its framework
 (``runners.interpreters``), in a process group that dies with the matrix (``runners.lifetime``), writing its record
 into a scratch directory that is removed once the record is read. A repeat (a warm job) passes ``--compile-cache`` a
-persistent directory of its machine, framework, version, mode and batch size (``compile_cache_dir``), so that its
+persistent directory of its machine and configuration (``compile_cache_dir``), so that its
 compilers find what the configuration's earlier runs left there; a first run gets the same directory emptied, so it
 compiles cold and leaves the cache its repeats use. The Ray executor runs each configuration through
 ``LocalExecutor.run`` on a node, so a configuration's process is the same wherever it runs.
@@ -132,8 +132,9 @@ COMPILE_CACHE_ENV = "FWBENCH_CACHE_DIR"
 
 
 def compile_cache_dir(config: RunConfig, machine_id: str) -> Path:
-    """The persistent compile-cache directory of ``config``'s framework, version, mode and batch size on the machine
-    ``machine_id``: ``<$FWBENCH_CACHE_DIR or ~/.cache/fwbench/compile-cache>/<machine>/<framework>-<version>-<mode>-
-    bs<batch>``."""
+    """The persistent compile-cache directory of one configuration on the machine ``machine_id``:
+    ``<$FWBENCH_CACHE_DIR or ~/.cache/fwbench/compile-cache>/<machine>/<config_id>``. One per configuration, its
+    precision and tuning included: two configurations sharing a directory would empty each other's caches (a bf16
+    run's first run emptying the fp32 one's) and a repeat would find the other's code there."""
     root = Path(os.environ.get(COMPILE_CACHE_ENV) or Path.home() / ".cache" / "fwbench" / "compile-cache")
-    return root / machine_id / f"{config.framework}-{config.framework_version}-{config.mode}-bs{config.batch_size}"
+    return root / machine_id / config.config_id

@@ -158,7 +158,7 @@ def check_plan(plan: list[tuple[Target, list[RunConfig]]]) -> None:
     configs = [config for _, order in plan for config in order]
     if not configs:
         raise UsageError("--frameworks/--modes: the selection leaves no configuration to run")
-    too_big = [c for c in configs if c.train_images < c.batch_size]
+    too_big = [c for c in configs if c.epoch_train_images < c.batch_size]
     if too_big:
         raise UsageError(f"--batch-sizes {too_big[0].batch_size}: larger than --train-images {too_big[0].train_images}")
 
@@ -207,6 +207,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "runners matrix",
             "runners matrix --profile quick --dry-run",
             "runners matrix --repeats 3 --budget 20",
+            "runners matrix --precision bf16 --batch-sizes 32,256   # one precision alone, no extra precisions",
             "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
             "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
             "runners matrix --profile versions",

@@ -15,8 +15,8 @@ from runners.record import RUN_ORDER_SCHEME
 
 def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
     """The order the matrix runs ``configs`` in (``RUN_ORDER_SCHEME``): batch sizes as given; within one, rounds
-    over seeds (then modes), each round one configuration per framework; the first framework of the rounds
-    rotates by one from one batch size to the next.
+    over seeds (then modes, then precisions), each round one configuration per framework; the first framework of the
+    rounds rotates by one from one batch size to the next.
 
     Run back to back, one framework's configurations would share whatever the machine went through at that
     time (a neighbour's load, heat, a cache warmed by the previous run); interleaved, such drift spreads over
@@ -29,13 +29,15 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
     frameworks = first_seen((c.framework, c.framework_version) for c in configs)  # each version takes turns too
     batch_sizes = first_seen(c.batch_size for c in configs)
     seeds, modes = first_seen(c.seed for c in configs), first_seen(c.mode for c in configs)
+    precisions = first_seen(c.precision for c in configs)
 
-    def place(config: RunConfig) -> tuple[int, int, int, int]:
+    def place(config: RunConfig) -> tuple[int, int, int, int, int]:
         rotation = batch_sizes[config.batch_size]
         return (
             rotation,
             seeds[config.seed],
             modes[config.mode],
+            precisions[config.precision],
             (frameworks[config.framework, config.framework_version] - rotation) % len(frameworks),
         )
 

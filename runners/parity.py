@@ -20,6 +20,7 @@ from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from runners import arch, data, recipe, schedule
 from runners.frameworks.trainer import make_trainer
 from runners.provenance import REPO_ROOT
+from runners.recipe import PRECISION_POLICIES
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
@@ -32,12 +33,14 @@ def capture(
     batch_size: int = PARITY_BATCH,
     steps: int = PARITY_STEPS,
     seed: int = 0,
+    precision: str = "fp32",
 ) -> dict[str, np.ndarray]:
-    """Logits (train and eval mode) on one batch, then weights after each of ``steps`` SGD steps."""
+    """Logits (train and eval mode) on one batch, then weights after each of ``steps`` SGD steps, under the precision
+    policy ``precision``."""
     weights = arch.init_weights(seed, random_bn=True)  # random BN makes every BN field matter
     dataset = data.synthetic(batch_size * steps, batch_size)
     images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
-    trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype)
+    trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype, precision=precision)
     batches = trainer.to_device(images, labels)
     out = {
         "logits.eval": trainer.logits(batches[0][0], training=False),
@@ -124,13 +127,14 @@ def capture_all(
     pythons: dict[str, str] | None = None,
     frameworks: tuple = FRAMEWORKS,
     steps: int = PARITY_STEPS,
+    precision: str = "fp32",
 ) -> dict[str, dict[str, np.ndarray]]:
     """Capture each of ``frameworks`` over ``steps`` SGD steps, each in a fresh interpreter of its own (run side by
     side): ``pythons``' for that framework (another version's environment, ``runners.envs``), else this one; load
     the arrays."""
     jobs = {}
     for name in frameworks:
-        out = workdir / f"{name}-{mode}-{dtype}.npz"
+        out = workdir / f"{name}-{mode}-{dtype}-{precision}.npz"
         command = [
             (pythons or {}).get(name, sys.executable),
             "-m",
@@ -145,14 +149,26 @@ def capture_all(
             str(out),
             "--steps",
             str(steps),
+            "--precision",
+            precision,
         ]
-        # started in the repository, so that another version's interpreter runs this same code
-        jobs[name] = (subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT), out)
+        jobs[name] = (command, out)
+    return captures_side_by_side(jobs, "parity capture")
+
+
+def captures_side_by_side(jobs: dict[str, tuple[list[str], Path]], what: str) -> dict[str, dict[str, np.ndarray]]:
+    """Run each framework's capture ``command`` (writing its ``.npz``) at once, each in a fresh interpreter, and load
+    the arrays; RuntimeError naming the framework (``what`` for ``parity capture``) and its stderr when one fails."""
+    # started in the repository, so that another version's interpreter runs this same code
+    started = {
+        name: (subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT), out)
+        for name, (command, out) in jobs.items()
+    }
     captures = {}
-    for name, (process, out) in jobs.items():
+    for name, (process, out) in started.items():
         _, stderr = process.communicate()
         if process.returncode != 0:
-            raise RuntimeError(f"parity capture for {name} failed:\n{stderr[-3000:]}")
+            raise RuntimeError(f"{what} for {name} failed:\n{stderr[-3000:]}")
         with np.load(out) as arrays:
             captures[name] = dict(arrays)
     return captures
@@ -175,11 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"SGD steps (default {PARITY_STEPS})")
+    parser.add_argument("--precision", choices=tuple(PRECISION_POLICIES), default="fp32", help="precision policy")
     args = parser.parse_args(argv)
     if args.framework:
         modes = framework(args.framework).training_modes
         mode = args.mode if args.mode in modes else modes[0]
-        np.savez(args.out, **capture(args.framework, mode, args.dtype, steps=args.steps))
+        np.savez(args.out, **capture(args.framework, mode, args.dtype, steps=args.steps, precision=args.precision))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         caps = capture_all(args.mode, args.dtype, Path(tmp))

@@ -15,6 +15,7 @@ from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.tuning import tuning_environment
 from runners import provenance
 from runners.frameworks.trainer import check_precision
+from runners.recipe import REFERENCE_PRECISION
 
 DATASETS = ("cifar10", "synthetic")
 DEVICES = ("auto", "cpu", "gpu")
@@ -41,6 +42,9 @@ class RunConfig:
     sized_for: str | None = None  # "cpu"/"gpu": which of a device-sized profile's sizes these are
     repeat: int = 0  # 0-based: which run of this configuration (``runners matrix --repeats``); not in its identity
     precision: str = "fp32"  # the precision policy asked for (runners.recipe.PRECISION_POLICIES)
+    #: the fewest steps an epoch trains: a batch size whose train_images give fewer trains this many batches
+    #: (``epoch_train_images``), so that the clock never times one or two steps, which would time the sync
+    min_timed_steps: int = 1
 
     def __post_init__(self) -> None:
         check_precision(self.precision)
@@ -55,10 +59,17 @@ class RunConfig:
         del fields["repeat"]  # a repeat is the same configuration again
         if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
             del fields["tuning"]
-        if self.precision == "fp32":  # and float32 runs as they did before the policy was a field
+        if self.precision == REFERENCE_PRECISION:  # and float32 runs as they did before the policy was a field
             del fields["precision"]
+        if self.min_timed_steps == 1:  # and runs of a size taken as given as they did before the field
+            del fields["min_timed_steps"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
         return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
+
+    @property
+    def epoch_train_images(self) -> int:
+        """The training images the run loads: ``train_images``, raised to ``min_timed_steps`` whole batches."""
+        return max(self.train_images, self.min_timed_steps * self.batch_size)
 
     @property
     def record_id(self) -> str:
@@ -99,15 +110,23 @@ class RunConfig:
 
     @property
     def label(self) -> str:
-        """``torch/compiled bs32 seed0``, with `` r1`` after it for a repeat."""
-        return f"{self.framework}/{self.mode} bs{self.batch_size} seed{self.seed}{self._repeat_label}"
+        """``torch/compiled bs32 seed0``, with the precision after the batch size unless it is fp32 (``bs32 bf16``) and
+        `` r1`` after it for a repeat."""
+        return f"{self.framework}/{self.mode} bs{self.batch_size}{self._precision_label} seed{self.seed}" + (
+            self._repeat_label
+        )
 
     @property
     def versioned_label(self) -> str:
         """The label with the framework's version, for a matrix that runs several versions of one framework."""
-        return f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size} seed{self.seed}" + (
-            self._repeat_label
+        return (
+            f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size}{self._precision_label} "
+            f"seed{self.seed}{self._repeat_label}"
         )
+
+    @property
+    def _precision_label(self) -> str:
+        return "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
 
     @property
     def _repeat_label(self) -> str:
@@ -183,30 +202,55 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
     return (*sizes, sized_for)
 
 
+def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
+    """Precision policy → the batch sizes a profile ``spec`` runs it at, after the flags ``given``.
+
+    ``precision`` is one policy, or one per device (``{"cpu": "fp32", "gpu": "default"}``, the requested device's,
+    ``auto`` resolved through NVML); it runs at every batch size. ``extra_precisions`` adds others at a few batch
+    sizes (``{"bf16": {"batch_sizes": [32]}}``) unless a flag chose the batch sizes or the precision: then exactly
+    what the flags name runs.
+    """
+    merged = {**spec, **given}
+    main = merged["precision"]
+    if isinstance(main, dict):
+        main = main[resolve_device(merged.get("device", "auto"))]
+    plan = {main: list(merged["batch_sizes"])}
+    if not {"precision", "batch_sizes"} & given.keys():
+        plan.update(
+            {policy: list(extra["batch_sizes"]) for policy, extra in merged.get("extra_precisions", {}).items()}
+        )
+    return plan
+
+
 def expand(
     name: str,
     version_of: Callable[[str], str | None] = provenance.framework_version,
     versions: dict[str, list[str | None]] | None = None,
     **overrides,
 ) -> list[RunConfig]:
-    """The profile's configurations (framework × mode × batch size × seed) after overrides.
+    """The profile's configurations (framework × mode × precision and batch size (``precision_plan``) × seed) after
+    overrides.
 
     Overrides with value None are ignored; a profile without ``frameworks`` means all of them. Modes a framework
     does not train in (JAX has no eager) are left out. A device-sized profile (quick) takes the sizes of the
-    requested device (``data_sizes``). ``version_of(framework)`` is the framework's version in the interpreter
-    that will run it (default: this one), part of the configuration; ``versions`` lists several versions of a
-    framework instead (``runners matrix --versions``), each a configuration of its own. Tuning variables set in
-    the environment (``XLA_FLAGS``, Inductor settings, thread counts) become part of every configuration, so a
-    tuned run never resumes, replaces or averages with an out-of-the-box one.
+    requested device (``data_sizes``); its ``min_timed_steps`` raises them per batch size
+    (``RunConfig.epoch_train_images``) unless a ``--train-images`` flag changed them. ``version_of(framework)``
+    is the framework's version in the interpreter that will run it (default: this one), part of the configuration;
+    ``versions`` lists several versions of a framework instead (``runners matrix --versions``), each a
+    configuration of its own. Tuning variables set in the environment (``XLA_FLAGS``, Inductor settings, thread
+    counts) become part of every configuration, so a tuned run never resumes, replaces or averages with an
+    out-of-the-box one.
     """
     given = {k: v for k, v in overrides.items() if v is not None}
     spec = {"frameworks": FRAMEWORKS, **profile(name), **given}
     train_images, test_images, sized_for = data_sizes(profile(name), given)
+    size_as_profiled = "train_images" not in given or sized_for is not None  # else a flag changed it: as given
     tuning = tuple(tuning_environment().items())
     listed = {key: (versions or {}).get(key) or [version_of(key)] for key in spec["frameworks"]}
     configs = []
-    for key, mode, batch, seed in itertools.product(
-        spec["frameworks"], spec["modes"], spec["batch_sizes"], spec["seeds"]
+    runs = [(policy, batch) for policy, sizes in precision_plan(profile(name), given).items() for batch in sizes]
+    for key, mode, (precision, batch), seed in itertools.product(
+        spec["frameworks"], spec["modes"], runs, spec["seeds"]
     ):
         if mode not in framework(key).training_modes:
             continue
@@ -225,7 +269,8 @@ def expand(
                 device=spec.get("device", "auto"),
                 tuning=tuning,
                 sized_for=sized_for,
-                precision=spec["precision"],
+                precision=precision,
+                min_timed_steps=spec.get("min_timed_steps", 1) if size_as_profiled else 1,
             )
             for version in listed[key]
         )

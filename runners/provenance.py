@@ -111,7 +111,8 @@ def software_info() -> dict:
 
 
 def nvidia_info() -> dict | None:
-    """GPU name, count and driver through NVML, or None when no NVIDIA GPU/driver is present."""
+    """GPU name, count, driver and memory (the first GPU's, bytes) through NVML, or None when no NVIDIA GPU/driver is
+    present."""
     try:
         import pynvml
 
@@ -122,9 +123,15 @@ def nvidia_info() -> dict | None:
         count = pynvml.nvmlDeviceGetCount()
         if count == 0:
             return None
-        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        name, memory = pynvml.nvmlDeviceGetName(handle), pynvml.nvmlDeviceGetMemoryInfo(handle).total
         driver = pynvml.nvmlSystemGetDriverVersion()
-        return {"device_name": _text(name), "device_count": count, "gpu_driver": _text(driver)}
+        return {
+            "device_name": _text(name),
+            "device_count": count,
+            "gpu_driver": _text(driver),
+            "device_memory_bytes": memory,
+        }
     finally:
         pynvml.nvmlShutdown()
 
@@ -161,6 +168,7 @@ def hardware_info() -> dict:
         "device_name": gpu["device_name"] if gpu else cpu_model(),
         "device_count": gpu["device_count"] if gpu else None,
         "gpu_driver": gpu["gpu_driver"] if gpu else None,
+        "device_memory_bytes": gpu.get("device_memory_bytes") if gpu else None,
         **(cuda_libraries() if gpu else dict.fromkeys(CUDA_DISTRIBUTIONS)),
         "cpu_model": cpu_model(),
         "cpu_threads": threads,

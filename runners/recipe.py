@@ -48,7 +48,8 @@ BN_EPSILON = 1e-5
 def conv_padding(kernel: int) -> int:
     """Pixels of zero padding on *every* side of a ``kernel``×``kernel`` convolution: ``kernel // 2``, symmetric
     (1 for 3×3, 0 for 1×1). ``'SAME'`` in TensorFlow and Flax pads (0, 1) at stride 2, unlike PyTorch's (1, 1):
-    that would be a different network, so every framework pads explicitly."""
+    that would be a different network, so no framework uses it where it is not symmetric (TensorFlow's model uses
+    ``"same"`` only where it is: a pad layer in front of a ``"valid"`` convolution cost its step 13 %)."""
     return kernel // 2
 
 
@@ -63,10 +64,19 @@ MEAN = np.array([0.4914, 0.4822, 0.4465], np.float32)
 STD = np.array([0.2470, 0.2435, 0.2616], np.float32)
 
 # --- Precision ---------------------------------------------------------------------------------------------------
-#: precision policy (``RunConfig.precision``, the record's ``config.precision``) -> the dtype it computes in. "fp32"
-#: is true float32 matmuls and convolutions in all three frameworks: TF32 off everywhere, the article's setting.
-#: The trainers apply the policy; the record holds the framework's flags as read back after the trainer is built.
-PRECISION_POLICIES = {"fp32": "float32"}
+#: precision policy (``RunConfig.precision``, the record's ``config.precision``) -> the dtype its convolutions and
+#: matmuls compute in (docs/design.md, "Precision"). The trainers apply the policy; the record holds what the
+#: framework reports after the trainer is built (``Trainer.precision_flags``), compute dtype included.
+#:
+#: - ``fp32``: true float32 in all three frameworks, TF32 off everywhere: the parity reference.
+#: - ``default``: each framework as installed, no precision setting touched (on Ampere and newer GPUs TF32
+#:   convolutions in all three): what the article ran.
+#: - ``bf16``: mixed precision as each framework documents it (``torch.autocast``, Keras's ``mixed_bfloat16``
+#:   policy, Flax layers with ``dtype=bfloat16``); float32 master weights, optimizer state, BatchNorm statistics
+#:   and loss in all three, every other setting as in ``default``.
+PRECISION_POLICIES = {"fp32": "float32", "default": "float32", "bf16": "bfloat16"}
+#: the policy whose runs are the parity reference and whose record ids are those from before the policy was a field
+REFERENCE_PRECISION = "fp32"
 
 # --- The clock (runners.run) -------------------------------------------------------------------------------------
 #: the version of the timing protocol (the clock, the compile time, the phases memory is measured in): a record's

@@ -7,7 +7,7 @@ arguments too, so nothing comes from the machine that runs the test). An article
 (``tests/runners/test_records.py::article_record`` does this)::
 
     (config,) = expand("article", frameworks=["torch"], modes=["compiled"], batch_sizes=[256], seeds=[0])
-    steps = config.train_images // config.batch_size            # 195 steps: 49,920 of the 50,000 images
+    steps = config.epoch_train_images // config.batch_size      # 195 steps: 49,920 of the 50,000 images
     windows = run.window_sizes(steps) * config.epochs           # [25, 25, 25, 24, 24, 24, 24, 24] per epoch
     quiet = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 0.5, "cpu_count": 32}
     during = {"samples": 110, "interval_seconds": 0.5, "mean_other_cpu_percent": 0.4, "peak_other_cpu_percent": 0.7}
@@ -78,6 +78,7 @@ class Measured:
     host_peak_basis: str = host_memory.basis_text(host_memory.BASES[0])  # the HostPeakSampler's basis_text
     precision_flags: dict | None = None  # the trainer's precision_flags(), read back after it was built
     compile_cache: str = "cold"  # compile_cache.cache_state() before the run: warm or cold
+    first_losses: list[float] | None = None  # the first timed epoch's first steps' losses (reference_losses)
 
 
 def run_order(position: int, total: int) -> dict:
@@ -91,9 +92,9 @@ def record_path(out: Path, machine_id: str, config: RunConfig) -> Path:
 
 
 def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
-    """The record's ``config``: what was asked for (``train_images``), what the epoch trained after drop-last
-    (``images_per_epoch``), the learning-rate schedule, and the place in a matrix's order."""
-    steps = config.train_images // config.batch_size
+    """The record's ``config``: what was asked for (``train_images``, ``min_timed_steps``), what the epoch trained
+    after drop-last (``images_per_epoch``), the learning-rate schedule, and the place in a matrix's order."""
+    steps = config.epoch_train_images // config.batch_size
     return {
         "profile": config.profile,
         "dataset": config.dataset,
@@ -102,6 +103,7 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "seed": config.seed,
         "repeat": config.repeat,
         "train_images": config.train_images,
+        "min_timed_steps": config.min_timed_steps,
         "images_per_epoch": steps * config.batch_size,
         "sized_for": config.sized_for,
         "test_images": config.test_images,
@@ -115,8 +117,9 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
 
 
 def precision_section(policy: str, flags: dict | None) -> dict:
-    """The record's ``precision``: the policy asked for, the dtype it computes in, and the framework's flags as
-    read back (None where they were not)."""
+    """The record's ``precision``: the policy asked for, the dtype it computes in (``recipe.PRECISION_POLICIES``),
+    and the framework's flags as read back (None where they were not), the compute dtype the framework reports
+    among them."""
     return {"policy": policy, "compute_dtype": PRECISION_POLICIES[policy], "flags": flags}
 
 
@@ -129,10 +132,34 @@ def model_section() -> dict:
     }
 
 
-def peak_flops(device_name: str | None, precision: str = "float32") -> float | None:
-    """The device's peak FLOP/s from device_peaks.json, or None when unknown (MFU is then null)."""
-    table = json.loads(Path(__file__).with_name("device_peaks.json").read_text())[precision]
-    return table.get(device_name) if device_name else None
+#: precision policy → the device_peaks.json table its MFU divides by: the arithmetic its convolutions run in on a GPU
+#: with tensor cores (``default`` is TF32 there in all three frameworks: cuDNN's, TensorFlow's and XLA's default)
+PEAK_TABLES = {"fp32": "float32", "default": "tf32", "bf16": "bfloat16"}
+
+
+def peak_flops(device_name: str | None, table: str = "float32") -> float | None:
+    """The device's peak FLOP/s in ``table`` of device_peaks.json (float32, tf32, bfloat16), or None when unknown
+    (MFU is then null)."""
+    peaks = json.loads(Path(__file__).with_name("device_peaks.json").read_text())[table]
+    return peaks.get(device_name) if device_name else None
+
+
+def mfu_section(policy: str, hardware: dict, images_per_second: float) -> dict:
+    """The record's ``mfu``: 3 × forward FLOPs × images/s over the peak of the precision that ran (``PEAK_TABLES``),
+    with the table it came from; null with the reason where no peak is known (a CPU, a GPU missing from the table)."""
+    table = PEAK_TABLES[policy]
+    on_gpu = hardware["device_kind"] == "gpu"
+    peak = peak_flops(hardware["device_name"], table) if on_gpu else None
+    if peak is None:
+        where = f"{hardware['device_name']!r} in device_peaks.json's {table} table" if on_gpu else "a CPU"
+        reason = f"no known peak {table} FLOP/s for {where}"
+    return {
+        "value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
+        "peak_flops_per_second": peak,
+        "peak_table": table,
+        "basis": f"3 × forward FLOPs per image × images/s ÷ the device's peak {table} FLOP/s" if peak else None,
+        "reason": None if peak else reason,
+    }
 
 
 def base_record(
@@ -183,8 +210,9 @@ def ok_record(
     Derived figures: seconds per epoch and images/s from the median epoch; step time median and p90 over the
     timed windows' per-step times; compile time as the first step's excess over the median step; the article's
     seconds per epoch, which count the compile time in (it timed epoch 1 from before training began); the whole
-    run's allocator peaks from its two phases; MFU from device_peaks.json for a GPU whose peak is known, else
-    null. ValueError when the windows do not add up to the configuration's steps.
+    run's allocator peaks from its two phases; MFU against the peak of the precision that ran where device_peaks.json
+    knows it (``mfu_section``), else null with the reason. ValueError when the windows do not add up to the
+    configuration's steps.
     """
     record = base_record(config, hardware, software, started_at, finished_at, command, measured.run_order)
     steps = record["config"]["steps_per_epoch"]
@@ -201,7 +229,6 @@ def ok_record(
     step_median = float(np.median(measured.window_step_seconds))
     # compile time: the first step's excess over a steady step (its own run time is not compilation)
     compile_seconds = max(0.0, measured.first_step_seconds - step_median)
-    peak = peak_flops(hardware["device_name"]) if hardware["device_kind"] == "gpu" else None
     host_children = measured.host_children_peak_bytes
     record.update(
         status="ok",
@@ -233,12 +260,9 @@ def ok_record(
             "final_test_accuracy": measured.epochs[-1]["test_accuracy"],
             "final_train_loss": measured.epochs[-1]["train_loss"],
         },
-        mfu={
-            "value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
-            "peak_flops_per_second": peak,
-            "basis": "3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s" if peak else None,
-        },
+        mfu=mfu_section(config.precision, hardware, images_per_second),
         load=measured.load,
+        training={"first_losses": list(measured.first_losses)} if measured.first_losses is not None else None,
     )
     return record
 

@@ -38,6 +38,7 @@ from runners.host_memory import HostPeakSampler
 from runners.profiles import RunConfig
 from runners.recipe import MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.record import Measured, failed_record, ok_record
+from runners.reference_losses import FIRST_LOSSES
 
 
 def framework_environment(device: str, compile_cache: str, persistent: bool = False) -> dict[str, str]:
@@ -146,7 +147,7 @@ def _measure(
 ) -> dict:
     started_at = utc_now()
     load.begin()
-    dataset = data.load(config.dataset, data_dir, config.train_images, config.test_images, progress=progress)
+    dataset = data.load(config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress)
     trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
     weights = arch.init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
@@ -179,6 +180,8 @@ def _measure(
             seconds, windows, outputs = timed_epoch(trainer, batches, rates[epoch * steps : (epoch + 1) * steps])
             if epoch == config.epochs - 1:
                 load.stop_clock()
+            if epoch == 0:  # read after the clock stopped: no sync inside it
+                first_losses = [float(loss) for loss, _ in outputs[:FIRST_LOSSES]]
             epoch_seconds.append(seconds)
             window_times += windows
             del batches  # free this epoch's device copy before the next one is placed
@@ -218,6 +221,7 @@ def _measure(
         host_peak_basis=host.basis_text,
         precision_flags=precision_flags,
         compile_cache=compile_cache,
+        first_losses=first_losses,
     )
     return ok_record(
         config, hardware, started_at, utc_now(), measured, software=provenance.software_info(), command=sys.argv

@@ -1,7 +1,9 @@
 """What ``make site`` runs to benchmark (``runners envs plan``), as a shell script: on an NVIDIA machine the CUDA
 environments (``runners envs build --device gpu``) and the quick matrix on the GPU through them, elsewhere the
 quick matrix on the CPU in this interpreter. Each command's failure is said and passed over: a failed
-configuration is a record too, and the site is built all the same.
+configuration is a record too, and the site is built all the same. On the GPU the matrix runs the frameworks whose
+environment built (an interpreter is there), so one framework without a CUDA build for this driver leaves the
+others' answer standing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from runners import envs_gpu
 from runners.env_build import interpreter
 
 MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
-BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix cannot run without it"
+BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix runs the others"
+NONE_BUILT = "runners envs build: no CUDA environment was built: nothing runs on the GPU"
 
 
 def step(command: list[str], failed: str) -> str:
@@ -32,12 +35,15 @@ def plan(gpu: envs_gpu.Gpu | None, out: Path, profile: str = "quick", budget: fl
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
             step(matrix, MATRIX_FAILED),
         ]
-    pythons = []
-    for name in FRAMEWORKS:
-        path = envs_gpu.env_path(name, envs_gpu.installed_version(name))
-        pythons += ["--python", f"{name}={interpreter(path)}"]
-    return [
-        f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment",
+    lines = [
+        f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment (those that built)",
         step(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
-        step([*matrix, "--device", "gpu", *pythons], MATRIX_FAILED),
+        "frameworks=''; set --",
     ]
+    for name in FRAMEWORKS:
+        python = shlex.quote(str(interpreter(envs_gpu.env_path(name, envs_gpu.installed_version(name)))))
+        built = f'frameworks="${{frameworks:+$frameworks,}}{name}"'  # a comma-separated list, built in sh
+        lines.append(f'test -x {python} && {built} && set -- "$@" --python {name}={python}')
+    run = step([*matrix, "--device", "gpu"], MATRIX_FAILED).replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1)
+    lines.append(f'if [ -n "$frameworks" ]; then {run}; else echo {shlex.quote(NONE_BUILT)}; fi')
+    return lines

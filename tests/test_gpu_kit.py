@@ -27,7 +27,8 @@ _spec = importlib.util.spec_from_file_location("gpu_check", REPO / "benchmarks" 
 kit = sys.modules["gpu_check"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
 _spec.loader.exec_module(kit)
 
-PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
+FLOAT32_PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
+PEAKS = {"float32": FLOAT32_PEAKS, "bfloat16": {"NVIDIA H200": 9.895e14}}
 GPU_ENV = {
     "hardware": {
         "device_kind": "gpu",
@@ -84,12 +85,12 @@ def test_peak_table_has_the_h200_under_the_name_nvml_reports():
 
 @pytest.mark.parametrize("reported", ["NVIDIA H200 NVL", "nvidia h200", "NVIDIA-H200"])
 def test_a_near_miss_in_the_peak_table_fails_naming_the_entry(reported):
-    check = kit.check_peak_table(reported, PEAKS)
+    check = kit.check_peak_table(reported, FLOAT32_PEAKS)
     assert check.ok is False and "nearest entry 'NVIDIA H200'" in check.detail
 
 
 def test_an_unknown_gpu_fails_without_a_guess():
-    check = kit.check_peak_table("Radeon Instinct MI300X", PEAKS)
+    check = kit.check_peak_table("Radeon Instinct MI300X", FLOAT32_PEAKS)
     assert check.ok is False and "nearest" not in check.detail
 
 
@@ -138,10 +139,11 @@ def test_allocator_check_is_not_applicable_without_an_nvml_peak_and_fails_withou
 @pytest.mark.parametrize(
     ("changes", "says"),
     [
-        ({"mfu__value": None}, "null: device_peaks.json has no entry 'NVIDIA H100 80GB HBM3'"),
+        ({"mfu__value": None}, "null: device_peaks.json's float32 table has no entry 'NVIDIA H100 80GB HBM3'"),
         ({"mfu__value": 1.2}, "1.200"),
         ({"mfu__value": 0.0}, "0.000"),
-        ({"mfu__peak_flops_per_second": 5.1e13}, "table: 6.7e+13"),
+        ({"mfu__peak_flops_per_second": 5.1e13}, "table: 6.7e+13 float32"),
+        ({"mfu__peak_table": "bfloat16"}, "table: 9.9e+14 bfloat16"),
     ],
 )
 def test_mfu_null_outside_zero_one_or_from_another_peak_fails(changes, says):
@@ -150,6 +152,46 @@ def test_mfu_null_outside_zero_one_or_from_another_peak_fails(changes, says):
         record["hardware"]["device_name"] = "NVIDIA H100 80GB HBM3"
     check = kit.check_mfu(record, PEAKS)
     assert check.ok is False and says in check.detail
+
+
+def test_mfu_of_a_bf16_run_is_checked_against_the_bfloat16_peak():
+    record = gpu_record(mfu__peak_table="bfloat16", mfu__peak_flops_per_second=9.895e14, mfu__value=0.1)
+    record["config"]["precision"] = "bf16"
+    check = kit.check_mfu(record, PEAKS)
+    assert check.ok and check.subject == "quick torch/compiled bs256 bf16" and "bfloat16" in check.detail
+
+
+def test_the_precisions_part_runs_bf16_and_fp32_of_torch_and_jax_at_256_first_then_what_time_allows():
+    steps = kit.PLAN["precisions"]
+    assert [(s.precision, s.batch_sizes, s.optional) for s in steps] == [
+        ("bf16", (256,), False),
+        ("bf16", (32,), True),
+        ("fp32", (256,), True),
+    ]
+    assert kit.step_frameworks(steps[0], ["torch", "tensorflow", "jax"]) == ["torch", "jax"]
+    executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
+    configs = [c for s in steps for c in kit.expected_configs(s, ["torch", "jax"], "gpu", executor)]
+    assert [(c.framework, c.precision, c.batch_size, c.mode) for c in configs] == [
+        (f, p, b, "compiled") for p, b in (("bf16", 256), ("bf16", 32), ("fp32", 256)) for f in ("torch", "jax")
+    ]
+    (quick,) = kit.PLAN["quick"]  # quick at the profile's precision on the device, without its extra bf16 runs
+    quick_configs = kit.expected_configs(quick, ["torch"], "gpu", executor)
+    assert {(c.precision, c.batch_size, c.mode) for c in quick_configs} == {
+        ("default", b, m) for b in (32, 256) for m in ("compiled", "eager")
+    }
+
+
+def test_an_optional_run_left_unrun_is_not_applicable_and_a_required_one_fails():
+    executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
+    required, optional = (kit.expected_configs(s, ["jax"], "gpu", executor)[0] for s in kit.PLAN["precisions"][:2])
+    missing = "no record (the matrix did not get to it)"
+    checks = kit.run_checks(
+        [(required, missing), (optional, missing)], "cpu", PEAKS, {}, frozenset({optional.config_id})
+    )
+    assert [(c.subject, c.ok) for c in checks[:2]] == [
+        ("quick jax/compiled bs256 bf16", False),
+        ("quick jax/compiled bs32 bf16", None),
+    ]
 
 
 def test_scaling_passes_when_batch_256_is_faster_and_fails_when_slower_or_missing():

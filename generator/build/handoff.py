@@ -3,7 +3,8 @@
 mkdocs-gen-files runs ``gen_pages.py`` as a script inside ``mkdocs build``, so nothing can be passed to it as an
 argument: ``build_site`` sets ``current`` for as long as its builds run, and the script reads it. Under
 ``mkdocs serve`` no ``build_site`` runs; the script then loads the records itself (``from_environment``), from
-``$FWBENCH_RESULTS`` (default ``results``, relative to the repository) and ``$FWBENCH_FRAMEWORKS_DIR``.
+``$FWBENCH_RESULTS`` (default ``results``, relative to the repository; several roots separated by ``os.pathsep``)
+and ``$FWBENCH_FRAMEWORKS_DIR``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.records.load import Results, load_results
+from generator.records.load import Results, load_roots
 
 RESULTS_ENV = "FWBENCH_RESULTS"
 FRAMEWORKS_ENV = "FWBENCH_FRAMEWORKS_DIR"
@@ -49,6 +50,5 @@ def handing(handoff: Handoff) -> Iterator[None]:
 def from_environment(repo_root: Path) -> Handoff:
     """The handoff of a build that no ``build_site`` started (``mkdocs serve``), from the environment variables."""
     frameworks = os.environ.get(FRAMEWORKS_ENV)
-    return Handoff(
-        load_results(repo_root / os.environ.get(RESULTS_ENV, "results")), Path(frameworks) if frameworks else None
-    )
+    roots = [repo_root / root for root in os.environ.get(RESULTS_ENV, "results").split(os.pathsep)]
+    return Handoff(load_roots(roots), Path(frameworks) if frameworks else None)

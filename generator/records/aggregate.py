@@ -344,4 +344,5 @@ def tables(summaries: list[Summary]) -> list[Table]:
     grouped: dict[tuple[str, Setting], list[Summary]] = defaultdict(list)
     for s in summaries:
         grouped[(s.key.machine_id, s.key.setting)].append(s)
-    return [Table(machine, setting, items) for (machine, setting), items in sorted(grouped.items())]
+    order = sorted(grouped.items(), key=lambda item: (item[0][0], item[0][1].sort_key()))
+    return [Table(machine, setting, items) for (machine, setting), items in order]

@@ -13,11 +13,17 @@ from typing import Any
 
 from fwbench.frameworks import REGISTRY, label
 from fwbench.stats import Stats, describe
-from generator.i18n import _
+from generator.i18n import N_, _, translate
 from generator.records.load import Loaded
 
 #: a metric's unit where the report's numbers are shown
 UNITS = {"images_per_second": "img/s", "compile_seconds": "s", "epoch_seconds": "s"}
+#: a metric's name in a reader's words (translated where shown); any other is shown as the report names it
+METRIC_WORDS = {
+    "images_per_second": N_("images per second"),
+    "compile_seconds": N_("compile time"),
+    "epoch_seconds": N_("seconds per epoch"),
+}
 
 
 def companions(framework: str, packages: dict[str, str | None]) -> str:
@@ -113,6 +119,36 @@ class Bisect:
         if self.result["status"] != "found" or not (good and bad and good.stats and bad.stats):
             return None
         return good, bad
+
+    @property
+    def metric_words(self) -> str:
+        """The metric in the reader's language: ``images per second``."""
+        metric = self.report["metric"]
+        return translate(METRIC_WORDS[metric]) if metric in METRIC_WORDS else metric
+
+    def conclusion(self) -> str:
+        """What the search concluded, worded from the report's fields in the reader's language (the report's own
+        ``message`` is the bisect tool's English, and is shown only for a status this does not know)."""
+        result, releases = self.result, self.report.get("releases") or []
+        status, good, bad = result["status"], result.get("last_good"), result.get("first_bad")
+        if self.found is not None:
+            good_release, bad_release = self.found
+            return _(
+                "{bad} is the first release worse than its predecessor {good} by {drop:.0%} (medians of {n_bad} and "
+                "{n_good} runs, no overlap)"
+            ).format(bad=bad, good=good, drop=result["drop"], n_bad=bad_release.stats.n, n_good=good_release.stats.n)
+        if status == "no_drop" and releases:
+            return _("{newest} is not worse than {oldest} by more than {threshold:.0%} beyond the noise").format(
+                newest=releases[-1], oldest=releases[0], threshold=self.report["threshold"]
+            )
+        if status == "inconclusive" and good and bad:
+            return _(
+                "the halving ended between {good} and {bad}, but with {repeats} runs each the step there is not "
+                "beyond the noise: the drop may be spread over several releases"
+            ).format(good=good, bad=bad, repeats=self.report["repeats"])
+        if status == "inconclusive":
+            return _("the oldest or the newest release could not be measured")
+        return result.get("message") or status
 
     def figure(self, stats: Stats) -> str:
         """A release's median with its unit: ``30.1 img/s``."""

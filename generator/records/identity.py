@@ -4,6 +4,7 @@ included), the framework at its version, the mode and the batch size. Runs that 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
@@ -54,9 +55,9 @@ def release(version: str | None) -> str | None:
 
 @dataclass(frozen=True, order=True)
 class Setting:
-    """What must match for runs to share a table: same profile, data, requested training-set size, epochs,
-    precision policy, tuning environment (empty when out of the box) and timing protocol: runs measured under two
-    protocols never pool.
+    """What must match for runs to share a table: same profile, data, requested training-set size (and the fewest
+    steps per epoch that raise it per batch size), epochs, precision policy, tuning environment (empty when out of
+    the box) and timing protocol: runs measured under two protocols never pool.
 
     The size is ``config.train_images`` (the request), never the images trained per epoch, which drop-last
     makes differ between batch sizes. Older records lack it: they are keyed on ``images_per_epoch`` instead
@@ -71,6 +72,7 @@ class Setting:
     tuning: str = ""  # "NAME=value; …" of the record's config.tuning_environment
     older: bool = False
     protocol: int = FIRST_PROTOCOL
+    min_timed_steps: int = 1  # config.min_timed_steps: the batch sizes whose size gave fewer trained this many
 
     @property
     def label(self) -> str:
@@ -81,11 +83,22 @@ class Setting:
         images = (_("{n:,} images/epoch (older records)") if self.older else _("{n:,} training images")).format(
             n=self.train_images
         )
+        if self.min_timed_steps > 1:
+            images = _("{images} (at least {steps} steps per epoch)").format(images=images, steps=self.min_timed_steps)
         precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
         parts = [self.profile, self.dataset, images, epochs, precision]
         if self.tuning:
             parts.append(_("tuned: {variables}").format(variables=self.tuning))
         return " · ".join(parts)
+
+    def sort_key(self) -> tuple:
+        """The order tables are shown in: the fields in order, the precision policies as ``PRECISION_WORDS`` lists
+        them (strict FP32, the default, bf16) rather than alphabetically, so a machine's main table comes first."""
+        rank = (
+            list(PRECISION_WORDS).index(self.precision) if self.precision in PRECISION_WORDS else len(PRECISION_WORDS)
+        )
+        fields = dataclasses.astuple(self)
+        return (*fields[:4], rank, *fields[4:])
 
     @property
     def slug(self) -> str:
@@ -94,6 +107,7 @@ class Setting:
         slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")  # "bf16 (mixed)" → "bf16-mixed"
         slug += "-older" if self.older else ""
         slug += f"-p{self.protocol}" if self.protocol != FIRST_PROTOCOL else ""
+        slug += f"-min{self.min_timed_steps}" if self.min_timed_steps > 1 else ""
         return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 
@@ -111,6 +125,7 @@ def setting_of(record: dict[str, Any]) -> Setting:
         tuning_of(record),
         older,
         protocol_of(record),
+        config.get("min_timed_steps", 1),
     )
 
 

@@ -7,11 +7,13 @@ is a record or a one-line skip saying why (see ``fwbench.records`` for what a re
 from __future__ import annotations
 
 import os
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fwbench.cliargs import UsageError
 from fwbench.progress import progress_bar
 from fwbench.records import RUN_SCHEMA, RecordError, printable, read_record
 
@@ -35,6 +37,12 @@ class Loaded:
 
     path: Path
     record: dict[str, Any]
+    root: Path | None = None  # the results root it was found under (one of several: ``load_roots``)
+
+    def name_under(self, root: Path) -> str:
+        """Its name in downloads: its path relative to its own results root (``runs/<machine>/<file>``), or to
+        ``root`` when it was made without one."""
+        return self.path.relative_to(self.root or root).as_posix()
 
     @property
     def machine_id(self) -> str:
@@ -170,6 +178,28 @@ def load_results(root: str | Path, strict: bool = False, progress: bool = False)
         if record is None:
             skip(path, reason)
         else:
-            buckets[sub].append(Loaded(path=path, record=record))
+            buckets[sub].append(Loaded(path=path, record=record, root=root))
     results.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))
     return results
+
+
+def load_roots(roots: list[Path], strict: bool = False, progress: bool = False) -> Results:
+    """The records of several results roots as one ``Results`` (the published ones and a user's own, read where
+    they lie: nothing is copied), ``root`` the first. UsageError naming both roots when a machine's records lie in
+    two of them: one machine's runs would otherwise pool from two sources."""
+    twice = [root for root, count in Counter(Path(r).resolve() for r in roots).items() if count > 1]
+    if twice:
+        raise UsageError(f"--results {twice[0]}: given twice")
+    found = [load_results(root, strict, progress) for root in roots]
+    merged = Results(root=Path(roots[0]))
+    owner: dict[str, Path] = {}
+    for results in found:
+        for machine in {item.machine_id for item in results.runs + results.probes + results.bisects}:
+            if owner.setdefault(machine, results.root) != results.root:
+                raise UsageError(
+                    f"--results: machine {machine} has records in both {owner[machine]} and {results.root}"
+                )
+        for name in ("runs", "probes", "snapshots", "bisects", "bisect_runs", "skipped"):
+            getattr(merged, name).extend(getattr(results, name))
+    merged.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))
+    return merged

@@ -1,14 +1,15 @@
-"""The debugging probes as the site reads them: readable outcomes, each framework's score with and without the
-silently cast probes, and the bug × framework matrix."""
+"""The debugging probes as the site reads them: today's apart from other versions', readable outcomes, the score
+under the current rubric, each framework's score over the same probes with and without the silently cast ones,
+and the bug × framework matrix."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS
-from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence
+from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence, reports_planted_bug
 from generator.i18n import N_, _, translate
 from generator.records.load import Loaded
 
@@ -48,20 +49,50 @@ def bug_title(bug: str, tooling: bool | None) -> str:
     return (_("{bug}, NaN tooling on") if tooling else _("{bug}, NaN tooling off")).format(bug=title)
 
 
+def todays(probes: list[Loaded]) -> list[Loaded]:
+    """The probes that ran in the interpreter fwbench runs in (today's versions; no ``environment``), not those of
+    another version's environment (``runners probes --versions``), which the article's 4.1 rows read."""
+    return [p for p in probes if not p.record.get("environment")]
+
+
+def probe_score(record: dict) -> dict:
+    """The record's score under the current rubric: an error that does not report the planted bug
+    (``reports_planted_bug``) scores 0 of the same maximum, derived on read for records scored before the rule."""
+    score = record["score"]
+    if record["outcome"] != "error" or reports_planted_bug(record) is not False:
+        return score
+    return {**score, "total": 0.0, "parts": dict.fromkeys(score["parts"], 0.0)}
+
+
+#: what identifies one probe across frameworks: the machine, the bug, its tooling state and the mode
+ProbeKey = tuple[str, str, str, str]
+
+
+def probe_key(probe: Loaded) -> ProbeKey:
+    """The probe's place in the set every framework is scored over (its framework left out)."""
+    r = probe.record
+    return probe.machine_id, r["bug"], str(r["tooling"]), r["framework"]["mode"]
+
+
 @dataclass(frozen=True, eq=False)
 class ProbeScores(Mapping[str, float]):
-    """Mean probe score per framework (fraction of the maximum) with the silently cast probes left out.
+    """Mean probe score per framework (fraction of the maximum), every framework over the same probes.
 
-    That mapping is the figure the site ranks. A silently cast probe (a float64 input the framework cast
-    to float32 as documented, see fwbench.probe_outcome) shows no message to judge, so it is scored apart:
-    ``with_cast`` holds the means over every probe, ``scored`` and ``cast`` count each framework's scored
-    and silently cast probes, ``evidence`` says what in each silently cast record (by path) shows the cast.
+    A probe counts only where every framework ran it (same machine, bug, tooling and mode), so that no framework
+    is averaged over fewer or other probes than another; ``left_out`` counts each framework's probes that others
+    did not run. The mapping, the figure the site ranks, also leaves out every probe that any framework silently
+    cast (a float64 input cast to float32 as documented, see fwbench.probe_outcome): that probe shows no message
+    to judge in one framework, so it is judged in none. ``with_cast`` holds the means with those probes;
+    ``scored`` and ``ranked`` count the probes of each mean (the same for every framework), ``cast`` each
+    framework's silently cast probes, ``evidence`` what in each silently cast record (by path) shows the cast.
     """
 
     without_cast: dict[str, float]
     with_cast: dict[str, float]
     scored: dict[str, int]
+    ranked: dict[str, int]
     cast: dict[str, int]
+    left_out: dict[str, int]
     evidence: dict[str, str]
 
     def __getitem__(self, framework: str) -> float:
@@ -83,22 +114,28 @@ def _mean(values: list[float]) -> float:
 
 
 def probe_scores(probes: list[Loaded]) -> ProbeScores:
-    """Each framework's mean probe score with and without its silently cast probes (see ProbeScores)."""
-    fractions: dict[str, list[tuple[float, bool]]] = defaultdict(list)
-    evidence = {}
-    for p in probes:
-        why = cast_evidence(p.record)
-        if why:
+    """Each framework's mean score over today's probes that every framework ran, with and without the probes
+    any framework silently cast (see ProbeScores)."""
+    fraction: dict[str, dict[ProbeKey, float]] = defaultdict(dict)
+    evidence, cast_keys, cast = {}, set(), Counter()
+    for p in todays(probes):
+        score = probe_score(p.record)
+        if not score["max"]:
+            continue
+        fraction[p.record["framework"]["name"]][probe_key(p)] = score["total"] / score["max"]
+        if why := cast_evidence(p.record):
             evidence[str(p.path)] = why
-        score = p.record["score"]
-        if score["max"]:
-            fractions[p.record["framework"]["name"]].append((score["total"] / score["max"], why is not None))
-    kept = {fw: [f for f, cast in v if not cast] for fw, v in fractions.items()}
+            cast_keys.add(probe_key(p))
+            cast[p.record["framework"]["name"]] += 1
+    shared = set.intersection(*map(set, fraction.values())) if fraction else set()
+    kept = shared - cast_keys
     return ProbeScores(
-        without_cast={fw: _mean(v) for fw, v in kept.items() if v},
-        with_cast={fw: _mean([f for f, _ in v]) for fw, v in fractions.items()},
-        scored={fw: len(v) for fw, v in fractions.items()},
-        cast={fw: sum(cast for _, cast in v) for fw, v in fractions.items()},
+        without_cast={fw: _mean([v[k] for k in kept]) for fw, v in fraction.items() if kept},
+        with_cast={fw: _mean([v[k] for k in shared]) for fw, v in fraction.items() if shared},
+        scored={fw: len(shared) for fw in fraction},
+        ranked={fw: len(kept) for fw in fraction},
+        cast={fw: cast[fw] for fw in fraction},
+        left_out={fw: len(set(v) - shared) for fw, v in fraction.items()},
         evidence=evidence,
     )
 

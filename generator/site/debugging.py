@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
+from fwbench.probe_outcome import reports_planted_bug
 from generator.i18n import N_, _
 from generator.records import probes as probe_view
 from generator.records.load import Loaded
@@ -35,6 +36,8 @@ class Message:
     outcome: str  # readable
     kind: str  # the admonition type: success, failure, info
     cast_evidence: str | None
+    score: dict  # under the current rubric (probe_view.probe_score)
+    reports_bug: bool | None  # False: an error about something else, which scores 0
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ class MachineProbes:
 
 
 def summary_grid(scores: ProbeScores) -> Grid:
-    """Frameworks as columns: the ranked score without silently cast probes, the score over every probe, counts."""
+    """Frameworks as columns: the ranked score without silently cast probes, the score with them, and the counts
+    of each (the same for every framework), then each framework's silently cast probes and those left out."""
     present = [fw for fw in FRAMEWORKS if fw in scores.with_cast]
     every_cast = "— " + _("(every probe was cast)")
     rows = [
@@ -57,9 +61,11 @@ def summary_grid(scores: ProbeScores) -> Grid:
             _("score without silently cast probes"),
             *(f"**{scores[fw]:.0%}**" if fw in scores else every_cast for fw in present),
         ],
-        [_("score over every probe"), *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
-        [_("probes scored"), *(str(scores.scored[fw]) for fw in present)],
+        [_("score with them"), *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
+        [_("probes in the first score"), *(str(scores.ranked[fw]) for fw in present)],
+        [_("probes in the second score"), *(str(scores.scored[fw]) for fw in present)],
         [_("silently cast"), *(str(scores.cast[fw]) for fw in present)],
+        [_("left out: not run by every framework"), *(str(scores.left_out[fw]) for fw in present)],
     ]
     return Grid(["", *(label(fw) for fw in present)], rows)
 
@@ -69,7 +75,7 @@ def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
         return _("not run")
     category = scores.category(probe)
     icon, _kind = TONES[probe_view.outcome_tone(category)]
-    score = probe.record["score"]
+    score = probe_view.probe_score(probe.record)
     return (
         f":{icon}:{{ .fw-{probe_view.outcome_tone(category)} }} {probe_view.outcome_label(category)} "
         f"<small>{score['total']:g}/{score['max']:g}</small>"
@@ -100,6 +106,8 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
                     probe_view.outcome_label(category),
                     TONES[probe_view.outcome_tone(category)][1],
                     scores.evidence.get(str(probe.path)),
+                    probe_view.probe_score(probe.record),
+                    reports_planted_bug(probe.record),
                 )
             )
         bugs.append((row, dict(messages)))
@@ -116,7 +124,7 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
 def context(site: SiteData) -> dict[str, Any]:
     """The debugging page's context."""
     by_machine: dict[str, list[Loaded]] = defaultdict(list)
-    for probe in sorted(site.results.probes, key=probe_view.probe_order):
+    for probe in sorted(probe_view.todays(site.results.probes), key=probe_view.probe_order):
         by_machine[probe.machine_id].append(probe)
     scores = site.probe_scores
     return {

@@ -34,7 +34,11 @@ def _epoch(view: TableView, article: dict[str, Any]) -> str:
     here = _("one epoch here is {images:,} {dataset} images").format(
         images=setting.train_images, dataset=setting_word(setting.dataset)
     )
-    if trained != [setting.train_images]:
+    if setting.min_timed_steps > 1 and trained != [setting.train_images]:
+        here = _("{epoch}, at least {steps} steps ({images} images by batch size)").format(
+            epoch=here, steps=setting.min_timed_steps, images=", ".join(f"{n:,}" for n in trained)
+        )
+    elif trained != [setting.train_images]:
         here += " " + _("(drop-last trains {images})").format(images=", ".join(f"{n:,}" for n in trained))
     return part_separator().join(
         (

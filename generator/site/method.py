@@ -1,5 +1,6 @@
 """2 Environment and method: the machines' provenance, the model each framework built, the protocol, how figures
-are judged, and the parity checks (from ``data/parity_checks.json``)."""
+are judged, the precision policies (``data/precision_recipes.json``) and the parity checks
+(``data/parity_checks.json``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from generator.records.aggregate import Table
 from generator.records.identity import version_key
 from generator.records.machines import Machine
 from generator.site import Page
+from generator.views import fmt
 from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
@@ -80,6 +82,18 @@ def machine_section(site: SiteData, machine: Machine) -> MachineSection:
     )
 
 
+def precision_grid(recipes: dict[str, Any]) -> Grid:
+    """What each precision policy does in each framework (``data/precision_recipes.json``): a row per policy."""
+    rows = [
+        [f"`{policy}`", fmt.cell(entry["summary"]), *(fmt.cell(entry[fw]) for fw in FRAMEWORKS if fw in entry)]
+        for policy, entry in recipes["policies"].items()
+    ]
+    named = [fw for fw in FRAMEWORKS if all(fw in entry for entry in recipes["policies"].values())]
+    return Grid(
+        [_("precision"), _("what it means"), *(label(fw) for fw in named)], rows, text=tuple(range(len(named) + 2))
+    )
+
+
 def context(site: SiteData) -> dict[str, Any]:
     """The method page's context."""
     grid, counts = model_grid(site)
@@ -88,4 +102,6 @@ def context(site: SiteData) -> dict[str, Any]:
         "model": grid,
         "parameter_counts": counts,
         "parity": load_data("parity_checks.json"),
+        "precision": precision_grid(recipes := load_data("precision_recipes.json")),
+        "bf16_differences": recipes["bf16_differences"],
     }

@@ -38,7 +38,7 @@ def records_zip(items: list[Loaded], root: Path) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         for item in items:
-            archive.write(item.path, item.path.relative_to(root).as_posix())
+            archive.write(item.path, item.name_under(root))
     return buffer.getvalue()
 
 

@@ -1,6 +1,6 @@
 """Appendix: how to reproduce — getting the code, the commands from the repository root, your own records beside
-the published ones, how a maintainer makes an ecosystem snapshot, and the commands the run records say produced
-them (made portable: no other machine's paths)."""
+the published ones, how to send them by pull request, how a maintainer makes an ecosystem snapshot, and the commands
+the run records say produced them (made portable: no other machine's paths)."""
 
 from __future__ import annotations
 

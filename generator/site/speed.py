@@ -43,13 +43,22 @@ def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     return grids
 
 
+#: the peak table a record's MFU divided by (``mfu.peak_table``, runners/device_peaks.json) as people name it
+PEAK_NAMES = {"float32": "FP32", "tf32": "TF32", "bfloat16": "BF16"}
+
+
 def _mfu(view: TableView, summary: Summary) -> str:
     """One configuration's MFU with the peak it is a share of: ``PyTorch compiled, batch 32: MFU 44.2 % of the
-    NVIDIA H200's strict FP32 (TF32 off) peak, 67 TFLOP/s (n=1)``."""
-    peak = min(r["mfu"]["peak_flops_per_second"] for r in summary.counted if r.get("mfu"))
+    NVIDIA H200's dense FP32 peak, 67 TFLOP/s (strict FP32 (TF32 off), n=1)``; records made before the peak table
+    was recorded divided by the float32 one."""
+    counted = [r["mfu"] for r in summary.counted if r.get("mfu")]
+    peak = min(m["peak_flops_per_second"] for m in counted)
+    table = counted[0].get("peak_table") or "float32"
     return _(
-        "{column} {mode}, batch {batch}: MFU {mfu:.1%} of the {device}'s {precision} peak, {peak:g} TFLOP/s (n={n})"
+        "{column} {mode}, batch {batch}: MFU {mfu:.1%} of the {device}'s dense {peak_name} peak, {peak:g} TFLOP/s "
+        "({precision}, n={n})"
     ).format(
+        peak_name=PEAK_NAMES.get(table, table),
         column=view.table.column_label(summary.key.column),
         mode=setting_word(summary.key.mode),
         batch=summary.key.batch_size,

@@ -10,6 +10,7 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.stats import Stats
+from generator.data_text import translated
 from generator.i18n import N_, _, translate
 from generator.records.aggregate import Summary, Table
 from generator.records.bisects import Bisect, companions
@@ -26,6 +27,8 @@ from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, views
 from generator.views.verdict_text import claim_text
 
+#: the known-good sets, shared with runners envs (its notes and reasons are prose: ``generator.data_text.PROSE``)
+SETS = "version_sets.json"
 PAGE = Page("results/versions.md", "versions.md.j2", N_("Versions"), N_("3 Results"), 3.35)
 
 
@@ -166,7 +169,7 @@ def _bisect_view(found: Bisect) -> BisectView:
     header = [_("release"), _("median"), _("companion packages"), _("note")]
     title = _("{framework}: {metric} at batch {batch}, {mode} mode").format(
         framework=fmt.label(found.framework),
-        metric=report["metric"],
+        metric=found.metric_words,
         batch=report["config"]["batch_size"],
         mode=report["config"]["mode"],
     )
@@ -184,7 +187,7 @@ def bisects_by_machine(site: SiteData) -> dict[str, list[BisectView]]:
 def version_sets_grid(data: dict[str, Any] | None = None) -> Grid:
     """The known-good sets of fwbench/version_sets.json (shared with ``runners envs``): a row per pinned set, with
     what it installs, and a row per version that cannot run the shared model, with why."""
-    data = data or json.loads(resources.files("fwbench").joinpath("version_sets.json").read_text())
+    data = translated("version_sets.json", data or json.loads(resources.files("fwbench").joinpath(SETS).read_text()))
     rows = []
     for name in FRAMEWORKS:
         entry = data["frameworks"].get(name, {})

@@ -16,6 +16,7 @@ from generator.i18n import N_
 from generator.message import AND, Joined, Message, Spread, Text
 from generator.records.aggregate import Summary, Table
 from generator.records.codesize import SourceFile
+from generator.records.identity import FP32, PRECISION_WORDS
 from generator.records.load import Loaded
 from generator.records.machines import Machine
 from generator.records.metrics import MEMORY_METRICS, MIB
@@ -78,13 +79,15 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
     found = []
     for table in tables:
         machine = machines.get(table.machine_id)
-        where = Joined((machine.device if machine else table.machine_id, Message(table.setting.dataset)))
+        precision = table.setting.precision  # named where it is not strict FP32, the CPU profiles' own
+        words = () if precision == FP32 else (Message(PRECISION_WORDS.get(precision, precision)),)
+        where = Joined((machine.device if machine else table.machine_id, Message(table.setting.dataset), *words))
         table_leads = throughput_leads(table)
         if table_leads:
-            for scenario, lead in (
-                (N_("fast training at small batches (batch {batch}) on {where}"), table_leads[0]),
-                (N_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1]),
-            ):
+            scenarios = [(N_("fast training at small batches (batch {batch}) on {where}"), table_leads[0])]
+            if len(table_leads) > 1:  # a table of one batch size has no large batch to speak of
+                scenarios.append((N_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1]))
+            for scenario, lead in scenarios:
                 found.append(
                     _lead_choice(
                         Message(scenario, {"batch": lead.batch_size, "where": where}), lead, "results/speed.md"

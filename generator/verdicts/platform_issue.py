@@ -56,15 +56,17 @@ def pair_text(pair: Pair) -> Text:
 
 
 def size(pairs: list[Pair]) -> Size | None:
-    """The issue's size over its measured configurations, decided only where every one of them has n ≥ 3 clean
-    runs each way and every interval lies above 1×; None when no configuration is measured both ways."""
+    """The issue's size over the configurations measured with n ≥ 3 clean runs each way (a configuration with fewer,
+    or older records, is shown with its own "no verdict" and left out), decided only where every one of their
+    intervals lies above 1×; None when no configuration is measured both ways."""
     if not pairs:
         return None
+    judged = [(p, i) for p in pairs if (i := pair_interval(p))]
+    if not judged:
+        return Size(Message(N_("no verdict (n = {n})"), {"n": min(_runs(p) for p in pairs)}), False)
+    pairs = [p for p, _ in judged]  # the configurations measured n ≥ 3 each way; the others' rows say why not
     runs = min(_runs(p) for p in pairs)
-    intervals = [i for p in pairs if (i := pair_interval(p))]
-    if len(intervals) < len(pairs):
-        return Size(Message(N_("no verdict (n = {n})"), {"n": runs}), False)
-    low, high = min(i[0] for i in intervals), max(i[1] for i in intervals)
+    low, high = min(i[0] for _, i in judged), max(i[1] for _, i in judged)
     if low <= 1:
         return Size(Message(N_("within noise (n = {n})"), {"n": runs}), False)
     span = _span(min(p.ratio for p in pairs), max(p.ratio for p in pairs))

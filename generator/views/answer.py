@@ -16,7 +16,7 @@ from generator.message import Message, and_list
 from generator.records.aggregate import FLAGGED_RUNS
 from generator.verdicts.leads import Lead
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, device_title, gpu_first, setting_label, views
+from generator.views.table_view import TableView, device_title, gpu_first, precision_words, setting_label, views
 from generator.views.verdict_text import text
 
 
@@ -56,9 +56,12 @@ def _findings(view: TableView, site: SiteData) -> list[str]:
 
 
 def _where(view: TableView, repeated: bool) -> str:
-    """The machine as the sentence names it, with the setting when the machine has several tables."""
-    where = device_title(view.machine, view.table.machine_id)
-    return f"{where}, {setting_label(view.table.setting)}" if repeated else where
+    """The machine as the sentence names it, with the setting when the machine has several tables and the
+    precision always (it decides a GPU's speed more than the framework does)."""
+    where, setting = device_title(view.machine, view.table.machine_id), view.table.setting
+    return _("{machine}, {setting}").format(
+        machine=where, setting=setting_label(setting) if repeated else precision_words(setting)
+    )
 
 
 def _no_lead(view: TableView, where: str) -> str:

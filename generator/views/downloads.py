@@ -15,6 +15,7 @@ from generator.records.aggregate import BUSY, OLDER, Summary
 from generator.records.codesize import SourceFile
 from generator.records.load import Loaded
 from generator.records.metrics import MEMORY_METRICS
+from generator.records.probes import probe_score
 from generator.verdicts.claims import Claim
 from generator.views.verdict_text import claim_text, text
 
@@ -160,7 +161,7 @@ def runs_csv(runs: list[Loaded], root: Path) -> str:
         values = first_values(r, RUN_CSV_KEYS)
         rows.append(
             [
-                item.path.relative_to(root).as_posix(),
+                item.name_under(root),
                 item.machine_id,
                 r["status"],
                 r["framework"]["name"],
@@ -174,7 +175,7 @@ def runs_csv(runs: list[Loaded], root: Path) -> str:
 
 
 def probes_csv(probes: list[Loaded]) -> str:
-    """One row per probe record with its score parts."""
+    """One row per probe record with its score under the current rubric (``probe_score``)."""
     header = ["machine_id", "framework", "version", "mode", "score_total", "score_max", *PROBE_CSV_FIELDS]
     rows = [
         [
@@ -182,12 +183,12 @@ def probes_csv(probes: list[Loaded]) -> str:
             r["framework"]["name"],
             r["framework"]["version"],
             r["framework"]["mode"],
-            r["score"]["total"],
-            r["score"]["max"],
+            score["total"],
+            score["max"],
             *(r[name] for name in PROBE_CSV_FIELDS),
         ]
         for p in probes
-        for r in [p.record]
+        for r, score in [(p.record, probe_score(p.record))]
     ]
     return _csv(header, rows)
 

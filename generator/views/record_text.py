@@ -19,6 +19,13 @@ RECORDED = frozenset(
             "brevity 1 (traceback <= 40 lines) / 0.5 (<= 120 lines); no error, crash or timeout scores 0"
         ),
         N_(
+            "fwbench.probe-rubric/2: location 2 (planted line) / 1 (file only); names_shapes 2 (message names every "
+            "offending shape, dtype or NaN); names_layer 1 (message names the layer, where a layer is at fault); "
+            "brevity 1 (traceback <= 40 lines) / 0.5 (<= 120 lines); no error, crash, timeout or an error that does "
+            "not report the planted bug (its message names neither every offending token nor a word of the bug's "
+            "kind: shape, dimension, target, dtype, NaN, infinity) scores 0"
+        ),
+        N_(
             "this process's peak RSS (getrusage) plus its child processes' summed RSS (peak of samples every 250 ms), "
             "above the post-import baseline"
         ),

@@ -1,4 +1,9 @@
-"""CIFAR ResNet-18 in Flax NNX (NHWC), with weight import/export in the canonical layout."""
+"""CIFAR ResNet-18 in Flax NNX (NHWC), with weight import/export in the canonical layout.
+
+Every layer takes the ``dtype`` it computes in (None: its inputs' and parameters' dtype; bfloat16 for mixed
+precision, as Flax documents it) and keeps its parameters and BatchNorm statistics in float32 (``param_dtype``);
+Flax's BatchNorm computes its statistics in at least float32 whatever ``dtype`` says.
+"""
 
 from __future__ import annotations
 
@@ -13,27 +18,30 @@ from runners import arch, recipe
 ModuleList = getattr(nnx, "List", list)
 
 
-def conv_bn(cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs) -> tuple[nnx.Conv, nnx.BatchNorm]:
+def conv_bn(
+    cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs, dtype=None
+) -> tuple[nnx.Conv, nnx.BatchNorm]:
     pad = recipe.conv_padding(kernel)  # explicit symmetric padding: Flax 'SAME' pads (0, 1) at stride 2
+    kinds = {"dtype": dtype, "param_dtype": jnp.float32, "rngs": rngs}
     conv = nnx.Conv(
-        cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)), use_bias=False, rngs=rngs
+        cin, cout, (kernel, kernel), strides=stride, padding=((pad, pad), (pad, pad)), use_bias=False, **kinds
     )
-    return conv, nnx.BatchNorm(cout, momentum=recipe.BN_DECAY, epsilon=recipe.BN_EPSILON, rngs=rngs)
+    return conv, nnx.BatchNorm(cout, momentum=recipe.BN_DECAY, epsilon=recipe.BN_EPSILON, **kinds)
 
 
 class ConvBN(nnx.Module):
-    def __init__(self, cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs):
-        self.conv, self.bn = conv_bn(cin, cout, kernel, stride, rngs)
+    def __init__(self, cin: int, cout: int, kernel: int, stride: int, rngs: nnx.Rngs, dtype=None):
+        self.conv, self.bn = conv_bn(cin, cout, kernel, stride, rngs, dtype)
 
     def __call__(self, x):
         return self.bn(self.conv(x))
 
 
 class BasicBlock(nnx.Module):
-    def __init__(self, cin: int, cout: int, stride: int, rngs: nnx.Rngs):
-        self.conv1, self.bn1 = conv_bn(cin, cout, 3, stride, rngs)
-        self.conv2, self.bn2 = conv_bn(cout, cout, 3, 1, rngs)
-        self.shortcut = ConvBN(cin, cout, 1, stride, rngs) if stride != 1 or cin != cout else None
+    def __init__(self, cin: int, cout: int, stride: int, rngs: nnx.Rngs, dtype=None):
+        self.conv1, self.bn1 = conv_bn(cin, cout, 3, stride, rngs, dtype)
+        self.conv2, self.bn2 = conv_bn(cout, cout, 3, 1, rngs, dtype)
+        self.shortcut = ConvBN(cin, cout, 1, stride, rngs, dtype) if stride != 1 or cin != cout else None
 
     def __call__(self, x):
         out = nnx.relu(self.bn1(self.conv1(x)))
@@ -42,17 +50,17 @@ class BasicBlock(nnx.Module):
 
 
 class ResNet18(nnx.Module):
-    def __init__(self, rngs: nnx.Rngs):
-        self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1, rngs)
+    def __init__(self, rngs: nnx.Rngs, dtype=None):
+        self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1, rngs, dtype)
         cin = arch.STEM_WIDTH
         for s, (width, stride) in enumerate(arch.STAGES):
             blocks = [
-                BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs)
+                BasicBlock(cin if b == 0 else width, width, stride if b == 0 else 1, rngs, dtype)
                 for b in range(arch.BLOCKS_PER_STAGE)
             ]
             setattr(self, f"layer{s + 1}", ModuleList(blocks))
             cin = width
-        self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, rngs=rngs)
+        self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, dtype=dtype, param_dtype=jnp.float32, rngs=rngs)
 
     def __call__(self, x):
         x = nnx.relu(self.stem(x))

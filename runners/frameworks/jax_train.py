@@ -2,7 +2,9 @@
 
 ``optax.add_decayed_weights`` before ``optax.sgd`` is PyTorch's coupled rule (g += wd·p); the step is
 a pure function of (params, batch stats, optimizer state) compiled with ``jax.jit``, the pattern of
-Flax's performance guide (``nnx.split`` once, no graph traversal per step).
+Flax's performance guide (``nnx.split`` once, no graph traversal per step). bf16 is Flax's mixed precision: every
+layer built with ``dtype=jnp.bfloat16`` and ``param_dtype=jnp.float32`` (``jax_model``), so parameters, gradients,
+optimizer state and BatchNorm statistics stay float32; the loss is taken in float32.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ class Trainer:
         self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
         # Shapes only: every variable is overwritten by ``restore``, and NNX's eager initialisers would
         # compile one kernel per distinct shape (about 9 s on a 2-core CPU) for values thrown away.
-        self.model = nnx.eval_shape(lambda: ResNet18(nnx.Rngs(0)))
+        compute = jnp.bfloat16 if precision == "bf16" else None  # None: the inputs' and parameters' dtype
+        self.model = nnx.eval_shape(lambda: ResNet18(nnx.Rngs(0), dtype=compute))
         self.model.eval()
         self.eval_graph = nnx.graphdef(self.model)
         self.model.train()
@@ -66,7 +69,7 @@ class Trainer:
     def _step(self, params, stats, opt_state, x, y, lr):
         def loss_fn(params, stats):  # stats as an argument: BN updates them inside the grad trace
             model = nnx.merge(self.graph, params, stats)
-            logits = model(x)
+            logits = model(x).astype(self.dtype)  # the loss in float32 (bf16: the last layer computes in bf16)
             loss = optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
             return loss, (logits, pure(nnx.state(model, nnx.BatchStat)))
 
@@ -79,7 +82,7 @@ class Trainer:
 
     def _logits(self, params, stats, x, training):
         model = nnx.merge(self.graph if training else self.eval_graph, params, stats)
-        return model(x), pure(nnx.state(model, nnx.BatchStat))
+        return model(x).astype(self.dtype), pure(nnx.state(model, nnx.BatchStat))
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
         """Per-step (NHWC images, labels) resident on the device."""
@@ -152,5 +155,11 @@ class Trainer:
         }
 
     def precision_flags(self) -> dict:
-        """The default precision of matmuls and convolutions, as JAX's configuration holds it."""
-        return {"jax_default_matmul_precision": jax.config.jax_default_matmul_precision}
+        """The default precision of matmuls and convolutions, as JAX's configuration holds it, and the dtype the
+        layers compute in (the first convolution's; None: its inputs' dtype) and the parameters' dtype."""
+        compute = self.model.stem.conv.dtype
+        return {
+            "jax_default_matmul_precision": jax.config.jax_default_matmul_precision,
+            "flax.nnx.Conv.dtype": None if compute is None else jnp.dtype(compute).name,
+            "flax.nnx.Param.dtype": jax.tree.leaves(self.params)[0].dtype.name,
+        }

@@ -4,26 +4,35 @@ from __future__ import annotations
 
 import keras
 import numpy as np
+import tensorflow as tf
 from keras import layers, ops
 
 from runners import arch, recipe
 
 
-class PaddedConv(keras.layers.Layer):
-    """Keras 'same' pads (0, 1) at stride 2 where PyTorch pads (1, 1): pad explicitly, then 'valid'."""
+class SymmetricConv2D(layers.Conv2D):
+    """A bias-free convolution padded ``recipe.conv_padding`` on every side, as PyTorch pads.
+
+    Keras' ``"same"`` is that padding at stride 1 (and for 1×1 kernels), and there the layer is a plain ``Conv2D``;
+    at stride 2 ``"same"`` pads (0, 1), so the padding is passed to the convolution itself (``tf.nn.conv2d``'s
+    explicit padding), where XLA sees one convolution. A pad op before a ``"valid"`` convolution would be the same
+    network but not the same cost: its gradient is computed for the padded input and then cut, up to 2.25× the
+    input-gradient work of a 4×4 layer (``benchmarks/idiomatic_loop.py``).
+    """
 
     def __init__(self, cout: int, kernel: int, stride: int):
-        super().__init__()
+        super().__init__(cout, kernel, strides=stride, padding="same", use_bias=False)  # "same": the output shape
         self.pad = recipe.conv_padding(kernel)
-        self.conv = layers.Conv2D(cout, kernel, strides=stride, padding="valid", use_bias=False)
 
-    def call(self, x):
+    def convolution_op(self, inputs, kernel):
+        if self.strides == (1, 1) or not self.pad:
+            return super().convolution_op(inputs, kernel)
         p = self.pad
-        return self.conv(ops.pad(x, [[0, 0], [p, p], [p, p], [0, 0]]) if p else x)
+        return tf.nn.conv2d(inputs, kernel, self.strides, padding=[[0, 0], [p, p], [p, p], [0, 0]])
 
 
-def conv_bn(cin: int, cout: int, kernel: int, stride: int) -> tuple[PaddedConv, layers.BatchNormalization]:
-    conv = PaddedConv(cout, kernel, stride)  # cin is implied by the input in Keras
+def conv_bn(cin: int, cout: int, kernel: int, stride: int) -> tuple[SymmetricConv2D, layers.BatchNormalization]:
+    conv = SymmetricConv2D(cout, kernel, stride)  # cin is implied by the input in Keras
     return conv, layers.BatchNormalization(momentum=recipe.BN_DECAY, epsilon=recipe.BN_EPSILON)
 
 
@@ -90,8 +99,6 @@ def _variable(model: ResNet18, key: str):
     module = model
     for part in layer.split("."):
         module = module[int(part)] if part.isdigit() else getattr(module, part)
-    if isinstance(module, PaddedConv):
-        module = module.conv
     return getattr(module, LAYOUT[arch.layer_kind(layer)][field])
 
 

@@ -2,7 +2,10 @@
 
 Keras' SGD folds the learning rate into the velocity (v = m·v − lr·g) and its ``weight_decay`` is
 decoupled; PyTorch's rule is v = m·v + (g + wd·p), p −= lr·v. The step spells out PyTorch's rule so
-the three frameworks make the same update even while the learning rate changes.
+the three frameworks make the same update even while the learning rate changes. bf16 is Keras's mixed precision:
+the model built under the ``mixed_bfloat16`` dtype policy (bfloat16 compute, float32 variables, so float32
+gradients and optimizer state; Keras's BatchNormalization keeps and computes its statistics in float32), the loss
+taken in float32.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ class Trainer:
             tf.config.experimental.enable_tensor_float_32_execution(False)
         self.dtype = dtype  # float64 only for parity tests
         keras.config.set_floatx(dtype)
+        # the global policy, which every layer built from here takes (Keras's mixed-precision recipe); otherwise
+        # Keras's own default, set again so that a trainer built after a bf16 one in this process is not bf16
+        keras.config.set_dtype_policy("mixed_bfloat16" if precision == "bf16" else dtype)
         gpus = tf.config.list_physical_devices("GPU")
         if device == "gpu" and not gpus:
             raise RuntimeError("--device gpu: TensorFlow sees no GPU")
@@ -51,7 +57,7 @@ class Trainer:
 
     def _step(self, x: tf.Tensor, y: tf.Tensor, lr: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         with tf.GradientTape() as tape:
-            logits = self.model(x, training=True)
+            logits = tf.cast(self.model(x, training=True), self.dtype)  # the loss in float32 (bf16: bf16 logits)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
         params = self.model.trainable_variables
         for param, grad, velocity in zip(params, tape.gradient(loss, params), self.opt_state, strict=True):
@@ -62,7 +68,7 @@ class Trainer:
         return loss, correct
 
     def _logits(self, x: tf.Tensor, training: bool) -> tf.Tensor:
-        return self.model(x, training=training)
+        return tf.cast(self.model(x, training=training), self.dtype)
 
     def to_device(self, images: np.ndarray, labels: np.ndarray) -> list[tuple[tf.Tensor, tf.Tensor]]:
         """Per-step (NHWC images, labels) resident on the device."""
@@ -123,11 +129,15 @@ class Trainer:
         }
 
     def precision_flags(self) -> dict:
-        """TF32 execution as TensorFlow reports it, and the model's Keras dtype policy and float type."""
+        """TF32 execution as TensorFlow reports it, the model's Keras dtype policy, the dtypes its first convolution
+        computes in and keeps its variables in, and Keras's float type."""
+        conv = self.model.stem.conv.dtype_policy
         return {
             "tf.config.experimental.tensor_float_32_execution_enabled": (
                 tf.config.experimental.tensor_float_32_execution_enabled()
             ),
             "keras.Model.dtype_policy": self.model.dtype_policy.name,
+            "keras.layers.Conv2D.dtype_policy.compute_dtype": conv.compute_dtype,
+            "keras.layers.Conv2D.dtype_policy.variable_dtype": conv.variable_dtype,
             "keras.config.floatx": keras.config.floatx(),
         }

@@ -1,7 +1,8 @@
 """Training step in PyTorch: SGD with momentum and coupled weight decay (PyTorch's own semantics).
 
 Compiled mode compiles the model, as PyTorch recommends (``torch.compile(model)``); the optimizer step stays
-eager.
+eager. bf16 is PyTorch's automatic mixed precision: ``torch.autocast(device, dtype=torch.bfloat16)`` around the
+forward pass and the loss, float32 parameters and optimizer state, no GradScaler (bf16 has float32's range).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Trainer:
         if device == "gpu" and not gpu:
             raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
         self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
+        # disabled but still entered outside bf16: one code path, and the state it reports is the one that ran
+        self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
         self.model = ResNet18().to(self.device, self.dtype)
         self.model.train()
         self.optimizer = torch.optim.SGD(
@@ -56,8 +59,9 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.optimizer.zero_grad(set_to_none=True)
-        logits = self.train_forward(x)
-        loss = F.cross_entropy(logits, y)
+        with self.autocast:
+            logits = self.train_forward(x)
+            loss = F.cross_entropy(logits.to(self.dtype), y)  # the loss in float32 (bf16: logits come in bf16)
         loss.backward()
         self.optimizer.step()
         return loss.detach(), (logits.argmax(dim=1) == y).sum()
@@ -66,8 +70,8 @@ class Trainer:
         """Forward pass only, through the eager model; ``training`` uses batch statistics (and updates the running
         ones, like training does)."""
         self.model.train(training)
-        with torch.no_grad():
-            logits = self.model(x).cpu().numpy()
+        with torch.no_grad(), self.autocast:
+            logits = self.model(x).to(self.dtype).cpu().numpy()
         self.model.train()
         return logits
 
@@ -113,9 +117,16 @@ class Trainer:
         }
 
     def precision_flags(self) -> dict:
-        """TF32 for convolutions and matmuls, and the float32 matmul precision, as PyTorch reports them."""
+        """TF32 for convolutions and matmuls, the float32 matmul precision, autocast's state inside the trainer's
+        own autocast context, and the parameters' dtype, as PyTorch reports them."""
+        device = self.device.type
+        with self.autocast:
+            enabled, dtype = torch.is_autocast_enabled(device), torch.get_autocast_dtype(device)
         return {
             "torch.backends.cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
             "torch.backends.cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
             "torch.get_float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "torch.is_autocast_enabled": enabled,
+            "torch.get_autocast_dtype": str(dtype).removeprefix("torch.") if enabled else None,
+            "torch.nn.Parameter.dtype": str(next(self.model.parameters()).dtype).removeprefix("torch."),
         }

@@ -57,7 +57,8 @@ class Trainer(Protocol):
 
     def precision_flags(self) -> dict[str, Any]:
         """The framework's precision settings as it reports them now (read back, never restated from what was
-        asked), keyed by the name of the framework's own API that reports each."""
+        asked), keyed by the name of the framework's own API that reports each: its TF32 switches, and the dtype
+        the model computes in and keeps its variables in (``runners.recipe.PRECISION_POLICIES``)."""
 
 
 def check_mode(name: str, mode: str) -> None:
@@ -70,10 +71,7 @@ def check_mode(name: str, mode: str) -> None:
 def check_precision(policy: str) -> None:
     """ValueError unless ``policy`` is a precision policy the trainers apply (``recipe.PRECISION_POLICIES``)."""
     if policy not in PRECISION_POLICIES:
-        raise ValueError(
-            f"precision {policy!r}: the trainers apply only {', '.join(map(repr, PRECISION_POLICIES))} "
-            "(true float32, TF32 off everywhere) so far"
-        )
+        raise ValueError(f"precision {policy!r}: choose from {', '.join(PRECISION_POLICIES)}")
 
 
 def trainer_class(name: str) -> type[Trainer]:
@@ -88,10 +86,15 @@ def make_trainer(
     device: str = "auto",
     dtype: str = "float32",
     precision: str = "fp32",
+    module: str | None = None,
+    **options: Any,
 ) -> Trainer:
     """A trainer of framework ``name`` holding ``weights``: ``mode`` compiled or eager (checked by
     ``check_mode``), ``device`` auto, cpu or gpu, ``dtype`` float32 (float64 only for the parity tests),
-    ``precision`` the policy it applies (checked by ``check_precision``)."""
+    ``precision`` the policy it applies (checked by ``check_precision``); ``module`` the module holding the
+    ``Trainer`` (default the framework's ResNet-18 one; ``runners.workloads`` names another workload's) and
+    ``options`` that trainer's own arguments. Checked before the framework is imported."""
     check_mode(name, mode)
     check_precision(precision)
-    return trainer_class(name)(weights, mode=mode, device=device, dtype=dtype, precision=precision)
+    trainer = importlib.import_module(module).Trainer if module else trainer_class(name)
+    return trainer(weights, mode=mode, device=device, dtype=dtype, precision=precision, **options)

@@ -26,10 +26,11 @@ CHILD_ENVIRONMENT = {
 }
 
 
-def child_command(spec: ProbeSpec) -> list[str]:
-    """The command line that runs ``spec`` in a fresh interpreter."""
+def child_command(spec: ProbeSpec, python: str | None = None) -> list[str]:
+    """The command line that runs ``spec`` in a fresh interpreter: ``python`` (another version's environment,
+    which starts in the repository like every run), default this one."""
     return [
-        sys.executable,
+        python or sys.executable,
         "-m",
         "runners.probes.child",
         "--framework",
@@ -57,9 +58,9 @@ def _kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def run_child(spec: ProbeSpec, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict:
-    """Run ``spec`` in a fresh interpreter; see run_command for what comes back."""
-    return run_command(child_command(spec), timeout_s)
+def run_child(spec: ProbeSpec, timeout_s: float = DEFAULT_TIMEOUT_S, python: str | None = None) -> dict:
+    """Run ``spec`` in a fresh interpreter (``python``, default this one); see run_command for what comes back."""
+    return run_command(child_command(spec, python), timeout_s)
 
 
 def run_command(command: list[str], timeout_s: float) -> dict:

@@ -37,37 +37,44 @@ LAYER_NAMES = {"dense_shape": "head", "dtype": "body", "loss_shape": None, "nan"
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """One probe: a bug in one framework and mode; ``tooling`` (NaN checks on/off) only for the NaN bug."""
+    """One probe: a bug in one framework and mode; ``tooling`` (NaN checks on/off) only for the NaN bug;
+    ``version`` the framework release asked for (``runners probes --versions``), None for the installed one."""
 
     framework: str
     bug: str
     mode: str
     tooling: bool | None = None
+    version: str | None = None
 
     @property
     def record_id(self) -> str:
-        """File-name-safe id, unique per framework, bug, mode and tooling."""
+        """File-name-safe id, unique per framework, bug, mode, tooling and asked-for version: the installed
+        version's probes keep the id they always had, so another version's never overwrite them."""
         suffix = "" if self.tooling is None else f"-tooling-{'on' if self.tooling else 'off'}"
-        return f"{self.bug}-{self.framework}-{self.mode}{suffix}"
+        version = "" if self.version is None else f"-{self.version}"
+        return f"{self.bug}-{self.framework}{version}-{self.mode}{suffix}"
 
     @property
     def label(self) -> str:
         """Short human-readable name for progress bars and tables."""
         tooling = "" if self.tooling is None else f" tooling={'on' if self.tooling else 'off'}"
-        return f"{self.framework} {self.bug} {self.mode}{tooling}"
+        version = "" if self.version is None else f" {self.version}"
+        return f"{self.framework}{version} {self.bug} {self.mode}{tooling}"
 
 
-def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, True)) -> list[ProbeSpec]:
-    """Every probe in the given subsets, in a stable order (framework, bug, mode, tooling); a mode a framework
-    is not probed in is left out for it."""
+def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, True), versions=None) -> list[ProbeSpec]:
+    """Every probe in the given subsets, in a stable order (framework, version, bug, mode, tooling); a mode a
+    framework is not probed in is left out for it. ``versions``: framework -> the releases to probe (None for the
+    installed one); default the installed one of each."""
     specs = []
     for name in frameworks:
-        for bug in bugs:
-            for mode in (m for m in modes if m in framework(name).probe_modes):
-                if bug == "nan":
-                    specs.extend(ProbeSpec(name, bug, mode, on) for on in tooling)
-                else:
-                    specs.append(ProbeSpec(name, bug, mode))
+        for version in (versions or {}).get(name, [None]):
+            for bug in bugs:
+                for mode in (m for m in modes if m in framework(name).probe_modes):
+                    if bug == "nan":
+                        specs.extend(ProbeSpec(name, bug, mode, on, version) for on in tooling)
+                    else:
+                        specs.append(ProbeSpec(name, bug, mode, version=version))
     return specs
 
 

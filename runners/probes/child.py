@@ -12,6 +12,7 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import sys
 import time
 import traceback
@@ -19,6 +20,7 @@ import warnings
 
 from fwbench.frameworks import FRAMEWORKS
 from runners.probes.catalog import BUGS, MODES
+from runners.provenance import package_versions
 
 RESULT_PREFIX = "FWBENCH_PROBE_RESULT "
 #: warnings kept per probe; a probe that warns in a loop must not flood the record
@@ -66,7 +68,13 @@ def run_probe(framework: str, bug: str, compiled: bool, tooling: bool) -> dict:
     import_seconds = time.perf_counter() - started
     if tooling:
         program.enable_nan_tooling()
-    result: dict = {"framework_version": program.VERSION, "import_seconds": round(import_seconds, 3)}
+    result: dict = {
+        "framework_version": program.VERSION,
+        "import_seconds": round(import_seconds, 3),
+        # this interpreter's, which may be another version's environment than the parent's
+        "python": platform.python_version(),
+        "packages": package_versions(),
+    }
     with warnings.catch_warnings(record=True) as caught:
         started = time.perf_counter()
         try:

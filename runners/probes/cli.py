@@ -17,6 +17,7 @@ from runners import provenance
 from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
 from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs
 from runners.probes.record import build_record
+from runners.probes.versions import Interpreter, build_interpreters, check_versions, requested_versions
 
 DEFAULT_OUT = Path("results/probes")
 TOOLING_CHOICES = {"on": True, "off": False}
@@ -27,22 +28,28 @@ def chosen(values: list[str] | None, allowed: tuple) -> tuple:
     return tuple(a for a in allowed if not values or a in values)
 
 
-def selected_specs(args: argparse.Namespace) -> list[ProbeSpec]:
-    """The probes the filters select."""
+def selected_specs(args: argparse.Namespace, versions: dict[str, list[str | None]] | None = None) -> list[ProbeSpec]:
+    """The probes the filters select, of the ``versions`` of each framework (default the installed ones)."""
     return all_specs(
         frameworks=chosen(args.frameworks, FRAMEWORKS),
         bugs=chosen(args.bug, BUGS),
         modes=chosen(args.mode, MODES),
         tooling=tuple(TOOLING_CHOICES[t] for t in chosen(args.tooling, tuple(TOOLING_CHOICES))),
+        versions=versions,
     )
 
 
 def run_probes(
-    specs: list[ProbeSpec], out: Path, timeout_s: float = DEFAULT_TIMEOUT_S, progress: bool = True
+    specs: list[ProbeSpec],
+    out: Path,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress: bool = True,
+    interpreters: dict[tuple[str, str | None], Interpreter] | None = None,
 ) -> list[dict]:
     """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``.
 
-    One line per probe goes to stderr; the bar (``progress``) only on a terminal.
+    A probe of another version runs in the interpreter ``interpreters`` gives its (framework, version), else in
+    this one. One line per probe goes to stderr; the bar (``progress``) only on a terminal.
     """
     machine_id = provenance.hardware_info()["machine_id"]
     software = provenance.software_info()
@@ -51,9 +58,16 @@ def run_probes(
     for number, spec in enumerate(bar, 1):
         bar.set_postfix_str(spec.label)
         started_at = utc_now()
-        capture = run_child(spec, timeout_s)
+        where = (interpreters or {}).get((spec.framework, spec.version), Interpreter())
+        capture = run_child(spec, timeout_s, where.python)
         record = build_record(
-            spec, capture, machine_id=machine_id, software=software, started_at=started_at, finished_at=utc_now()
+            spec,
+            capture,
+            machine_id=machine_id,
+            software=software,
+            started_at=started_at,
+            finished_at=utc_now(),
+            environment=where.environment,
         )
         write_record(out / machine_id / f"{spec.record_id}.json", record)
         records.append(record)
@@ -70,6 +84,7 @@ def summary_table(records: list[dict]) -> str:
     header = (
         "bug",
         "framework",
+        "version",
         "mode",
         "tooling",
         "outcome",
@@ -87,6 +102,7 @@ def summary_table(records: list[dict]) -> str:
             (
                 r["bug"],
                 r["framework"]["name"],
+                r["framework"]["version"] or "-",
                 r["framework"]["mode"],
                 _flag(r["tooling"]),
                 r["outcome"],
@@ -104,8 +120,11 @@ def summary_table(records: list[dict]) -> str:
 
 def cmd_probes(args: argparse.Namespace) -> int:
     """Run the selected probes, write their records and print the summary table."""
+    checked = check_versions(requested_versions(args.versions, chosen(args.frameworks, FRAMEWORKS)))
     ensure_writable(args.out)
-    records = run_probes(selected_specs(args), args.out, args.timeout, progress=not args.no_progress)
+    versions, interpreters = build_interpreters(checked, log=lambda line: print(line, file=sys.stderr, flush=True))
+    specs = selected_specs(args, versions)
+    records = run_probes(specs, args.out, args.timeout, progress=not args.no_progress, interpreters=interpreters)
     print(summary_table(records))
     if records:
         print(f"\n{len(records)} records written under {args.out / records[0]['machine_id']}")
@@ -123,9 +142,16 @@ def register(subparsers) -> None:
             "tiny PyTorch, TensorFlow/Keras and JAX/Flax programs, run each in eager and compiled mode in a "
             "fresh subprocess on the CPU, and write one fwbench.probe/1 record per probe with the "
             "framework's verbatim error, its traceback and a debuggability score. Filters take repeated or "
-            "comma-separated values."
+            "comma-separated values. --versions article probes the article's releases (PyTorch 2.2.1, TensorFlow "
+            "2.15 with its own Keras 2.15, JAX 0.4.26) in environments of their own, built first (runners envs); "
+            "their records carry the version in their id, beside today's."
         ),
-        **examples("runners probes", "runners probes --frameworks torch,jax --bug nan --tooling on"),
+        **examples(
+            "runners probes",
+            "runners probes --frameworks torch,jax --bug nan --tooling on",
+            "runners probes --versions article",
+            "runners probes --versions torch=2.2.1,2.5.0 --frameworks torch",
+        ),
     )
     parser.add_argument(
         "--out",
@@ -162,6 +188,14 @@ def register(subparsers) -> None:
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"stop a probe after this many seconds and record it as a timeout (default: {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--versions",
+        action="append",
+        metavar="VERSIONS",
+        help="framework versions to probe (repeatable): installed (default) or article for every framework "
+        "selected, or FRAMEWORK=V1,V2 for one; a version other than the installed one runs in its environment "
+        "(the article's own install: TensorFlow 2.15 with Keras 2.15)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_probes)

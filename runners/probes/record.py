@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fwbench.frameworks import framework
+from fwbench.probe_outcome import reports_planted_bug
 from runners.probes import analysis, rubric
 from runners.probes.catalog import EXPECTED_TOKENS, LAYER_NAMES, ProbeSpec, planted_line, program_path, relative_to_repo
 
@@ -16,10 +17,25 @@ def installed_version(name: str, software: dict) -> str | None:
     return next((packages[d] for d in framework(name).distributions if packages.get(d)), None)
 
 
+def child_software(software: dict, capture: dict) -> dict:
+    """``software`` (this process's provenance) with the Python and package versions of the child's interpreter
+    where it reported them: a probe of another version runs in that version's environment."""
+    reported = {key: capture[key] for key in ("python", "packages") if capture.get(key)}
+    return {**software, **reported}
+
+
 def build_record(
-    spec: ProbeSpec, capture: dict, *, machine_id: str, software: dict, started_at: str, finished_at: str
+    spec: ProbeSpec,
+    capture: dict,
+    *,
+    machine_id: str,
+    software: dict,
+    started_at: str,
+    finished_at: str,
+    environment: str | None = None,
 ) -> dict:
-    """The record of ``spec`` from the child's ``capture`` (see capture.run_child) and provenance.
+    """The record of ``spec`` from the child's ``capture`` (see capture.run_child) and provenance; ``environment``
+    names the version environment the child ran in (``runners envs``), None for this interpreter.
 
     Text is stored raw (``message``, ``traceback``) and without colour codes (``*_clean``); the
     measures are computed on the clean text. Escaping for HTML is the renderer's job.
@@ -41,6 +57,10 @@ def build_record(
     layer_class = framework(spec.framework).layer_class
     names_layer = analysis.names_layer(message_clean, layer_name, layer_class)
     traceback_lines = analysis.count_lines(trace_clean)
+    software = child_software(software, capture)
+    reports_bug = reports_planted_bug(
+        {"outcome": capture["outcome"], "bug": spec.bug, "names_shapes": names_shapes, "message_clean": message_clean}
+    )
     return {
         "schema": SCHEMA,
         "record_id": spec.record_id,
@@ -51,6 +71,7 @@ def build_record(
             "version": capture.get("framework_version") or installed_version(spec.framework, software),
             "mode": spec.mode,
         },
+        "environment": environment,
         "device": "cpu",
         "outcome": capture["outcome"],
         "exception_type": capture.get("exception_type"),
@@ -68,6 +89,7 @@ def build_record(
         "layer_name": layer_name,
         "layer_class": layer_class if layer_name else None,
         "names_layer": names_layer,
+        "reports_bug": reports_bug,
         "seconds_to_error": capture.get("seconds_to_error"),
         "import_seconds": capture.get("import_seconds"),
         "wall_seconds": capture["wall_seconds"],
@@ -82,6 +104,7 @@ def build_record(
             names_layer,
             has_layer=layer_name is not None,
             traceback_lines=traceback_lines,
+            reports_bug=reports_bug,
         ),
         "stderr_tail": capture["stderr_tail"],
         "machine_id": machine_id,

@@ -1,6 +1,6 @@
 """The debuggability rubric: a score computed only from a probe's captured, objective fields.
 
-Points, for a probe that raised an error (``outcome == "error"``):
+Points, for a probe that raised an error (``outcome == "error"``) that reports the planted bug:
 
 * ``location`` (0-2): 2 when the traceback, message or a warning shown with it names the planted
   file *and line*, 1 when it names only the file, 0 otherwise;
@@ -8,8 +8,13 @@ Points, for a probe that raised an error (``outcome == "error"``):
 * ``names_layer`` (0-1): 1 when the message names the layer at fault (only for bugs with one);
 * ``brevity`` (0-1): 1 for a traceback of at most 40 lines, 0.5 up to 120 lines, 0 beyond.
 
-A probe that raised nothing (the bug passed silently), crashed or timed out scores 0 of the same
-maximum: the developer got no usable message. One kind of silence is documented behaviour rather
+An error reports the planted bug (``fwbench.probe_outcome.reports_planted_bug``) when its clean message names
+every offending token (``names_shapes``) or, as a whole word, a word of the bug's kind: shape/shapes/dimension/
+dimensions for the dense-layer bug, those or target/targets for the loss bug, dtype/dtypes for the dtype bug,
+nan/nans/infinity for the NaN bug. An error that does not (TensorFlow's XLA compiler refusing the NaN check's
+``CheckNumericsV2`` op, say) is an error about something else: like a probe that raised nothing (the bug passed
+silently), crashed or timed out, it scores 0 of the same maximum, since the developer got no usable message about
+the bug; its location and brevity earn nothing. One kind of silence is documented behaviour rather
 than a bad message: a float64 input the framework cast to the model's float32 (a cast warning was
 captured, or the step computed in float32). Readers derive that category, ``silently cast``, from the
 record (fwbench.probe_outcome) and report the score with and without those probes.
@@ -17,11 +22,13 @@ record (fwbench.probe_outcome) and report the score with and without those probe
 
 from __future__ import annotations
 
-RUBRIC_ID = "fwbench.probe-rubric/1"
+RUBRIC_ID = "fwbench.probe-rubric/2"
 RUBRIC_TEXT = (
     f"{RUBRIC_ID}: location 2 (planted line) / 1 (file only); names_shapes 2 (message names every offending "
     "shape, dtype or NaN); names_layer 1 (message names the layer, where a layer is at fault); brevity 1 "
-    "(traceback <= 40 lines) / 0.5 (<= 120 lines); no error, crash or timeout scores 0"
+    "(traceback <= 40 lines) / 0.5 (<= 120 lines); no error, crash, timeout or an error that does not report the "
+    "planted bug (its message names neither every offending token nor a word of the bug's kind: shape, "
+    "dimension, target, dtype, NaN, infinity) scores 0"
 )
 SHORT_TRACEBACK_LINES = 40
 LONG_TRACEBACK_LINES = 120
@@ -44,12 +51,14 @@ def score(
     names_layer: bool | None,
     has_layer: bool,
     traceback_lines: int | None,
+    reports_bug: bool | None,
 ) -> dict:
-    """The rubric's score: ``{"total", "max", "parts", "rubric"}`` (see the module docstring)."""
+    """The rubric's score: ``{"total", "max", "parts", "rubric"}`` (see the module docstring); ``reports_bug``:
+    whether the error reports the planted bug (``fwbench.probe_outcome.reports_planted_bug``)."""
     maximum = {"location": 2.0, "names_shapes": 2.0, "brevity": 1.0}
     if has_layer:
         maximum["names_layer"] = 1.0
-    if outcome != "error":
+    if outcome != "error" or not reports_bug:
         parts = dict.fromkeys(maximum, 0.0)
     else:
         parts = {

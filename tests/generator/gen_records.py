@@ -7,12 +7,17 @@ Run records are ``fwbench.run/3``; ``older=True`` writes the ``fwbench.run/1`` s
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 from fwbench.records import write_record
+from runners import machine_load
+from runners import run as runner
+from runners.profiles import RunConfig
+from runners.record import Measured
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_MACHINE = "cpu-test-cpu-2t-1a2b3c"
@@ -143,7 +148,7 @@ def run(
             "steps_per_epoch": steps,
             "lr_schedule": {"name": "constant"},
             "device": "auto",
-            "precision": "float32",
+            "precision": "fp32",
             "run_order": {
                 "position": 1,
                 "total": 1,
@@ -151,7 +156,7 @@ def run(
             },
         },
         "precision": {
-            "policy": "float32",
+            "policy": "fp32",
             "compute_dtype": "float32",
             "flags": {"jax_default_matmul_precision": "highest"} if ok else None,
         },
@@ -217,6 +222,31 @@ def run(
         "command": ["runners", "run", "--framework", framework, "--batch-size", str(batch_size)],
     }
     return as_v1(record) if older else record
+
+
+#: a quiet 2-core machine's load at a run's start and end, as ``runners.machine_load`` samples it
+QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
+
+
+def one_epoch(config: RunConfig, rate: float, **changes: Any) -> Measured:
+    """What ``runners run`` measures for one epoch of ``config`` at ``rate`` images/s on a quiet CPU (``changes``:
+    Measured's fields replaced), for records built through ``runners.record.ok_record``."""
+    steps = config.epoch_train_images // config.batch_size
+    seconds = steps * config.batch_size / rate
+    measured = Measured(
+        first_step_seconds=seconds / steps + 5.0,
+        epoch_seconds=[seconds],
+        window_step_seconds=[seconds / steps] * len(windows := runner.window_sizes(steps)),
+        window_steps=windows,
+        epochs=[{"epoch": 1, "train_loss": 2.3, "train_accuracy": 0.1, "test_loss": 2.3, "test_accuracy": 0.1}],
+        framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
+        nvml_peak_bytes=None,
+        host_self_peak_bytes=600 << 20,
+        host_children_peak_bytes=0,
+        data_bytes=5_000_000,
+        load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0),
+    )
+    return dataclasses.replace(measured, **changes)
 
 
 def as_v1(record: dict) -> dict:
@@ -341,7 +371,7 @@ def write_results(root: Path) -> Path:
                 write_record(runs / f"{record['record_id']}.json", record)
     failed = run("torch", 128, 0, status="oom")
     write_record(runs / f"{failed['record_id']}.json", failed)
-    for fw, bug in (("torch", "dense_shape"), ("jax", "dense_shape")):
+    for fw, bug in (("torch", "dense_shape"), ("tensorflow", "dense_shape"), ("jax", "dense_shape")):
         record = probe(fw, bug)
         write_record(root / "probes" / CPU_MACHINE / f"{record['record_id']}.json", record)
     silent = probe("tensorflow", "nan", message=None, outcome="no_error", tooling=False)

@@ -95,7 +95,28 @@ def test_messages_are_compared_by_wording_with_the_sizes_as_placeholders(article
     assert rows["TensorFlow (eager): the message for the shape bug"].verdict == CONTRADICTED  # Keras's input check
     jax = rows["JAX (eager): the message for the shape bug"]
     assert jax.verdict == CONTRADICTED and "raised as TypeError, not ValueError" in "; ".join(jax.reason)
-    assert "the article 0.4.26" in "; ".join(jax.reason) and "mode: eager" in jax.conditions
+    assert "mode: eager" in jax.conditions
+
+
+def test_the_rows_read_the_articles_versions_with_todays_message_where_it_changed(article, probes):
+    found = probe_claims.message_claims(article, probes.probes)
+    assert len(found) == 6  # one per framework and mode: the article-version probes, on the one machine that ran them
+    rows = by_claim(found)
+    keras = rows["TensorFlow (eager): the message for the shape bug"]
+    assert "TensorFlow 2.15.0" in keras.conditions and "with keras 2.15.0, numpy 1.26.4" in keras.conditions
+    assert keras.ours.startswith('Input 0 of layer "head" is incompatible with the layer')  # tf.keras 2.15's
+    (changed,) = [reason for reason in keras.reason if reason.startswith("changed since: TensorFlow 2.21.0")]
+    assert "Input 0 with name 'None' of layer 'head'" in changed  # Keras 3's
+    jax = rows["JAX (eager): the message for the shape bug"]
+    assert "JAX 0.4.26" in jax.conditions and not any("changed since" in reason for reason in jax.reason)
+    assert not any("the probe ran" in reason for row in rows.values() for reason in row.reason)
+
+
+def test_without_article_version_probes_the_rows_read_todays_and_name_the_release(article, probes):
+    today = [p for p in probes.probes if not p.record.get("environment")]
+    rows = by_claim(probe_claims.message_claims(article, today))
+    jax = rows["JAX (eager): the message for the shape bug"]
+    assert "the article 0.4.26" in "; ".join(jax.reason) and "JAX 0.10.2" in jax.conditions
 
 
 def test_a_probe_without_an_error_has_no_message_to_compare(article, probes):
@@ -109,9 +130,10 @@ def test_tensorflows_200_line_stack_against_the_captured_tracebacks(article, pro
     rows = by_claim(probe_claims.traceback_claims(article, probes.probes))
     eager = rows["TensorFlow (eager): the error stack for the shape bug is about 200 lines long"]
     assert eager.verdict == CONTRADICTED
-    assert eager.ours == "24 lines (same probe: PyTorch 29, JAX 19)"
+    assert eager.ours == "24 lines (same probe: PyTorch 29, JAX 22)"
+    assert "TensorFlow 2.15.0" in eager.conditions
     assert rows["TensorFlow (compiled): the error stack for the shape bug is about 200 lines long"].ours.startswith(
-        "37 lines"
+        "46 lines"
     )
 
 

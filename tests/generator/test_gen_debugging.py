@@ -6,8 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import gen_records
 import pytest
 
+from fwbench.records import write_record
 from generator.build.render import build_pages
 from generator.records.load import load_results
 from generator.records.probes import outcome_label, outcome_tone
@@ -24,8 +26,14 @@ def page(tmp_path_factory):
 
 def test_the_scores_come_before_any_detail(page):
     assert page.index("## Scores") < page.index("## Outcomes on") < page.index("### A dense layer")
-    assert "| score without silently cast probes | **62%** | **66%** | **71%** |" in page
-    assert "| score over every probe | 62% | 53% | 57% |" in page
+    assert "| score without silently cast probes | **60%** | **61%** | **71%** |" in page
+    assert "| score with them | 62% | 49% | 57% |" in page
+    assert "| probes in the first score | 16 | 16 | 16 |" in page  # every framework over the same probes
+
+
+def test_only_todays_versions_are_on_the_page(page):
+    assert "TensorFlow 2.21.0." in page and "TensorFlow 2.15.0" not in page and "JAX 0.4.26" not in page
+    assert page.count("The error does not report the planted bug, so every part scores 0.") == 2  # one per machine
 
 
 def test_outcomes_read_as_words_and_a_raised_error_as_good(page):
@@ -35,3 +43,12 @@ def test_outcomes_read_as_words_and_a_raised_error_as_good(page):
     assert ":material-check-circle:{ .fw-good } error raised" in page
     assert ":material-close-circle:{ .fw-bad } no error raised" in page
     assert '??? success "compiled: error raised' in page and '??? failure "compiled: no error raised' in page
+
+
+def test_without_a_probe_every_framework_ran_no_score_compares_them(tmp_path):
+    for framework, bug in (("torch", "dense_shape"), ("jax", "loss_shape")):  # no bug that both ran
+        record = gen_records.probe(framework, bug)
+        write_record(tmp_path / "probes" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    page = build_pages(load_results(tmp_path))["devex/debugging.md"]
+    assert "## Scores" not in page and "No score compares the frameworks yet" in page
+    assert ":material-check-circle:{ .fw-good } error raised <small>3/5</small>" in page  # each probe's own score

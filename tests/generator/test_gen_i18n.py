@@ -106,6 +106,7 @@ LEFTOVERS = (
     "compiled:",
     "(compiled mode",
     '=== "compiled"',
+    "PyPI's build",  # a known-good set's note (fwbench/version_sets.json), on every Versions page
 )
 
 

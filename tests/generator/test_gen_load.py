@@ -17,7 +17,7 @@ from generator.records.load import load_results
 def test_loads_every_kind_and_skips_the_invalid_record(results_dir):
     results = load_results(results_dir)
     assert len(results.runs) == 19
-    assert len(results.probes) == 3
+    assert len(results.probes) == 4
     assert [s.record["date"] for s in results.snapshots] == ["2026-11-01", "2026-11-30"]
     assert len(results.skipped) == 1
     skipped = results.skipped[0]

@@ -62,10 +62,11 @@ def test_no_generator_module_is_longer_than_350_lines():
 
 def test_the_parity_checks_on_the_method_page_name_tests_that_exist():
     data = load_data("parity_checks.json")
-    source = (REPO_ROOT / data["file"]).read_text(encoding="utf-8")
     for check in data["checks"]:
+        file = check.get("file", data["file"])
+        source = (REPO_ROOT / file).read_text(encoding="utf-8")
         assert re.search(rf"^def {check['test']}\(", source, re.MULTILINE), check["test"]
-    assert data["file"] in data["command"]
+        assert file in data["command"]
 
 
 def test_every_data_file_is_used_by_a_module():

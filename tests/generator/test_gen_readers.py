@@ -48,20 +48,23 @@ def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(t
     )
     home = build_pages(results)["index.md"]
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    gpu, cpu = answer.index("On the NVIDIA H200 (GPU)"), answer.index("(CPU, ")
+    gpu, cpu = (
+        answer.index("On the NVIDIA H200 (GPU), strict FP32 (TF32 off), in compiled mode"),
+        answer.index("(CPU, "),
+    )
     assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
     assert "no verdict yet at batch 32 (n = 1" in answer and "ahead" not in answer
     assert "TensorFlow was not measured there." in answer
     assert "not measured on this machine" in home  # the missing framework's column says why
     assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
     chinese = build_pages(results, language="zh")["index.md"]
-    assert "在 NVIDIA H200（GPU）上" in chinese and "未在该机器上测量" in chinese
+    assert "在 NVIDIA H200（GPU），严格 FP32（TF32 关闭）上" in chinese and "未在该机器上测量" in chinese
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):
     speed = build_pages(_results(tmp_path, [_gpu_run("torch", 32, mfu=0.442), _gpu_run("jax", 32)]))["results/speed.md"]
     assert "model FLOPs utilisation" in speed
-    assert "MFU 44.2% of the NVIDIA H200's" in speed and "peak, 67 TFLOP/s (n=1)" in speed
+    assert "MFU 44.2% of the NVIDIA H200's dense FP32 peak, 67 TFLOP/s (strict FP32 (TF32 off), n=1)" in speed
 
 
 def test_gpu_library_versions_read_as_people_write_them():

@@ -20,9 +20,8 @@ from generator.records.machines import machines
 from generator.verdicts.article.machine import machine_claims
 from generator.verdicts.claims import load_article_figures
 from generator.views.verdict_text import claim_text
-from runners import machine_load, run
 from runners.profiles import expand
-from runners.record import Measured, ok_record
+from runners.record import ok_record
 
 
 def at_version(record: dict, version: str) -> dict:
@@ -104,21 +103,7 @@ def versions_run(framework: str, version: str, batch_size: int, rate: float, see
         version_of={framework: version}.get,
     )
     config = dataclasses.replace(config, profile=profile)
-    steps = config.train_images // batch_size
-    seconds = steps * batch_size / rate
-    measured = Measured(
-        first_step_seconds=seconds / steps + 5.0,
-        epoch_seconds=[seconds],
-        window_step_seconds=[seconds / steps] * len(windows := run.window_sizes(steps)),
-        window_steps=windows,
-        epochs=[{"epoch": 1, "train_loss": 2.3, "train_accuracy": 0.1, "test_loss": 2.3, "test_accuracy": 0.1}],
-        framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
-        nvml_peak_bytes=None,
-        host_self_peak_bytes=(600 + batch_size) << 20,
-        host_children_peak_bytes=0,
-        data_bytes=5_000_000,
-        load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0),
-    )
+    measured = gen_records.one_epoch(config, rate, host_self_peak_bytes=(600 + batch_size) << 20)
     packages = {name: None for name in ("torch", "tensorflow", "tensorflow-cpu", "jax", "keras", "jaxlib", "flax")}
     distribution = "tensorflow-cpu" if framework == "tensorflow" else framework
     packages |= {distribution: version, **RELEASES[(framework, version)][1]}
@@ -324,3 +309,16 @@ def test_known_good_sets_and_versions_that_cannot_run_are_listed():
         "cannot run the shared model",
         "no flax.nnx for it: &lt;NNX&gt; came with Flax 0.8",
     ]
+
+
+def test_the_chinese_versions_page_words_the_bisect_and_the_known_good_sets(versions_site):
+    results, _files = versions_site
+    page = build_pages(results, language="zh")["results/versions.md"]
+    bisect = page.split("## 版本二分", 1)[1] if "## 版本二分" in page else page
+    # the conclusion is worded from the report's fields, not the bisect tool's English message
+    assert "0.4.36 是第一个比前一版本 0.4.35 差" in bisect
+    assert "is the first release worse than" not in page and "the bisect's conclusion" not in page.lower()
+    assert "### JAX：批大小 32 时的 吞吐量（张/秒），compiled 模式" in bisect  # the metric's name, not its key
+    # the known-good sets' notes are prose of fwbench/version_sets.json, translated like the data files
+    assert "PyPI 上的构建，自带 CUDA 库" in page and "PyPI's build" not in page
+    assert "Flax 0.8.4：第一个带 flax.nnx 的版本" in page

@@ -95,7 +95,7 @@ def article_run(framework: str, batch_size: int, seed: int, position: int, hardw
         seeds=[seed],
         version_of=VERSIONS.get,
     )
-    steps = config.train_images // config.batch_size
+    steps = config.epoch_train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     article_epoch = ARTICLE["speed"]["table"][str(batch_size)][framework] * (1 + JITTER[seed])
     seconds = clock_seconds(article_epoch / SPEED[hardware["machine_id"]], steps, config.epochs)

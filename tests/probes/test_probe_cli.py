@@ -15,6 +15,9 @@ BAD_INPUT = [
     ("--tooling", "yes"),
     ("--timeout", "-1"),
     ("--timeout", "0"),
+    ("--versions", "latest"),
+    ("--versions", "torch=0.0.1"),
+    ("--versions", "mxnet=1.0"),
 ]
 
 
@@ -31,7 +34,8 @@ def test_bad_input_names_the_flag_exits_2_and_writes_nothing(tmp_path, capsys, f
     out = tmp_path / "probes"
     assert exit_code(["probes", "--out", str(out), flag, value, "--no-progress"]) == 2
     last = capsys.readouterr().err.splitlines()[-1]
-    assert last.startswith(f"runners probes: error: argument {flag}:") and value.split(",")[-1] in last
+    said = f"runners probes: error: {flag}" if flag == "--versions" else f"runners probes: error: argument {flag}:"
+    assert last.startswith(said) and value.split(",")[-1].split("=")[-1] in last
     assert not out.exists()
 
 
@@ -79,7 +83,7 @@ def test_summary_table_has_a_row_per_record():
         build_record(ProbeSpec("torch", "dtype", "eager"), hung, **provenance),
     ]
     lines = summary_table(records).splitlines()
-    assert lines[0].split()[:5] == ["bug", "framework", "mode", "tooling", "outcome"]
-    assert lines[2].split()[:5] == ["nan", "jax", "compiled", "no", "no_error"]
-    assert lines[3].split()[:5] == ["dtype", "torch", "eager", "-", "timeout"]
+    assert lines[0].split()[:6] == ["bug", "framework", "version", "mode", "tooling", "outcome"]
+    assert lines[2].split()[:6] == ["nan", "jax", "0.1", "compiled", "no", "no_error"]
+    assert lines[3].split()[:6] == ["dtype", "torch", "-", "eager", "-", "timeout"]
     assert lines[3].split()[-1] == "0/6"

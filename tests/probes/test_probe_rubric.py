@@ -14,6 +14,7 @@ def score(**overrides):
         names_layer=True,
         has_layer=True,
         traceback_lines=20,
+        reports_bug=True,
     )
     fields.update(overrides)
     return rubric.score(**fields)
@@ -49,3 +50,10 @@ def test_bugs_without_a_layer_have_a_lower_maximum():
 def test_no_usable_message_scores_zero_of_the_same_maximum(outcome):
     result = score(outcome=outcome)
     assert (result["total"], result["max"]) == (0.0, 6.0)
+
+
+def test_an_error_about_something_else_scores_zero_however_short_and_well_placed():
+    result = score(reports_bug=False, names_shapes=False, names_layer=False)
+    assert (result["total"], result["max"]) == (0.0, 6.0)
+    assert set(result["parts"].values()) == {0.0}
+    assert rubric.RUBRIC_ID in result["rubric"] and "does not report the planted bug" in result["rubric"]

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_USAGE, UsageError
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError
 from runners import env_build, envs, envs_gpu, profiles
 from runners.cli import main as runners_main
 from runners.envs_cli import parse_versions
@@ -214,3 +214,13 @@ def test_a_version_runs_in_its_environment(tmp_path):
     (today,) = profiles.expand("smoke", frameworks=["jax"])
     assert executor.command(old, None, tmp_path)[0] == "/envs/jax-0.4.26/bin/python"
     assert executor.command(today, None, tmp_path)[0] == executor.python_for("jax")
+
+
+def test_remove_takes_a_versions_probe_environment_too(envs_dir, capsys):
+    both = [envs.env_path("tensorflow", "2.15.0", variant) for variant in ("", envs.PROBE)]
+    for path in both:
+        (path / "bin").mkdir(parents=True)
+    assert runners_main(["envs", "remove", "tensorflow=2.15.0"]) == EXIT_OK
+    assert capsys.readouterr().out.splitlines() == [f"removed {path}" for path in both]
+    assert not any(path.exists() for path in both)
+    assert envs.remove("tensorflow", "2.15.0") == []

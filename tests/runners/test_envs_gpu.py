@@ -84,13 +84,35 @@ def command(line: str) -> list[str]:
     return shlex.split(line.split(" || ")[0])
 
 
-def test_make_sites_plan_on_an_nvidia_machine_builds_and_runs_on_the_gpu(envs_dir, capsys):
-    comment, build, matrix = plan_lines(capsys, "--fake-gpu", "NVIDIA H200", "--cuda-driver", "13.0")
+def run_plan(tmp_path: Path, built: tuple[str, ...], fails: bool = False) -> tuple[subprocess.CompletedProcess, list]:
+    """Run the GPU plan under sh with a stand-in ``runners`` (exit 1 when ``fails``) and an interpreter in the
+    environments of the frameworks ``built``; the plan's output and the stand-in's calls (argument lists)."""
+    stand_in = tmp_path / "bin" / "runners"
+    stand_in.parent.mkdir()
+    calls = tmp_path / "calls"
+    stand_in.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexit {int(fails)}\n')
+    stand_in.chmod(stand_in.stat().st_mode | stat.S_IEXEC)
+    for name in built:
+        python = envs_gpu.env_path(name, envs_gpu.installed_version(name)) / "bin" / "python"
+        python.parent.mkdir(parents=True)
+        python.write_text("#!/bin/sh\n")
+        python.chmod(0o755)
+    script = tmp_path / "plan.sh"
+    script.write_text("\n".join(site_plan.plan(envs_gpu.Gpu("NVIDIA H200", (13, 0)), tmp_path / "runs")) + "\n")
+    done = subprocess.run(
+        ["sh", str(script)], capture_output=True, text=True, env={"PATH": f"{stand_in.parent}:/usr/bin:/bin"}
+    )
+    return done, [shlex.split(line) for line in calls.read_text().splitlines()] if calls.exists() else []
+
+
+def test_make_sites_plan_on_an_nvidia_machine_builds_and_runs_on_the_gpu(envs_dir, tmp_path, capsys):
+    comment, *_lines = plan_lines(capsys, "--fake-gpu", "NVIDIA H200", "--cuda-driver", "13.0")
     assert comment.startswith("# NVIDIA H200 (CUDA driver 13.0)")
-    assert command(build) == ["runners", "envs", "build", "--device", "gpu"]
-    args = command(matrix)
-    assert args[:4] == ["runners", "matrix", "--profile", "quick"] and "--device gpu" in " ".join(args)
-    pythons = dict(args[i + 1].split("=", 1) for i, arg in enumerate(args) if arg == "--python")
+    done, (build, matrix) = run_plan(tmp_path, built=tuple(FRAMEWORKS))
+    assert done.returncode == 0 and build == ["envs", "build", "--device", "gpu"]
+    assert matrix[:3] == ["matrix", "--profile", "quick"] and "--device gpu" in " ".join(matrix)
+    assert matrix[matrix.index("--frameworks") + 1] == ",".join(FRAMEWORKS)
+    pythons = dict(matrix[i + 1].split("=", 1) for i, arg in enumerate(matrix) if arg == "--python")
     assert list(pythons) == list(FRAMEWORKS)
     for name, python in pythons.items():
         path = envs_gpu.env_path(name, envs_gpu.installed_version(name))
@@ -104,21 +126,20 @@ def test_make_sites_plan_without_a_gpu_is_the_cpu_matrix(monkeypatch, capsys):
     assert command(matrix) == ["runners", "matrix", "--profile", "quick", "--out", "results/runs"]
 
 
-def test_the_plan_runs_under_sh_and_goes_on_past_a_failure(tmp_path):
-    """Every command of the GPU plan fails here (a stand-in ``runners``): each failure is said, the next runs."""
-    stand_in = tmp_path / "bin" / "runners"
-    stand_in.parent.mkdir()
-    stand_in.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "calls"}\nexit 1\n')
-    stand_in.chmod(stand_in.stat().st_mode | stat.S_IEXEC)
-    script = tmp_path / "plan.sh"
-    script.write_text("\n".join(site_plan.plan(envs_gpu.Gpu("NVIDIA H200", (13, 0)), tmp_path / "runs")) + "\n")
-    done = subprocess.run(
-        ["sh", str(script)], capture_output=True, text=True, env={"PATH": f"{stand_in.parent}:/usr/bin:/bin"}
-    )
+def test_one_failed_cuda_build_leaves_the_other_frameworks_running_on_the_gpu(envs_dir, tmp_path):
+    """TensorFlow has no CUDA environment (its build failed): the matrix runs PyTorch and JAX through theirs."""
+    done, (_build, matrix) = run_plan(tmp_path, built=("torch", "jax"), fails=True)
     assert done.returncode == 0
     assert done.stdout.splitlines() == [site_plan.BUILD_FAILED, site_plan.MATRIX_FAILED]
-    calls = (tmp_path / "calls").read_text().splitlines()
-    assert calls[0] == "envs build --device gpu" and calls[1].startswith("matrix --profile quick")
+    assert matrix[matrix.index("--frameworks") + 1] == "torch,jax"
+    assert [arg.split("=")[0] for arg in matrix if "=" in arg] == ["torch", "jax"]
+
+
+def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp_path):
+    done, calls = run_plan(tmp_path, built=(), fails=True)
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [site_plan.BUILD_FAILED, site_plan.NONE_BUILT]
+    assert calls == [["envs", "build", "--device", "gpu"]]  # no matrix without an environment
 
 
 def test_make_site_runs_the_plan():

@@ -29,13 +29,18 @@ PRECISION_FLAGS = {
         "torch.backends.cudnn.allow_tf32": False,
         "torch.backends.cuda.matmul.allow_tf32": False,
         "torch.get_float32_matmul_precision": "highest",
+        "torch.is_autocast_enabled": False,
+        "torch.get_autocast_dtype": None,
+        "torch.nn.Parameter.dtype": "float32",
     },
     "tensorflow": {
         "tf.config.experimental.tensor_float_32_execution_enabled": False,
         "keras.Model.dtype_policy": "float32",
+        "keras.layers.Conv2D.dtype_policy.compute_dtype": "float32",
+        "keras.layers.Conv2D.dtype_policy.variable_dtype": "float32",
         "keras.config.floatx": "float32",
     },
-    "jax": {"jax_default_matmul_precision": "highest"},
+    "jax": {"jax_default_matmul_precision": "highest", "flax.nnx.Conv.dtype": None, "flax.nnx.Param.dtype": "float32"},
 }
 NO_GPU_PHASE = {"allocator_peak_bytes": None, "nvml_peak_bytes": None}
 
@@ -302,7 +307,7 @@ def test_a_record_of_another_framework_version_is_not_resumed(monkeypatch, tmp_p
 
 def test_profiles_expand_and_name_records_stably():
     quick = profiles.expand("quick")
-    assert len(quick) == 12 and {c.batch_size for c in quick} == {32, 64, 128, 256}
+    assert len(quick) == 15 and {c.batch_size for c in quick} == {32, 64, 128, 256}  # 12 fp32, 3 bf16 at 32
     assert {c.mode for c in profiles.expand("article")} == {"compiled", "eager"}
     assert not [c for c in profiles.expand("article") if c.framework == "jax" and c.mode == "eager"]
     again = profiles.expand("quick")
@@ -328,6 +333,9 @@ def test_interleaved_order_is_round_robin_over_frameworks_rotated_per_batch_size
     assert sorted(labels(order)) == sorted(labels(quick))
     assert [(c.batch_size, c.framework) for c in order] == [
         (32, "torch"),
+        (32, "tensorflow"),
+        (32, "jax"),
+        (32, "torch"),  # the bf16 round at 32, after the fp32 one
         (32, "tensorflow"),
         (32, "jax"),
         (64, "tensorflow"),

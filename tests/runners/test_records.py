@@ -12,7 +12,7 @@ import pytest
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_2, update_to_3, upgrade, v1_window_steps
-from runners import host_memory, machine_load, provenance, record, run
+from runners import arch, host_memory, machine_load, provenance, record, run
 from runners.profiles import expand
 from runners.record import Measured, failed_record, ok_record
 
@@ -57,9 +57,11 @@ SOFTWARE = {
 }
 
 
-def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None, **changes) -> dict:
-    """An article-profile torch run on an RTX 4090, built from injected measurements (``changes``: Measured's
-    fields replaced)."""
+def article_record(
+    batch_size: int, epoch_seconds: float = 11.0, load: dict | None = None, precision: str = "fp32", **changes
+) -> dict:
+    """An article-profile torch run on an RTX 4090 at ``precision`` (the article's own is ``default``; fp32 here, whose
+    flags TORCH_FLAGS are), built from injected measurements (``changes``: Measured's fields replaced)."""
     (config,) = expand(
         "article",
         version_of={"torch": "2.4.1"}.get,
@@ -67,8 +69,9 @@ def article_record(batch_size: int, epoch_seconds: float = 11.0, load: dict | No
         modes=["compiled"],
         batch_sizes=[batch_size],
         seeds=[0],
+        precision=precision,
     )
-    steps = config.train_images // config.batch_size
+    steps = config.epoch_train_images // config.batch_size
     windows = run.window_sizes(steps) * config.epochs
     measured = Measured(
         first_step_seconds=30.0,
@@ -167,6 +170,22 @@ def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
 def test_mfu_is_null_for_unknown_devices():
     assert record.peak_flops("AMD EPYC") is None
     assert record.peak_flops("NVIDIA H200") > 0
+
+
+def test_mfu_divides_by_the_peak_of_the_precision_that_ran_and_says_why_it_is_null():
+    fp32 = article_record(256)["mfu"]
+    assert (fp32["peak_table"], fp32["peak_flops_per_second"], fp32["reason"]) == ("float32", 8.26e13, None)
+    default = article_record(256, precision="default")["mfu"]  # no TF32 figure for the RTX 4090 in the table
+    assert default["value"] is None and default["peak_table"] == "tf32"
+    assert (
+        default["reason"] == "no known peak tf32 FLOP/s for 'NVIDIA GeForce RTX 4090' in device_peaks.json's tf32 table"
+    )
+    h200 = {"device_kind": "gpu", "device_name": "NVIDIA H200"}
+    bf16 = record.mfu_section("bf16", h200, 1000.0)
+    assert bf16["peak_flops_per_second"] == 9.895e14 and "bfloat16" in bf16["basis"]
+    assert bf16["value"] == pytest.approx(3 * arch.flops_per_image() * 1000.0 / 9.895e14)
+    cpu = record.mfu_section("bf16", {"device_kind": "cpu", "device_name": "AMD EPYC"}, 50.0)
+    assert cpu["value"] is None and cpu["reason"] == "no known peak bfloat16 FLOP/s for a CPU"
 
 
 @pytest.mark.parametrize(

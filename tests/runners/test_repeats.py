@@ -18,7 +18,7 @@ from runners import budget, cli, machine_load, matrix, profiles, provenance, run
 from runners.budget import Budget
 from runners.comparisons import comparisons
 from runners.executor import Finished, Started, Target
-from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor
+from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
 from runners.order import interleaved_order
 from runners.record import Measured, ok_record, record_path
 from runners.repeats import Repeats
@@ -48,7 +48,7 @@ def order_of(*frameworks: str, batch_sizes=(32,)) -> list[profiles.RunConfig]:
 
 def ran(config: profiles.RunConfig, rate: float, seconds: float = 60.0, load: dict | None = None) -> dict:
     """The record of ``config`` at ``rate`` images/s, taking ``seconds``, as ``runners run`` writes it."""
-    steps = config.train_images // config.batch_size
+    steps = config.epoch_train_images // config.batch_size
     epoch = steps * config.batch_size / rate
     windows = run.window_sizes(steps)
     measured = Measured(
@@ -233,7 +233,7 @@ def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, 
     monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "caches"))
     (config,) = order_of("jax")
     machine_id = provenance.hardware_for(config.device)["machine_id"]
-    cache = tmp_path / "caches" / machine_id / "jax-0.4.31-compiled-bs32"
+    cache = tmp_path / "caches" / machine_id / config.config_id
     cache.mkdir(parents=True)
     (cache / "stale").write_text("left by an earlier matrix")
     executor = LocalExecutor(pythons={"jax": str(python)})
@@ -243,6 +243,16 @@ def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, 
     executor.run(dataclasses.replace(config, repeat=1), (2, 2), warm=True)
     assert args_file.read_text().split()[-2:] == ["--compile-cache", str(cache)]
     assert sorted(p.name for p in cache.iterdir()) == ["entry"]  # a repeat keeps what the first run left
+
+
+def test_each_configuration_has_a_compile_cache_of_its_own(tmp_path, monkeypatch):
+    """bf16 and fp32 (or tuned and plain) runs of one framework, mode and batch size never share a cache: the first
+    run of one would empty the other's, and a repeat of one would find the other's code."""
+    monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path))
+    (config,) = order_of("torch")
+    others = [dataclasses.replace(config, precision="bf16"), dataclasses.replace(config, tuning=(("XLA_FLAGS", "x"),))]
+    caches = {compile_cache_dir(c, "machine") for c in (config, *others)}
+    assert len(caches) == 3 and compile_cache_dir(dataclasses.replace(config, repeat=1), "machine") in caches
 
 
 def test_repeats_have_files_of_their_own_and_pool_as_runs_of_one_configuration(tmp_path):

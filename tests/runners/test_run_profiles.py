@@ -40,8 +40,18 @@ def nvml_sees(monkeypatch):
 def test_quick_is_sized_for_the_requested_device(nvml_sees, gpu, device, sizes):
     nvml_sees(gpu)
     configs = profiles.expand("quick", device=device)
+    train, _, sized_for = sizes
     assert {(c.train_images, c.test_images, c.sized_for) for c in configs} == {sizes}
-    assert min(c.train_images // c.batch_size for c in configs) == (32 if sizes[2] == "gpu" else 1)
+    # the device's size, raised where it would give fewer than min_timed_steps (8) steps
+    loaded = {c.batch_size: c.epoch_train_images for c in configs}
+    assert loaded == {b: max(train, 8 * b) for b in (32, 64, 128, 256)}
+    assert min(c.epoch_train_images // c.batch_size for c in configs) == (32 if sized_for == "gpu" else 8)
+
+
+def test_a_train_images_flag_is_taken_as_given(nvml_sees):
+    nvml_sees(None)
+    (config,) = profiles.expand("quick", frameworks=["torch"], batch_sizes=[256], train_images=512)
+    assert (config.train_images, config.epoch_train_images, config.min_timed_steps) == (512, 512, 1)
 
 
 def test_flags_override_the_device_size(nvml_sees):
@@ -75,7 +85,7 @@ def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
 
     config = jax_config("0.10.2")
     assert config.sized_for == "cpu" and config.framework_version == "0.10.2"
-    assert config.record_id == "jax-compiled-synthetic-bs32-seed0-848d8ef1"  # stable for the same version
+    assert config.record_id == "jax-compiled-synthetic-bs32-seed0-7154a145"  # stable for the same version
     assert jax_config("0.4.26").record_id != config.record_id != jax_config(None).record_id
 
 
@@ -174,18 +184,67 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
     assert seen["compile_cache"] == cache and cache.is_dir()
 
 
-def test_only_the_fp32_precision_policy_runs_so_far():
+def test_fp32_keeps_its_old_ids_and_every_other_precision_is_a_configuration_of_its_own():
     (config,) = profiles.expand("smoke", frameworks=["jax"])
     assert config.precision == "fp32"
-    unhashed = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("sized_for", "repeat", "precision")}
+    unhashed = {
+        k: v
+        for k, v in dataclasses.asdict(config).items()
+        if k not in ("sized_for", "repeat", "precision", "min_timed_steps")
+    }
     del unhashed["tuning"]
     digest = hashlib.sha256(json.dumps(unhashed, sort_keys=True).encode()).hexdigest()[:8]
     assert config.record_id.endswith(digest), "fp32 runs keep the ids they had before the policy was a field"
-    with pytest.raises(ValueError, match=r"precision 'bf16': the trainers apply only 'fp32'"):
-        dataclasses.replace(config, precision="bf16")
-    fields = {**json.loads(config.to_json()), "precision": "default"}
-    with pytest.raises(ValueError, match=r"precision 'default'"):
+    others = [dataclasses.replace(config, precision=p) for p in ("default", "bf16")]
+    assert len({c.record_id for c in (config, *others)}) == 3
+    assert [c.label for c in (config, *others)] == [
+        "jax/compiled bs32 seed0",
+        "jax/compiled bs32 default seed0",
+        "jax/compiled bs32 bf16 seed0",
+    ]
+    assert profiles.RunConfig.from_json(others[1].to_json()) == others[1]
+    with pytest.raises(ValueError, match=r"precision 'fp16': choose from fp32, default, bf16"):
+        dataclasses.replace(config, precision="fp16")
+    fields = {**json.loads(config.to_json()), "precision": "float16"}
+    with pytest.raises(ValueError, match=r"precision 'float16'"):
         profiles.RunConfig.from_json(json.dumps(fields))
+
+
+def test_quick_runs_fp32_at_every_batch_size_on_a_cpu_and_bf16_at_batch_32_besides(nvml_sees):
+    nvml_sees(None)
+    plan = sorted((c.framework, c.precision, c.batch_size) for c in profiles.expand("quick"))
+    assert plan == sorted(
+        [(f, "fp32", b) for f in FRAMEWORKS for b in (32, 64, 128, 256)] + [(f, "bf16", 32) for f in FRAMEWORKS]
+    )
+    nvml_sees(GPU)  # on a GPU, each framework's default (the article's rule), bf16 at 32 besides
+    assert {(c.precision, c.batch_size) for c in profiles.expand("quick")} == {
+        *(("default", b) for b in (32, 64, 128, 256)),
+        ("bf16", 32),
+    }
+    assert {c.precision for c in profiles.expand("article")} == {"default"}
+    assert {c.precision for c in profiles.expand("smoke")} == {"fp32"}
+
+
+def test_a_precision_or_batch_sizes_flag_runs_exactly_what_it_names_without_the_extra_precisions():
+    one = profiles.expand("quick", device="cpu", precision="bf16")
+    assert {(c.precision, c.batch_size) for c in one} == {("bf16", b) for b in (32, 64, 128, 256)}
+    narrowed = profiles.expand("quick", device="cpu", batch_sizes=[32, 256])
+    assert {c.precision for c in narrowed} == {"fp32"}
+
+
+def test_an_unknown_precision_flag_exits_2_naming_the_choices(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["run", "--framework", "jax", "--precision", "fp16", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "--precision: invalid choice: 'fp16' (choose from 'fp32', 'default', 'bf16')" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_runners_run_measures_one_configuration_at_the_precision_asked_for(tmp_path):
+    args = cli.build_parser().parse_args(["run", "--framework", "jax", "--profile", "quick", "--out", str(tmp_path)])
+    assert cli.run_config(args).precision in ("fp32", "default")  # the profile's, without its extra bf16 run
+    args = cli.build_parser().parse_args(["run", "--framework", "jax", "--precision", "bf16", "--out", str(tmp_path)])
+    assert cli.run_config(args).precision == "bf16"
 
 
 def test_a_configuration_survives_its_json_exactly():

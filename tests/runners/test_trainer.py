@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,32 @@ def test_an_unknown_framework_names_the_choices():
         trainer.check_mode("mxnet", "compiled")
 
 
-def test_the_factory_refuses_a_precision_policy_not_applied_yet():
-    with pytest.raises(ValueError, match=r"precision 'bf16': the trainers apply only 'fp32'"):
-        trainer.make_trainer("torch", {}, "compiled", precision="bf16")
+def test_the_factory_refuses_an_unknown_precision_policy_naming_the_choices():
+    with pytest.raises(ValueError, match=r"precision 'fp16': choose from fp32, default, bf16"):
+        trainer.make_trainer("torch", {}, "compiled", precision="fp16")
+
+
+#: per framework, the flags that say what it computes in and keeps its parameters in, as each reports them
+COMPUTE_FLAGS = {
+    "torch": ("torch.get_autocast_dtype", "torch.nn.Parameter.dtype"),
+    "tensorflow": ("keras.layers.Conv2D.dtype_policy.compute_dtype", "keras.layers.Conv2D.dtype_policy.variable_dtype"),
+    "jax": ("flax.nnx.Conv.dtype", "flax.nnx.Param.dtype"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_trainer_reports_the_dtypes_it_computes_and_keeps_its_weights_in(name):
+    """Read back from the framework in a fresh process: bf16 computes in bfloat16 over float32 weights; fp32 and a
+    trainer built after a bf16 one in the same process compute in float32 (None: the inputs' dtype)."""
+    code = (
+        "import json; from runners import arch; from runners.frameworks.trainer import make_trainer\n"
+        "weights = arch.init_weights(0)\n"
+        f"flags = [make_trainer({name!r}, weights, 'compiled', 'cpu', precision=p).precision_flags()"
+        " for p in ('bf16', 'fp32')]\n"
+        "print(json.dumps(flags))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    bf16, fp32 = (tuple(flags[key] for key in COMPUTE_FLAGS[name]) for flags in json.loads(out.stdout.splitlines()[-1]))
+    assert bf16 == ("bfloat16", "float32")
+    assert fp32[0] in (None, "float32") and fp32[1] == "float32"

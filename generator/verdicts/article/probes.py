@@ -1,11 +1,17 @@
-"""The article's 4.1 error messages and its 200-line TensorFlow stack beside what the shape-bug probes captured."""
+"""The article's 4.1 error messages and its 200-line TensorFlow stack beside what the shape-bug probes captured.
+
+The rows read the probes of the article's releases (``runners probes --versions article``: PyTorch 2.2.1,
+TensorFlow 2.15 with its own Keras 2.15, JAX 0.4.26) where there are any for a framework, else today's, and name
+the release either way. Beside an article-version row, today's message appears as "changed since" where it
+differs.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from fwbench.frameworks import label
+from fwbench.frameworks import framework, label
 from fwbench.probe_outcome import outcome_category
 from generator.i18n import N_
 from generator.message import Joined, Message, Text
@@ -44,10 +50,13 @@ def _short_type(exception_type: str | None) -> str | None:
 
 def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[Text, ...]:
     fw = record["framework"]
+    packages = record["software"].get("packages") or {}
+    companions = ", ".join(f"{c} {packages[c]}" for c in framework(fw["name"]).companions if packages.get(c))
     return (
         Message(N_("probe {bug}"), {"bug": record["bug"]}),
         Message(N_("mode: {mode}"), {"mode": fw["mode"]}),
         f"{label(fw['name'])} {fw['version']}",
+        *((Message(N_("with {packages}"), {"packages": companions}),) if companions else ()),
         Message(N_("machine: {machine}"), {"machine": machine_id}),
     )
 
@@ -66,11 +75,86 @@ def _version_note(record: dict[str, Any], article: dict[str, Any]) -> tuple[Text
     )
 
 
-def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
+def _of_article(record: dict[str, Any], article: dict[str, Any]) -> bool:
+    """Whether the probe ran the article's release of its framework."""
+    fw = record["framework"]
+    return release(fw["version"]) == release(article["setup"]["framework_versions"][fw["name"]])
+
+
+def _shape_bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
     bug, frameworks = article["error_messages"]["probe_bug"], article_frameworks(article)
+    return [p for p in probes if p.record["bug"] == bug and p.record["framework"]["name"] in frameworks]
+
+
+def _bug_probes(article: dict[str, Any], probes: list[Loaded]) -> list[Loaded]:
+    """The shape-bug probes the rows read: per framework those of the article's release where there are any,
+    else today's (run in fwbench's own interpreter)."""
+    frameworks = article_frameworks(article)
+    found = _shape_bug_probes(article, probes)
+    with_article = {p.record["framework"]["name"] for p in found if _of_article(p.record, article)}
     return sorted(
-        (p for p in probes if p.record["bug"] == bug and p.record["framework"]["name"] in frameworks),
+        (
+            p
+            for p in found
+            if (
+                _of_article(p.record, article)
+                if p.record["framework"]["name"] in with_article
+                else not p.record.get("environment")
+            )
+        ),
         key=lambda p: (frameworks.index(p.record["framework"]["name"]), p.record["framework"]["mode"], p.machine_id),
+    )
+
+
+def _today(probe: Loaded, article: dict[str, Any], probes: list[Loaded]) -> Loaded | None:
+    """Today's probe of the same framework, mode and machine as the article-version ``probe``, where there is one
+    of another release."""
+    fw = probe.record["framework"]
+    if not _of_article(probe.record, article):
+        return None
+    return next(
+        (
+            p
+            for p in _shape_bug_probes(article, probes)
+            if not p.record.get("environment")
+            and p.record["framework"]["name"] == fw["name"]
+            and p.record["framework"]["mode"] == fw["mode"]
+            and p.machine_id == probe.machine_id
+            and release(p.record["framework"]["version"]) != release(fw["version"])
+        ),
+        None,
+    )
+
+
+def _shown(record: dict[str, Any], stated: dict[str, Any]) -> tuple[str | None, re.Match | None]:
+    """What a row shows of the probe's message (the article's wording where it matches, else the message's key
+    line; prefixed by the exception type where the article names one) and the match; None without an error."""
+    if record["outcome"] != "error":
+        return None, None
+    message = record["message_clean"] or ""
+    match = _message_form(stated["text"]).search(message)
+    shown = match[0] if match else _key_line(message)
+    return (f"{_short_type(record['exception_type'])}: " if stated["exception_type"] else "") + shown, match
+
+
+def _changed_since(probe: Loaded, shown: str | None, article: dict[str, Any], probes: list[Loaded]) -> tuple:
+    """Today's message beside an article-version row's, where it differs."""
+    today = _today(probe, article, probes)
+    if today is None:
+        return ()
+    r = today.record
+    stated = article["error_messages"]["messages"][r["framework"]["name"]]
+    now, _match = _shown(r, stated)
+    if now == shown:
+        return ()
+    fw = r["framework"]
+    return (
+        Message(
+            N_("changed since: {framework} {version} says “{message}”")
+            if now is not None
+            else N_("changed since: {framework} {version} ended as {message}"),
+            {"framework": label(fw["name"]), "version": fw["version"], "message": now or outcome_category(r)},
+        ),
     )
 
 
@@ -83,11 +167,10 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
         stated = spec["messages"][fw["name"]]
         stated_type = stated["exception_type"]
         caught_type = _short_type(r["exception_type"])
-        message = r["message_clean"] or ""
-        match = _message_form(stated["text"]).search(message)
+        shown, match = _shown(r, stated)
         ours: Text
         reason: tuple[Text, ...]
-        if r["outcome"] != "error":
+        if shown is None:
             verdict, ours = NOT_COMPARABLE, Message(N_("no message"))
             reason = (
                 Message(
@@ -95,7 +178,7 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
                 ),
             )
         else:
-            ours = (f"{caught_type}: " if stated_type else "") + (match[0] if match else _key_line(message))
+            ours = shown
             if match and stated_type and caught_type != stated_type:
                 verdict = CONTRADICTED
                 reason = (
@@ -109,6 +192,7 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
             else:
                 verdict, reason = CONTRADICTED, (Message(N_("the captured message has other wording")),)
             reason += _version_note(r, article)
+        reason += _changed_since(p, shown, article, probes)
         rows.append(
             Claim(
                 section=spec["section"],

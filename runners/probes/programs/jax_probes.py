@@ -40,9 +40,18 @@ def batch():
 
 
 def train_step(model, loss_fn, x, y, compiled: bool) -> str:
-    """One forward and backward pass; returns what came out, for probes that raise nothing."""
-    step = jax.value_and_grad(loss_fn)
-    loss, grads = (jax.jit(step) if compiled else step)(model, x, y)
+    """One forward and backward pass; returns what came out, for probes that raise nothing.
+
+    The model goes through JAX's transforms as its state (``nnx.split``), as every Flax NNX release takes it: the
+    module itself is a pytree only from Flax 0.10, and the article's JAX 0.4.26 runs Flax 0.8.
+    """
+    graphdef, state = nnx.split(model)
+
+    def pure(state, x, y):
+        return loss_fn(nnx.merge(graphdef, state), x, y)
+
+    step = jax.value_and_grad(pure)
+    loss, grads = (jax.jit(step) if compiled else step)(state, x, y)
     finite = all(bool(jnp.isfinite(g).all()) for g in jax.tree.leaves(grads))
     return f"loss={float(loss):.6g} dtype={loss.dtype} gradients_finite={finite}"
 

@@ -1,8 +1,10 @@
-"""The four planted bugs in TensorFlow with Keras 3 (compare with torch_probes.py and jax_probes.py).
+"""The four planted bugs in TensorFlow with Keras (compare with torch_probes.py and jax_probes.py).
 
 Each probe builds a tiny two-layer model, runs one training step (forward, loss, gradients) eagerly or
 through ``tf.function(jit_compile=True)``, and lets whatever the framework raises propagate. The
 statement carrying each bug ends with a ``# PLANTED: <bug>`` marker, which the suite reads to locate it.
+It runs on Keras 3 (today's TensorFlow) and on Keras 2.15, which ``pip install tensorflow==2.15`` brings and the
+article's messages came from: hence ``tf.reduce_mean``, not Keras 3's ``keras.ops``.
 """
 
 from __future__ import annotations
@@ -56,23 +58,23 @@ def train_step(model, loss_fn, x, y, compiled: bool) -> str:
 
 
 def _cross_entropy(model, x, y):
-    return keras.ops.mean(keras.losses.sparse_categorical_crossentropy(y, model(x), from_logits=True))
+    return tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, model(x), from_logits=True))
 
 
 def _float64_input(model, x, y):
     logits = model(tf.cast(x, tf.float64))  # PLANTED: dtype
-    return keras.ops.mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+    return tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
 
 
 def _seven_class_targets(model, x, y):
     targets = tf.one_hot(y, WRONG_CLASSES)
     losses = keras.losses.categorical_crossentropy(targets, model(x), from_logits=True)  # PLANTED: loss_shape
-    return keras.ops.mean(losses)
+    return tf.reduce_mean(losses)
 
 
 def _sqrt_of_logits(model, x, y):
     logits = tf.sqrt(model(x))  # PLANTED: nan
-    return keras.ops.mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+    return tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
 
 
 #: the loss each bug's step runs (dense_shape's bug is in Net itself, built with ``head_in=64``)

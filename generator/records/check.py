@@ -1,0 +1,110 @@
+"""``generator check``: run records checked as a submission, one line per failing file (docs/design.md,
+"Submissions").
+
+A file passes when it is a valid run record (upgraded as the build does), its provenance is complete, its figures
+are physically possible, its first losses show it trained fwbench's network on fwbench's data (``check_rules``),
+its id is no other file's on its machine and it lies in its own machine's folder. Checking never raises: a file that
+is not a record, a link, a folder named like a record or a huge file each get their one line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fwbench.cliargs import UsageError
+from fwbench.records import RUN_SCHEMA, RecordError, read_record
+from generator.records import check_rules
+from generator.records.check_rules import Commits, Finding, References
+from generator.records.load import candidate_paths
+
+SCHEMA, PLACE, CHECK = "schema", "place", "check"
+
+
+@dataclass
+class Report:
+    """What a check found: per file its failures, the notes on the rules it could not apply, the files checked."""
+
+    files: list[Path] = field(default_factory=list)
+    failures: dict[Path, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    notes: list[Finding] = field(default_factory=list)
+
+    def failure_lines(self) -> list[str]:
+        """One line per failing file: ``file: rule: why; rule: why``."""
+        return [
+            f"{path}: " + "; ".join(f"{rule}: {text}" for rule, text in found)
+            for path, found in sorted(self.failures.items())
+        ]
+
+    def note_lines(self) -> list[str]:
+        """One line per distinct note, with how many files it concerns."""
+        return [f"note: {count} file(s): {rule}: {text}" for (rule, text), count in sorted(Counter(self.notes).items())]
+
+
+def submission_files(paths: list[Path]) -> list[Path]:
+    """The files a check covers: each path given, and every ``*.json`` under a folder given (links and folders so
+    named included, to be refused). UsageError naming the path when one does not exist."""
+    found = []
+    for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"PATH {path}: does not exist")
+        if path.is_dir() and not path.is_symlink():
+            listed, unlisted = candidate_paths(path)
+            found += listed + [folder for folder, _why in unlisted]
+        else:
+            found.append(path)
+    return sorted(set(found))
+
+
+def read_one(path: Path) -> dict:
+    """The record in ``path``; RecordError (one line) when it is not a run record or is a link."""
+    if path.is_symlink():
+        raise RecordError(f"{path}: a link, not a record file (a submission holds the files themselves)")
+    return read_record(path, kind=RUN_SCHEMA)
+
+
+def check_record(record: dict, references: References, commits: Commits) -> tuple[list[Finding], list[Finding]]:
+    """Every per-record rule over one valid record: (failures, notes)."""
+    failures, notes = check_rules.provenance(record, commits)
+    if record["status"] == "ok":
+        for rule in (check_rules.physical, check_rules.same_work):
+            failed, noted = rule(record, references)
+            failures, notes = failures + failed, notes + noted
+    return failures, notes
+
+
+def check_paths(paths: list[Path], repo: Path | None, references: References | None = None) -> Report:
+    """Check every file under ``paths`` as a submission; ``repo`` is the checkout whose history the commits must be
+    in (None: not looked up, and the output says so)."""
+    references = references or check_rules.load_references()
+    commits, report = Commits(repo), Report()
+    seen: dict[tuple[str, str], Path] = {}
+    for path in submission_files(paths):
+        report.files.append(path)
+        try:
+            record = read_one(path)
+            failures, notes = check_record(record, references, commits)
+            failures += place(path, record, seen)
+        except RecordError as exc:
+            failures, notes = [(SCHEMA, str(exc).removeprefix(f"{path}: "))], []
+        except Exception as exc:  # noqa: BLE001 - a valid record no rule foresaw: its line, never a crash
+            failures, notes = [(CHECK, f"cannot be checked ({type(exc).__name__}: {exc})")], []
+        report.failures[path] += failures
+        report.notes += notes
+    report.failures = defaultdict(list, {p: f for p, f in report.failures.items() if f})
+    return report
+
+
+def place(path: Path, record: dict, seen: dict[tuple[str, str], Path]) -> list[Finding]:
+    """A record lies in its machine's folder, and no other file holds its id on its machine (``seen``: (machine, id)
+    → first file). A record id names a configuration, so two machines' records of one share it."""
+    found = []
+    machine = (record.get("hardware") or {}).get("machine_id") or path.parent.name
+    if path.parent.name != machine:
+        found.append((PLACE, f"a record of machine {machine} under {path.parent.name}/"))
+    first = seen.setdefault((machine, record["record_id"]), path)
+    if first != path:
+        found.append((PLACE, f"duplicate record id {record['record_id']} (also {first})"))
+    return found

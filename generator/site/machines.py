@@ -1,0 +1,109 @@
+"""3 Results · Machines: every configuration that two or more machines ran, their images/s side by side, and each
+machine's provenance on the same page.
+
+A configuration here is a framework, a mode, a precision policy, a batch size and a data set; the versions, the
+profiles and the images per epoch may differ between machines and are shown in each row. Rows are sorted by mean
+images/s; no machine is named faster (the verdict rule compares frameworks on one machine, not machines).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from fwbench.frameworks import label
+from generator.i18n import N_, _, translate
+from generator.records.aggregate import Summary
+from generator.records.identity import PRECISION_WORDS
+from generator.records.machines import Machine
+from generator.site import Page
+from generator.views import cells
+from generator.views.gpu_stack import gpu_stack
+from generator.views.grid import Grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import device_title
+
+PAGE = Page("results/machines.md", "machines.md.j2", N_("Machines"), N_("3 Results"), 3.37)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """One configuration two or more machines ran: its words and a grid with a row per machine (and setting and
+    version)."""
+
+    title: str
+    grid: Grid
+    machines: int
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """One machine's provenance: its heading, anchor and GPU stack."""
+
+    machine: Machine
+    title: str
+    anchor: str
+    stack: str | None
+
+
+def anchor(machine_id: str) -> str:
+    """The id of a machine's provenance section on this page."""
+    return f"machine-{machine_id}"
+
+
+def configuration(summary: Summary) -> tuple:
+    """What machines must share for their rows to sit in one table."""
+    key = summary.key
+    return key.framework, key.mode, key.setting.precision, key.batch_size, key.setting.dataset
+
+
+def shared_configurations(summaries: list[Summary]) -> dict[tuple, list[Summary]]:
+    """Configuration -> its summaries with an images/s figure, for the configurations of two or more machines;
+    tuned runs are left out (they are shown apart, never beside out-of-the-box ones)."""
+    found: dict[tuple, list[Summary]] = defaultdict(list)
+    for summary in summaries:
+        if summary.images_per_second is not None and not summary.key.setting.tuning:
+            found[configuration(summary)].append(summary)
+    return {c: rows for c, rows in sorted(found.items()) if len({s.key.machine_id for s in rows}) >= 2}
+
+
+def shared_grid(rows: list[Summary], titles: dict[str, str]) -> Grid:
+    """A row per summary, fastest mean first: the machine (a link to its provenance), profile, framework version,
+    images per epoch, images/s with its n and spread."""
+    ordered = sorted(rows, key=lambda s: -s.images_per_second.mean)
+    body = [
+        [
+            f"[{titles[s.key.machine_id]}](#{anchor(s.key.machine_id)})",
+            s.key.setting.profile,
+            s.key.version,
+            f"{s.images_per_epoch:,}",
+            cells.rate_cell(s),
+        ]
+        for s in ordered
+    ]
+    header = [_("machine"), _("profile"), _("version"), _("images/epoch"), _("images/s")]
+    return Grid(header, body, text=(0, 1, 2))
+
+
+def title_of(config: tuple) -> str:
+    """``PyTorch · compiled · strict FP32 (TF32 off) · batch 32 · synthetic``."""
+    framework, mode, precision, batch_size, dataset = config
+    words = translate(PRECISION_WORDS[precision]) if precision in PRECISION_WORDS else precision
+    return " · ".join((label(framework), _(mode), words, _("batch {n}").format(n=batch_size), dataset))
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The Machines page's context."""
+    titles = {m.machine_id: device_title(m, m.machine_id) for m in site.machines}
+    shared = shared_configurations(site.summaries)
+    return {
+        "shared": [
+            Shared(title_of(c), shared_grid(rows, titles), len({s.key.machine_id for s in rows}))
+            for c, rows in shared.items()
+        ],
+        "machines": [
+            Provenance(m, titles[m.machine_id], anchor(m.machine_id), gpu_stack(m.hardware) if m.is_gpu else None)
+            for m in site.machines
+        ],
+    }

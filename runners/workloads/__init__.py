@@ -1,0 +1,105 @@
+"""The workloads fwbench trains: name → the modules that make one, and the one factory of its trainers.
+
+A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
+weights in NumPy), its recipe (``recipe``), its data (``data``) and one module per framework holding that
+framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``). ResNet-18 is named here by
+reference to the modules it has always had; the GPT is the package ``runners.workloads.gpt`` (docs/design.md,
+"Workloads"). Importing this package imports no framework.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from runners.frameworks import trainer
+from runners.frameworks.trainer import Trainer
+
+
+@dataclass(frozen=True, kw_only=True)
+class Workload:
+    """Where one workload's modules live and what its throughput counts."""
+
+    name: str  # the key in ``--workload`` and in records
+    label: str  # the display name
+    arch: str  # module: sizes, ``trainable_param_count``, the FLOPs function, ``init_weights(seed)``
+    recipe: str  # module: the training recipe's constants
+    data: str  # module: the data set and its batches
+    trainers: str  # ``{framework}`` → the module holding that framework's ``Trainer``
+    sample: str  # what one "sample" of a throughput figure is: ``image`` or ``token``
+    flops: str  # the ``arch`` function giving forward FLOPs per sample (a training step costs three times it)
+    precisions: tuple[str, ...]  # the precision policies its trainers apply
+
+    def trainer_module(self, framework: str) -> str:
+        """The module holding framework ``framework``'s ``Trainer`` for this workload."""
+        return self.trainers.format(framework=framework)
+
+    def module(self, part: str) -> ModuleType:
+        """This workload's ``arch``, ``recipe`` or ``data`` module (imports no framework)."""
+        return importlib.import_module(getattr(self, part))
+
+    def flops_per_sample(self) -> int:
+        """Forward FLOPs per sample of the benchmark's model: MFU = 3 × this × samples/s ÷ the device's peak."""
+        return getattr(self.module("arch"), self.flops)()
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload(
+            name="resnet18",
+            label="ResNet-18 (CIFAR-10)",
+            arch="runners.arch",
+            recipe="runners.recipe",
+            data="runners.data",
+            trainers="runners.frameworks.{framework}_train",
+            sample="image",
+            flops="flops_per_image",
+            precisions=("fp32", "default", "bf16"),
+        ),
+        Workload(
+            name="gpt",
+            label="GPT (6 × 384, bytes)",
+            arch="runners.workloads.gpt.arch",
+            recipe="runners.workloads.gpt.recipe",
+            data="runners.workloads.gpt.data",
+            trainers="runners.workloads.gpt.{framework}_gpt",
+            sample="token",
+            flops="flops_per_token",
+            # bf16 would need the casts of the tied head and the residual stream decided alike in all three
+            precisions=("fp32", "default"),
+        ),
+    )
+}
+
+
+def workload(name: str) -> Workload:
+    """The workload named ``name``; ValueError naming the choices otherwise."""
+    if name not in WORKLOADS:
+        raise ValueError(f"unknown workload {name!r}; choose from {', '.join(WORKLOADS)}")
+    return WORKLOADS[name]
+
+
+def make_trainer(
+    name: str,
+    framework: str,
+    weights: dict[str, np.ndarray],
+    mode: str,
+    device: str = "auto",
+    dtype: str = "float32",
+    precision: str = "fp32",
+    **options: Any,
+) -> Trainer:
+    """A trainer of workload ``name`` in ``framework`` holding ``weights``, made by ``runners.frameworks.trainer``'s
+    ``make_trainer`` from the workload's trainer module (mode and precision checked before the framework is
+    imported); ``options`` go to the workload's ``Trainer`` (the GPT's ``config``)."""
+    spec = workload(name)
+    if precision not in spec.precisions:
+        raise ValueError(f"precision {precision!r}: the {name} trainers apply {', '.join(spec.precisions)}")
+    return trainer.make_trainer(
+        framework, weights, mode, device, dtype, precision, module=spec.trainer_module(framework), **options
+    )

@@ -1,0 +1,113 @@
+"""The GPT's data: a deterministic, learnable byte stream, cut into sequences, batched the same for all three.
+
+The text comes from a small probabilistic grammar drawn from a fixed seed: English-like sentences whose words,
+spelling, agreement (a plural subject takes a plural verb) and punctuation a byte-level model learns within an epoch,
+on top of the byte frequencies it learns first. It is made offline in NumPy, so every framework, machine and run sees
+the same bytes; labelled ``grammar`` wherever a record names the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: the stream is one fixed data set, like CIFAR-10; run seeds change the order of its sequences, not its text
+GRAMMAR_SEED = 20260101
+#: the held-out text is drawn from the same grammar with another seed
+TEST_SEED = GRAMMAR_SEED + 1
+
+DETERMINERS = ("the", "a", "every", "one", "some")
+ADJECTIVES = ("small", "old", "green", "quiet", "bright", "heavy", "round", "cold")
+# (singular, plural) nouns and verbs: the agreement the model has to carry from subject to verb
+NOUNS = (("cat", "cats"), ("dog", "dogs"), ("bird", "birds"), ("child", "children"), ("box", "boxes"),
+         ("tree", "trees"), ("river", "rivers"), ("stone", "stones"))  # fmt: skip
+TRANSITIVE = (("sees", "see"), ("finds", "find"), ("likes", "like"), ("carries", "carry"), ("follows", "follow"))
+INTRANSITIVE = (("sleeps", "sleep"), ("runs", "run"), ("waits", "wait"), ("sings", "sing"))
+PREPOSITIONS = ("near", "under", "behind", "with")
+#: chance of one more adjective before a noun, of a prepositional phrase after an object, of a plural subject
+P_ADJECTIVE, P_PREPOSITION, P_PLURAL = 0.4, 0.3, 0.5
+
+
+def _noun_phrase(rng: np.random.Generator, plural: bool) -> list[str]:
+    words = ["the" if plural else DETERMINERS[rng.integers(len(DETERMINERS))]]
+    while rng.random() < P_ADJECTIVE:
+        words.append(ADJECTIVES[rng.integers(len(ADJECTIVES))])
+    return [*words, NOUNS[rng.integers(len(NOUNS))][plural]]
+
+
+def sentence(rng: np.random.Generator) -> str:
+    """One sentence: subject, verb agreeing with it, an object (with a prepositional phrase) for a transitive verb."""
+    plural = bool(rng.random() < P_PLURAL)
+    words = _noun_phrase(rng, plural)
+    if rng.random() < 0.7:
+        words.append(TRANSITIVE[rng.integers(len(TRANSITIVE))][plural])
+        words += _noun_phrase(rng, bool(rng.random() < P_PLURAL))
+        if rng.random() < P_PREPOSITION:
+            words += [PREPOSITIONS[rng.integers(len(PREPOSITIONS))], *_noun_phrase(rng, False)]
+    else:
+        words.append(INTRANSITIVE[rng.integers(len(INTRANSITIVE))][plural])
+    text = " ".join(words)
+    return text[0].upper() + text[1:] + ". "
+
+
+def token_stream(n_tokens: int, seed: int = GRAMMAR_SEED) -> np.ndarray:
+    """The first ``n_tokens`` bytes (uint8) of the grammar's text drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    parts, length = [], 0
+    while length < n_tokens:
+        parts.append(sentence(rng))
+        length += len(parts[-1])
+    return np.frombuffer("".join(parts).encode("ascii"), np.uint8)[:n_tokens].copy()
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Sequences of ``context + 1`` tokens (uint8): a model reads the first ``context`` and predicts the last."""
+
+    name: str
+    train: np.ndarray  # (sequences, context + 1)
+    test: np.ndarray
+
+
+def sequences(stream: np.ndarray, context: int) -> np.ndarray:
+    """The stream cut into consecutive non-overlapping windows of ``context + 1`` tokens (the remainder dropped)."""
+    n = len(stream) // (context + 1)
+    return stream[: n * (context + 1)].reshape(n, context + 1)
+
+
+def load(train_sequences: int, test_sequences: int, context: int) -> Dataset:
+    """The grammar data set: ``train_sequences`` and ``test_sequences`` windows of ``context + 1`` tokens."""
+    window = context + 1
+    return Dataset(
+        "grammar",
+        sequences(token_stream(train_sequences * window, GRAMMAR_SEED), context),
+        sequences(token_stream(test_sequences * window, TEST_SEED), context),
+    )
+
+
+def split(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and targets as int32: the targets are the inputs shifted by one token."""
+    return windows[..., :-1].astype(np.int32), windows[..., 1:].astype(np.int32)
+
+
+def epoch_batches(windows: np.ndarray, seed: int, epoch: int, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """One epoch as inputs and targets of shape ``(steps, batch, context)``, int32, the incomplete batch dropped.
+
+    The order depends on (seed, epoch) only, not on the batch size.
+    """
+    steps = len(windows) // batch_size
+    if steps == 0:
+        raise ValueError(f"{len(windows)} sequences make no full batch of {batch_size}")
+    order = np.random.default_rng([seed, epoch]).permutation(len(windows))[: steps * batch_size]
+    x, y = split(windows[order])
+    return x.reshape(steps, batch_size, -1), y.reshape(steps, batch_size, -1)
+
+
+def loss_and_accuracy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
+    """Mean next-token cross-entropy (nats) and the share of tokens predicted right, from (…, vocab) logits."""
+    logits = logits.astype(np.float64)
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    picked = np.take_along_axis(log_probs, targets[..., None].astype(np.int64), axis=-1)[..., 0]
+    return float(-picked.mean()), float((logits.argmax(axis=-1) == targets).mean())

@@ -1,0 +1,224 @@
+"""The GPT in Flax NNX and its trainer: optax's ``clip_by_global_norm`` and ``adamw``.
+
+Both are the shared update as they stand (``recipe``), ``adamw``'s decay masked to ``arch.is_decayed``. The step is
+a pure function of (params, optimizer state) compiled with ``jax.jit``, as ResNet-18's JAX trainer does. The
+attention is written out, the same matmuls, mask and softmax as in the other two, not
+``jax.nn.dot_product_attention``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from runners.frameworks import jax_train
+from runners.frameworks.jax_model import ModuleList
+from runners.frameworks.jax_train import pure
+from runners.workloads.gpt import arch, recipe
+from runners.workloads.gpt.arch import GPTConfig
+
+
+class CausalSelfAttention(nnx.Module):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+        self.heads = config.heads
+        self.qkv = nnx.Linear(config.width, 3 * config.width, param_dtype=param_dtype, rngs=rngs)
+        self.proj = nnx.Linear(config.width, config.width, param_dtype=param_dtype, rngs=rngs)
+
+    def __call__(self, x):
+        batch, length, width = x.shape
+        # (batch, length, width) → (batch, heads, length, head width), for q, k and v
+        q, k, v = (
+            t.reshape(batch, length, self.heads, -1).transpose(0, 2, 1, 3) for t in jnp.split(self.qkv(x), 3, axis=-1)
+        )
+        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
+        position = jnp.arange(length)
+        scores = jnp.where(position[None, :] > position[:, None], -jnp.inf, scores)  # no later key
+        attention = jax.nn.softmax(scores.astype(jnp.promote_types(scores.dtype, jnp.float32)), axis=-1)
+        return self.proj((attention.astype(v.dtype) @ v).transpose(0, 2, 1, 3).reshape(batch, length, width))
+
+
+class MLP(nnx.Module):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+        hidden = arch.MLP_RATIO * config.width
+        self.fc = nnx.Linear(config.width, hidden, param_dtype=param_dtype, rngs=rngs)
+        self.proj = nnx.Linear(hidden, config.width, param_dtype=param_dtype, rngs=rngs)
+
+    def __call__(self, x):
+        return self.proj(nnx.gelu(self.fc(x), approximate=True))
+
+
+def layer_norm(config: GPTConfig, rngs: nnx.Rngs, param_dtype) -> nnx.LayerNorm:
+    # two-pass variance, as PyTorch and Keras compute it (Flax's default E[x²] − E[x]² rounds otherwise)
+    return nnx.LayerNorm(
+        config.width, epsilon=arch.LN_EPSILON, use_fast_variance=False, param_dtype=param_dtype, rngs=rngs
+    )
+
+
+class Block(nnx.Module):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+        self.ln1 = layer_norm(config, rngs, param_dtype)
+        self.attn = CausalSelfAttention(config, rngs, param_dtype)
+        self.ln2 = layer_norm(config, rngs, param_dtype)
+        self.mlp = MLP(config, rngs, param_dtype)
+
+    def __call__(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class GPT(nnx.Module):
+    """``param_dtype`` is the dtype the parameters are kept and computed in: float32, float64 for parity (Flax's
+    ``Embed`` computes in its ``param_dtype`` whatever the weights loaded into it hold)."""
+
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype=jnp.float32):
+        self.wte = nnx.Embed(config.vocab, config.width, param_dtype=param_dtype, rngs=rngs)
+        self.wpe = nnx.Embed(config.context, config.width, param_dtype=param_dtype, rngs=rngs)
+        self.blocks = ModuleList([Block(config, rngs, param_dtype) for _ in range(config.layers)])
+        self.ln_f = layer_norm(config, rngs, param_dtype)
+
+    def __call__(self, tokens):
+        x = self.wte(tokens) + self.wpe(jnp.arange(tokens.shape[1]))
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_f(x) @ self.wte.embedding[...].T  # the head tied to the token embedding
+
+
+def _variable(model: GPT, key: str) -> nnx.Variable:
+    """Flax's names are the canonical ones (``embedding``, ``scale``, ``bias``, ``kernel`` as (in, out))."""
+    module = model
+    for part in key.split("."):
+        module = module[int(part)] if part.isdigit() else getattr(module, part)
+    return module
+
+
+def load_weights(model: GPT, weights: dict[str, np.ndarray]) -> None:
+    """Set the model's variables from canonical NumPy weights."""
+    for key, value in weights.items():
+        _variable(model, key).set_value(jnp.asarray(value))
+
+
+def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
+    """The model's weights in the canonical layout."""
+    return {key: np.asarray(_variable(model, key).get_value()) for key in arch.weight_names(config)}
+
+
+def decay_mask(params) -> object:
+    """The params' tree with True where AdamW decays (``arch.is_decayed``), read from each leaf's canonical name."""
+    return jax.tree_util.tree_map_with_path(
+        lambda path, _: arch.is_decayed(jax.tree_util.keystr(path, simple=True, separator=".")), params
+    )
+
+
+class Trainer(jax_train.Trainer):
+    """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
+    are token sequences, ``correct`` counts the tokens predicted right). ``memory``, ``reset_memory_peaks`` and
+    ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone.
+
+    ``mode`` is always ``compiled`` (the workload's ``make_trainer`` checks it): JAX trains only through ``jax.jit``.
+    """
+
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        mode: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        precision: str = "fp32",
+        config: GPTConfig = arch.DEFAULT,
+    ):
+        if precision == "fp32":  # the same in all three: true float32 matmuls (no TF32)
+            jax.config.update("jax_default_matmul_precision", "highest")
+        self.dtype = np.dtype(dtype)  # float64 only for parity tests
+        self.config = config
+        jax.config.update("jax_enable_x64", self.dtype == np.float64)
+        gpus = [d for d in jax.devices() if d.platform == "gpu"]
+        if device == "gpu" and not gpus:
+            raise RuntimeError("--device gpu: JAX sees no GPU")
+        self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+        # shapes only: every variable is overwritten by ``restore`` (as in ResNet-18's trainer)
+        self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype))
+        self.graph = nnx.graphdef(self.model)
+        # inject_hyperparams makes the learning rate an input of each step instead of a constant
+        self.optimizer = optax.inject_hyperparams(
+            lambda learning_rate: optax.chain(
+                optax.clip_by_global_norm(recipe.CLIP_NORM),
+                optax.adamw(
+                    learning_rate,
+                    b1=recipe.ADAM_BETA1,
+                    b2=recipe.ADAM_BETA2,
+                    eps=recipe.ADAM_EPSILON,
+                    weight_decay=recipe.WEIGHT_DECAY,
+                    mask=decay_mask,
+                ),
+            )
+        )(learning_rate=0.0)
+        self.restore(weights)
+        self.step_fn = jax.jit(self._step, donate_argnums=(0, 1))
+        self.logits_fn = jax.jit(self._logits)
+
+    def _reset_optimizer(self) -> None:
+        self.opt_state = jax.device_put(self.optimizer.init(self.params), self.device)
+
+    def _step(self, params, opt_state, x, y, lr):
+        def loss_fn(params):
+            logits = nnx.merge(self.graph, params)(x)
+            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean(), logits
+
+        (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+        opt_state.hyperparams["learning_rate"] = lr
+        updates, opt_state = self.optimizer.update(grads, opt_state, params)
+        params = optax.apply_updates(params, updates)
+        correct = jnp.sum(jnp.argmax(logits, axis=-1) == y)
+        return params, opt_state, loss, correct
+
+    def _logits(self, params, x):
+        return nnx.merge(self.graph, params)(x)
+
+    def to_device(self, tokens: np.ndarray, targets: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
+        """Per-step (tokens, targets) resident on the device, from arrays of shape (steps, batch, context)."""
+        return [
+            (jax.device_put(x, self.device), jax.device_put(y, self.device))
+            for x, y in zip(tokens, targets, strict=True)
+        ]
+
+    def train_step(self, x: jax.Array, y: jax.Array, lr: float) -> tuple[jax.Array, jax.Array]:
+        """One clipped AdamW step at learning rate ``lr``; returns (loss, correct tokens) without syncing."""
+        self.params, self.opt_state, loss, correct = self.step_fn(
+            self.params, self.opt_state, x, y, self.dtype.type(lr)
+        )
+        return loss, correct
+
+    def logits(self, x: jax.Array, training: bool = False) -> np.ndarray:
+        """Forward pass only, jitted; ``training`` changes nothing (no dropout, no statistics)."""
+        return np.asarray(self.logits_fn(self.params, x))
+
+    def sync(self) -> None:
+        """Wait until the training state is computed."""
+        jax.block_until_ready((self.params, self.opt_state))
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The canonical weights."""
+        nnx.update(self.model, self.params)
+        return export_weights(self.model, self.config)
+
+    def restore(self, weights: dict[str, np.ndarray]) -> None:
+        """Load ``weights`` and start the optimizer afresh."""
+        load_weights(self.model, {k: v.astype(self.dtype) for k, v in weights.items()})
+        # plain arrays, not Variables: the step merges them into a fresh module inside its own trace
+        self.params = jax.device_put(pure(nnx.state(self.model, nnx.Param)), self.device)
+        self._reset_optimizer()
+
+    def precision_flags(self) -> dict:
+        """The default precision of matmuls, as JAX's configuration holds it, the dtype the layers compute in (the
+        first dense layer's; None: its inputs' dtype) and the parameters' dtype."""
+        compute = self.model.blocks[0].attn.qkv.dtype
+        return {
+            "jax_default_matmul_precision": jax.config.jax_default_matmul_precision,
+            "flax.nnx.Linear.dtype": None if compute is None else jnp.dtype(compute).name,
+            "flax.nnx.Param.dtype": jax.tree.leaves(self.params)[0].dtype.name,
+        }

@@ -1,0 +1,111 @@
+"""Parity check of the GPT: the three frameworks compute the same logits, mask and AdamW update.
+
+``capture`` runs in one framework's process (``python -m runners.workloads.gpt.parity --framework F --out F.npz``,
+each framework in a fresh interpreter, since float64 is a process-wide switch in Keras and JAX): one set of NumPy
+weights is loaded into the small model (``arch.TINY``), the same grammar batches go through, and the logits, the
+logits with one later token changed, and every weight after every clipped AdamW step are saved. ``compare`` measures
+the differences between two captures, with ``runners.parity``'s measure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from fwbench.frameworks import FRAMEWORKS, framework
+from runners.parity import captures_side_by_side, relative_difference
+from runners.workloads import make_trainer
+from runners.workloads.gpt import arch, data, recipe
+
+PARITY_BATCH = 4
+PARITY_STEPS = 3
+#: the token the mask check changes: every earlier position's logits must stay as they were
+CHANGED_POSITION = arch.TINY.context // 2
+MODULE = "runners.workloads.gpt.parity"
+
+
+def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> np.ndarray:
+    """A copy of ``tokens`` (batch, context) with every sequence's token at ``position`` replaced by another."""
+    changed = tokens.copy()
+    changed[:, position] = (changed[:, position] + 1) % arch.VOCAB
+    return changed
+
+
+def inputs(steps: int = PARITY_STEPS, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The parity run's initial weights (biases and LayerNorms random, so that each matters) and its ``steps``
+    batches of tokens and targets, (steps, batch, context)."""
+    windows = data.load(PARITY_BATCH * steps, 0, arch.TINY.context).train
+    return (arch.init_weights(seed, arch.TINY, random_affine=True), *data.epoch_batches(windows, seed, 0, PARITY_BATCH))
+
+
+def capture(name: str, mode: str, dtype: str = "float64", steps: int = PARITY_STEPS) -> dict[str, np.ndarray]:
+    """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step."""
+    weights, tokens, targets = inputs(steps)
+    trainer = make_trainer("gpt", name, weights, mode, device="cpu", dtype=dtype, config=arch.TINY)
+    batches = trainer.to_device(tokens, targets)
+    ((changed, _),) = trainer.to_device(with_changed_token(tokens[0])[None], targets[:1])
+    out = {"logits": trainer.logits(batches[0][0]), "logits.changed": trainer.logits(changed)}
+    out.update({f"step0.{k}": v for k, v in weights.items()})
+    for step, ((x, y), lr) in enumerate(zip(batches, recipe.learning_rates(steps), strict=True), start=1):
+        loss, _ = trainer.train_step(x, y, float(lr))
+        out[f"loss{step}"] = np.asarray(float(loss))
+        out.update({f"step{step}.{k}": v for k, v in trainer.weights().items()})
+    return out
+
+
+def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray], steps: int = PARITY_STEPS) -> dict[str, float]:
+    """Worst relative differences between two captures: logits, losses and per-step updates (w_t − w_{t−1}, so that
+    a difference in the update rule is not hidden by the weights' own size)."""
+    names = arch.weight_names(arch.TINY)
+    return {
+        "logits": relative_difference(a["logits"], b["logits"]),
+        "loss": max(relative_difference(a[f"loss{s}"], b[f"loss{s}"]) for s in range(1, steps + 1)),
+        "update": max(
+            relative_difference(a[f"step{s}.{n}"] - a[f"step{s - 1}.{n}"], b[f"step{s}.{n}"] - b[f"step{s - 1}.{n}"])
+            for s in range(1, steps + 1)
+            for n in names
+        ),
+    }
+
+
+def mask_leak(captured: dict[str, np.ndarray], position: int = CHANGED_POSITION) -> tuple[float, float]:
+    """How far the logits moved when the token at ``position`` changed: (worst relative change before it, at and
+    after it). A causal model keeps the first at zero; the second shows the change reached the model at all."""
+    before, after = captured["logits"], captured["logits.changed"]
+    scale = float(np.max(np.abs(before)))
+    moved = np.abs(after.astype(np.float64) - before) / scale
+    return float(moved[:, :position].max()), float(moved[:, position:].max())
+
+
+def capture_all(
+    mode: str, dtype: str, workdir: Path, steps: int = PARITY_STEPS, frameworks: tuple = FRAMEWORKS
+) -> dict[str, dict]:
+    """Capture each of ``frameworks`` over ``steps`` steps, each in a fresh interpreter (run side by side); load the
+    arrays."""
+    jobs = {}
+    for name in frameworks:
+        out = workdir / f"gpt-{name}-{mode}-{dtype}.npz"
+        command = [sys.executable, "-m", MODULE, "--framework", name, "--mode", mode, "--dtype", dtype]
+        jobs[name] = ([*command, "--steps", str(steps), "--out", str(out)], out)
+    return captures_side_by_side(jobs, "GPT parity capture")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Capture one framework's GPT for the parity tests.")
+    parser.add_argument("--framework", choices=FRAMEWORKS, required=True)
+    parser.add_argument("--mode", default="eager", help="a framework without this mode runs its first (JAX: compiled)")
+    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    parser.add_argument("--out", type=Path, required=True, help="where the capture's .npz goes")
+    parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"AdamW steps (default {PARITY_STEPS})")
+    args = parser.parse_args(argv)
+    modes = framework(args.framework).training_modes
+    mode = args.mode if args.mode in modes else modes[0]
+    np.savez(args.out, **capture(args.framework, mode, args.dtype, args.steps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

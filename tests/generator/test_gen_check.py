@@ -1,0 +1,225 @@
+"""`generator check`: a submission's records pass or fail with one line per file naming the rule; the committed
+records pass; planted bad records each fail with their reason; no input makes it raise."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import gen_records
+import pytest
+
+from fwbench.cliargs import EXIT_USAGE
+from generator.cli import main
+from generator.records.check import check_paths
+from generator.records.check_rules import load_references, record_key
+from runners.profiles import expand
+from runners.record import config_section, ok_record
+
+REPO = Path(__file__).resolve().parents[2]
+HEAD = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
+H200 = "nvidia-h200"
+
+
+def hardware(machine_id: str) -> dict:
+    """A machine's hardware as the runners record it: a GPU host has a CPU fingerprint too."""
+    return {**gen_records.hardware(machine_id), "fingerprint": gen_records.fingerprint()}
+
+
+def submitted(machine_id: str = gen_records.CPU_MACHINE, rate: float = 40.0, **changes) -> dict:
+    """A smoke-profile torch run as ``runners run`` records it, its first losses the shipped reference's
+    (``changes``: Measured's fields replaced)."""
+    device = "gpu" if machine_id in gen_records.GPU_NAMES else "cpu"
+    (config,) = expand("smoke", frameworks=["torch"], device=device, version_of={"torch": "2.14.1"}.get)
+    key = record_key(config_section(config))
+    measured = gen_records.one_epoch(
+        config,
+        rate,
+        **{
+            "framework_memory": {"allocator_peak_bytes": 1 << 30, "allocator_reserved_bytes": 1 << 30},
+            "nvml_peak_bytes": 2 << 30 if device == "gpu" else None,
+            "first_losses": load_references().trajectories[key],
+            **changes,
+        },
+    )
+    software = {**gen_records.software(), "git_commit": HEAD}
+    return ok_record(
+        config,
+        hardware(machine_id),
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:01:00.000Z",
+        measured,
+        software=software,
+        command=["runners", "run", "--profile", "smoke"],
+    )
+
+
+def place(root: Path, record: dict, folder: str | None = None, name: str | None = None) -> Path:
+    """Write ``record`` where the runners would (or under ``folder``, as ``name``), as it is: a planted record may
+    break the schema."""
+    path = root / (folder or record["hardware"]["machine_id"]) / (name or f"{record['record_id']}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record))
+    return path
+
+
+def failures(root: Path) -> dict[str, str]:
+    """File name -> its failure line (after the path), for every failing file under ``root``."""
+    report = check_paths([root], repo=REPO)
+    return {path.name: line.removeprefix(f"{path}: ") for path, line in zip_lines(report)}
+
+
+def zip_lines(report) -> list[tuple[Path, str]]:
+    """(file, its failure line) of every failing file."""
+    return list(zip(sorted(report.failures), report.failure_lines(), strict=True))
+
+
+def test_the_committed_records_pass():
+    report = check_paths([REPO / "results" / "runs"], repo=REPO)
+    assert report.files and not report.failure_lines()
+    notes = "\n".join(report.note_lines())
+    assert "same work: not checkable" in notes and "MFU not checked" in notes
+
+
+def test_a_record_that_trained_the_same_network_passes_without_a_same_work_note(tmp_path):
+    place(tmp_path, submitted())
+    place(tmp_path, submitted(H200, rate=5000.0))
+    report = check_paths([tmp_path], repo=REPO)
+    assert not report.failure_lines()
+    assert not [line for line in report.note_lines() if "same work" in line]
+
+
+def tampered(record: dict, section: str, name: str, value) -> dict:
+    """A record with one field changed after the run: what a planted bad submission does."""
+    changed = copy.deepcopy(record)
+    changed[section][name] = value
+    return changed
+
+
+PLANTED = {
+    "tampered-loss": (
+        lambda: submitted(first_losses=[loss * 1.01 for loss in submitted()["training"]["first_losses"]]),
+        "same work: training.first_losses[0]",
+    ),
+    "impossible-mfu": (lambda: submitted(H200, rate=40_000.0), "physically possible: 40,000 images/s is MFU"),
+    "allocator-above-nvml": (
+        lambda: submitted(H200, rate=5000.0, nvml_peak_bytes=1 << 29),
+        "physically possible: the allocator's peak 1,073,741,824 bytes is above NVML's 536,870,912",
+    ),
+    "nvml-above-device-memory": (
+        lambda: tampered(submitted(H200, rate=5000.0), "hardware", "device_memory_bytes", 1 << 30),
+        "physically possible: NVML's peak 2,147,483,648 bytes is above the device's 1,073,741,824",
+    ),
+    "wrong-parameter-count": (
+        lambda: tampered(submitted(), "model", "trainable_params", 11_000_000),
+        "same work: model.trainable_params 11000000 is not fwbench's 11173962",
+    ),
+    "unknown-commit": (
+        lambda: tampered(submitted(), "software", "git_commit", "f" * 40),
+        f"provenance: software.git_commit {'f' * 40} is not in this repository's history",
+    ),
+    "negative-compile": (
+        lambda: tampered(submitted(), "timing", "compile_seconds", -1.0),
+        "schema: field 'timing.compile_seconds': -1.0 is less than the minimum of 0",
+    ),
+    "no-driver": (
+        lambda: tampered(submitted(H200, rate=5000.0), "hardware", "gpu_driver", None),
+        "provenance: missing hardware.gpu_driver",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PLANTED)
+def test_a_planted_bad_submission_fails_with_its_reason(tmp_path, case):
+    build, reason = PLANTED[case]
+    planted = build()
+    gpu = planted["hardware"]["machine_id"] == H200
+    path = place(tmp_path, planted)
+    place(tmp_path, submitted() if gpu else submitted(H200, rate=5000.0))  # a good neighbour keeps passing
+    assert list(failures(tmp_path)) == [path.name]
+    assert reason in failures(tmp_path)[path.name]
+
+
+def test_a_record_under_another_machines_folder_fails(tmp_path):
+    path = place(tmp_path, submitted(), folder=H200)
+    assert failures(tmp_path) == {path.name: f"place: a record of machine {gen_records.CPU_MACHINE} under {H200}/"}
+
+
+def test_a_duplicate_record_id_fails_once(tmp_path):
+    record = submitted()
+    copy_ = place(tmp_path, record, name="copy.json")  # read first: its name sorts first
+    original = place(tmp_path, record)
+    assert failures(tmp_path) == {original.name: f"place: duplicate record id {record['record_id']} (also {copy_})"}
+
+
+def test_several_failures_of_one_file_share_its_line(tmp_path):
+    record = tampered(submitted(H200, rate=40_000.0), "model", "trainable_params", 1)
+    place(tmp_path, record, folder=gen_records.CPU_MACHINE)
+    (line,) = failures(tmp_path).values()
+    assert "physically possible:" in line and "same work:" in line and "place:" in line
+
+
+def corrupt_corpus() -> dict[str, tuple[bytes, str]]:
+    """The malformed files ``tests/test_records_robust.py`` shows the reader refusing."""
+    spec = importlib.util.spec_from_file_location("records_robust", REPO / "tests" / "test_records_robust.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CORRUPT
+
+
+def test_every_malformed_file_gets_one_line_and_never_a_crash(tmp_path, capsys):
+    folder = tmp_path / gen_records.CPU_MACHINE
+    folder.mkdir()
+    corpus = corrupt_corpus()
+    for number, (data, _reason) in enumerate(corpus.values()):
+        (folder / f"bad-{number}.json").write_bytes(data)
+    (folder / "folder.json").mkdir()
+    (folder / "link.json").symlink_to(place(tmp_path, submitted()))
+    (folder / "huge.json").write_bytes(b'{"a": "' + b"x" * 3_000_000 + b'"}')
+    (folder / "notes.txt").write_text("not a record")
+    given = [tmp_path, folder / "notes.txt"]
+    assert main(["check", *map(str, given), "--repo", str(REPO)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    failing = [line for line in lines if line.startswith(str(folder))]
+    assert len(failing) == len(corpus) + 4
+    for number, (_data, reason) in enumerate(corpus.values()):
+        reason = reason.split(", expected")[0]  # the check asks for a run record: it says which schema it expected
+        assert any(line.startswith(f"{folder / f'bad-{number}.json'}: schema: ") and reason in line for line in lines)
+    assert f"{folder / 'link.json'}: schema: a link, not a record file" in "\n".join(lines)
+    assert lines[-1] == f"generator check: {len(corpus) + 5} files, 1 pass, {len(corpus) + 4} fail"
+
+
+def test_exit_codes(tmp_path, capsys):
+    place(tmp_path, submitted())
+    assert main(["check", str(tmp_path), "--repo", str(REPO)]) == 0
+    assert main(["check", str(tmp_path / "missing")]) == EXIT_USAGE
+    assert "PATH" in capsys.readouterr().err
+
+
+def test_without_a_checkout_the_commit_is_not_looked_up_and_the_output_says_so(tmp_path):
+    place(tmp_path, tampered(submitted(), "software", "git_commit", "f" * 40))
+    report = check_paths([tmp_path], repo=tmp_path)
+    assert not report.failure_lines()
+    assert any("the commit was not looked up" in line for line in report.note_lines())
+
+
+def test_an_older_record_without_first_losses_is_noted_not_failed(tmp_path):
+    record = submitted()
+    del record["training"]
+    place(tmp_path, record)
+    report = check_paths([tmp_path], repo=REPO)
+    assert not report.failure_lines()
+    assert any("no first losses" in line for line in report.note_lines())
+
+
+def test_the_check_never_reads_a_record_through_a_folder_link(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    place(tmp_path / "elsewhere", submitted())
+    os.symlink(tmp_path / "elsewhere", tmp_path / "linked")
+    report = check_paths([tmp_path / "linked"], repo=REPO)
+    assert [line.split(": ", 2)[1] for line in report.failure_lines()] == ["schema"]

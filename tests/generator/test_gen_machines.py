@@ -1,0 +1,91 @@
+"""The Machines page sets every configuration two or more machines ran side by side, and a site builds from several
+results roots (the published records and a user's own) without copying them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gen_records
+import pytest
+
+from fwbench.cliargs import EXIT_USAGE, UsageError
+from fwbench.records import write_record
+from generator.build.render import build_pages
+from generator.cli import main
+from generator.records.load import load_roots
+
+REPO = Path(__file__).resolve().parents[2]
+H200, CPU = "nvidia-h200", "cpu-amd-epyc-2t-3d8bd5"
+
+
+def sections(page: str) -> dict[str, str]:
+    """A page's ``## `` sections: heading -> body."""
+    parts = page.split("\n## ")[1:]
+    return {part.split("\n", 1)[0]: part.split("\n", 1)[1] for part in parts}
+
+
+@pytest.fixture(scope="module")
+def committed_page() -> str:
+    return build_pages(load_roots([REPO / "results"]))["results/machines.md"]
+
+
+def test_the_h200_and_the_cpu_machines_share_a_table_for_the_configurations_they_share(committed_page):
+    shared = sections(committed_page)
+    both = [title for title, body in shared.items() if f"#machine-{H200}" in body and f"#machine-{CPU}" in body]
+    assert "JAX · compiled · strict FP32 (TF32 off) · batch 256 · synthetic" in both
+    table = shared["JAX · compiled · strict FP32 (TF32 off) · batch 256 · synthetic"]
+    rows = [line for line in table.splitlines() if line.startswith("| [")]
+    assert rows[0].startswith("| [NVIDIA H200 (GPU)]") and "8,192" in rows[0]  # the fastest mean first
+    assert "n=3" in next(row for row in rows if CPU in row)
+
+
+def test_a_configuration_one_machine_ran_has_no_table(committed_page):
+    assert all("eager" not in title for title in sections(committed_page))  # only the H200 ran eager
+
+
+def test_each_machine_s_provenance_is_one_click_away(committed_page):
+    for machine in (H200, CPU):
+        assert f"{{ #machine-{machine} }}" in committed_page
+    assert "580.159.04" in sections(committed_page)["Provenance"]  # the H200's driver
+
+
+def test_the_page_names_no_faster_machine(committed_page):
+    assert "faster" not in committed_page and "ahead" not in committed_page
+
+
+def write_own(root: Path, machine: str = "cpu-own-cpu-4t-9f8e7d") -> Path:
+    """A user's own results root: two runs of one machine."""
+    for seed in range(2):
+        record = gen_records.run("torch", 32, seed, machine_id=machine, seconds=5.0 + seed)
+        write_record(root / "runs" / machine / f"{record['record_id']}.json", record)
+    return root
+
+
+def test_two_roots_load_as_one_and_a_machine_in_both_is_an_error_naming_both(tmp_path):
+    published = gen_records.write_results(tmp_path / "published")
+    own = write_own(tmp_path / "own")
+    results = load_roots([published, own])
+    assert "cpu-own-cpu-4t-9f8e7d" in results.machines and gen_records.CPU_MACHINE in results.machines
+    assert {item.name_under(published) for item in results.runs if item.root == own} == {
+        f"runs/cpu-own-cpu-4t-9f8e7d/{p.name}" for p in (own / "runs" / "cpu-own-cpu-4t-9f8e7d").iterdir()
+    }
+    clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
+    with pytest.raises(
+        UsageError, match=f"machine {gen_records.CPU_MACHINE} has records in both {published} and {clash}"
+    ):
+        load_roots([published, clash])
+    with pytest.raises(UsageError, match="given twice"):
+        load_roots([published, published])
+
+
+def test_generator_build_takes_two_roots(tmp_path, capsys):
+    published = gen_records.write_results(tmp_path / "published")
+    own = write_own(tmp_path / "own")
+    site = tmp_path / "site"
+    assert main(["build", "--results", str(published), "--results", str(own), "--site-dir", str(site)]) == 0
+    page = (site / "results" / "machines.html").read_text()
+    assert "machine-cpu-own-cpu-4t-9f8e7d" in page and f"machine-{gen_records.CPU_MACHINE}" in page
+    assert (site / "zh" / "results" / "machines.html").exists()
+    clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
+    assert main(["build", "--results", str(published), "--results", str(clash), "--site-dir", str(site)]) == EXIT_USAGE
+    assert f"has records in both {published} and {clash}" in capsys.readouterr().err

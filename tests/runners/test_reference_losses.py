@@ -1,0 +1,71 @@
+"""The shipped reference trajectories: they cover every synthetic configuration the profiles run, they are what the
+float64 parity path computes, and a float32 run's first losses (as ``runners run`` records them) stay within the
+fp32 bound of them."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from runners import arch, reference_losses
+from runners.profiles import expand
+from runners.reference_losses import DATA_FILE, FIRST_LOSSES, Key, bound_of, first_losses, profile_keys, worst_per_step
+from runners.run import measure_or_fail
+
+SHIPPED = json.loads(DATA_FILE.read_text())
+TRAJECTORIES = {Key(**t["key"]): t["losses"] for t in SHIPPED["trajectories"]}
+SMOKE = Key("synthetic", 64, 1, 0, 32)
+
+
+def test_every_synthetic_configuration_of_the_profiles_has_a_reference():
+    assert set(profile_keys()) <= set(TRAJECTORIES)
+    for key, losses in TRAJECTORIES.items():
+        assert len(losses) == min(FIRST_LOSSES, key.images // key.batch_size)
+
+
+def test_the_shipped_model_and_step_count_are_fwbench_s():
+    assert SHIPPED["first_losses"] == FIRST_LOSSES
+    assert SHIPPED["model"] == {
+        "trainable_params": arch.trainable_param_count(),
+        "flops_per_image": arch.flops_per_image(),
+    }
+
+
+def test_the_fp32_bound_was_measured_for_all_three_frameworks():
+    bound = SHIPPED["bounds"]["fp32"]
+    assert set(bound["measured_worst"]) == {"torch", "tensorflow", "jax"}
+    assert bound["relative"] == [bound_of(w) for w in worst_per_step(list(bound["measured_worst"].values()))]
+    assert len(bound["relative"]) == FIRST_LOSSES and bound["relative"] == sorted(bound["relative"])
+
+
+def test_bound_is_the_margin_times_the_worst_rounded_up_to_a_power_of_ten():
+    assert bound_of(3.2e-7) == pytest.approx(1e-5)
+    assert bound_of(1e-6) == pytest.approx(1e-5)
+    assert worst_per_step([[1e-7, 1e-3], [2e-7]]) == [2e-7, 1e-3]
+
+
+def test_a_record_s_key_is_the_images_it_loaded():
+    (config,) = expand("quick", frameworks=["torch"], batch_sizes=[256], device="cpu", version_of=lambda _f: None)
+    assert Key.of_run(config).images == config.epoch_train_images
+    assert Key.of({"train_images": None}) is None
+
+
+def test_the_reference_is_the_float64_parity_path():
+    assert first_losses("torch", SMOKE, steps=1) == pytest.approx(TRAJECTORIES[SMOKE][:1], rel=1e-12)
+
+
+def test_a_float32_run_records_first_losses_within_the_fp32_bound():
+    (config,) = expand("smoke", frameworks=["torch"], modes=["eager"], device="cpu", version_of=lambda _f: "x")
+    saved = dict(os.environ)  # the run sets the framework's environment in this process
+    try:
+        record = measure_or_fail(config, progress=False)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    losses = record["training"]["first_losses"]
+    reference = TRAJECTORIES[reference_losses.Key.of(record["config"])]
+    assert len(losses) == len(reference)
+    bounds = SHIPPED["bounds"]["fp32"]["relative"]
+    assert all(d <= b for d, b in zip(reference_losses.deviations(losses, reference), bounds, strict=False))
