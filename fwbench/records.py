@@ -44,6 +44,13 @@ MAX_RECORD_DEPTH = 64
 MAX_MESSAGE_CHARS = 500
 
 
+def epoch_train_images(train_images: int, min_timed_steps: int | None, batch_size: int) -> int:
+    """The training images a run loads: ``train_images``, raised to ``min_timed_steps`` whole batches (absent in a
+    record made before the field: 1). The one rule for ``runners.profiles.RunConfig`` and for readers of a record's
+    ``config`` (the reference losses, ``generator check``)."""
+    return max(train_images, (min_timed_steps or 1) * batch_size)
+
+
 def printable(text: str) -> str:
     """``text`` on one line: line breaks, other control characters and unpaired surrogates escaped as in Python."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)

@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS, framework
+from fwbench.records import epoch_train_images
 from fwbench.tuning import tuning_environment
 from runners import provenance
 from runners.frameworks.trainer import check_precision
@@ -69,7 +70,7 @@ class RunConfig:
     @property
     def epoch_train_images(self) -> int:
         """The training images the run loads: ``train_images``, raised to ``min_timed_steps`` whole batches."""
-        return max(self.train_images, self.min_timed_steps * self.batch_size)
+        return epoch_train_images(self.train_images, self.min_timed_steps, self.batch_size)
 
     @property
     def record_id(self) -> str:

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS, framework
+from fwbench.records import epoch_train_images
 from runners import arch, data, schedule
 from runners.profiles import RunConfig, expand, load_profiles
 from runners.provenance import REPO_ROOT
@@ -63,7 +64,7 @@ class Key:
         ``train_images`` raised to ``min_timed_steps`` whole batches, as the run loaded them."""
         if config.get("train_images") is None:
             return None
-        images = max(config["train_images"], config.get("min_timed_steps", 1) * config["batch_size"])
+        images = epoch_train_images(config["train_images"], config.get("min_timed_steps"), config["batch_size"])
         return cls(config["dataset"], images, config["epochs"], config["seed"], config["batch_size"])
 
     @classmethod

@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fwbench.records import epoch_train_images
+
 PROVENANCE, PHYSICAL, SAME_WORK = "provenance", "physically possible", "same work"
 #: (section, field) a record must name for its provenance to be complete; ``gpu`` ones only on a GPU
 PROVENANCE_FIELDS = (
@@ -79,7 +81,7 @@ def record_key(config: dict) -> tuple | None:
     upgraded version-1 record, which names no request."""
     if config.get("train_images") is None:
         return None
-    images = max(config["train_images"], (config.get("min_timed_steps") or 1) * config["batch_size"])
+    images = epoch_train_images(config["train_images"], config.get("min_timed_steps"), config["batch_size"])
     return config["dataset"], images, config["epochs"], config["seed"], config["batch_size"]
 
 
