@@ -8,6 +8,9 @@ RESULTS ?= results
 # Minutes the quick matrix of `make site` may take: it repeats undecided comparisons (batch 32 and 256 first) until
 # this runs out, and a later `make site` goes on where it stopped (README: "The two commands").
 SITE_BUDGET ?= 20
+# What `make site` trains, a matrix each: resnet18 (the article's ResNet-18) by default; SITE_WORKLOADS=resnet18,gpt
+# adds the transformer (runners/profiles.json: quick-gpt, about 4 minutes more on a 2-core CPU).
+SITE_WORKLOADS ?= resnet18
 
 .PHONY: setup test site serve lint chromium clean-site
 
@@ -48,7 +51,8 @@ site: setup
 	@# `runners envs plan` writes the benchmark step: where NVML sees an NVIDIA GPU, build each framework's CUDA
 	@# environment and run the quick matrix on the GPU through them; elsewhere the quick matrix on the CPU in .venv.
 	@# A failed configuration is a record too (shown as failed on the site), so the build goes on.
-	$(BIN)/runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) > $(VENV)/site-plan.sh
+	$(BIN)/runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) --workloads $(SITE_WORKLOADS) \
+	  > $(VENV)/site-plan.sh
 	PATH="$(abspath $(BIN)):$$PATH" sh -v $(VENV)/site-plan.sh
 	$(BIN)/runners probes --out $(RESULTS)/probes
 	@$(BIN)/ecosystem collect --out $(RESULTS)/ecosystem || \

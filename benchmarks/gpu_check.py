@@ -71,7 +71,7 @@ import numpy as np  # noqa: E402
 
 from fwbench.cliargs import add_frameworks_flag, csv_of, positive_float  # noqa: E402
 from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
-from fwbench.records import RecordError, read_record  # noqa: E402
+from fwbench.records import RecordError, read_record, throughput  # noqa: E402
 from runners import arch, data, parity  # noqa: E402
 from runners.gpu_memory import NvmlPeakSampler  # noqa: E402
 from runners.local_executor import LocalExecutor  # noqa: E402
@@ -94,12 +94,14 @@ class Step:
 
 
 #: per part of the kit (``--profiles``), its matrix calls in order. quick: the two ends of the batch sizes, both modes,
-#: at the profile's precision (a GPU: each framework's default; no extra precisions). precisions: bf16 for PyTorch and
+#: at the profile's precision (a GPU: each framework's default; no extra precisions). transformer: the GPT's quick-gpt
+#: profile, one batch size (64 sequences of 256 tokens on a GPU), PyTorch and JAX. precisions: bf16 for PyTorch and
 #: JAX at batch 256, then at 32 and strict fp32 at 256 (its reference) if time allows.
 PRECISION_FRAMEWORKS = ("torch", "jax")
 PLAN = {
     "smoke": (Step("smoke"),),
     "quick": (Step("quick", (32, 256), ("compiled", "eager")),),
+    "transformer": (Step("quick-gpt", modes=("compiled",), frameworks=PRECISION_FRAMEWORKS),),
     "precisions": (
         Step("quick", (256,), ("compiled",), "bf16", PRECISION_FRAMEWORKS),
         Step("quick", (32,), ("compiled",), "bf16", PRECISION_FRAMEWORKS, optional=True),
@@ -645,9 +647,10 @@ def run_row(config: RunConfig, record: dict | str) -> list[str]:
     if isinstance(record, str) or record["status"] != "ok":
         return head + [record if isinstance(record, str) else record["status"]] + ["—"] * 6
     timing, memory, mfu = record["timing"], record["memory"], (record.get("mfu") or {}).get("value")
+    rate, unit = throughput(timing)
     return head + [
         "ok",
-        f"{timing['images_per_second']:,.0f}",
+        f"{rate:,.0f} {unit}",
         f"{timing['compile_seconds']:.1f}",
         f"{timing['step_seconds_median'] * 1e3:.2f}",
         mib(memory["allocator_peak_bytes"]),
@@ -662,7 +665,7 @@ RUN_HEADER = [
     "batch",
     "precision",
     "status",
-    "images/s",
+    "throughput",
     "compile s",
     "step ms",
     "allocator peak",
@@ -714,8 +717,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=csv_of(str, tuple(PLAN)),
         default=list(PLAN),
         metavar="A,B",
-        help="parts to run, from smoke,quick,precisions (default all; precisions: bf16 and fp32 of PyTorch and JAX "
-        "on the quick profile)",
+        help="parts to run, from smoke,quick,transformer,precisions (default all; transformer: the GPT's quick-gpt "
+        "profile, PyTorch and JAX; precisions: bf16 and fp32 of PyTorch and JAX on the quick profile)",
     )
     add_frameworks_flag(parser)
     parser.add_argument(

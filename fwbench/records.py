@@ -51,6 +51,19 @@ def epoch_train_images(train_images: int, min_timed_steps: int | None, batch_siz
     return max(train_images, (min_timed_steps or 1) * batch_size)
 
 
+#: a run record's throughput fields, by the sample its workload counts (``runners.workloads``): one of them is set
+THROUGHPUT_FIELDS = {"images_per_second": "img/s", "tokens_per_second": "tok/s"}
+
+
+def throughput(timing: dict) -> tuple[float | None, str]:
+    """A run record's throughput and its unit from its ``timing``: images/s (ResNet-18) or tokens/s (the GPT);
+    (None, "img/s") where neither was measured."""
+    for field, unit in THROUGHPUT_FIELDS.items():
+        if timing.get(field) is not None:
+            return timing[field], unit
+    return None, "img/s"
+
+
 def printable(text: str) -> str:
     """``text`` on one line: line breaks, other control characters and unpaired surrogates escaped as in Python."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)

@@ -101,6 +101,19 @@ def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
     return {**upgraded, **old, **added, **upgraded}
 
 
+#: the workload of a run record whose ``model`` names none: every one written before the GPT was ResNet-18
+EARLIER_WORKLOAD = "resnet18"
+
+
+def with_workload(record: dict[str, Any]) -> dict[str, Any]:
+    """A run record with ``model.workload``: a record made before the field trained ResNet-18, which the code that
+    wrote it tells (not missing, so not "older"); the record as it is otherwise."""
+    model = record.get("model")
+    if not isinstance(model, dict) or "workload" in model:
+        return record
+    return {**record, "model": {**model, "workload": EARLIER_WORKLOAD}}
+
+
 #: record schema -> the step that turns it into the next version
 STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "fwbench.run/1": update_to_2,
@@ -117,4 +130,6 @@ def upgrade(record: Any, source: str | os.PathLike = "<record>") -> Any:
     while isinstance(record, dict) and isinstance(record.get("schema"), str) and record["schema"] in STEPS:
         validate(record, source)
         record = STEPS[record["schema"]](record)
+    if isinstance(record, dict) and str(record.get("schema", "")).startswith("fwbench.run/"):
+        record = with_workload(record)
     return record

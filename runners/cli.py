@@ -33,7 +33,7 @@ from fwbench.tuning import tuning_environment
 from runners import data, provenance
 from runners.config_flags import PROFILE_FLAGS, add_config_flags, chosen_profile, profile_overrides
 from runners.frameworks.trainer import check_mode
-from runners.profiles import RunConfig, expand, load_profiles
+from runners.profiles import RunConfig, expand, for_device, given, load_profiles, profile
 
 #: flag → ``argparse`` destination of every flag that chooses ``runners run``'s configuration (``--config-json``
 #: replaces them all)
@@ -43,6 +43,7 @@ RUN_CONFIG_FLAGS = {
     "--batch-size": "batch_size",
     "--seed": "seed",
     "--profile": "profile",
+    "--workload": "workload",
     **PROFILE_FLAGS,
 }
 
@@ -66,19 +67,20 @@ def run_config(args: argparse.Namespace) -> RunConfig:
         if args.framework is None:
             raise UsageError("--framework: required (or --config-json)")
         check_runnable(args.framework, args.mode or "compiled")
+        name, overrides = chosen_profile(args), profile_overrides(args)
         (config,) = expand(
-            chosen_profile(args),
+            name,
             frameworks=[args.framework],
             modes=[args.mode or "compiled"],
-            batch_sizes=[args.batch_size or 32],
+            batch_sizes=[args.batch_size or for_device({**profile(name), **given(overrides)}, "batch_sizes")[0]],
             seeds=[args.seed or 0],
             extra_precisions={},  # one configuration: the profile's precision, or --precision's
-            **profile_overrides(args),
+            **overrides,
         )
         return config
-    given = [flag for flag, dest in RUN_CONFIG_FLAGS.items() if getattr(args, dest) is not None]
-    if given:
-        raise UsageError(f"{given[0]}: not with --config-json, which holds the whole configuration")
+    flags_given = [flag for flag, dest in RUN_CONFIG_FLAGS.items() if getattr(args, dest) is not None]
+    if flags_given:
+        raise UsageError(f"{flags_given[0]}: not with --config-json, which holds the whole configuration")
     try:
         config = RunConfig.from_json(args.config_json)
         framework(config.framework)
@@ -188,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for all ``runners`` subcommands."""
     parser = argparse.ArgumentParser(
         prog="runners",
-        description="Benchmark the same CIFAR-10 ResNet-18 in PyTorch, TensorFlow and JAX, and probe their errors.",
+        description="Benchmark the same CIFAR-10 ResNet-18 (and, with --workload gpt, a small GPT) in PyTorch, "
+        "TensorFlow and JAX, and probe their errors.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -218,7 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="compiled: torch.compile / tf.function(jit_compile=True) / jax.jit; eager: the "
         "framework's baseline (not JAX) (default compiled)",
     )
-    run.add_argument("--batch-size", type=positive_int, help="images per step (default 32)")
+    run.add_argument(
+        "--batch-size",
+        type=positive_int,
+        help="images (the GPT: sequences) per step (default: the profile's first for the device; smoke: 32, "
+        "smoke-gpt: 8)",
+    )
     run.add_argument("--seed", type=non_negative_int, help="weights init and data order (default 0)")
     run.add_argument(
         "--config-json",

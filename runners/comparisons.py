@@ -1,4 +1,5 @@
-"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's images/s beside the
+"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's throughput (images/s,
+or the GPT's tokens/s) beside the
 runner-up's (frameworks are compared only within one precision: a bf16 run never races an fp32 one).
 
 A comparison is made from the judged runs this machine recorded for the matrix's configurations (status ok, not
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fwbench.frameworks import label
+from fwbench.records import throughput
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
 from runners.profiles import RunConfig
 from runners.recipe import REFERENCE_PRECISION
@@ -23,7 +25,7 @@ from runners.recipe import REFERENCE_PRECISION
 @dataclass(frozen=True)
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its judged runs'
-    images/s (None: none judged yet), and whether each configuration has run as often as the cap allows."""
+    throughput (None: none judged yet), and whether each configuration has run as often as the cap allows."""
 
     name: str
     configs: tuple[RunConfig, ...]
@@ -42,7 +44,7 @@ class Competitor:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The competitors at one batch size, mode and precision with ok runs: best images/s first, those without a figure
+    """The competitors at one batch size, mode and precision with ok runs: best throughput first, those without a figure
     last."""
 
     mode: str
@@ -112,7 +114,7 @@ def comparisons(order: list[RunConfig], runs: dict[str, list[dict]], cap: int) -
         for (framework, version), configs in competitors.items():
             records = [r for config in configs for r in runs.get(config.config_id, [])]
             if any(r["status"] == "ok" for r in records):
-                stats = describe([r["timing"]["images_per_second"] for r in records if judged(r)])
+                stats = describe([throughput(r["timing"])[0] for r in records if judged(r)])
                 name = label(framework) + (f" {version}" if several_versions else "")
                 at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
                 ranked.append(Competitor(name, tuple(configs), stats, at_cap))

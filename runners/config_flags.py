@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fwbench.cliargs import positive_int
+from fwbench.cliargs import UsageError, positive_int
 from runners import data
-from runners.profiles import DATASETS, DEVICES, load_profiles
+from runners.profiles import DATASETS, DEVICES, load_profiles, profile_for
 from runners.recipe import PRECISION_POLICIES
+from runners.workloads import WORKLOADS
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 #: flag → the ``argparse`` destination of the flags that override a profile (None when not given)
@@ -35,6 +36,12 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         help=f"profile whose settings are the defaults (%(choices)s; default {default_profile})",
     )
     parser.add_argument(
+        "--workload",
+        choices=tuple(WORKLOADS),
+        help="what is trained: resnet18 (ResNet-18 on CIFAR-shaped images, the article's) or gpt (a 6-layer GPT on "
+        "bytes); runs the profile's variant for it (quick → quick-gpt, smoke → smoke-gpt) (default: the profile's)",
+    )
+    parser.add_argument(
         "--dataset",
         choices=DATASETS,
         help="cifar10 (downloaded or found under --data-dir) or "
@@ -44,7 +51,7 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
     parser.add_argument(
         "--train-images",
         type=positive_int,
-        help="training images requested per epoch; the epoch "
+        help="training images (the GPT: sequences) requested per epoch; the epoch "
         "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
         "a GPU)",
     )
@@ -83,8 +90,12 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
 
 
 def chosen_profile(args: argparse.Namespace) -> str:
-    """``--profile``, else the command's default profile."""
-    return args.profile or args.default_profile
+    """``--profile`` (else the command's default profile), or its variant for ``--workload`` (``profile_for``)."""
+    name = args.profile or args.default_profile
+    try:
+        return profile_for(name, args.workload)
+    except ValueError as exc:
+        raise UsageError(f"--workload {args.workload}: {exc}") from None
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:

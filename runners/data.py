@@ -40,13 +40,28 @@ class DataError(RuntimeError):
 
 @dataclass(frozen=True)
 class Dataset:
-    """Images as uint8 NHWC and int32 labels."""
+    """Images as uint8 NHWC and int32 labels. The three methods are what ``runners.run`` asks of every workload's data
+    set (the GPT's: ``runners.workloads.gpt.data``)."""
 
     name: str
     train_images: np.ndarray
     train_labels: np.ndarray
     test_images: np.ndarray
     test_labels: np.ndarray
+
+    def train_batches(self, seed: int, epoch: int, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """One epoch's augmented images and labels (``epoch_batches``)."""
+        return epoch_batches(self.train_images, self.train_labels, seed, epoch, batch_size)
+
+    def test_batches(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """The test images in whole batches (``eval_batches``), placeholder labels of their shape (evaluation reads
+        ``test_labels``), and the number of real images."""
+        x, n = eval_batches(self.test_images, batch_size)
+        return x, np.zeros(x.shape[:2], np.int32), n
+
+    def score(self, logits: np.ndarray) -> tuple[float, float]:
+        """Test loss and accuracy from the logits of ``test_batches``' images, in order, padding included."""
+        return loss_and_accuracy(logits[: len(self.test_labels)], self.test_labels)
 
 
 def default_data_dir() -> Path:

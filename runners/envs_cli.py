@@ -14,6 +14,7 @@ from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framewo
 from fwbench.frameworks import FRAMEWORKS
 from runners import envs, envs_gpu, site_plan
 from runners.config_flags import DEFAULT_RUNS_OUT
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 VERSIONS_HELP = (
     "FRAMEWORK=V1,V2 (repeatable): versions of one framework, each a release, 'article' (the article's) or "
@@ -104,6 +105,16 @@ def build_cuda(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if failed else EXIT_OK
 
 
+def workload_list(text: str) -> tuple[str, ...]:
+    """``--workloads resnet18,gpt``: registered workloads, each once, in the order given."""
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    unknown = [name for name in names if name not in WORKLOADS]
+    if unknown or not names:
+        found = f"unknown workload {unknown[0]!r}" if unknown else "no workload given"
+        raise argparse.ArgumentTypeError(f"{found}; choose from {', '.join(WORKLOADS)}")
+    return names
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print what ``make site`` runs to benchmark on this machine (``--fake-gpu``: on one with that GPU)."""
     if (args.fake_gpu is None) != (args.cuda_driver is None):
@@ -113,7 +124,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         gpu = envs_gpu.detect()
     try:
-        print(*site_plan.plan(gpu, args.out, budget=args.budget), sep="\n")
+        print(*site_plan.plan(gpu, args.out, budget=args.budget, workloads=args.workloads), sep="\n")
     except envs.EnvError as exc:
         raise UsageError(str(exc)) from None
     return EXIT_OK
@@ -172,7 +183,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument(
         "--out", type=Path, default=DEFAULT_RUNS_OUT, help="where the matrix writes (default %(default)s)"
     )
-    plan.add_argument("--budget", type=positive_float, metavar="MINUTES", help="the matrix's --budget (default: none)")
+    plan.add_argument("--budget", type=positive_float, metavar="MINUTES", help="each matrix's --budget (default: none)")
+    plan.add_argument(
+        "--workloads",
+        type=workload_list,
+        default=(DEFAULT_WORKLOAD,),
+        metavar="W1,W2",
+        help=f"the workloads to run, a matrix each, from {', '.join(WORKLOADS)} (default {DEFAULT_WORKLOAD}: "
+        "the article's ResNet-18; make site's SITE_WORKLOADS)",
+    )
     plan.set_defaults(func=cmd_plan)
     remove = actions.add_parser("remove", help="delete environments")
     remove.add_argument("versions", nargs="+", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)

@@ -199,7 +199,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "over frameworks within each batch size, the first framework rotating from one batch "
         "size to the next; each run records its place in that order. With --repeats auto (the "
         "quick profile's default) the configurations whose comparison at a batch size is still "
-        "undecided (the leader's and the runner-up's 95 % intervals of images/s overlap, or n < 3) "
+        "undecided (the leader's and the runner-up's 95 % intervals of throughput overlap, or n < 3) "
         "run again, round after round, with warm compile caches, until it is decided or the cap "
         "is reached; the last lines say why the matrix stopped and how each comparison ended. A "
         "configuration's processes die with the matrix, also when it is killed.",

@@ -17,11 +17,13 @@ from fwbench.tuning import tuning_environment
 from runners import provenance
 from runners.frameworks.trainer import check_precision
 from runners.recipe import REFERENCE_PRECISION
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
 
-DATASETS = ("cifar10", "synthetic")
+#: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
+DATASETS = tuple(dict.fromkeys(d for w in WORKLOADS.values() for d in w.datasets))
 DEVICES = ("auto", "cpu", "gpu")
 #: full data-set sizes, used when a profile says null
-FULL_SIZES = {"cifar10": (50_000, 10_000), "synthetic": (50_000, 10_000)}
+FULL_SIZES = {"cifar10": (50_000, 10_000), "synthetic": (50_000, 10_000), "grammar": (8_192, 256)}
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,18 @@ class RunConfig:
     #: the fewest steps an epoch trains: a batch size whose train_images give fewer trains this many batches
     #: (``epoch_train_images``), so that the clock never times one or two steps, which would time the sync
     min_timed_steps: int = 1
+    #: what is trained (``runners.workloads``); ``train_images`` and ``test_images`` count its samples (images, or
+    #: the GPT's token sequences)
+    workload: str = DEFAULT_WORKLOAD
 
     def __post_init__(self) -> None:
         check_precision(self.precision)
+        spec = workload(self.workload)
+        if self.precision not in spec.precisions:
+            applied = ", ".join(spec.precisions)
+            raise ValueError(f"precision {self.precision!r}: the {spec.name} trainers apply {applied}")
+        if self.dataset not in spec.datasets:
+            raise ValueError(f"dataset {self.dataset!r}: {spec.name} trains on {', '.join(spec.datasets)}")
 
     @property
     def config_id(self) -> str:
@@ -64,6 +75,8 @@ class RunConfig:
             del fields["precision"]
         if self.min_timed_steps == 1:  # and runs of a size taken as given as they did before the field
             del fields["min_timed_steps"]
+        if self.workload == DEFAULT_WORKLOAD:  # and ResNet-18's as they did before the workload was a field
+            del fields["workload"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
         return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
 
@@ -111,19 +124,23 @@ class RunConfig:
 
     @property
     def label(self) -> str:
-        """``torch/compiled bs32 seed0``, with the precision after the batch size unless it is fp32 (``bs32 bf16``) and
-        `` r1`` after it for a repeat."""
-        return f"{self.framework}/{self.mode} bs{self.batch_size}{self._precision_label} seed{self.seed}" + (
-            self._repeat_label
+        """``torch/compiled bs32 seed0``, with the precision after the batch size unless it is fp32 (``bs32 bf16``),
+        `` r1`` after it for a repeat, and the workload before it unless it is ResNet-18 (``gpt torch/compiled …``)."""
+        return f"{self._workload_label}{self.framework}/{self.mode} bs{self.batch_size}{self._precision_label} " + (
+            f"seed{self.seed}{self._repeat_label}"
         )
 
     @property
     def versioned_label(self) -> str:
         """The label with the framework's version, for a matrix that runs several versions of one framework."""
         return (
-            f"{self.framework} {self.framework_version}/{self.mode} bs{self.batch_size}{self._precision_label} "
-            f"seed{self.seed}{self._repeat_label}"
+            f"{self._workload_label}{self.framework} {self.framework_version}/{self.mode} "
+            f"bs{self.batch_size}{self._precision_label} seed{self.seed}{self._repeat_label}"
         )
+
+    @property
+    def _workload_label(self) -> str:
+        return "" if self.workload == DEFAULT_WORKLOAD else f"{self.workload} "
 
     @property
     def _precision_label(self) -> str:
@@ -165,6 +182,20 @@ def profile(name: str) -> dict:
     return profiles[name]
 
 
+def profile_for(name: str, workload_name: str | None) -> str:
+    """The profile that runs ``workload_name`` in the manner of profile ``name``: ``name`` itself when it trains that
+    workload (or none is asked for), else the variant its ``workloads`` field names (quick → quick-gpt). ValueError
+    naming the profiles that have one when ``name`` has none."""
+    spec = profile(name)
+    if workload_name is None or spec.get("workload", DEFAULT_WORKLOAD) == workload_name:
+        return name
+    variant = spec.get("workloads", {}).get(workload_name)
+    if variant is None:
+        having = [p for p, s in load_profiles().items() if workload_name in s.get("workloads", {})]
+        raise ValueError(f"profile {name!r} has no {workload_name} variant; profiles with one: {', '.join(having)}")
+    return variant
+
+
 def resolve_device(device: str) -> str:
     """``cpu`` or ``gpu`` for a requested device; ``auto`` is the GPU when NVML sees one."""
     if device == "auto":
@@ -203,24 +234,33 @@ def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
     return (*sizes, sized_for)
 
 
+def for_device(merged: dict, field: str):
+    """A profile field that may be given per device (``{"cpu": …, "gpu": …}``): the requested device's value
+    (``auto`` resolved through NVML), else the value itself."""
+    value = merged[field]
+    return value[resolve_device(merged.get("device", "auto"))] if isinstance(value, dict) else value
+
+
 def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
     """Precision policy → the batch sizes a profile ``spec`` runs it at, after the flags ``given``.
 
     ``precision`` is one policy, or one per device (``{"cpu": "fp32", "gpu": "default"}``, the requested device's,
-    ``auto`` resolved through NVML); it runs at every batch size. ``extra_precisions`` adds others at a few batch
-    sizes (``{"bf16": {"batch_sizes": [32]}}``) unless a flag chose the batch sizes or the precision: then exactly
-    what the flags name runs.
+    ``auto`` resolved through NVML); it runs at every batch size (``batch_sizes``, a list or one per device).
+    ``extra_precisions`` adds others at a few batch sizes (``{"bf16": {"batch_sizes": [32]}}``) unless a flag chose
+    the batch sizes or the precision: then exactly what the flags name runs.
     """
     merged = {**spec, **given}
-    main = merged["precision"]
-    if isinstance(main, dict):
-        main = main[resolve_device(merged.get("device", "auto"))]
-    plan = {main: list(merged["batch_sizes"])}
+    plan = {for_device(merged, "precision"): list(for_device(merged, "batch_sizes"))}
     if not {"precision", "batch_sizes"} & given.keys():
         plan.update(
             {policy: list(extra["batch_sizes"]) for policy, extra in merged.get("extra_precisions", {}).items()}
         )
     return plan
+
+
+def given(overrides: dict) -> dict:
+    """The overrides that were given: those whose value is not None."""
+    return {k: v for k, v in overrides.items() if v is not None}
 
 
 def expand(
@@ -242,14 +282,14 @@ def expand(
     counts) become part of every configuration, so a tuned run never resumes, replaces or averages with an
     out-of-the-box one.
     """
-    given = {k: v for k, v in overrides.items() if v is not None}
-    spec = {"frameworks": FRAMEWORKS, **profile(name), **given}
-    train_images, test_images, sized_for = data_sizes(profile(name), given)
-    size_as_profiled = "train_images" not in given or sized_for is not None  # else a flag changed it: as given
+    chosen = given(overrides)
+    spec = {"frameworks": FRAMEWORKS, **profile(name), **chosen}
+    train_images, test_images, sized_for = data_sizes(profile(name), chosen)
+    size_as_profiled = "train_images" not in chosen or sized_for is not None  # else a flag changed it: as given
     tuning = tuple(tuning_environment().items())
     listed = {key: (versions or {}).get(key) or [version_of(key)] for key in spec["frameworks"]}
     configs = []
-    runs = [(policy, batch) for policy, sizes in precision_plan(profile(name), given).items() for batch in sizes]
+    runs = [(policy, batch) for policy, sizes in precision_plan(profile(name), chosen).items() for batch in sizes]
     for key, mode, (precision, batch), seed in itertools.product(
         spec["frameworks"], spec["modes"], runs, spec["seeds"]
     ):
@@ -272,6 +312,7 @@ def expand(
                 sized_for=sized_for,
                 precision=precision,
                 min_timed_steps=spec.get("min_timed_steps", 1) if size_as_profiled else 1,
+                workload=spec.get("workload", DEFAULT_WORKLOAD),
             )
             for version in listed[key]
         )

@@ -41,9 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from fwbench.timestamps import utc_now
-from runners import arch, host_memory, provenance, schedule
+from runners import host_memory, provenance
 from runners.profiles import RunConfig
 from runners.recipe import PRECISION_POLICIES, TIMING_PROTOCOL
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
 
 SCHEMA = "fwbench.run/3"
 STDERR_TAIL_CHARS = 4000
@@ -108,7 +109,9 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "sized_for": config.sized_for,
         "test_images": config.test_images,
         "steps_per_epoch": max(1, steps),
-        "lr_schedule": schedule.describe(config.batch_size, max(1, steps) * config.epochs),
+        "lr_schedule": workload(config.workload)
+        .module("schedule")
+        .describe(config.batch_size, max(1, steps) * config.epochs),
         "device": config.device,
         "precision": config.precision,
         "tuning_environment": dict(config.tuning),
@@ -123,12 +126,18 @@ def precision_section(policy: str, flags: dict | None) -> dict:
     return {"policy": policy, "compute_dtype": PRECISION_POLICIES[policy], "flags": flags}
 
 
-def model_section() -> dict:
+def model_section(spec: Workload) -> dict:
+    """The record's ``model``: which workload trained, its parameters and forward FLOPs per sample (ResNet-18's per
+    image, with its multiply-accumulates; the GPT's per token, with the sizes of its blocks)."""
+    model = spec.module("arch")
+    section = {"name": spec.model_name, "workload": spec.name, "trainable_params": model.trainable_param_count()}
+    if spec.sample == "image":
+        return {**section, "flops_per_image": model.flops_per_image(), "macs_per_image": model.macs_per_image()}
+    sizes = model.DEFAULT
     return {
-        "name": "resnet18-cifar",
-        "trainable_params": arch.trainable_param_count(),
-        "flops_per_image": arch.flops_per_image(),
-        "macs_per_image": arch.macs_per_image(),
+        **section,
+        "flops_per_token": spec.flops_per_sample(),
+        "sizes": {f: getattr(sizes, f) for f in ("layers", "width", "heads", "context", "vocab")},
     }
 
 
@@ -144,9 +153,12 @@ def peak_flops(device_name: str | None, table: str = "float32") -> float | None:
     return peaks.get(device_name) if device_name else None
 
 
-def mfu_section(policy: str, hardware: dict, images_per_second: float) -> dict:
-    """The record's ``mfu``: 3 × forward FLOPs × images/s over the peak of the precision that ran (``PEAK_TABLES``),
-    with the table it came from; null with the reason where no peak is known (a CPU, a GPU missing from the table)."""
+def mfu_section(
+    policy: str, hardware: dict, samples_per_second: float, spec: Workload = WORKLOADS[DEFAULT_WORKLOAD]
+) -> dict:
+    """The record's ``mfu``: 3 × forward FLOPs per sample × samples/s (images or tokens, by workload) over the peak of
+    the precision that ran (``PEAK_TABLES``), with the table it came from; null with the reason where no peak is known
+    (a CPU, a GPU missing from the table)."""
     table = PEAK_TABLES[policy]
     on_gpu = hardware["device_kind"] == "gpu"
     peak = peak_flops(hardware["device_name"], table) if on_gpu else None
@@ -154,10 +166,12 @@ def mfu_section(policy: str, hardware: dict, images_per_second: float) -> dict:
         where = f"{hardware['device_name']!r} in device_peaks.json's {table} table" if on_gpu else "a CPU"
         reason = f"no known peak {table} FLOP/s for {where}"
     return {
-        "value": 3 * arch.flops_per_image() * images_per_second / peak if peak else None,
+        "value": 3 * spec.flops_per_sample() * samples_per_second / peak if peak else None,
         "peak_flops_per_second": peak,
         "peak_table": table,
-        "basis": f"3 × forward FLOPs per image × images/s ÷ the device's peak {table} FLOP/s" if peak else None,
+        "basis": f"3 × forward FLOPs per {spec.sample} × {spec.sample}s/s ÷ the device's peak {table} FLOP/s"
+        if peak
+        else None,
         "reason": None if peak else reason,
     }
 
@@ -180,7 +194,7 @@ def base_record(
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),
         "precision": precision_section(config.precision, None),
-        "model": model_section(),
+        "model": model_section(workload(config.workload)),
         "hardware": hardware,
         "software": software,
         "timing": None,
@@ -225,7 +239,10 @@ def ok_record(
             f"{len(measured.window_step_seconds)} timed windows"
         )
     epoch_median = float(np.median(measured.epoch_seconds))
-    images_per_second = steps * config.batch_size / epoch_median
+    spec = workload(config.workload)
+    samples_per_second = steps * config.batch_size * spec.samples_per() / epoch_median
+    # ResNet-18's throughput in images/s; the GPT's in tokens/s, its images/s null
+    rates = {"images_per_second": None, spec.rate_field: samples_per_second}
     step_median = float(np.median(measured.window_step_seconds))
     # compile time: the first step's excess over a steady step (its own run time is not compilation)
     compile_seconds = max(0.0, measured.first_step_seconds - step_median)
@@ -240,7 +257,7 @@ def ok_record(
             "epoch_seconds": epoch_median,
             "epoch_seconds_each": list(measured.epoch_seconds),
             "article_epoch_seconds": (sum(measured.epoch_seconds) + compile_seconds) / len(measured.epoch_seconds),
-            "images_per_second": images_per_second,
+            **rates,
             "step_seconds_median": step_median,
             "step_seconds_p90": float(np.percentile(measured.window_step_seconds, 90)),
             "window_steps": list(measured.window_steps),
@@ -260,7 +277,7 @@ def ok_record(
             "final_test_accuracy": measured.epochs[-1]["test_accuracy"],
             "final_train_loss": measured.epochs[-1]["train_loss"],
         },
-        mfu=mfu_section(config.precision, hardware, images_per_second),
+        mfu=mfu_section(config.precision, hardware, samples_per_second, spec),
         load=measured.load,
         training={"first_losses": list(measured.first_losses)} if measured.first_losses is not None else None,
     )

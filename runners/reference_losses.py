@@ -8,13 +8,13 @@ eager: the three agree there to ~1e-12, ``tests/runners/test_parity.py``) and st
 precision policy's runs keep to and the model's size, in ``fwbench/reference_losses.json``. ``generator check``
 compares a record's losses with them (docs/design.md, "Submissions").
 
-``python -m runners.reference_losses`` recomputes the trajectories of every synthetic-data configuration the
-profiles expand to, on a CPU and on a GPU, and keeps the bounds; ``--measure fp32`` runs the float32 compiled steps
-of every framework, each in a process of its own, against the references and writes the bound of each step: the
-worst relative deviation seen at that step times ``BOUND_MARGIN``, rounded up to a power of ten. The bound grows
-with the step: the first loss is the same forward pass in every framework (float32 rounding only), and each update
-after it amplifies the rounding. CIFAR-10 has no reference (it cannot be
-downloaded everywhere); the check says so.
+``python -m runners.reference_losses`` recomputes the trajectories of every configuration on offline data
+(ResNet-18's synthetic set, the GPT's grammar) the profiles expand to, on a CPU and on a GPU, and keeps the bounds;
+``--measure fp32`` runs the float32 compiled steps of every framework, each in a process of its own, against the
+references and writes the bound of each step: the worst relative deviation seen at that step times ``BOUND_MARGIN``,
+rounded up to a power of ten. The bound grows with the step: the first loss is the same forward pass in every
+framework (float32 rounding only), and each update after it amplifies the rounding.
+CIFAR-10 has no reference (it cannot be downloaded everywhere); the check says so.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.records import epoch_train_images
-from runners import arch, data, schedule
 from runners.profiles import RunConfig, expand, load_profiles
 from runners.provenance import REPO_ROOT
+from runners.workloads import WORKLOADS, Workload
 
 #: how many of the first timed epoch's steps a record keeps the loss of: enough to follow the first updates, few
 #: enough that the float64 reference stays cheap
@@ -44,6 +44,20 @@ COMMAND = "python -m runners.reference_losses"
 BOUND_MARGIN = 10
 #: the profiles' devices: a device-sized profile trains other sizes on each
 DEVICES = ("cpu", "gpu")
+#: the data sets made offline, from a seed: the only ones with references (CIFAR-10 is a download)
+OFFLINE_DATASETS = ("synthetic", "grammar")
+
+
+def workload_of_dataset(dataset: str) -> Workload:
+    """The workload that trains on ``dataset`` (each data set belongs to one)."""
+    return next(w for w in WORKLOADS.values() if dataset in w.datasets)
+
+
+def model_fields(spec: Workload) -> dict[str, int]:
+    """What a record's ``model`` must say of workload ``spec`` for its runs to be fwbench's: the parameter count and
+    the forward FLOPs per sample, named as the record names them."""
+    model = spec.module("arch")
+    return {"trainable_params": model.trainable_param_count(), f"flops_per_{spec.sample}": spec.flops_per_sample()}
 
 
 @dataclass(frozen=True, order=True)
@@ -74,12 +88,12 @@ class Key:
 
 
 def profile_keys() -> list[Key]:
-    """Every synthetic-data configuration the profiles expand to, on a CPU and on a GPU, once each."""
+    """Every offline-data configuration the profiles expand to, on a CPU and on a GPU, once each."""
     found = set()
     for name in load_profiles():
         for device in DEVICES:
             for config in expand(name, version_of=lambda _f: None, frameworks=[FRAMEWORKS[0]], device=device):
-                if config.dataset == "synthetic":
+                if config.dataset in OFFLINE_DATASETS:
                     found.add(Key.of_run(config))
     return sorted(found)
 
@@ -95,16 +109,17 @@ def first_losses(
     """The loss of each of the first ``steps`` steps (fewer when the epoch has fewer) of ``key``'s first epoch in
     framework ``name``; ``undo_first``: as ``runners.run`` trains it, the first step run once and undone before (a
     float64 reference skips it: the undo is exact there, and a step in float64 costs seconds)."""
-    from runners.frameworks.trainer import make_trainer  # imports the framework: only in the process that trains
+    from runners.workloads import make_trainer  # imports the framework: only in the process that trains
 
-    dataset = data.load(key.dataset, None, key.images, 1, progress=False)
-    weights = arch.init_weights(key.seed)
+    spec = workload_of_dataset(key.dataset)
+    dataset = spec.module("data").load(key.dataset, None, key.images, 1, progress=False)
+    weights = spec.module("arch").init_weights(key.seed)
     per_epoch = key.images // key.batch_size
-    rates = schedule.learning_rates(key.batch_size, per_epoch * key.epochs)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, key.seed, 0, key.batch_size)
+    rates = spec.module("schedule").learning_rates(key.batch_size, per_epoch * key.epochs)
+    inputs, targets = dataset.train_batches(key.seed, 0, key.batch_size)
     count = min(steps, per_epoch)
-    trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype)
-    batches = trainer.to_device(images[:count], labels[:count])
+    trainer = make_trainer(spec.name, name, weights, mode, device="cpu", dtype=dtype)
+    batches = trainer.to_device(inputs[:count], targets[:count])
     if undo_first:  # the untimed first step, undone
         trainer.train_step(*batches[0], float(rates[0]))
         trainer.restore(weights)
@@ -158,7 +173,7 @@ def regenerate(path: Path = DATA_FILE) -> dict:
         f"was measured (`{COMMAND} --measure POLICY`).",
         "first_losses": FIRST_LOSSES,
         "reference": {"framework": FRAMEWORKS[0], "mode": "eager", "dtype": "float64"},
-        "model": {"trainable_params": arch.trainable_param_count(), "flops_per_image": arch.flops_per_image()},
+        "models": {name: model_fields(spec) for name, spec in WORKLOADS.items()},
         "bounds": read_data(path).get("bounds", {}),
         "trajectories": [{"key": asdict(k), "losses": v} for k, v in zip(keys, losses, strict=True)],
     }

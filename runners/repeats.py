@@ -30,7 +30,7 @@ class Repeats:
         if self.auto:
             return (
                 f"auto: after the first round, a configuration runs again while its comparison is undecided (the "
-                f"leader's and the runner-up's 95 % intervals of images/s overlap, or either has n < 3), at most "
+                f"leader's and the runner-up's 95 % intervals of throughput overlap, or either has n < 3), at most "
                 f"{self.runs} runs each"
             )
         return f"{self.runs} run{'s' if self.runs > 1 else ''} of each configuration"

@@ -30,15 +30,16 @@ from pathlib import Path
 import numpy as np
 
 from fwbench.timestamps import utc_now
-from runners import arch, data, machine_load, provenance, schedule
+from runners import data, machine_load, provenance
 from runners.compile_cache import cache_environment, cache_state
-from runners.frameworks.trainer import Trainer, make_trainer, trainer_class
+from runners.frameworks.trainer import Trainer
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
 from runners.profiles import RunConfig
 from runners.recipe import MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.record import Measured, failed_record, ok_record
 from runners.reference_losses import FIRST_LOSSES
+from runners.workloads import make_trainer, workload
 
 
 def framework_environment(device: str, compile_cache: str, persistent: bool = False) -> dict[str, str]:
@@ -98,10 +99,9 @@ def timed_epoch(trainer: Trainer, batches: list, rates: np.ndarray) -> tuple[flo
     return last - start, step_times, outputs
 
 
-def evaluate(trainer: Trainer, test_batches: list, labels: np.ndarray) -> tuple[float, float]:
-    """Test loss and accuracy over the real (unpadded) test images."""
-    logits = np.concatenate([trainer.logits(x) for x, _ in test_batches])[: len(labels)]
-    return data.loss_and_accuracy(logits, labels)
+def evaluate(trainer: Trainer, test_batches: list, dataset) -> tuple[float, float]:
+    """Test loss and accuracy over the real (unpadded) test samples (the data set's ``score``)."""
+    return dataset.score(np.concatenate([trainer.logits(x) for x, _ in test_batches]))
 
 
 class _LoadWatch:
@@ -147,26 +147,29 @@ def _measure(
 ) -> dict:
     started_at = utc_now()
     load.begin()
-    dataset = data.load(config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress)
-    trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
-    weights = arch.init_weights(config.seed)
+    spec = workload(config.workload)
+    dataset = spec.module("data").load(
+        config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress
+    )
+    spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
+    weights = spec.module("arch").init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
-        trainer = make_trainer(config.framework, weights, config.mode, config.device, precision=config.precision)
+        trainer = make_trainer(
+            config.workload, config.framework, weights, config.mode, config.device, precision=config.precision
+        )
         precision_flags = trainer.precision_flags()  # read back: what the framework will compute with
-        steps = len(dataset.train_images) // config.batch_size
-        rates = schedule.learning_rates(config.batch_size, steps * config.epochs)
+        steps = config.epoch_train_images // config.batch_size
+        rates = spec.module("schedule").learning_rates(config.batch_size, steps * config.epochs)
         # evaluation batches no larger than the test set: padding a 128-image test set to 256 wastes time
-        test_x, n_test = data.eval_batches(dataset.test_images, min(config.batch_size, len(dataset.test_images)))
-        test_batches = trainer.to_device(test_x, np.zeros(test_x.shape[:2], np.int32))
-        data_bytes = test_x.nbytes
+        test_x, test_y, _ = dataset.test_batches(min(config.batch_size, config.test_images))
+        test_batches = trainer.to_device(test_x, test_y)
+        data_bytes = test_x.nbytes + test_y.nbytes
 
-        epochs, epoch_seconds, window_times = [], [], []
+        epochs, epoch_seconds, window_times, per_item = [], [], [], spec.samples_per()
         for epoch in range(config.epochs):
-            images, labels = data.epoch_batches(
-                dataset.train_images, dataset.train_labels, config.seed, epoch, config.batch_size
-            )
-            batches = trainer.to_device(images, labels)
-            data_bytes = max(data_bytes, test_x.nbytes + images.nbytes + labels.nbytes)
+            inputs, targets = dataset.train_batches(config.seed, epoch, config.batch_size)
+            batches = trainer.to_device(inputs, targets)
+            data_bytes = max(data_bytes, test_x.nbytes + test_y.nbytes + inputs.nbytes + targets.nbytes)
             if epoch == 0:  # first step: trace + compile + run, timed alone, then undone
                 start = time.perf_counter()
                 trainer.train_step(*batches[0], float(rates[0]))
@@ -186,8 +189,9 @@ def _measure(
             window_times += windows
             del batches  # free this epoch's device copy before the next one is placed
             train_loss = float(np.mean([float(loss) for loss, _ in outputs]))
-            train_accuracy = sum(int(correct) for _, correct in outputs) / (steps * config.batch_size)
-            test_loss, test_accuracy = evaluate(trainer, test_batches, dataset.test_labels[:n_test])
+            # the share of samples right: images, or tokens (each sequence holds ``samples_per`` of them)
+            train_accuracy = sum(int(correct) for _, correct in outputs) / (steps * config.batch_size * per_item)
+            test_loss, test_accuracy = evaluate(trainer, test_batches, dataset)
             epochs.append(
                 {
                     "epoch": epoch + 1,

@@ -14,6 +14,7 @@ from pathlib import Path
 from fwbench.frameworks import FRAMEWORKS
 from runners import envs_gpu
 from runners.env_build import interpreter
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
 BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix runs the others"
@@ -25,18 +26,38 @@ def step(command: list[str], failed: str) -> str:
     return f"{shlex.join(command)} || echo {shlex.quote(failed)}"
 
 
-def plan(gpu: envs_gpu.Gpu | None, out: Path, profile: str = "quick", budget: float | None = None) -> list[str]:
-    """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``, the
-    matrix within ``budget`` minutes (None: no budget)."""
-    matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
-    matrix += ["--budget", f"{budget:g}"] if budget else []
+def workloads_line(workloads: tuple[str, ...]) -> str:
+    """The script's comment naming the workloads it runs and how to add the others (``make site`` says which)."""
+    others = [w for w in WORKLOADS if w not in workloads]
+    line = f"# workloads: {', '.join(workloads)}"
+    if others:
+        line += f"; not run: {', '.join(others)} (make site SITE_WORKLOADS={','.join([*workloads, *others])})"
+    return line
+
+
+def plan(
+    gpu: envs_gpu.Gpu | None,
+    out: Path,
+    profile: str = "quick",
+    budget: float | None = None,
+    workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,),
+) -> list[str]:
+    """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``: one matrix
+    per workload (``profile``'s variant for it, ``--workload``), each within ``budget`` minutes (None: no budget)."""
+    matrices = []
+    for name in workloads:
+        matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
+        matrix += [] if name == DEFAULT_WORKLOAD else ["--workload", name]
+        matrices.append(matrix + (["--budget", f"{budget:g}"] if budget else []))
     if gpu is None:
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
-            step(matrix, MATRIX_FAILED),
+            workloads_line(workloads),
+            *(step(matrix, MATRIX_FAILED) for matrix in matrices),
         ]
     lines = [
         f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment (those that built)",
+        workloads_line(workloads),
         step(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
         "frameworks=''; set --",
     ]
@@ -44,6 +65,8 @@ def plan(gpu: envs_gpu.Gpu | None, out: Path, profile: str = "quick", budget: fl
         python = shlex.quote(str(interpreter(envs_gpu.env_path(name, envs_gpu.installed_version(name)))))
         built = f'frameworks="${{frameworks:+$frameworks,}}{name}"'  # a comma-separated list, built in sh
         lines.append(f'test -x {python} && {built} && set -- "$@" --python {name}={python}')
-    run = step([*matrix, "--device", "gpu"], MATRIX_FAILED).replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1)
-    lines.append(f'if [ -n "$frameworks" ]; then {run}; else echo {shlex.quote(NONE_BUILT)}; fi')
+    for matrix in matrices:
+        run = step([*matrix, "--device", "gpu"], MATRIX_FAILED)
+        run = run.replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1)
+        lines.append(f'if [ -n "$frameworks" ]; then {run}; else echo {shlex.quote(NONE_BUILT)}; fi')
     return lines

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from fwbench.records import throughput
 from fwbench.time_breakdown import breakdown_line, time_breakdown
 
 if TYPE_CHECKING:
@@ -66,10 +67,12 @@ def machine_of(record: dict | None) -> str:
 
 
 def summary_table(results: list[Result]) -> str:
-    """A plain-text table of the matrix: version, status, seconds per epoch, images/s, peak memory; and the machine,
-    when the records come from several. The seed column names a repeat too (``0 r1``)."""
+    """A plain-text table of the matrix: version, status, seconds per epoch, images/s (the GPT's tokens/s), peak
+    memory; and the machine, when the records come from several. The seed column names a repeat too (``0 r1``)."""
     several = len({machine_of(r.record) for r in results if r.record}) > 1
-    headers = ["framework", "version", "mode", "batch", "seed", "status", "s/epoch", "img/s", "peak MiB", "compile s"]
+    rates = [throughput((r.record or {}).get("timing") or {}) for r in results]
+    unit = next((unit for rate, unit in rates if rate is not None), "img/s")  # a matrix trains one workload
+    headers = ["framework", "version", "mode", "batch", "seed", "status", "s/epoch", unit, "peak MiB", "compile s"]
     rows = []
     for config, record, note, *_ in results:
         timing, memory = (record or {}).get("timing") or {}, (record or {}).get("memory") or {}
@@ -87,7 +90,7 @@ def summary_table(results: list[Result]) -> str:
             f"{config.seed} r{config.repeat}" if config.repeat else str(config.seed),
             record["status"] if record else "skipped",
             number(timing.get("epoch_seconds"), 2),
-            number(timing.get("images_per_second"), 1),
+            number(throughput(timing)[0], 1),
             number(peak / 2**20 if peak else None, 0),
             number(timing.get("compile_seconds"), 1),
             why[:120],

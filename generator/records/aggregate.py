@@ -53,16 +53,9 @@ def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
 
 
 def _key_of(item: Loaded) -> ConfigKey:
-    rec = item.record
-    fw = rec["framework"]
-    return ConfigKey(
-        item.machine_id,
-        setting_of(rec),
-        fw["name"],
-        fw["version"] or "unknown",
-        fw["mode"],
-        rec["config"]["batch_size"],
-    )
+    rec, fw = item.record, item.record["framework"]
+    version, batch_size = fw["version"] or "unknown", rec["config"]["batch_size"]
+    return ConfigKey(item.machine_id, setting_of(rec), fw["name"], version, fw["mode"], batch_size)
 
 
 def _any_protocol(key: ConfigKey) -> tuple[str, Setting]:
@@ -184,8 +177,13 @@ class Summary:
 
     @cached_property
     def images_per_second(self) -> Stats | None:
-        """Steady-state training throughput."""
+        """Steady-state training throughput of ResNet-18 (None for the GPT, which counts tokens)."""
         return describe(self._values("timing", "images_per_second"))
+
+    @cached_property
+    def tokens_per_second(self) -> Stats | None:
+        """Steady-state training throughput of the GPT, in tokens (None for ResNet-18)."""
+        return describe(self._values("timing", "tokens_per_second"))
 
     def _compile_values(self, warm: bool) -> list[float]:
         """The counted runs' compile times with cold (``warm`` False) or warm compiler caches (``timing.compile_cache``;

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fwbench.records import epoch_train_images
+from fwbench.records import epoch_train_images, throughput
 
 PROVENANCE, PHYSICAL, SAME_WORK = "provenance", "physically possible", "same work"
 #: (section, field) a record must name for its provenance to be complete; ``gpu`` ones only on a GPU
@@ -46,13 +46,13 @@ Finding = tuple[str, str]
 
 @dataclass(frozen=True)
 class References:
-    """What a record is checked against: the reference trajectories by key, the bound per precision policy, the
-    model's size, and the devices' peaks by table (float32, tf32, bfloat16)."""
+    """What a record is checked against: the reference trajectories by key, the bound per precision policy, each
+    workload's model size, and the devices' peaks by table (float32, tf32, bfloat16)."""
 
     trajectories: dict[tuple, list[float]]
     bounds: dict[str, list[float]]  # policy -> the relative bound of each step
     first_losses: int
-    model: dict[str, int]
+    models: dict[str, dict[str, int]]  # workload -> trainable_params and flops_per_image or flops_per_token
     peaks: dict[str, dict[str, float]]
 
 
@@ -65,7 +65,7 @@ def load_references() -> References:
         trajectories={key_tuple(t["key"]): t["losses"] for t in losses["trajectories"]},
         bounds={policy: bound["relative"] for policy, bound in losses["bounds"].items()},
         first_losses=losses["first_losses"],
-        model=losses["model"],
+        models=losses["models"],
         peaks={dtype: table for dtype, table in peaks.items() if isinstance(table, dict)},
     )
 
@@ -168,12 +168,13 @@ def physical(record: dict[str, Any], references: References) -> tuple[list[Findi
     ]
     notes = []
     timing, memory, config = record.get("timing") or {}, record.get("memory") or {}, record["config"]
-    rate, seconds = timing.get("images_per_second"), timing.get("epoch_seconds")
+    (rate, unit), seconds = throughput(timing), timing.get("epoch_seconds")
     images = config["images_per_epoch"]
     if images != config["steps_per_epoch"] * config["batch_size"]:
         problems.append(f"config.images_per_epoch {images} is not steps_per_epoch × batch_size")
-    if rate and seconds and not math.isclose(rate * seconds, images, rel_tol=RATE_TOLERANCE):
-        problems.append(f"images/s {rate:.6g} × epoch seconds {seconds:.6g} is not the {images} images per epoch")
+    samples = images * samples_per_item(record)  # the GPT's throughput counts the tokens of its sequences
+    if rate and seconds and not math.isclose(rate * seconds, samples, rel_tol=RATE_TOLERANCE):
+        problems.append(f"{unit} {rate:.6g} × epoch seconds {seconds:.6g} is not the {samples} samples per epoch")
     allocator, nvml = memory.get("allocator_peak_bytes"), memory.get("nvml_process_peak_bytes")
     if allocator is not None and nvml is not None and allocator > nvml:
         problems.append(f"the allocator's peak {allocator:,} bytes is above NVML's {nvml:,}")
@@ -185,8 +186,14 @@ def physical(record: dict[str, Any], references: References) -> tuple[list[Findi
     return [(PHYSICAL, p) for p in problems], notes
 
 
+def samples_per_item(record: dict[str, Any]) -> int:
+    """Samples in one item of a batch: an image is one; a GPT sequence holds its context's tokens."""
+    return (record["model"].get("sizes") or {}).get("context", 1)
+
+
 def mfu_problems(record: dict[str, Any], rate: float, references: References, notes: list[Finding]) -> list[str]:
-    """MFU above 1, recomputed from fwbench's FLOPs per image and the device's peak, or as recorded."""
+    """MFU above 1, recomputed from fwbench's FLOPs per sample (image or token) and the device's peak, or as
+    recorded."""
     recorded = (record.get("mfu") or {}).get("value")
     problems = [f"recorded MFU {recorded:.3g} is above 1"] if recorded is not None and recorded > 1 else []
     peak = peak_of(record, references)
@@ -194,9 +201,13 @@ def mfu_problems(record: dict[str, Any], rate: float, references: References, no
         device = (record.get("hardware") or {}).get("device_name")
         notes.append((PHYSICAL, f"MFU not checked: no known {peak_table(record)} peak for {device}"))
         return problems
-    mfu = 3 * references.model["flops_per_image"] * rate / peak
+    model = references.models.get(record["model"].get("workload") or "", {})
+    flops, unit = next(
+        ((v, k.removeprefix("flops_per_")) for k, v in model.items() if k.startswith("flops_per_")), (0, "")
+    )
+    mfu = 3 * flops * rate / peak
     if mfu > 1:
-        problems.append(f"{rate:,.0f} images/s is MFU {mfu:.2f} against the device's peak {peak:.3g} FLOP/s")
+        problems.append(f"{rate:,.0f} {unit}s/s is MFU {mfu:.2f} against the device's peak {peak:.3g} FLOP/s")
     return problems
 
 
@@ -204,9 +215,12 @@ def same_work(record: dict[str, Any], references: References) -> tuple[list[Find
     """The model's size is fwbench's, and the first losses lie within the precision's bound of the reference
     trajectory. A record without losses (written before the field), a configuration without a reference (CIFAR-10,
     another size) or a precision without a bound is not checkable for the same work: a note."""
+    workload = record["model"].get("workload")
+    if workload not in references.models:
+        return [(SAME_WORK, f"model.workload {workload!r} is none of fwbench's ({', '.join(references.models)})")], []
     problems = [
         f"model.{name} {record['model'].get(name)} is not fwbench's {value}"
-        for name, value in references.model.items()
+        for name, value in references.models[workload].items()
         if record["model"].get(name) != value
     ]
     losses = (record.get("training") or {}).get("first_losses")

@@ -30,6 +30,11 @@ PRECISION_WORDS = {
 }
 #: the timing protocol of a record that does not say (written before the protocol had a version)
 FIRST_PROTOCOL = 1
+#: the article's workload, ResNet-18 on CIFAR-shaped images, and the transformer beside it (runners/workloads): a
+#: record's ``model.workload`` (upgraded records say resnet18)
+RESNET18, GPT = "resnet18", "gpt"
+#: a workload other than ResNet-18 -> how a heading names it (translated where shown)
+WORKLOAD_WORDS = {GPT: N_("GPT (6 × 384, bytes)")}
 
 
 def version_key(version: str) -> tuple:
@@ -73,6 +78,12 @@ class Setting:
     older: bool = False
     protocol: int = FIRST_PROTOCOL
     min_timed_steps: int = 1  # config.min_timed_steps: the batch sizes whose size gave fewer trained this many
+    workload: str = RESNET18  # model.workload: runs of two workloads never share a table
+
+    @property
+    def is_article_workload(self) -> bool:
+        """Whether its runs trained the article's ResNet-18: only those enter the article's pages and checks."""
+        return self.workload == RESNET18
 
     @property
     def label(self) -> str:
@@ -80,13 +91,19 @@ class Setting:
         strict FP32 (TF32 off)``. The timing protocol is not named: a table of an older one than its machine's
         newest shows every figure as older (``aggregate.summarise``)."""
         epochs = ngettext("{n} epoch", "{n} epochs", self.epochs).format(n=self.epochs)
-        images = (_("{n:,} images/epoch (older records)") if self.older else _("{n:,} training images")).format(
-            n=self.train_images
-        )
+        if self.older:
+            images = _("{n:,} images/epoch (older records)").format(n=self.train_images)
+        elif self.is_article_workload:
+            images = _("{n:,} training images").format(n=self.train_images)
+        else:
+            images = _("{n:,} training sequences").format(n=self.train_images)
         if self.min_timed_steps > 1:
             images = _("{images} (at least {steps} steps per epoch)").format(images=images, steps=self.min_timed_steps)
         precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
         parts = [self.profile, self.dataset, images, epochs, precision]
+        if not self.is_article_workload:
+            named = WORKLOAD_WORDS.get(self.workload)
+            parts.insert(0, translate(named) if named else self.workload)
         if self.tuning:
             parts.append(_("tuned: {variables}").format(variables=self.tuning))
         return " · ".join(parts)
@@ -108,6 +125,7 @@ class Setting:
         slug += "-older" if self.older else ""
         slug += f"-p{self.protocol}" if self.protocol != FIRST_PROTOCOL else ""
         slug += f"-min{self.min_timed_steps}" if self.min_timed_steps > 1 else ""
+        slug += "" if self.is_article_workload else f"-{self.workload}"
         return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 
@@ -126,7 +144,13 @@ def setting_of(record: dict[str, Any]) -> Setting:
         older,
         protocol_of(record),
         config.get("min_timed_steps", 1),
+        workload_of(record),
     )
+
+
+def workload_of(record: dict[str, Any]) -> str:
+    """What a run trained (``model.workload``): ResNet-18 where the record does not say (written before the GPT)."""
+    return (record.get("model") or {}).get("workload") or RESNET18
 
 
 @dataclass(frozen=True, order=True)

@@ -92,7 +92,7 @@ def context(site: SiteData) -> dict[str, Any]:
             "snapshots": len(site.results.snapshots),
         },
         "skipped": site.results.skipped,
-        "answer": answer.answer(site),
+        "answer": answer.answer(site) + answer.transformer(site),
         "headlines": [_headline(site, v) for v in gpu_first(views(site, site.out_of_box))],
         "tuned": [t.setting.tuning for t in site.tuned],
         "findings": _findings(site),

@@ -11,7 +11,7 @@ from fwbench.frameworks import FRAMEWORKS, label
 from generator.data_text import load_data
 from generator.i18n import N_, _
 from generator.records.aggregate import Table
-from generator.records.identity import version_key
+from generator.records.identity import RESNET18, version_key, workload_of
 from generator.records.machines import Machine
 from generator.site import Page
 from generator.views import fmt
@@ -24,11 +24,12 @@ PAGE = Page("method.md", "method.md.j2", N_("2 Environment and method"), None, 2
 
 
 def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
-    """The model each framework recorded (frameworks as columns) and the distinct parameter counts."""
+    """The ResNet-18 each framework recorded (frameworks as columns) and the distinct parameter counts (the
+    transformer's model is on its own page)."""
     models: dict[str, set[tuple[str, int, float]]] = {}
     for run in site.results.runs:
         model = run.record.get("model")
-        if model:
+        if model and workload_of(run.record) == RESNET18:
             models.setdefault(run.record["framework"]["name"], set()).add(
                 (model["name"], model["trainable_params"], model["flops_per_image"])
             )

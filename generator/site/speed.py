@@ -47,7 +47,7 @@ def _grids(view: TableView, mode: str) -> dict[str, Grid]:
 PEAK_NAMES = {"float32": "FP32", "tf32": "TF32", "bfloat16": "BF16"}
 
 
-def _mfu(view: TableView, summary: Summary) -> str:
+def mfu_line(view: TableView, summary: Summary) -> str:
     """One configuration's MFU with the peak it is a share of: ``PyTorch compiled, batch 32: MFU 44.2 % of the
     NVIDIA H200's dense FP32 peak, 67 TFLOP/s (strict FP32 (TF32 off), n=1)``; records made before the peak table
     was recorded divided by the float32 one."""
@@ -70,7 +70,7 @@ def _mfu(view: TableView, summary: Summary) -> str:
     )
 
 
-def _mfu_basis(table: Table) -> str | None:
+def mfu_basis(table: Table) -> str | None:
     """How the table's records computed MFU (``mfu.basis``), in the language being written."""
     bases = [r["mfu"].get("basis") for s in table.summaries for r in s.counted if r.get("mfu")]
     return recorded(bases[0]) if bases else None
@@ -82,14 +82,14 @@ def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
         f"charts/speed-{table.machine_id}-{table.setting.slug}.png",
         lambda: chart_data.per_batch(table, lambda s: s.images_per_second, _("images per second")),
     )
-    mfu = [_mfu(view, s) for s in table.summaries if s.mfu]
+    mfu = [mfu_line(view, s) for s in table.summaries if s.mfu]
     return SpeedTable(
         view,
         {mode: _grids(view, mode) for mode in table.modes},
         chart,
         [s for s in table.summaries if s.n_ok == 0],
         mfu,
-        _mfu_basis(table),
+        mfu_basis(table),
     )
 
 

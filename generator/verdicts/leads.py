@@ -96,14 +96,19 @@ def lead_at(
     return lead_among(batch_size, figures, failed, higher_is_better)
 
 
+def throughput_of(table: Table) -> Callable[[Summary], Stats | None]:
+    """The throughput a table's runs are compared by: images/s, or tokens/s for the transformer's."""
+    if table.setting.is_article_workload:
+        return lambda s: s.images_per_second
+    return lambda s: s.tokens_per_second
+
+
 def leads_by_batch(table: Table, mode: str = "compiled") -> dict[int, Lead | None]:
-    """Batch size -> the column with the most images per second in ``mode`` (judged runs only), None where no
-    column has a competitor."""
+    """Batch size -> the column with the highest throughput in ``mode`` (``throughput_of``; judged runs only), None
+    where no column has a competitor."""
     columns = table.columns_in(mode)
-    return {
-        bs: lead_at(table, bs, columns, lambda s: s.images_per_second, higher_is_better=True)
-        for bs in table.batch_sizes
-    }
+    stats_of = throughput_of(table)
+    return {bs: lead_at(table, bs, columns, stats_of, higher_is_better=True) for bs in table.batch_sizes}
 
 
 def throughput_leads(table: Table, mode: str = "compiled") -> list[Lead]:

@@ -74,6 +74,25 @@ def _no_lead(view: TableView, where: str) -> str:
     return _("On the {where}: no verdict, its runs are {runs}, shown but never judged.").format(where=where, runs=runs)
 
 
+def transformer(site: SiteData) -> list[str]:
+    """One sentence per out-of-the-box table of the transformer beside the article (GPU machines first), from its
+    leads as the answer's: present only where transformer records exist."""
+    found = gpu_first(views(site, [t for t in site.transformer_tables if not t.setting.tuning]))
+    tables_per_machine = Counter(v.table.machine_id for v in found)
+    sentences = []
+    for view in found:
+        where = _where(view, tables_per_machine[view.table.machine_id] > 1)
+        findings = _findings(view, site)
+        sentences.append(
+            _("On the transformer, on the {where}, in compiled mode: {findings}.").format(
+                where=where, findings=part_separator().join(findings)
+            )
+            if findings
+            else _("On the transformer, on the {where}: nothing to compare yet.").format(where=where)
+        )
+    return sentences
+
+
 def answer(site: SiteData) -> list[str]:
     """The answer's paragraphs (Markdown), one per out-of-the-box table, GPU machines first: its leads, then the
     frameworks not measured there."""

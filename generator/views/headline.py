@@ -12,7 +12,7 @@ from fwbench.frameworks import REGISTRY
 from fwbench.stats import Stats
 from generator.i18n import _, ngettext, translate
 from generator.records.aggregate import FLAGGED_RUNS, Column, Summary, Table
-from generator.verdicts.leads import Lead, lead_verdict
+from generator.verdicts.leads import Lead, lead_verdict, throughput_of
 from generator.verdicts.payoff import Payoff, payoff
 from generator.views import fmt
 from generator.views.cells import figure_cell, marks
@@ -32,8 +32,8 @@ class Row:
 
 
 def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column, Stats]:
-    found = {c: table.at(c, batch_size) for c in columns}
-    return {c: s.images_per_second for c, s in found.items() if s and s.n_ok and s.images_per_second}
+    found, rate = {c: table.at(c, batch_size) for c in columns}, throughput_of(table)
+    return {c: rate(s) for c, s in found.items() if s and s.n_ok and rate(s)}
 
 
 def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float | None) -> str:
@@ -58,7 +58,8 @@ def _unjudged(summaries: list[Summary]) -> str:
 
 
 def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead | None]) -> list[Row]:
-    """Images per second of every column at every batch size and the row's verdict on ``leads`` (batch size -> the
+    """Throughput (images/s, the transformer's tokens/s) of every column at every batch size and the row's verdict
+    on ``leads`` (batch size -> the
     lead among ``columns``, from judged runs only, by the noise rules); where the lead is decided, the leader in
     bold as the fastest and every other figure's gap to it."""
     rows = []

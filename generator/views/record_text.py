@@ -13,6 +13,11 @@ from generator.i18n import N_, translate
 RECORDED = frozenset(
     (
         N_("3 × forward FLOPs per image × images/s ÷ the device's peak float32 FLOP/s"),
+        N_("3 × forward FLOPs per image × images/s ÷ the device's peak tf32 FLOP/s"),
+        N_("3 × forward FLOPs per image × images/s ÷ the device's peak bfloat16 FLOP/s"),
+        N_("3 × forward FLOPs per token × tokens/s ÷ the device's peak float32 FLOP/s"),
+        N_("3 × forward FLOPs per token × tokens/s ÷ the device's peak tf32 FLOP/s"),
+        N_("3 × forward FLOPs per token × tokens/s ÷ the device's peak bfloat16 FLOP/s"),
         N_(
             "fwbench.probe-rubric/1: location 2 (planted line) / 1 (file only); names_shapes 2 (message names every "
             "offending shape, dtype or NaN); names_layer 1 (message names the layer, where a layer is at fault); "

@@ -106,8 +106,15 @@ class SiteData:
 
     @property
     def tables(self) -> list[Table]:
-        """The tables that compare frameworks: every one but the versions profile's, tuned ones included."""
-        return [t for t in self.all_tables if t.setting.profile != VERSIONS_PROFILE]
+        """The tables that compare frameworks on the article's ResNet-18: every one but the versions profile's and
+        the transformer's, tuned ones included."""
+        return [t for t in self.all_tables if t.setting.profile != VERSIONS_PROFILE and t.setting.is_article_workload]
+
+    @property
+    def transformer_tables(self) -> list[Table]:
+        """The tables of the transformer beside the article (``runners --workload gpt``): never checked against
+        the article's claims, shown on a page of their own."""
+        return [t for t in self.all_tables if not t.setting.is_article_workload]
 
     @property
     def version_tables(self) -> list[Table]:
@@ -206,7 +213,8 @@ class SiteData:
         )
 
     def throughput_leads(self, table: Table) -> dict[int, Lead | None]:
-        """Batch size -> the compiled-mode throughput lead of ``table`` (``leads.leads_by_batch``)."""
+        """Batch size -> the compiled-mode throughput lead of ``table`` (``leads.leads_by_batch``): images/s, or the
+        transformer's tokens/s."""
         return self.neutral(f"leads/{table_id(table)}", lambda: leads_by_batch(table))
 
     def undertrained(self, table: Table) -> dict[ConfigKey, tuple[Message, ...]]:

@@ -28,11 +28,17 @@ class Workload:
     label: str  # the display name
     arch: str  # module: sizes, ``trainable_param_count``, the FLOPs function, ``init_weights(seed)``
     recipe: str  # module: the training recipe's constants
-    data: str  # module: the data set and its batches
+    schedule: str  # module: ``learning_rates(batch_size, total_steps)`` and ``describe(batch_size, total_steps)``
+    data: str  # module: ``load(dataset, data_dir, train, test, progress)`` → a Dataset with ``train_batches``,
+    #: ``test_batches`` and ``score`` (what ``runners.run`` calls, the same for every workload)
+    datasets: tuple[str, ...]  # the data sets it trains on (``--dataset``), the first its quick profile's
     trainers: str  # ``{framework}`` → the module holding that framework's ``Trainer``
     sample: str  # what one "sample" of a throughput figure is: ``image`` or ``token``
     flops: str  # the ``arch`` function giving forward FLOPs per sample (a training step costs three times it)
     precisions: tuple[str, ...]  # the precision policies its trainers apply
+    model_name: str  # the record's ``model.name``
+    #: the ``arch`` constant giving samples per sequence a batch holds (the GPT's context); empty: one per item
+    samples_per_item: str = ""
 
     def trainer_module(self, framework: str) -> str:
         """The module holding framework ``framework``'s ``Trainer`` for this workload."""
@@ -42,10 +48,26 @@ class Workload:
         """This workload's ``arch``, ``recipe`` or ``data`` module (imports no framework)."""
         return importlib.import_module(getattr(self, part))
 
+    def trainer_class(self, framework: str) -> type[Trainer]:
+        """Framework ``framework``'s ``Trainer`` class for this workload; imports that framework."""
+        return importlib.import_module(self.trainer_module(framework)).Trainer
+
+    @property
+    def rate_field(self) -> str:
+        """The record's ``timing`` field of its throughput: ``images_per_second`` or ``tokens_per_second``."""
+        return f"{self.sample}s_per_second"
+
+    def samples_per(self) -> int:
+        """Samples (images, tokens) in one item of a batch: 1 for an image, the context for a token sequence."""
+        return getattr(self.module("arch"), self.samples_per_item) if self.samples_per_item else 1
+
     def flops_per_sample(self) -> int:
         """Forward FLOPs per sample of the benchmark's model: MFU = 3 × this × samples/s ÷ the device's peak."""
         return getattr(self.module("arch"), self.flops)()
 
+
+#: the workload of a configuration or record that names none: the article's
+DEFAULT_WORKLOAD = "resnet18"
 
 WORKLOADS: dict[str, Workload] = {
     w.name: w
@@ -55,23 +77,30 @@ WORKLOADS: dict[str, Workload] = {
             label="ResNet-18 (CIFAR-10)",
             arch="runners.arch",
             recipe="runners.recipe",
+            schedule="runners.schedule",
             data="runners.data",
+            datasets=("synthetic", "cifar10"),
             trainers="runners.frameworks.{framework}_train",
             sample="image",
             flops="flops_per_image",
             precisions=("fp32", "default", "bf16"),
+            model_name="resnet18-cifar",
         ),
         Workload(
             name="gpt",
             label="GPT (6 × 384, bytes)",
             arch="runners.workloads.gpt.arch",
             recipe="runners.workloads.gpt.recipe",
+            schedule="runners.workloads.gpt.recipe",
             data="runners.workloads.gpt.data",
+            datasets=("grammar",),
             trainers="runners.workloads.gpt.{framework}_gpt",
             sample="token",
             flops="flops_per_token",
             # bf16 would need the casts of the tied head and the residual stream decided alike in all three
             precisions=("fp32", "default"),
+            model_name="gpt-bytes-6x384",
+            samples_per_item="SEQUENCE_TOKENS",
         ),
     )
 }

@@ -17,7 +17,7 @@ from fwbench.records import write_record
 from runners import machine_load
 from runners import run as runner
 from runners.profiles import RunConfig
-from runners.record import Measured
+from runners.record import Measured, ok_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_MACHINE = "cpu-test-cpu-2t-1a2b3c"
@@ -247,6 +247,22 @@ def one_epoch(config: RunConfig, rate: float, **changes: Any) -> Measured:
         load=machine_load.load_section(QUIET, QUIET, waited_seconds=0.0),
     )
     return dataclasses.replace(measured, **changes)
+
+
+def as_recorded(
+    config: RunConfig, measured: Measured, command: list[str], software_section: dict | None = None
+) -> dict:
+    """The record ``runners run`` writes for ``config`` and ``measured`` on the test CPU (``ok_record``), at a fixed
+    time, with ``software()`` unless ``software_section`` is given."""
+    return ok_record(
+        config,
+        hardware(),
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:01:00.000Z",
+        measured,
+        software=software_section or software(),
+        command=command,
+    )
 
 
 def as_v1(record: dict) -> dict:

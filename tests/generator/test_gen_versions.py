@@ -21,7 +21,6 @@ from generator.verdicts.article.machine import machine_claims
 from generator.verdicts.claims import load_article_figures
 from generator.views.verdict_text import claim_text
 from runners.profiles import expand
-from runners.record import ok_record
 
 
 def at_version(record: dict, version: str) -> dict:
@@ -108,15 +107,7 @@ def versions_run(framework: str, version: str, batch_size: int, rate: float, see
     distribution = "tensorflow-cpu" if framework == "tensorflow" else framework
     packages |= {distribution: version, **RELEASES[(framework, version)][1]}
     software = {**gen_records.software(), "packages": packages}
-    return ok_record(
-        config,
-        gen_records.hardware(),
-        "2026-12-01T10:00:00.000Z",
-        "2026-12-01T10:01:00.000Z",
-        measured,
-        software=software,
-        command=["runners", "matrix", "--profile", profile],
-    )
+    return gen_records.as_recorded(config, measured, ["runners", "matrix", "--profile", profile], software)
 
 
 def bisect_report() -> dict:

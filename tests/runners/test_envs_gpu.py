@@ -121,8 +121,8 @@ def test_make_sites_plan_on_an_nvidia_machine_builds_and_runs_on_the_gpu(envs_di
 
 def test_make_sites_plan_without_a_gpu_is_the_cpu_matrix(monkeypatch, capsys):
     monkeypatch.setattr(envs_gpu, "detect", lambda: None)
-    comment, matrix = plan_lines(capsys)
-    assert "no NVIDIA GPU" in comment
+    comment, workloads, matrix = plan_lines(capsys)
+    assert "no NVIDIA GPU" in comment and workloads.startswith("# workloads: resnet18; not run: gpt")
     assert command(matrix) == ["runners", "matrix", "--profile", "quick", "--out", "results/runs"]
 
 
@@ -144,7 +144,8 @@ def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp
 
 def test_make_site_runs_the_plan():
     site = textwrap.dedent((REPOSITORY / "Makefile").read_text().split("\nsite:")[1].split("\n\n")[0])
-    assert "runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) > $(VENV)/site-plan.sh" in site
+    assert "runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) --workloads $(SITE_WORKLOADS)" in site
+    assert "> $(VENV)/site-plan.sh" in site
     assert "sh -v $(VENV)/site-plan.sh" in site
 
 

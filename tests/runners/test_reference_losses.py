@@ -1,6 +1,6 @@
-"""The shipped reference trajectories: they cover every synthetic configuration the profiles run, they are what the
-float64 parity path computes, and a float32 run's first losses (as ``runners run`` records them) stay within the
-fp32 bound of them."""
+"""The shipped reference trajectories: they cover every offline configuration the profiles run (ResNet-18's synthetic
+set, the GPT's grammar), they are what the float64 parity path computes, and a float32 run's first losses (as
+``runners run`` records them) stay within the fp32 bound of them."""
 
 from __future__ import annotations
 
@@ -13,29 +13,33 @@ from runners import arch, reference_losses
 from runners.profiles import expand
 from runners.reference_losses import DATA_FILE, FIRST_LOSSES, Key, bound_of, first_losses, profile_keys, worst_per_step
 from runners.run import measure_or_fail
+from runners.workloads.gpt import arch as gpt_arch
 
 SHIPPED = json.loads(DATA_FILE.read_text())
 TRAJECTORIES = {Key(**t["key"]): t["losses"] for t in SHIPPED["trajectories"]}
 SMOKE = Key("synthetic", 64, 1, 0, 32)
+SMOKE_GPT = Key("grammar", 16, 1, 0, 8)
 
 
-def test_every_synthetic_configuration_of_the_profiles_has_a_reference():
+def test_every_offline_configuration_of_the_profiles_has_a_reference():
     assert set(profile_keys()) <= set(TRAJECTORIES)
+    assert {key.dataset for key in TRAJECTORIES} == {"synthetic", "grammar"}
     for key, losses in TRAJECTORIES.items():
         assert len(losses) == min(FIRST_LOSSES, key.images // key.batch_size)
 
 
-def test_the_shipped_model_and_step_count_are_fwbench_s():
+def test_the_shipped_models_and_step_count_are_fwbench_s():
     assert SHIPPED["first_losses"] == FIRST_LOSSES
-    assert SHIPPED["model"] == {
-        "trainable_params": arch.trainable_param_count(),
-        "flops_per_image": arch.flops_per_image(),
+    assert SHIPPED["models"] == {
+        "resnet18": {"trainable_params": arch.trainable_param_count(), "flops_per_image": arch.flops_per_image()},
+        "gpt": {"trainable_params": gpt_arch.trainable_param_count(), "flops_per_token": gpt_arch.flops_per_token()},
     }
 
 
-def test_the_fp32_bound_was_measured_for_all_three_frameworks():
+def test_the_fp32_bound_was_measured_for_all_three_frameworks_on_both_workloads():
     bound = SHIPPED["bounds"]["fp32"]
     assert set(bound["measured_worst"]) == {"torch", "tensorflow", "jax"}
+    assert {c["dataset"] for c in bound["measured_on"]["configurations"]} == {"synthetic", "grammar"}
     assert bound["relative"] == [bound_of(w) for w in worst_per_step(list(bound["measured_worst"].values()))]
     assert len(bound["relative"]) == FIRST_LOSSES and bound["relative"] == sorted(bound["relative"])
 
@@ -52,8 +56,9 @@ def test_a_record_s_key_is_the_images_it_loaded():
     assert Key.of({"train_images": None}) is None
 
 
-def test_the_reference_is_the_float64_parity_path():
-    assert first_losses("torch", SMOKE, steps=1) == pytest.approx(TRAJECTORIES[SMOKE][:1], rel=1e-12)
+@pytest.mark.parametrize("key", [SMOKE, SMOKE_GPT])
+def test_the_reference_is_the_float64_parity_path(key):
+    assert first_losses("torch", key, steps=1) == pytest.approx(TRAJECTORIES[key][:1], rel=1e-12)
 
 
 def test_a_float32_run_records_first_losses_within_the_fp32_bound():

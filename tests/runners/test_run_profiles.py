@@ -190,7 +190,7 @@ def test_fp32_keeps_its_old_ids_and_every_other_precision_is_a_configuration_of_
     unhashed = {
         k: v
         for k, v in dataclasses.asdict(config).items()
-        if k not in ("sized_for", "repeat", "precision", "min_timed_steps")
+        if k not in ("sized_for", "repeat", "precision", "min_timed_steps", "workload")
     }
     del unhashed["tuning"]
     digest = hashlib.sha256(json.dumps(unhashed, sort_keys=True).encode()).hexdigest()[:8]

@@ -21,7 +21,7 @@ from fwbench.records import find_key
 from generator.i18n import N_, Nn_
 from generator.message import Joined, Message, Text, parts
 from generator.records.aggregate import flags_of
-from generator.records.identity import release
+from generator.records.identity import RESNET18, release, workload_of
 from generator.records.load import Loaded, Results
 from generator.verdicts.article import article_frameworks
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
@@ -34,13 +34,15 @@ SCOPE = N_("The article's remaining figures")
 
 
 def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
-    """Every row of this module for the loaded ``results``, in the article's order."""
+    """Every row of this module for the loaded ``results``, in the article's order; the run rows from the runs of the
+    article's ResNet-18 alone (the transformer's are never checked against the article)."""
+    runs = [r for r in results.runs if workload_of(r.record) == RESNET18]
     return [
         gpu_mentions_claim(article),
-        gpu_stack_claim(article, results.runs),
-        versions_claim(article, results.runs, results.probes),
-        dataset_claim(article, results.runs),
-        seed_spread_claim(article, results.runs),
+        gpu_stack_claim(article, runs),
+        versions_claim(article, runs, results.probes),
+        dataset_claim(article, runs),
+        seed_spread_claim(article, runs),
         *message_claims(article, results.probes),
         *traceback_claims(article, results.probes),
         *code_size_claims(article),

@@ -52,6 +52,8 @@ class GPTConfig:
 #: the benchmark's model: nanoGPT's character-level Shakespeare configuration (6 layers, 384 wide, 6 heads,
 #: 256 tokens of context), small enough for a CPU quick run and a GPU run alike
 DEFAULT = GPTConfig()
+#: tokens in one sequence of a batch: a throughput of sequences/s times this is tokens/s
+SEQUENCE_TOKENS = DEFAULT.context
 #: the parity tests' and smoke tests' model: every part of the default one, small enough for seconds on 2 cores
 TINY = GPTConfig(layers=2, width=64, heads=4, context=32)
 

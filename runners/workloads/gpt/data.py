@@ -9,8 +9,12 @@ the same bytes; labelled ``grammar`` wherever a record names the data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+
+from runners.data import DataError
+from runners.workloads.gpt.arch import DEFAULT
 
 #: the stream is one fixed data set, like CIFAR-10; run seeds change the order of its sequences, not its text
 GRAMMAR_SEED = 20260101
@@ -61,13 +65,36 @@ def token_stream(n_tokens: int, seed: int = GRAMMAR_SEED) -> np.ndarray:
     return np.frombuffer("".join(parts).encode("ascii"), np.uint8)[:n_tokens].copy()
 
 
+#: the one data set: its name in ``--dataset`` and in records
+NAME = "grammar"
+
+
 @dataclass(frozen=True)
 class Dataset:
-    """Sequences of ``context + 1`` tokens (uint8): a model reads the first ``context`` and predicts the last."""
+    """Sequences of ``context + 1`` tokens (uint8): a model reads the first ``context`` and predicts the last. The
+    three methods are what ``runners.run`` asks of every workload's data set (ResNet-18's: ``runners.data``)."""
 
     name: str
     train: np.ndarray  # (sequences, context + 1)
     test: np.ndarray
+
+    def train_batches(self, seed: int, epoch: int, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """One epoch's inputs and targets, ``(steps, batch, context)`` (``epoch_batches``)."""
+        return epoch_batches(self.train, seed, epoch, batch_size)
+
+    def test_batches(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """The test sequences as inputs and targets in whole batches (the last one padded with copies of the first
+        sequence, so that compiled shapes never change) and the number of real ones."""
+        n = len(self.test)
+        steps = -(-n // batch_size)
+        padded = np.concatenate([self.test, np.repeat(self.test[:1], steps * batch_size - n, axis=0)])
+        x, y = split(padded)
+        return x.reshape(steps, batch_size, -1), y.reshape(steps, batch_size, -1), n
+
+    def score(self, logits: np.ndarray) -> tuple[float, float]:
+        """Test loss (nats per token) and token accuracy from the logits of ``test_batches``' inputs, in order,
+        padding included (dropped here)."""
+        return loss_and_accuracy(logits[: len(self.test)], split(self.test)[1])
 
 
 def sequences(stream: np.ndarray, context: int) -> np.ndarray:
@@ -76,13 +103,23 @@ def sequences(stream: np.ndarray, context: int) -> np.ndarray:
     return stream[: n * (context + 1)].reshape(n, context + 1)
 
 
-def load(train_sequences: int, test_sequences: int, context: int) -> Dataset:
-    """The grammar data set: ``train_sequences`` and ``test_sequences`` windows of ``context + 1`` tokens."""
+def load(
+    name: str,
+    data_dir: Path | None,
+    train_size: int,
+    test_size: int,
+    progress: bool = False,
+    context: int = DEFAULT.context,
+) -> Dataset:
+    """The grammar data set: ``train_size`` and ``test_size`` windows of ``context + 1`` tokens. ``runners.data.load``'s
+    signature: made here from the seed, so ``data_dir`` and ``progress`` go unused; DataError for another name."""
+    if name != NAME:
+        raise DataError(f"unknown dataset {name!r} for the GPT; use {NAME}")
     window = context + 1
     return Dataset(
-        "grammar",
-        sequences(token_stream(train_sequences * window, GRAMMAR_SEED), context),
-        sequences(token_stream(test_sequences * window, TEST_SEED), context),
+        NAME,
+        sequences(token_stream(train_size * window, GRAMMAR_SEED), context),
+        sequences(token_stream(test_size * window, TEST_SEED), context),
     )
 
 

@@ -24,6 +24,10 @@ from runners.workloads.gpt.arch import GPTConfig
 
 
 class CausalSelfAttention(nnx.Module):
+    #: the ``default`` precision's kernel, ``jax.nn.dot_product_attention`` (``use_fused_attention``); fp32 and the
+    #: parity tests keep the written-out form
+    fused = False
+
     def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
         self.heads = config.heads
         self.qkv = nnx.Linear(config.width, 3 * config.width, param_dtype=param_dtype, rngs=rngs)
@@ -31,6 +35,9 @@ class CausalSelfAttention(nnx.Module):
 
     def __call__(self, x):
         batch, length, width = x.shape
+        if self.fused:  # (batch, length, heads, head width), the layout the kernel takes
+            q, k, v = (t.reshape(batch, length, self.heads, -1) for t in jnp.split(self.qkv(x), 3, axis=-1))
+            return self.proj(jax.nn.dot_product_attention(q, k, v, is_causal=True).reshape(batch, length, width))
         # (batch, length, width) → (batch, heads, length, head width), for q, k and v
         q, k, v = (
             t.reshape(batch, length, self.heads, -1).transpose(0, 2, 1, 3) for t in jnp.split(self.qkv(x), 3, axis=-1)
@@ -88,6 +95,12 @@ class GPT(nnx.Module):
         return self.ln_f(x) @ self.wte.embedding[...].T  # the head tied to the token embedding
 
 
+def use_fused_attention(model: GPT, fused: bool) -> None:
+    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
+    for block in model.blocks:
+        block.attn.fused = fused
+
+
 def _variable(model: GPT, key: str) -> nnx.Variable:
     """Flax's names are the canonical ones (``embedding``, ``scale``, ``bias``, ``kernel`` as (in, out))."""
     module = model
@@ -142,6 +155,7 @@ class Trainer(jax_train.Trainer):
         self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
         # shapes only: every variable is overwritten by ``restore`` (as in ResNet-18's trainer)
         self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype))
+        use_fused_attention(self.model, precision == "default")  # before the graph is taken: it holds the choice
         self.graph = nnx.graphdef(self.model)
         # inject_hyperparams makes the learning rate an input of each step instead of a constant
         self.optimizer = optax.inject_hyperparams(

@@ -37,19 +37,22 @@ def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> 
 def inputs(steps: int = PARITY_STEPS, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """The parity run's initial weights (biases and LayerNorms random, so that each matters) and its ``steps``
     batches of tokens and targets, (steps, batch, context)."""
-    windows = data.load(PARITY_BATCH * steps, 0, arch.TINY.context).train
+    windows = data.load(data.NAME, None, PARITY_BATCH * steps, 0, context=arch.TINY.context).train
     return (arch.init_weights(seed, arch.TINY, random_affine=True), *data.epoch_batches(windows, seed, 0, PARITY_BATCH))
 
 
-def capture(name: str, mode: str, dtype: str = "float64", steps: int = PARITY_STEPS) -> dict[str, np.ndarray]:
-    """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step."""
+def capture(
+    name: str, mode: str, dtype: str = "float64", steps: int = PARITY_STEPS, precision: str = "fp32"
+) -> dict[str, np.ndarray]:
+    """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step;
+    ``precision`` ``default`` takes the framework's fused attention kernel instead of the written-out one."""
     weights, tokens, targets = inputs(steps)
-    trainer = make_trainer("gpt", name, weights, mode, device="cpu", dtype=dtype, config=arch.TINY)
+    trainer = make_trainer("gpt", name, weights, mode, device="cpu", dtype=dtype, precision=precision, config=arch.TINY)
     batches = trainer.to_device(tokens, targets)
     ((changed, _),) = trainer.to_device(with_changed_token(tokens[0])[None], targets[:1])
     out = {"logits": trainer.logits(batches[0][0]), "logits.changed": trainer.logits(changed)}
     out.update({f"step0.{k}": v for k, v in weights.items()})
-    for step, ((x, y), lr) in enumerate(zip(batches, recipe.learning_rates(steps), strict=True), start=1):
+    for step, ((x, y), lr) in enumerate(zip(batches, recipe.learning_rates(PARITY_BATCH, steps), strict=True), start=1):
         loss, _ = trainer.train_step(x, y, float(lr))
         out[f"loss{step}"] = np.asarray(float(loss))
         out.update({f"step{step}.{k}": v for k, v in trainer.weights().items()})
@@ -81,14 +84,20 @@ def mask_leak(captured: dict[str, np.ndarray], position: int = CHANGED_POSITION)
 
 
 def capture_all(
-    mode: str, dtype: str, workdir: Path, steps: int = PARITY_STEPS, frameworks: tuple = FRAMEWORKS
+    mode: str,
+    dtype: str,
+    workdir: Path,
+    steps: int = PARITY_STEPS,
+    frameworks: tuple = FRAMEWORKS,
+    precision: str = "fp32",
 ) -> dict[str, dict]:
-    """Capture each of ``frameworks`` over ``steps`` steps, each in a fresh interpreter (run side by side); load the
-    arrays."""
+    """Capture each of ``frameworks`` over ``steps`` steps at ``precision``, each in a fresh interpreter (run side by
+    side); load the arrays."""
     jobs = {}
     for name in frameworks:
-        out = workdir / f"gpt-{name}-{mode}-{dtype}.npz"
+        out = workdir / f"gpt-{name}-{mode}-{dtype}-{precision}.npz"
         command = [sys.executable, "-m", MODULE, "--framework", name, "--mode", mode, "--dtype", dtype]
+        command += ["--precision", precision]
         jobs[name] = ([*command, "--steps", str(steps), "--out", str(out)], out)
     return captures_side_by_side(jobs, "GPT parity capture")
 
@@ -100,10 +109,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     parser.add_argument("--out", type=Path, required=True, help="where the capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"AdamW steps (default {PARITY_STEPS})")
+    parser.add_argument(
+        "--precision", choices=("fp32", "default"), default="fp32", help="default: the fused attention kernel"
+    )
     args = parser.parse_args(argv)
     modes = framework(args.framework).training_modes
     mode = args.mode if args.mode in modes else modes[0]
-    np.savez(args.out, **capture(args.framework, mode, args.dtype, args.steps))
+    np.savez(args.out, **capture(args.framework, mode, args.dtype, args.steps, args.precision))
     return 0
 
 

@@ -50,14 +50,15 @@ CPU_BATCH_SIZES = (8,)
 GPU_BATCH_SIZES = (16, 32, 64, 128)
 
 
-def learning_rates(total_steps: int) -> np.ndarray:
+def learning_rates(batch_size: int, total_steps: int) -> np.ndarray:
     """Per-step rates (float32): ResNet-18's curve (``runners.schedule``: linear warm-up over the same share of the
-    steps, then cosine decay towards zero), peaking at ``PEAK_LR``."""
+    steps, then cosine decay towards zero), peaking at ``PEAK_LR`` whatever the batch size (``runners.schedule``'s
+    signature, so that ``runners.run`` asks every workload alike)."""
     reference = schedule.peak_lr(schedule.REFERENCE_BATCH)  # the curve at the batch whose peak is BASE_LR
     return (schedule.learning_rates(schedule.REFERENCE_BATCH, total_steps) * (PEAK_LR / reference)).astype(np.float32)
 
 
-def describe(total_steps: int) -> dict:
+def describe(batch_size: int, total_steps: int) -> dict:
     """The schedule's parameters as a run record's ``config.lr_schedule`` states them."""
     return {
         "name": LR_SCHEDULE,

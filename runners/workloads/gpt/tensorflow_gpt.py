@@ -21,6 +21,10 @@ from runners.workloads.gpt.arch import GPTConfig
 
 
 class CausalSelfAttention(keras.layers.Layer):
+    #: the ``default`` precision's kernel, ``keras.ops.dot_product_attention`` (``use_fused_attention``); fp32 and the
+    #: parity tests keep the written-out form
+    fused = False
+
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.heads = config.heads
@@ -29,6 +33,9 @@ class CausalSelfAttention(keras.layers.Layer):
 
     def call(self, x):
         batch, length, width = ops.shape(x)
+        if self.fused:  # (batch, length, heads, head width), the layout the kernel takes
+            q, k, v = (ops.reshape(t, (batch, length, self.heads, -1)) for t in ops.split(self.qkv(x), 3, axis=-1))
+            return self.proj(ops.reshape(ops.dot_product_attention(q, k, v, is_causal=True), (batch, length, width)))
         # (batch, length, width) → (batch, heads, length, head width), for q, k and v
         q, k, v = (
             ops.transpose(ops.reshape(t, (batch, length, self.heads, -1)), (0, 2, 1, 3))
@@ -104,6 +111,12 @@ def build(model: GPT, config: GPTConfig) -> GPT:
     return model
 
 
+def use_fused_attention(model: GPT, fused: bool) -> None:
+    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
+    for block in model.blocks:
+        block.attn.fused = fused
+
+
 def _variable(model: GPT, key: str) -> keras.Variable:
     layer, _, field = key.rpartition(".")
     module = model
@@ -153,6 +166,7 @@ class Trainer(tensorflow_train.Trainer):
         names = arch.weight_names(config)
         with tf.device(self.device):
             self.model = build(GPT(config), config)
+            use_fused_attention(self.model, precision == "default")
             self.params = [_variable(self.model, key) for key in names]
             self.decayed = [arch.is_decayed(key) for key in names]
             # the optimizer's state (AdamW, written out in ``_step``): the step count, two moments per parameter

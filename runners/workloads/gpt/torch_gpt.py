@@ -21,6 +21,10 @@ from runners.workloads.gpt.arch import GPTConfig
 
 
 class CausalSelfAttention(nn.Module):
+    #: the ``default`` precision's kernel, ``scaled_dot_product_attention`` (``use_fused_attention``); fp32 and the
+    #: parity tests keep the written-out form
+    fused = False
+
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.heads = config.heads
@@ -31,6 +35,8 @@ class CausalSelfAttention(nn.Module):
         batch, length, width = x.shape
         # (batch, length, width) → (batch, heads, length, head width), for q, k and v
         q, k, v = (t.reshape(batch, length, self.heads, -1).transpose(1, 2) for t in self.qkv(x).split(width, -1))
+        if self.fused:
+            return self.proj(F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).flatten(2))
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         position = torch.arange(length, device=x.device)
         scores = scores.masked_fill(position[None, :] > position[:, None], float("-inf"))  # no later key
@@ -73,6 +79,12 @@ class GPT(nn.Module):
         position = torch.arange(tokens.shape[1], device=tokens.device)
         x = self.ln_f(self.blocks(self.wte(tokens) + self.wpe(position)))
         return x @ self.wte.weight.T  # the head tied to the token embedding
+
+
+def use_fused_attention(model: GPT, fused: bool) -> None:
+    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
+    for block in model.blocks:
+        block.attn.fused = fused
 
 
 # layer kind → canonical field → (torch attribute, canonical → torch); every map is its own inverse
@@ -133,6 +145,7 @@ class Trainer(torch_train.Trainer):
         # never entered in a step: bf16 is not applied to the GPT yet (``arch.PRECISIONS``); the flags read it off
         self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=False)
         self.model = GPT(config).to(self.device, self.dtype)
+        use_fused_attention(self.model, precision == "default")
         self.model.train()
         decayed = {key: arch.is_decayed(key) for key in arch.weight_names(config)}
         groups = [

@@ -1,0 +1,97 @@
+"""Beyond the article: the GPT-style transformer trained in the three frameworks (``runners --workload gpt``), with
+ResNet-18's tables, chart and verdict rules; its records never enter the article's pages or its claims check."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from fwbench.stats import Stats, describe
+from generator.i18n import N_, _, translate
+from generator.records.aggregate import Summary, Table
+from generator.records.metrics import MEMORY_METRICS, charted_metric
+from generator.site import Page
+from generator.site.speed import mfu_basis, mfu_line
+from generator.views import cells, chart_data, headline
+from generator.views.grid import Grid, batch_grid
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, views
+
+PAGE = Page(
+    "results/transformer.md", "transformer.md.j2", N_("3.5 Beyond the article: a transformer"), N_("3 Results"), 3.5
+)
+
+
+@dataclass(frozen=True)
+class TransformerTable:
+    """One machine and setting of the transformer: the compiled-mode throughput with its verdicts, every other figure's
+    grid per mode, the chart, MFU where the device's peak is known, and the model as its records state it."""
+
+    view: TableView
+    throughput: Grid
+    grids: dict[str, dict[str, Grid]]  # mode -> title -> grid
+    chart: str
+    mfu: list[str]
+    mfu_basis: str | None
+    model: dict[str, Any]  # the records' ``model``: sizes, trainable_params, flops_per_token
+
+
+def perplexity(summary: Summary) -> Stats | None:
+    """The last epoch's test perplexity, e^(test loss in nats per token), over the counted runs."""
+    losses = [r["accuracy"]["epochs"][-1].get("test_loss") for r in summary.counted if r.get("accuracy")]
+    return describe([math.exp(loss) for loss in losses if loss is not None])
+
+
+def _grids(table: Table, mode: str) -> dict[str, Grid]:
+    grids = {
+        _("Seconds per epoch"): batch_grid(table, mode, cells.time_cell),
+        _("Compile time, cold caches"): batch_grid(table, mode, cells.compile_cell),
+    }
+    if any(s.warm_compile_seconds for s in table.summaries if s.key.mode == mode):
+        grids[_("Compile time, warm caches")] = batch_grid(table, mode, cells.warm_compile_cell)
+    if memory := charted_metric(table.summaries):
+        title = _("Memory: {figure} (MiB)").format(figure=translate(MEMORY_METRICS[memory][0]))
+        grids[title] = batch_grid(table, mode, lambda s: cells.memory_cell(s, memory))
+    grids[_("Test loss (nats per token), last epoch")] = batch_grid(
+        table, mode, lambda s: cells.figure_cell(s, lambda x: x.final("test_loss"), digits=3)
+    )
+    grids[_("Test perplexity, last epoch")] = batch_grid(
+        table, mode, lambda s: cells.figure_cell(s, perplexity, digits=2)
+    )
+    return grids
+
+
+def _throughput(site: SiteData, table: Table) -> Grid:
+    compiled = table.columns_in("compiled")
+    rows = headline.throughput_rows(table, compiled, site.throughput_leads(table))
+    return Grid(
+        [_("batch"), *(table.column_label(c) for c in compiled), _("verdict")],
+        [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
+        text=(0, -1),
+    )
+
+
+def _table(site: SiteData, view: TableView) -> TransformerTable:
+    table = view.table
+    chart = site.add_chart(
+        f"charts/transformer-{table.machine_id}-{table.setting.slug}.png",
+        lambda: chart_data.per_batch(table, lambda s: s.tokens_per_second, _("tokens per second")),
+    )
+    return TransformerTable(
+        view,
+        _throughput(site, table),
+        {mode: _grids(table, mode) for mode in table.modes},
+        chart,
+        [mfu_line(view, s) for s in table.summaries if s.mfu],
+        mfu_basis(table),
+        next((r.record["model"] for r in table.runs if r.record.get("model")), {}),
+    )
+
+
+def context(site: SiteData) -> dict[str, Any]:
+    """The transformer page's context: every transformer table, out of the box first, then the tuned ones."""
+    found = site.transformer_tables
+    ordered = [t for t in found if not t.setting.tuning] + [t for t in found if t.setting.tuning]
+    tables = [_table(site, v) for v in views(site, ordered)]
+    return {"tables": tables, "model": next((t.model for t in tables if t.model.get("sizes")), None)}

@@ -1,0 +1,98 @@
+"""The transformer beside the article: its records, as ``runners run --workload gpt`` writes them, get tables of
+their own with tokens/s and verdicts, a home-page line, and never enter the article's pages or claims."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gen_records
+
+from fwbench.records import read_record, write_record
+from generator.build.render import build_pages
+from generator.records import check_rules
+from generator.records.aggregate import summarise, tables
+from generator.records.load import load_results
+from generator.verdicts.leads import leads_by_batch
+from runners.profiles import expand
+
+#: tokens/s of each framework's three runs: PyTorch's apart from the others, TensorFlow's and JAX's overlapping
+RATES = {"torch": (5000.0, 5100.0, 4950.0), "tensorflow": (4000.0, 4300.0, 3700.0), "jax": (3900.0, 4200.0, 4400.0)}
+
+
+def gpt_run(framework: str, tokens_per_second: float, repeat: int = 0) -> dict:
+    """One quick-gpt run on the test CPU as ``runners run`` records it (through ``ok_record``)."""
+    (config,) = expand("quick-gpt", frameworks=[framework], device="cpu", version_of=gen_records.VERSIONS.get)
+    config = dataclasses.replace(config, repeat=repeat)
+    context = 256  # the benchmark model's, which ok_record multiplies sequences/s by
+    measured = gen_records.one_epoch(
+        config,
+        tokens_per_second / context,
+        epochs=[{"epoch": 1, "train_loss": 4.2, "train_accuracy": 0.2, "test_loss": 3.0, "test_accuracy": 0.3}],
+    )
+    return gen_records.as_recorded(config, measured, ["runners", "matrix", "--workload", "gpt"])
+
+
+def write(root, records):
+    for record in records:
+        write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    return load_results(root)
+
+
+def transformer_results(tmp_path, with_resnet: bool = True):
+    runs = [gpt_run(fw, rate, i) for fw, rates in RATES.items() for i, rate in enumerate(rates)]
+    runs += [gen_records.run(fw, 32) for fw in ("torch", "jax")] if with_resnet else []
+    return write(tmp_path, runs)
+
+
+def test_a_gpt_record_counts_tokens_names_its_model_and_passes_the_checks(tmp_path):
+    record = gpt_run("torch", 5000.0)
+    assert record["timing"]["images_per_second"] is None
+    assert abs(record["timing"]["tokens_per_second"] - 5000.0) < 1e-6
+    assert record["model"]["workload"] == "gpt" and record["model"]["sizes"]["context"] == 256
+    assert record["config"]["dataset"] == "grammar" and record["config"]["lr_schedule"]["peak_lr"] == 1e-3
+    problems, _notes = check_rules.physical(record, check_rules.load_references())
+    assert problems == []
+    bad = {**record, "timing": {**record["timing"], "tokens_per_second": 9000.0}}
+    (problem,) = check_rules.physical(bad, check_rules.load_references())[0]
+    assert "tok/s 9000" in problem[1] and "samples per epoch" in problem[1]
+    work, _ = check_rules.same_work(record, check_rules.load_references())
+    assert work == []  # its parameters and FLOPs per token are the shipped reference's
+
+
+def test_a_record_without_a_workload_reads_as_resnet18(tmp_path):
+    record = gen_records.run("torch", 32)
+    path = tmp_path / "old.json"
+    write_record(path, record)
+    assert "workload" not in record["model"]
+    assert read_record(path)["model"]["workload"] == "resnet18"
+    assert "upgraded_from" not in read_record(path)  # known from the code that wrote it: not an older record
+
+
+def test_transformer_tables_have_their_own_setting_and_verdicts_by_tokens(tmp_path):
+    results = transformer_results(tmp_path)
+    found = tables(summarise(results.runs))
+    gpt = [t for t in found if t.setting.workload == "gpt"]
+    assert len(gpt) == 1 and len(found) == 2
+    (table,) = gpt
+    assert table.setting.label.startswith("GPT (6 × 384, bytes) · quick-gpt · grammar · 192 training sequences")
+    lead = leads_by_batch(table)[8]
+    assert lead.leader == "PyTorch" and lead.decided and lead.n == 3
+
+
+def test_the_transformer_page_and_the_home_line_show_it_and_the_article_pages_do_not(tmp_path):
+    pages = build_pages(transformer_results(tmp_path))
+    page = pages["results/transformer.md"]
+    assert "# 3.5 Beyond the article: a transformer" in page
+    assert "10,844,160 trainable parameters and 23,851,008 forward FLOPs per token" in page
+    assert "**5,016.7 ±" in page and "PyTorch: beyond noise" in page  # the leader, in bold, with its verdict
+    assert "Test perplexity" in page and "20.09" in page  # e^3.0
+    home = pages["index.md"]
+    assert "On the transformer, on the " in home and "PyTorch is fastest at batch 8, beyond the noise" in home
+    for article_page in ("results/speed.md", "results/memory.md", "results/accuracy.md", "appendix/claims.md"):
+        assert "grammar" not in pages[article_page], article_page
+
+
+def test_without_transformer_records_the_page_says_how_to_make_them(tmp_path):
+    pages = build_pages(write(tmp_path, [gen_records.run("torch", 32)]))
+    assert "runners matrix --workload gpt" in pages["results/transformer.md"]
+    assert "On the transformer" not in pages["index.md"]
