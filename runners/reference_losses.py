@@ -32,6 +32,7 @@ from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.records import epoch_train_images
 from runners.profiles import RunConfig, expand, load_profiles
 from runners.provenance import REPO_ROOT
+from runners.recipe import PRECISION_POLICIES
 from runners.workloads import WORKLOADS, Workload
 
 #: how many of the first timed epoch's steps a record keeps the loss of: enough to follow the first updates, few
@@ -44,6 +45,8 @@ COMMAND = "python -m runners.reference_losses"
 BOUND_MARGIN = 10
 #: the profiles' devices: a device-sized profile trains other sizes on each
 DEVICES = ("cpu", "gpu")
+#: the profiles whose CPU configurations a bound is measured on: both workloads, a step or two and a full quick epoch
+MEASURED_PROFILES = ("smoke", "quick", "smoke-gpt", "quick-gpt")
 #: the data sets made offline, from a seed: the only ones with references (CIFAR-10 is a download)
 OFFLINE_DATASETS = ("synthetic", "grammar")
 
@@ -105,10 +108,12 @@ def first_losses(
     mode: str = "eager",
     steps: int = FIRST_LOSSES,
     undo_first: bool = False,
+    precision: str = "fp32",
 ) -> list[float]:
     """The loss of each of the first ``steps`` steps (fewer when the epoch has fewer) of ``key``'s first epoch in
-    framework ``name``; ``undo_first``: as ``runners.run`` trains it, the first step run once and undone before (a
-    float64 reference skips it: the undo is exact there, and a step in float64 costs seconds)."""
+    framework ``name`` under precision policy ``precision``; ``undo_first``: as ``runners.run`` trains it, the first
+    step run once and undone before (a float64 reference skips it: the undo is exact there, and a step in float64
+    costs seconds)."""
     from runners.workloads import make_trainer  # imports the framework: only in the process that trains
 
     spec = workload_of_dataset(key.dataset)
@@ -118,7 +123,7 @@ def first_losses(
     rates = spec.module("schedule").learning_rates(key.batch_size, per_epoch * key.epochs)
     inputs, targets = dataset.train_batches(key.seed, 0, key.batch_size)
     count = min(steps, per_epoch)
-    trainer = make_trainer(spec.name, name, weights, mode, device="cpu", dtype=dtype)
+    trainer = make_trainer(spec.name, name, weights, mode, device="cpu", dtype=dtype, precision=precision)
     batches = trainer.to_device(inputs[:count], targets[:count])
     if undo_first:  # the untimed first step, undone
         trainer.train_step(*batches[0], float(rates[0]))
@@ -150,12 +155,14 @@ def write_data(content: dict, path: Path = DATA_FILE) -> None:
     path.write_text(json.dumps(content, indent=1) + "\n")
 
 
-def capture(name: str, keys: list[Key], dtype: str, mode: str) -> list[list[float]]:
-    """``first_losses`` of every key, in framework ``name`` in a fresh interpreter (a framework per process)."""
+def capture(name: str, keys: list[Key], dtype: str, mode: str, precision: str = "fp32") -> list[list[float]]:
+    """``first_losses`` of every key under ``precision``, in framework ``name`` in a fresh interpreter (a framework
+    per process)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "losses.json"
         command = [sys.executable, "-m", "runners.reference_losses", "--capture", name, "--dtype", dtype]
-        command += ["--mode", mode, "--out", str(out), "--keys", json.dumps([asdict(k) for k in keys])]
+        command += ["--mode", mode, "--precision", precision, "--out", str(out)]
+        command += ["--keys", json.dumps([asdict(k) for k in keys])]
         done = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"capture of {name} failed:\n{done.stderr[-3000:]}")
@@ -182,23 +189,26 @@ def regenerate(path: Path = DATA_FILE) -> dict:
 
 
 def measure(policy: str, frameworks: list[str], profiles: list[str], path: Path = DATA_FILE) -> dict:
-    """Measure ``policy``'s bound per step: every framework's compiled float32 steps at the references of
-    ``profiles`` (trained on a CPU), each against the reference; write the worst deviations and the bounds."""
+    """Measure ``policy``'s bound per step: every framework's compiled float32 steps under ``policy`` at the
+    references of ``profiles`` (trained on a CPU; the workloads that apply ``policy`` alone), each against the
+    reference; write the worst deviations and the bounds."""
     content = read_data(path)
     keys = {
         Key.of_run(c)
         for name in profiles
         for c in expand(name, version_of=lambda _f: None, frameworks=[FRAMEWORKS[0]], device="cpu")
+        if policy in WORKLOADS[c.workload].precisions
     }
     references = {Key(**t["key"]): t["losses"] for t in content["trajectories"] if Key(**t["key"]) in keys}
     keys = sorted(references)
     worst = {}
     for name in frameworks:
         mode = "compiled" if "compiled" in framework(name).training_modes else framework(name).training_modes[0]
-        found = capture(name, keys, "float32", mode)
+        found = capture(name, keys, "float32", mode, policy)
         worst[name] = worst_per_step([deviations(f, references[k]) for k, f in zip(keys, found, strict=True)])
         print(
-            f"{name} ({mode}, float32): worst relative deviation per step " + ", ".join(f"{w:.1e}" for w in worst[name])
+            f"{name} ({mode}, {policy}): worst relative deviation per step "
+            + ", ".join(f"{w:.1e}" for w in worst[name])
         )
     content["bounds"][policy] = {
         "relative": [bound_of(w) for w in worst_per_step(list(worst.values()))],
@@ -214,15 +224,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Recompute the float64 reference trajectories (no option), measure a precision's bound "
         "(--measure), or capture one framework's first losses (--capture, used by the other two).",
-        epilog=f"examples:\n  {COMMAND}\n  {COMMAND} --measure fp32 --profiles smoke,quick",
+        epilog=f"examples:\n  {COMMAND}\n  {COMMAND} --measure fp32\n  {COMMAND} --measure bf16",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--measure", metavar="POLICY", help="measure this precision policy's bound (fp32)")
+    parser.add_argument(
+        "--measure",
+        choices=PRECISION_POLICIES,
+        metavar="POLICY",
+        help="measure this precision policy's bound (fp32, bf16)",
+    )
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS), help="--measure: these frameworks")
-    parser.add_argument("--profiles", default="smoke,quick", help="--measure: these profiles' CPU configurations")
+    parser.add_argument(
+        "--profiles",
+        default=",".join(MEASURED_PROFILES),
+        help="--measure: these profiles' CPU configurations (default %(default)s)",
+    )
     parser.add_argument("--capture", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     parser.add_argument("--dtype", default="float64", help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="eager", help=argparse.SUPPRESS)
+    parser.add_argument("--precision", default="fp32", help=argparse.SUPPRESS)
     parser.add_argument("--keys", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -230,7 +250,12 @@ def main(argv: list[str] | None = None) -> int:
         keys = [Key(**k) for k in json.loads(args.keys)]
         undo = args.dtype != "float64"  # a measured run undoes its first step; the reference need not
         args.out.write_text(
-            json.dumps([first_losses(args.capture, k, args.dtype, args.mode, undo_first=undo) for k in keys])
+            json.dumps(
+                [
+                    first_losses(args.capture, k, args.dtype, args.mode, undo_first=undo, precision=args.precision)
+                    for k in keys
+                ]
+            )
         )
     elif args.measure:
         measure(args.measure, args.frameworks.split(","), args.profiles.split(","))

@@ -18,9 +18,10 @@ from flax import nnx
 from runners import recipe
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
-# Version shim (drop with Flax < 0.11, i.e. JAX 0.4.26's set in fwbench/version_sets.json): older Flax has no
-# ``nnx.pure``, and needs none: its ``nnx.split``/``nnx.state`` already give pytrees of plain arrays.
-pure = getattr(nnx, "pure", lambda tree: tree)
+# Version shim (drop with Flax < 0.12, i.e. JAX 0.4.26's set in fwbench/version_sets.json): Flax 0.12 names it
+# ``nnx.as_pure`` (its ``nnx.pure`` is a deprecated alias that warns), 0.11 ``nnx.pure``; older Flax has neither and
+# needs none: its ``nnx.split``/``nnx.state`` already give pytrees of plain arrays.
+pure = getattr(nnx, "as_pure", None) or getattr(nnx, "pure", lambda tree: tree)
 
 
 class Trainer:
