@@ -28,6 +28,7 @@ RUN_CSV_KEYS = (
     "seed",
     "epoch_seconds",
     "images_per_second",
+    "tokens_per_second",
     "compile_seconds",
     "final_test_accuracy",
     "busy",
@@ -78,6 +79,7 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
     """
     header = [
         "machine_id",
+        "workload",
         "profile",
         "dataset",
         "train_images",
@@ -97,7 +99,7 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
         "older_runs",
         "judged",
     ]
-    metrics = ["epoch_seconds", "images_per_second", "compile_seconds", "final_test_accuracy"]
+    metrics = ["epoch_seconds", "images_per_second", "tokens_per_second", "compile_seconds", "final_test_accuracy"]
     metrics += [*MEMORY_METRICS, *(tta_name(t) for t in tta_targets)]
     for m in metrics:
         header += [f"{m}_n", f"{m}_median", f"{m}_mean", f"{m}_std", f"{m}_ci95_low", f"{m}_ci95_high"]
@@ -106,6 +108,7 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
         k = s.key
         row = [
             k.machine_id,
+            k.setting.workload,
             k.setting.profile,
             k.setting.dataset,
             k.setting.train_images,
@@ -125,7 +128,7 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
             s.flagged[OLDER],
             s.judgeable,
         ]
-        for stats in (s.epoch_seconds, s.images_per_second, s.compile_seconds, s.accuracy):
+        for stats in (s.epoch_seconds, s.images_per_second, s.tokens_per_second, s.compile_seconds, s.accuracy):
             row += _stat_columns(stats)
         for name in MEMORY_METRICS:
             row += _stat_columns(s.memory(name))

@@ -77,7 +77,7 @@ def test_claims_accuracy_and_downloads(built_site):
     assert "41.00 ±\u00a02.48\u00a0%<br><small>n=3 · sd 1.00</small>" in accuracy
     assert "Time to accuracy is not shown for synthetic data" in accuracy and "evaluation time" in accuracy.lower()
     csv_text = (built_site / "data" / "configurations.csv").read_text()
-    assert csv_text.splitlines()[0].startswith("machine_id,profile,dataset,train_images")
+    assert csv_text.splitlines()[0].startswith("machine_id,workload,profile,dataset,train_images")
     configurations = list(csv.DictReader(io.StringIO(csv_text)))
     assert {row["epoch_seconds_n"] for row in configurations if row["ok"] == "3"} == {"3"}
     assert "seconds_to_90pct_ci95_high" in configurations[0]

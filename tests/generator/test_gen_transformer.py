@@ -3,9 +3,12 @@ their own with tokens/s and verdicts, a home-page line, and never enter the arti
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 
 import gen_records
+import pytest
 
 from fwbench.records import read_record, write_record
 from generator.build.render import build_pages
@@ -96,3 +99,18 @@ def test_without_transformer_records_the_page_says_how_to_make_them(tmp_path):
     pages = build_pages(write(tmp_path, [gen_records.run("torch", 32)]))
     assert "runners matrix --workload gpt" in pages["results/transformer.md"]
     assert "On the transformer" not in pages["index.md"]
+
+
+def test_the_downloads_carry_the_workload_and_tokens_per_second(tmp_path):
+    files = build_pages(transformer_results(tmp_path))
+    rows = list(csv.DictReader(io.StringIO(files["data/configurations.csv"])))
+    gpt = [r for r in rows if r["workload"] == "gpt"]
+    assert {r["framework"] for r in gpt} == {"torch", "tensorflow", "jax"}
+    torch = next(r for r in gpt if r["framework"] == "torch")
+    assert torch["tokens_per_second_n"] == "3" and float(torch["tokens_per_second_mean"]) == pytest.approx(
+        5016.67, 1e-4
+    )
+    assert torch["images_per_second_n"] == "0"
+    assert {r["workload"] for r in rows} == {"gpt", "resnet18"}
+    runs = list(csv.DictReader(io.StringIO(files["data/runs.csv"])))
+    assert sum(1 for r in runs if r["tokens_per_second"]) == 9
