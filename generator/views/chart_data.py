@@ -44,9 +44,9 @@ def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel:
         if points:
             mode = f" {column.mode}" if len(table.modes) > 1 else ""
             lines.append(_series(column, table.column_label(column) + mode, points))
-    return Chart(
-        "batch", _("batch size (images)"), ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True
-    )
+    # the transformer's batch is counted in sequences of tokens, ResNet-18's in images
+    xlabel = _("batch size (images)") if table.setting.is_article_workload else _("batch size (sequences)")
+    return Chart("batch", xlabel, ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True)
 
 
 def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled") -> Chart:

@@ -16,6 +16,7 @@ from generator.records import check_rules
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
+from generator.views import chart_data
 from runners.profiles import expand
 
 #: tokens/s of each framework's three runs: PyTorch's apart from the others, TensorFlow's and JAX's overlapping
@@ -83,7 +84,10 @@ def test_transformer_tables_have_their_own_setting_and_verdicts_by_tokens(tmp_pa
 
 
 def test_the_transformer_page_and_the_home_line_show_it_and_the_article_pages_do_not(tmp_path):
-    pages = build_pages(transformer_results(tmp_path))
+    results = transformer_results(tmp_path)
+    (gpt,) = [t for t in tables(summarise(results.runs)) if t.setting.workload == "gpt"]
+    assert chart_data.per_batch(gpt, lambda s: s.tokens_per_second, "tokens/s").xlabel == "batch size (sequences)"
+    pages = build_pages(results)
     page = pages["results/transformer.md"]
     assert "# 3.5 Beyond the article: a transformer" in page
     assert "10,844,160 trainable parameters and 23,851,008 forward FLOPs per token" in page
