@@ -24,6 +24,19 @@ from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 pure = getattr(nnx, "as_pure", None) or getattr(nnx, "pure", lambda tree: tree)
 
 
+def training_device(device: str, precision: str, dtype: np.dtype) -> jax.Device:
+    """The device a trainer trains on (``auto``: the GPU when JAX sees one), after the process-wide settings of the
+    precision (fp32: the highest matmul precision, no TF32) and of the dtype (float64 needs x64); every workload's JAX
+    trainer starts here. RuntimeError for a GPU that is not there."""
+    if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+        jax.config.update("jax_default_matmul_precision", "highest")  # convolutions follow it too
+    jax.config.update("jax_enable_x64", dtype == np.float64)
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if device == "gpu" and not gpus:
+        raise RuntimeError("--device gpu: JAX sees no GPU")
+    return gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+
+
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``).
 
@@ -38,14 +51,8 @@ class Trainer:
         dtype: str = "float32",
         precision: str = "fp32",
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
-            jax.config.update("jax_default_matmul_precision", "highest")  # convolutions follow it too
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
-        jax.config.update("jax_enable_x64", self.dtype == np.float64)
-        gpus = [d for d in jax.devices() if d.platform == "gpu"]
-        if device == "gpu" and not gpus:
-            raise RuntimeError("--device gpu: JAX sees no GPU")
-        self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+        self.device = training_device(device, precision, self.dtype)
         # Shapes only: every variable is overwritten by ``restore``, and NNX's eager initialisers would
         # compile one kernel per distinct shape (about 9 s on a 2-core CPU) for values thrown away.
         compute = jnp.bfloat16 if precision == "bf16" else None  # None: the inputs' and parameters' dtype

@@ -18,6 +18,20 @@ from runners import recipe
 from runners.frameworks.tensorflow_model import ResNet18, build, export_weights, load_weights
 
 
+def training_device(device: str, precision: str) -> str:
+    """The device a trainer trains on (``auto``: the GPU when TensorFlow sees one), after the precision's
+    process-wide settings (fp32: TF32 off) and memory growth on every GPU; every workload's TensorFlow trainer starts
+    here. RuntimeError for a GPU that is not there."""
+    if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+    gpus = tf.config.list_physical_devices("GPU")
+    if device == "gpu" and not gpus:
+        raise RuntimeError("--device gpu: TensorFlow sees no GPU")
+    for gpu in gpus:
+        tf.config.experimental.set_memory_growth(gpu, True)  # measure use, not a preallocated pool
+    return "/GPU:0" if gpus and device != "cpu" else "/CPU:0"
+
+
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
@@ -29,19 +43,12 @@ class Trainer:
         dtype: str = "float32",
         precision: str = "fp32",
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
-            tf.config.experimental.enable_tensor_float_32_execution(False)
+        self.device = training_device(device, precision)
         self.dtype = dtype  # float64 only for parity tests
         keras.config.set_floatx(dtype)
         # the global policy, which every layer built from here takes (Keras's mixed-precision recipe); otherwise
         # Keras's own default, set again so that a trainer built after a bf16 one in this process is not bf16
         keras.config.set_dtype_policy("mixed_bfloat16" if precision == "bf16" else dtype)
-        gpus = tf.config.list_physical_devices("GPU")
-        if device == "gpu" and not gpus:
-            raise RuntimeError("--device gpu: TensorFlow sees no GPU")
-        for gpu in gpus:
-            tf.config.experimental.set_memory_growth(gpu, True)  # measure use, not a preallocated pool
-        self.device = "/GPU:0" if gpus and device != "cpu" else "/CPU:0"
         with tf.device(self.device):
             self.model = build(ResNet18())
             # the optimizer's state (PyTorch's SGD, written out in ``_step``): one momentum buffer per parameter

@@ -15,6 +15,19 @@ from runners import recipe
 from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
 
 
+def training_device(device: str, precision: str) -> torch.device:
+    """The device a trainer trains on (``auto``: the GPU when PyTorch sees one), after the precision's process-wide
+    settings (fp32: TF32 off); every workload's PyTorch trainer starts here. RuntimeError for a GPU that is not
+    there."""
+    if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    gpu = torch.cuda.is_available()
+    if device == "gpu" and not gpu:
+        raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
+    return torch.device("cuda" if gpu and device != "cpu" else "cpu")
+
+
 class Trainer:
     """One ResNet-18 and its optimizer on one device (the protocol: ``runners.frameworks.trainer.Trainer``)."""
 
@@ -26,15 +39,9 @@ class Trainer:
         dtype: str = "float32",
         precision: str = "fp32",
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
-            torch.backends.cuda.matmul.allow_tf32 = False
-            torch.backends.cudnn.allow_tf32 = False
+        self.device = training_device(device, precision)
         torch.backends.cudnn.benchmark = True  # PyTorch's performance guide: fixed shapes → autotune once
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
-        gpu = torch.cuda.is_available()
-        if device == "gpu" and not gpu:
-            raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
-        self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
         # disabled but still entered outside bf16: one code path, and the state it reports is the one that ran
         self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
         self.model = ResNet18().to(self.device, self.dtype)

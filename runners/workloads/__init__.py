@@ -1,10 +1,10 @@
 """The workloads fwbench trains: name → the modules that make one, and the one factory of its trainers.
 
 A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
-weights in NumPy), its recipe (``recipe``), its data (``data``) and one module per framework holding that
-framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``). ResNet-18 is named here by
-reference to the modules it has always had; the GPT is the package ``runners.workloads.gpt`` (docs/design.md,
-"Workloads"). Importing this package imports no framework.
+weights in NumPy), its recipe's learning-rate schedule (``schedule``), its data (``data``) and one module per
+framework holding that framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``).
+ResNet-18 is named here by reference to the modules it has always had; the GPT is the package
+``runners.workloads.gpt`` (docs/design.md, "Workloads"). Importing this package imports no framework.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ class Workload:
     """Where one workload's modules live and what its throughput counts."""
 
     name: str  # the key in ``--workload`` and in records
-    label: str  # the display name
     arch: str  # module: sizes, ``trainable_param_count``, the FLOPs function, ``init_weights(seed)``
-    recipe: str  # module: the training recipe's constants
-    schedule: str  # module: ``learning_rates(batch_size, total_steps)`` and ``describe(batch_size, total_steps)``
+    #: module: ``learning_rates(batch_size, total_steps)`` and ``describe(batch_size, total_steps)`` (the recipe's
+    #: schedule: the GPT's recipe module holds it, ResNet-18's is ``runners.schedule``)
+    schedule: str
     data: str  # module: ``load(dataset, data_dir, train, test, progress)`` → a Dataset with ``train_batches``,
     #: ``test_batches`` and ``score`` (what ``runners.run`` calls, the same for every workload)
     datasets: tuple[str, ...]  # the data sets it trains on (``--dataset``), the first its quick profile's
@@ -45,7 +45,7 @@ class Workload:
         return self.trainers.format(framework=framework)
 
     def module(self, part: str) -> ModuleType:
-        """This workload's ``arch``, ``recipe`` or ``data`` module (imports no framework)."""
+        """This workload's ``arch``, ``schedule`` or ``data`` module (imports no framework)."""
         return importlib.import_module(getattr(self, part))
 
     def trainer_class(self, framework: str) -> type[Trainer]:
@@ -74,9 +74,7 @@ WORKLOADS: dict[str, Workload] = {
     for w in (
         Workload(
             name="resnet18",
-            label="ResNet-18 (CIFAR-10)",
             arch="runners.arch",
-            recipe="runners.recipe",
             schedule="runners.schedule",
             data="runners.data",
             datasets=("synthetic", "cifar10"),
@@ -88,9 +86,7 @@ WORKLOADS: dict[str, Workload] = {
         ),
         Workload(
             name="gpt",
-            label="GPT (6 × 384, bytes)",
             arch="runners.workloads.gpt.arch",
-            recipe="runners.workloads.gpt.recipe",
             schedule="runners.workloads.gpt.recipe",
             data="runners.workloads.gpt.data",
             datasets=("grammar",),

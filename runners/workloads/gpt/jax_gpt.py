@@ -144,15 +144,9 @@ class Trainer(jax_train.Trainer):
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls (no TF32)
-            jax.config.update("jax_default_matmul_precision", "highest")
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.config = config
-        jax.config.update("jax_enable_x64", self.dtype == np.float64)
-        gpus = [d for d in jax.devices() if d.platform == "gpu"]
-        if device == "gpu" and not gpus:
-            raise RuntimeError("--device gpu: JAX sees no GPU")
-        self.device = gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+        self.device = jax_train.training_device(device, precision, self.dtype)
         # shapes only: every variable is overwritten by ``restore`` (as in ResNet-18's trainer)
         self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype))
         use_fused_attention(self.model, precision == "default")  # before the graph is taken: it holds the choice

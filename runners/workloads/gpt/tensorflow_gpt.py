@@ -151,18 +151,11 @@ class Trainer(tensorflow_train.Trainer):
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls (no TF32)
-            tf.config.experimental.enable_tensor_float_32_execution(False)
+        self.device = tensorflow_train.training_device(device, precision)
         self.dtype = dtype  # float64 only for parity tests
         self.config = config
         keras.config.set_floatx(dtype)
         keras.config.set_dtype_policy(dtype)  # set again: a trainer built before in this process may have changed it
-        gpus = tf.config.list_physical_devices("GPU")
-        if device == "gpu" and not gpus:
-            raise RuntimeError("--device gpu: TensorFlow sees no GPU")
-        for gpu in gpus:
-            tf.config.experimental.set_memory_growth(gpu, True)  # measure use, not a preallocated pool
-        self.device = "/GPU:0" if gpus and device != "cpu" else "/CPU:0"
         names = arch.weight_names(config)
         with tf.device(self.device):
             self.model = build(GPT(config), config)

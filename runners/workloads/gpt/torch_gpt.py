@@ -133,16 +133,10 @@ class Trainer(torch_train.Trainer):
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
     ):
-        if precision == "fp32":  # the same in all three: true float32 matmuls (no TF32)
-            torch.backends.cuda.matmul.allow_tf32 = False
-            torch.backends.cudnn.allow_tf32 = False
+        self.device = torch_train.training_device(device, precision)
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
         self.config = config
-        gpu = torch.cuda.is_available()
-        if device == "gpu" and not gpu:
-            raise RuntimeError("--device gpu: PyTorch sees no CUDA device")
-        self.device = torch.device("cuda" if gpu and device != "cpu" else "cpu")
-        # never entered in a step: bf16 is not applied to the GPT yet (``arch.PRECISIONS``); the flags read it off
+        # never entered in a step: the GPT applies no bf16 (``runners.workloads``, its precisions); the flags read it
         self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=False)
         self.model = GPT(config).to(self.device, self.dtype)
         use_fused_attention(self.model, precision == "default")
