@@ -2,8 +2,10 @@
 
 A sample is the share of the machine's total CPU capacity that processes *other than this run's process tree*
 used over an interval: the system's busy CPU time minus this process's and its descendants' CPU time, over the
-interval's capacity (wall time × logical CPUs). A run is sampled at its start and end (~0.5 s each), and every
-0.5 s across its timed region by a background thread (``ClockLoad``). The 1- and 5-minute load averages are
+interval's capacity (wall time × logical CPUs). A run is sampled at its start, over its own set-up (the data, the
+framework's import), at its end, over its evaluation, each sample at least 0.5 s long (the rest slept), and every
+0.5 s across its timed region by a background thread (``ClockLoad``). The run's own CPU time never counts, so a
+sample may lie over the run's own work instead of a sleep of its own. The 1- and 5-minute load averages are
 recorded for information only: they lag a minute and still count the previous configuration of a matrix. Only
 numbers are recorded, never process names or arguments (records are published).
 
@@ -65,9 +67,14 @@ def other_share(before: tuple[float, float, float], after: tuple[float, float, f
 
 def sample(seconds: float = SAMPLE_SECONDS) -> dict:
     """One load sample: load averages, other processes' CPU share (0–100) over ``seconds``, logical CPUs."""
+    return sample_since(counters(), seconds)
+
+
+def sample_since(before: tuple[float, float, float], seconds: float = SAMPLE_SECONDS) -> dict:
+    """A load sample (``sample``) over the interval from the ``counters`` reading ``before`` to now, at least
+    ``seconds`` long: the rest of them slept."""
     cpu_count = psutil.cpu_count() or 1
-    before = counters()
-    time.sleep(seconds)
+    time.sleep(max(0.0, seconds - (time.monotonic() - before[2])))
     other = other_share(before, counters(), cpu_count)
     load_1m, load_5m, _ = psutil.getloadavg()
     return {"load_avg_1m": load_1m, "load_avg_5m": load_5m, "other_cpu_percent": other, "cpu_count": cpu_count}
@@ -128,10 +135,12 @@ def wait_for_quiet(
     take_sample: Callable[[], dict] = sample,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    first: dict | None = None,
 ) -> tuple[dict, float]:
     """Sample until other processes' share is within the busy rule (``busy_threshold``) or ``max_wait_s`` has
-    passed (0: never wait), polling every ``POLL_SECONDS``; return (the last sample, seconds waited)."""
-    current, waited, start = take_sample(), 0.0, clock()
+    passed (0: never wait), polling every ``POLL_SECONDS``; return (the last sample, seconds waited). ``first``: a
+    sample already taken (``sample_since``), judged before any new one."""
+    current, waited, start = first or take_sample(), 0.0, clock()
     limit = busy_threshold(current["cpu_count"])
     while current["other_cpu_percent"] > limit and waited + POLL_SECONDS <= max_wait_s:
         sleep(POLL_SECONDS)

@@ -4,10 +4,10 @@ The matrix (``run_matrix``) decides what runs — the profile's configurations i
 minus those done before (``runners.store``) or whose framework is missing (``survey``) — writes every record, draws
 the progress and hands the results to the summary (``runners.summary``). After the first round it runs again, round
 after round, what its repeats policy asks for (``runners.repeats``: the undecided comparisons' configurations, or
-every one a fixed number of times), each round in the same order, and starts no run that its budget
-(``runners.budget``) has no room for. Where the configurations run is an executor's business, behind the boundary of
-``runners.executor``: ``runners.local_executor`` here, one at a time, ``runners.ray_executor`` on a Ray cluster's
-nodes, several at once.
+every one a fixed number of times), each round in the same order, the end batch sizes' rounds before the others',
+and starts no run that its budget (``runners.budget``) has no room for. Where the configurations run is an
+executor's business, behind the boundary of ``runners.executor``: ``runners.local_executor`` here, one at a time,
+``runners.ray_executor`` on a Ray cluster's nodes, several at once.
 """
 
 from __future__ import annotations
@@ -104,7 +104,8 @@ def run_matrix(
 ) -> Outcome:
     """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
     ``executor``, then the repeats that ``repeats`` asks for (default: none), round after round, while ``budget`` has
-    room; write each record atomically under ``out``/<its machine id>.
+    room; write each record atomically under ``out``/<its machine id>. The repeats at the smallest and largest batch
+    size come first, every round of them, then those at the others: a budget too short for all decides the ends.
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
@@ -129,19 +130,21 @@ class Matrix:
         self.spent = False  # the budget stopped a round
 
     def run(self) -> Outcome:
-        """Round 0 (the plan), then each round of repeats, until none is asked for, or the budget stops one."""
-        results: list[Result] = []
-        for repeat in range(self.repeats.runs):
-            runs = {target: runs_here(target, order, self.out) for target, order in self.plan}
-            round_plan = self.plan if repeat == 0 else self.again(runs, repeat)
-            if not round_plan:
-                break
-            if repeat:
+        """Round 0 (the plan), then the repeats: round after round at the end batch sizes, then at the others
+        (``at_ends``), until none is asked for, or the budget stops one."""
+        runs = {target: runs_here(target, order, self.out) for target, order in self.plan}
+        results = self.round(self.plan, runs)
+        for ends in (True, False):
+            for repeat in range(1, self.repeats.runs):
+                if self.spent:
+                    break
+                runs = {target: runs_here(target, order, self.out) for target, order in self.plan}
+                round_plan = self.again(runs, repeat, ends)
+                if not round_plan:
+                    break
                 self.bar.total += sum(len(order) for _, order in round_plan)
                 self.bar.refresh()
-            results += self.round(round_plan, runs)
-            if self.spent:
-                break
+                results += self.round(round_plan, runs)
         self.bar.close()
         final = [
             (target, comparisons(order, runs_here(target, order, self.out), self.repeats.runs))
@@ -149,10 +152,12 @@ class Matrix:
         ]
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
 
-    def again(self, runs: dict[Target, dict[str, list[dict]]], repeat: int) -> list[tuple[Target, list[RunConfig]]]:
-        """The plan of round ``repeat``: repeat ``repeat`` of every configuration (a fixed count), or of those in the
-        comparisons still undecided (auto), in their matrix's order with the two end batch sizes first
-        (``ends_first``); none of a framework not installed there."""
+    def again(
+        self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
+    ) -> list[tuple[Target, list[RunConfig]]]:
+        """The plan of round ``repeat`` at the end batch sizes (``ends``) or at the others: repeat ``repeat`` of every
+        such configuration (a fixed count), or of those in the comparisons still undecided (auto), in their matrix's
+        order; none of a framework not installed there."""
         rounds = []
         for target, order in self.plan:
             if self.repeats.auto:
@@ -160,14 +165,14 @@ class Matrix:
                 chosen = {config.config_id for comparison in found for config in comparison.to_run_again()}
             else:
                 chosen = {config.config_id for config in order}
-            again = sorted(
-                (
-                    replace(config, repeat=repeat)
-                    for config in order
-                    if config.config_id in chosen and config.framework not in target.not_installed
-                ),
-                key=ends_first(order),
-            )
+            at_end = at_ends(order)
+            again = [
+                replace(config, repeat=repeat)
+                for config in order
+                if config.config_id in chosen
+                and at_end(config) == ends
+                and config.framework not in target.not_installed
+            ]
             if again:
                 rounds.append((target, again))
         return rounds
@@ -229,12 +234,12 @@ class Matrix:
         tqdm.write(f"[{job.position[0]}/{job.position[1]}] {self.label(job.config)}{on}: {line}", file=sys.stderr)
 
 
-def ends_first(order: list[RunConfig]):
-    """A sort key that puts a round's configurations at the smallest and largest batch size first (in their order):
-    the article's two ends are decided first when the budget cannot decide every batch size."""
+def at_ends(order: list[RunConfig]):
+    """Whether a configuration of ``order`` is at its smallest or largest batch size: the article's two ends, whose
+    repeats run before the other batch sizes' so that a budget too short for every batch size decides them first."""
     sizes = [config.batch_size for config in order]
     ends = {min(sizes), max(sizes)} if sizes else set()
-    return lambda config: config.batch_size not in ends
+    return lambda config: config.batch_size in ends
 
 
 def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spent: bool, budget: Budget) -> Stop:

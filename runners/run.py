@@ -8,13 +8,13 @@ windows, whose per-step time would be mostly the sync. The first step — trace,
 its own and then undone, so every timed epoch trains from the same state in every framework. Evaluation follows
 each epoch, outside the clock.
 
-Around the run: the machine's load is sampled before the data is loaded (after a bounded wait for other work
-to leave the CPUs), across the timed region (from the first timed epoch's clock to the last one's end) and after
-training (``machine_load``); GPU memory is sampled through NVML and host memory over the whole process tree
-(``host_memory``). Memory is measured in two phases, each by the framework's allocator and by NVML: up to the end
-of the first step (model, data, trace, compile, autotune), and from there to the end of training. The precision
-flags are read back from the framework once the trainer is built. The raw measurements become the record in
-``record.ok_record``.
+Around the run: the machine's load is sampled over its set-up (the data, the framework's import; then a bounded wait
+for other work to leave the CPUs), across the timed region (from the first timed epoch's clock to the last one's
+end) and over the last evaluation (``machine_load``); GPU memory is sampled through NVML and host memory over the
+whole process tree (``host_memory``). Memory is measured in two phases, each by the framework's allocator and by
+NVML: up to the end of the first step (model, data, trace, compile, autotune), and from there to the end of
+training. The precision flags are read back from the framework once the trainer is built. The raw measurements
+become the record in ``record.ok_record``.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def evaluate(trainer: Trainer, test_batches: list, dataset) -> tuple[float, floa
 
 
 class _LoadWatch:
-    """The machine's load at the start of a run (after the bounded wait for quiet), across its timed region and at
-    its end."""
+    """The machine's load at the start of a run (over its set-up, then the bounded wait for quiet), across its timed
+    region and at its end (over its last evaluation)."""
 
     def __init__(self, quiet_wait_s: float):
         self.quiet_wait_s = quiet_wait_s
@@ -114,9 +114,14 @@ class _LoadWatch:
         self.waited_seconds = 0.0
         self.during_clock: dict | None = None
         self._clock: machine_load.ClockLoad | None = None
+        self._since = machine_load.counters()  # the start sample's interval opens with the run
+        self._end_since: tuple[float, float, float] | None = None
 
-    def begin(self) -> None:
-        self.start, self.waited_seconds = machine_load.wait_for_quiet(self.quiet_wait_s)
+    def settle(self) -> None:
+        """Close the start sample (over the set-up so far) and wait, within the bound, for other work to leave."""
+        self.start, self.waited_seconds = machine_load.wait_for_quiet(
+            self.quiet_wait_s, first=machine_load.sample_since(self._since)
+        )
 
     def start_clock(self) -> None:
         """Start sampling other work in the background: just before the first timed epoch's clock."""
@@ -125,16 +130,20 @@ class _LoadWatch:
 
     def stop_clock(self) -> None:
         """Stop the background sampling (once): after the last timed epoch, or when a run fails inside the timed
-        region, which keeps what was sampled."""
+        region, which keeps what was sampled. The end sample's interval opens here."""
         if self._clock is not None and self.during_clock is None:
             self.during_clock = self._clock.stop()
+        if self._end_since is None:
+            self._end_since = machine_load.counters()
 
-    def section(self) -> dict | None:
-        """The record's ``load``, its end sampled now; None when the run ended before the start sample."""
+    def section(self) -> dict:
+        """The record's ``load``, its end sample closed now (a run that failed in its set-up closes its start sample
+        here too, without waiting)."""
         if self.start is None:
-            return None
+            self.start = machine_load.sample_since(self._since)
         self.stop_clock()
-        return machine_load.load_section(self.start, machine_load.sample(), self.waited_seconds, self.during_clock)
+        end = machine_load.sample_since(self._end_since)
+        return machine_load.load_section(self.start, end, self.waited_seconds, self.during_clock)
 
 
 def _measure(
@@ -146,12 +155,12 @@ def _measure(
     compile_cache: str,
 ) -> dict:
     started_at = utc_now()
-    load.begin()
     spec = workload(config.workload)
     dataset = spec.module("data").load(
         config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress
     )
     spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
+    load.settle()
     weights = spec.module("arch").init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
         trainer = make_trainer(

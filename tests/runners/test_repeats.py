@@ -325,10 +325,35 @@ def test_dry_run_names_the_environments_it_would_build_and_builds_none(tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
-def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tmp_path):
+def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tmp_path, clock):
     order = order_of("torch", "jax", batch_sizes=(16, 32, 64))
     rates = {(fw, bs): 100 for fw in ("torch", "jax") for bs in (16, 32, 64)}  # never apart: every round repeats
     executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
-    run_repeats(tmp_path, order, executor, Repeats(2, auto=True))
+    run_repeats(tmp_path / "all", order, executor, Repeats(3, auto=True))
     assert [config.batch_size for config in order] == [16, 16, 32, 32, 64, 64]
-    assert [job.config.batch_size for job in executor.jobs[6:]] == [16, 16, 64, 64, 32, 32]
+    # every round of the ends (repeats 1 and 2), then the middle's
+    ran = [(job.config.batch_size, job.config.repeat) for job in executor.jobs[6:]]
+    assert ran == [
+        (16, 1),
+        (16, 1),
+        (64, 1),
+        (64, 1),
+        (16, 2),
+        (16, 2),
+        (64, 2),
+        (64, 2),
+        (32, 1),
+        (32, 1),
+        (32, 2),
+        (32, 2),
+    ]
+
+    rates = {("torch", bs): 100 for bs in (16, 32, 64)} | {("jax", bs): 50 for bs in (16, 32, 64)}  # apart at n = 3
+    executor = Runs(rates, clock=clock)
+    outcome = run_repeats(tmp_path / "budget", order, executor, AUTO, minutes=16.5)  # 16 runs of 60 s
+    assert outcome.stop.reason == "budget spent" and len(executor.jobs) == 16
+    assert closing_lines(outcome)[1:] == [
+        "bs 16: PyTorch ahead of JAX (n=3, 3)",
+        "bs 32: undecided at n=2 (budget)",
+        "bs 64: PyTorch ahead of JAX (n=3, 3)",
+    ]

@@ -65,6 +65,27 @@ def test_the_wait_is_bounded_and_the_run_goes_on_busy():
     }
 
 
+def test_a_sample_already_taken_is_judged_first():
+    clock = FakeClock([10.0])
+    start, waited = machine_load.wait_for_quiet(
+        120, take_sample=clock.take, sleep=clock.sleep, clock=lambda: clock.now, first=sample(95.0)
+    )
+    assert start == sample(10.0) and waited == 2.0 and clock.slept == [2.0]
+
+
+def test_a_sample_over_the_runs_own_work_sleeps_only_what_is_missing(monkeypatch):
+    slept = []
+    monkeypatch.setattr(machine_load.time, "sleep", slept.append)
+    before = machine_load.counters()
+    end = time.monotonic() + 0.6
+    while time.monotonic() < end:  # the run's own work: one core of the machine, never other work
+        pass
+    spun = machine_load.sample_since(before)
+    assert slept == [0.0] and spun["other_cpu_percent"] < 100 / spun["cpu_count"] * 0.8
+    short = machine_load.sample_since(machine_load.counters(), seconds=0.5)
+    assert 0.45 < slept[-1] <= 0.5 and 0 <= short["other_cpu_percent"] <= 100  # a fresh interval: slept
+
+
 def test_zero_means_never_wait():
     clock = FakeClock([100.0])
     assert clock.wait(0) == (sample(100.0), 0.0)
