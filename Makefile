@@ -17,11 +17,13 @@ SITE_WORKLOADS ?= resnet18
 
 # The stamp is rebuilt whenever pyproject.toml or constraints.txt changes, so a stale venv never runs the tests.
 # uv installs (a few times faster than pip: benchmarks in the README); it is bootstrapped into the venv with pip,
-# being one of fwbench's own dependencies. constraints.txt pins the frameworks the committed records ran.
+# being one of fwbench's own dependencies. constraints.txt pins the frameworks the committed records ran. uv compiles
+# the bytecode as pip does (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set no import writes it, and every
+# run would compile TensorFlow's and PyTorch's sources again (TensorFlow's import: 8.5 s instead of 3.4 s here).
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(PY) -m pip install --quiet --disable-pip-version-check uv
-	$(BIN)/uv pip install --quiet --python $(PY) --constraint constraints.txt -e '.[cpu,dev,ray]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(PY) --constraint constraints.txt -e '.[cpu,dev,ray]'
 	@touch $@
 
 setup: $(STAMP)

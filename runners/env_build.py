@@ -117,7 +117,10 @@ def make(recipe: Recipe, log=print) -> Path:
     started = time.monotonic()
     try:
         uv("venv", "--quiet", "--allow-existing", "--python", sys._base_executable, str(scratch), what=what)
-        install = ["pip", "install", "--quiet", "--python", str(interpreter(scratch)), *recipe.options]
+        # bytecode compiled now, as pip does: where PYTHONDONTWRITEBYTECODE is set, no import would ever write it,
+        # and every run would compile the framework's sources again (TensorFlow's import: 8.5 s instead of 3.4)
+        install = ["pip", "install", "--quiet", "--compile-bytecode", "--python", str(interpreter(scratch))]
+        install += recipe.options
         overrides = scratch / "overrides.txt"
         if recipe.overrides:
             overrides.write_text("\n".join(recipe.overrides) + "\n")
