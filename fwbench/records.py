@@ -260,6 +260,17 @@ def read_record(path: str | os.PathLike, kind: str | None = None) -> dict[str, A
     return record
 
 
+def stored_record(path: Path, kind: str) -> dict[str, Any] | None:
+    """The valid record of ``kind`` at ``path``, or None when there is none or it is unreadable: what resuming
+    commands ask of a record they may keep (a bad one is simply made again, and replaced atomically)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_record(path, kind=kind)
+    except RecordError:
+        return None
+
+
 def find_key(record: Any, key: str) -> Any:
     """Return the first value stored under ``key`` anywhere in ``record`` (depth-first), else None.
 

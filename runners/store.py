@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from fwbench.records import RecordError, read_record
+from fwbench.records import stored_record
 from runners.profiles import RunConfig
 from runners.record import SCHEMA, record_path
 
@@ -39,13 +39,8 @@ def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[di
 def readable(path: Path, config: RunConfig) -> dict | None:
     """The record at ``path`` when it is a valid one of ``config``'s framework version, else None (unreadable
     records are simply run again, and replaced atomically)."""
-    if not path.is_file():
-        return None
-    try:
-        record = read_record(path, kind=SCHEMA)
-    except RecordError:
-        return None
-    return record if record["framework"]["version"] == config.framework_version else None
+    record = stored_record(path, SCHEMA)
+    return record if record and record["framework"]["version"] == config.framework_version else None
 
 
 def stored_path(out: Path, record: dict) -> Path:

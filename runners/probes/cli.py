@@ -11,12 +11,13 @@ from tqdm import tqdm
 
 from fwbench.cliargs import EXIT_OK, add_frameworks_flag, csv_of, ensure_writable, examples, positive_float
 from fwbench.progress import progress_bar
-from fwbench.records import write_record
+from fwbench.records import stored_record, write_record
 from fwbench.timestamps import utc_now
 from runners import provenance
 from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
-from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs
-from runners.probes.record import build_record
+from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs, planted_line
+from runners.probes.record import SCHEMA, build_record, installed_version
+from runners.probes.rubric import RUBRIC_TEXT
 from runners.probes.versions import Interpreter, build_interpreters, check_versions, requested_versions
 
 DEFAULT_OUT = Path("results/probes")
@@ -39,14 +40,32 @@ def selected_specs(args: argparse.Namespace, versions: dict[str, list[str | None
     )
 
 
+def up_to_date(path: Path, spec: ProbeSpec, software: dict) -> dict | None:
+    """The record at ``path`` when ``spec`` need not run again: a valid record made with the framework release that
+    would run it now (``software``: this interpreter's provenance), of the same planted line, scored by the same
+    rubric; None otherwise (no record, another release, an edited probe program, a changed rubric)."""
+    record = stored_record(path, SCHEMA)
+    if record is None:
+        return None
+    release = spec.version or installed_version(spec.framework, software)
+    same = (
+        installed_version(spec.framework, record["software"]) == release
+        and record["planted"]["line"] == planted_line(spec.framework, spec.bug)
+        and record["score"]["rubric"] == RUBRIC_TEXT
+    )
+    return record if same else None
+
+
 def run_probes(
     specs: list[ProbeSpec],
     out: Path,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     progress: bool = True,
     interpreters: dict[tuple[str, str | None], Interpreter] | None = None,
+    force: bool = False,
 ) -> list[dict]:
-    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``.
+    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``; a probe
+    whose record there is ``up_to_date`` is kept as it is, unless ``force``.
 
     A probe of another version runs in the interpreter ``interpreters`` gives its (framework, version), else in
     this one. One line per probe goes to stderr; the bar (``progress``) only on a terminal.
@@ -57,6 +76,11 @@ def run_probes(
     bar = progress_bar(specs, enabled=progress, desc="probes", unit="probe")
     for number, spec in enumerate(bar, 1):
         bar.set_postfix_str(spec.label)
+        path = out / machine_id / f"{spec.record_id}.json"
+        if not force and (kept := up_to_date(path, spec, software)):
+            records.append(kept)
+            tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {kept['outcome']} (done before, kept)", file=sys.stderr)
+            continue
         started_at = utc_now()
         where = (interpreters or {}).get((spec.framework, spec.version), Interpreter())
         capture = run_child(spec, timeout_s, where.python)
@@ -69,7 +93,7 @@ def run_probes(
             finished_at=utc_now(),
             environment=where.environment,
         )
-        write_record(out / machine_id / f"{spec.record_id}.json", record)
+        write_record(path, record)
         records.append(record)
         tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
     return records
@@ -124,10 +148,12 @@ def cmd_probes(args: argparse.Namespace) -> int:
     ensure_writable(args.out)
     versions, interpreters = build_interpreters(checked, log=lambda line: print(line, file=sys.stderr, flush=True))
     specs = selected_specs(args, versions)
-    records = run_probes(specs, args.out, args.timeout, progress=not args.no_progress, interpreters=interpreters)
+    records = run_probes(
+        specs, args.out, args.timeout, progress=not args.no_progress, interpreters=interpreters, force=args.force
+    )
     print(summary_table(records))
     if records:
-        print(f"\n{len(records)} records written under {args.out / records[0]['machine_id']}")
+        print(f"\n{len(records)} records under {args.out / records[0]['machine_id']}")
     return EXIT_OK
 
 
@@ -141,7 +167,9 @@ def register(subparsers) -> None:
             "logits/labels shape mismatch in the loss, a NaN with the framework's NaN tooling on and off) in "
             "tiny PyTorch, TensorFlow/Keras and JAX/Flax programs, run each in eager and compiled mode in a "
             "fresh subprocess on the CPU, and write one fwbench.probe/1 record per probe with the "
-            "framework's verbatim error, its traceback and a debuggability score. Filters take repeated or "
+            "framework's verbatim error, its traceback and a debuggability score; a probe whose record there was "
+            "made with the same framework release, probe program and rubric is kept (--force runs it again). "
+            "Filters take repeated or "
             "comma-separated values. --versions article probes the article's releases (PyTorch 2.2.1, TensorFlow "
             "2.15 with its own Keras 2.15, JAX 0.4.26) in environments of their own, built first (runners envs); "
             "their records carry the version in their id, beside today's."
@@ -196,6 +224,12 @@ def register(subparsers) -> None:
         help="framework versions to probe (repeatable): installed (default) or article for every framework "
         "selected, or FRAMEWORK=V1,V2 for one; a version other than the installed one runs in its environment "
         "(the article's own install: TensorFlow 2.15 with Keras 2.15)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="run every probe again, also those whose record was made with the same framework release, probe "
+        "program and rubric (by default kept as they are)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_probes)

@@ -2,9 +2,12 @@
 
 import pytest
 
+from fwbench.records import write_record
+from runners import provenance
 from runners.cli import build_parser, main
+from runners.probes import cli as probes_cli
 from runners.probes.catalog import ProbeSpec
-from runners.probes.cli import selected_specs, summary_table
+from runners.probes.cli import run_probes, selected_specs, summary_table
 from runners.probes.record import build_record
 
 BAD_INPUT = [
@@ -87,3 +90,30 @@ def test_summary_table_has_a_row_per_record():
     assert lines[2].split()[:6] == ["nan", "jax", "0.1", "compiled", "no", "no_error"]
     assert lines[3].split()[:6] == ["dtype", "torch", "-", "eager", "-", "timeout"]
     assert lines[3].split()[-1] == "0/6"
+
+
+def test_a_probe_whose_record_is_up_to_date_is_kept_unless_forced_or_of_another_release(tmp_path, monkeypatch):
+    software = provenance.software_info()
+    monkeypatch.setattr(probes_cli.provenance, "hardware_info", lambda: {"machine_id": "m"})
+    monkeypatch.setattr(probes_cli.provenance, "software_info", lambda: software)
+    spec = ProbeSpec("jax", "nan", "compiled", False)
+    silent = {"outcome": "no_error", "result": "loss=nan", "frames": [], "exit_code": 0, "stderr_tail": None}
+    silent |= {"wall_seconds": 1.0, "warnings": [], "framework_version": software["packages"]["jax"]}
+    ran = []
+    monkeypatch.setattr(probes_cli, "run_child", lambda spec, timeout_s, python: ran.append(spec) or silent)
+
+    def recorded(software: dict, started_at: str) -> None:
+        record = build_record(
+            spec, silent, machine_id="m", software=software, started_at=started_at, finished_at=started_at
+        )
+        write_record(tmp_path / "m" / f"{spec.record_id}.json", record)
+
+    recorded(software, "2026-12-01T10:00:00.000Z")
+    (kept,) = run_probes([spec], tmp_path, progress=False)
+    assert ran == [] and kept["started_at"] == "2026-12-01T10:00:00.000Z"
+    (again,) = run_probes([spec], tmp_path, progress=False, force=True)
+    assert ran == [spec] and again["started_at"] != kept["started_at"]
+    older = {**software, "packages": {**software["packages"], "jax": "0.4.26", "jaxlib": "0.4.26"}}
+    recorded(older, "2026-12-01T09:00:00.000Z")  # made with another release: run again
+    run_probes([spec], tmp_path, progress=False)
+    assert ran == [spec, spec]

@@ -99,7 +99,7 @@ def test_an_ok_record_under_any_machine_of_the_target_is_resumed(tmp_path):
     found = {"status": "ok", "framework": {"name": "torch", "version": "2.4.1", "mode": "compiled"}}
     assert store.completed(config, tmp_path, ["kind-a"]) is None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store, "read_record", lambda path, kind: found)
+        patch.setattr(store, "stored_record", lambda path, kind: found if path.is_file() else None)
         assert store.completed(config, tmp_path, ["kind-a", "kind-b"]) is found
 
 

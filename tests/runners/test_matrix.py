@@ -298,7 +298,7 @@ def test_a_record_of_another_framework_version_is_not_resumed(monkeypatch, tmp_p
     path.parent.mkdir(parents=True)
     path.write_text("{}")
     found = {"status": "ok", "framework": {"name": "jax", "version": "0.4.26", "mode": "compiled"}}
-    monkeypatch.setattr(store, "read_record", lambda path, kind: found)
+    monkeypatch.setattr(store, "stored_record", lambda path, kind: found if path.is_file() else None)
     machines = ["another-machine", provenance.hardware_for(config.device)["machine_id"]]
     assert store.completed(config, tmp_path, machines) is found
     found["framework"]["version"] = "0.10.2"
