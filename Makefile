@@ -19,7 +19,7 @@ SITE_WORKLOADS ?= resnet18
 # uv installs (a few times faster than pip: benchmarks in the README); it is bootstrapped into the venv with pip,
 # being one of fwbench's own dependencies. constraints.txt pins the frameworks the committed records ran. uv compiles
 # the bytecode as pip does (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set no import writes it, and every
-# run would compile TensorFlow's and PyTorch's sources again (TensorFlow's import: 8.5 s instead of 3.4 s here).
+# run would compile TensorFlow's and PyTorch's sources again (TensorFlow's import: 8.0 s instead of 3.7 s here).
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(PY) -m pip install --quiet --disable-pip-version-check uv

@@ -101,8 +101,9 @@ def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
     return {**upgraded, **old, **added, **upgraded}
 
 
-#: the workload of a run record whose ``model`` names none: every one written before the GPT was ResNet-18
-EARLIER_WORKLOAD = "resnet18"
+#: the article's workload, ResNet-18, and so that of a run record whose ``model`` names none (every one written
+#: before the GPT); ``runners.workloads`` and the generator name it by this constant
+ARTICLE_WORKLOAD = "resnet18"
 
 
 def with_workload(record: dict[str, Any]) -> dict[str, Any]:
@@ -111,7 +112,7 @@ def with_workload(record: dict[str, Any]) -> dict[str, Any]:
     model = record.get("model")
     if not isinstance(model, dict) or "workload" in model:
         return record
-    return {**record, "model": {**model, "workload": EARLIER_WORKLOAD}}
+    return {**record, "model": {**model, "workload": ARTICLE_WORKLOAD}}
 
 
 #: record schema -> the step that turns it into the next version

@@ -55,9 +55,7 @@ class RunConfig:
     def __post_init__(self) -> None:
         check_precision(self.precision)
         spec = workload(self.workload)
-        if self.precision not in spec.precisions:
-            applied = ", ".join(spec.precisions)
-            raise ValueError(f"precision {self.precision!r}: the {spec.name} trainers apply {applied}")
+        spec.check_precision(self.precision)
         if self.dataset not in spec.datasets:
             raise ValueError(f"dataset {self.dataset!r}: {spec.name} trains on {', '.join(spec.datasets)}")
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
+from fwbench.upgrade import ARTICLE_WORKLOAD
 from generator.i18n import N_, _, ngettext, translate
 
 #: the profile that measures one configuration on several releases of each framework: its tables compare versions
@@ -32,7 +33,7 @@ PRECISION_WORDS = {
 FIRST_PROTOCOL = 1
 #: the article's workload, ResNet-18 on CIFAR-shaped images, and the transformer beside it (runners/workloads): a
 #: record's ``model.workload`` (upgraded records say resnet18)
-RESNET18, GPT = "resnet18", "gpt"
+RESNET18, GPT = ARTICLE_WORKLOAD, "gpt"
 #: a workload other than ResNet-18 -> how a heading names it (translated where shown)
 WORKLOAD_WORDS = {GPT: N_("GPT (6 × 384, bytes)")}
 

@@ -74,11 +74,6 @@ def check_precision(policy: str) -> None:
         raise ValueError(f"precision {policy!r}: choose from {', '.join(PRECISION_POLICIES)}")
 
 
-def trainer_class(name: str) -> type[Trainer]:
-    """The ``Trainer`` class of framework ``name``; imports that framework."""
-    return importlib.import_module(framework(name).trainer_module).Trainer
-
-
 def make_trainer(
     name: str,
     weights: dict[str, np.ndarray],
@@ -96,5 +91,5 @@ def make_trainer(
     ``options`` that trainer's own arguments. Checked before the framework is imported."""
     check_mode(name, mode)
     check_precision(precision)
-    trainer = importlib.import_module(module).Trainer if module else trainer_class(name)
+    trainer = importlib.import_module(module or framework(name).trainer_module).Trainer
     return trainer(weights, mode=mode, device=device, dtype=dtype, precision=precision, **options)

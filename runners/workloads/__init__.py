@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from fwbench.upgrade import ARTICLE_WORKLOAD
 from runners.frameworks import trainer
 from runners.frameworks.trainer import Trainer
 
@@ -48,6 +49,11 @@ class Workload:
         """This workload's ``arch``, ``schedule`` or ``data`` module (imports no framework)."""
         return importlib.import_module(getattr(self, part))
 
+    def check_precision(self, policy: str) -> None:
+        """ValueError unless this workload's trainers apply precision ``policy``."""
+        if policy not in self.precisions:
+            raise ValueError(f"precision {policy!r}: the {self.name} trainers apply {', '.join(self.precisions)}")
+
     def trainer_class(self, framework: str) -> type[Trainer]:
         """Framework ``framework``'s ``Trainer`` class for this workload; imports that framework."""
         return importlib.import_module(self.trainer_module(framework)).Trainer
@@ -67,7 +73,7 @@ class Workload:
 
 
 #: the workload of a configuration or record that names none: the article's
-DEFAULT_WORKLOAD = "resnet18"
+DEFAULT_WORKLOAD = ARTICLE_WORKLOAD
 
 WORKLOADS: dict[str, Workload] = {
     w.name: w
@@ -123,8 +129,7 @@ def make_trainer(
     ``make_trainer`` from the workload's trainer module (mode and precision checked before the framework is
     imported); ``options`` go to the workload's ``Trainer`` (the GPT's ``config``)."""
     spec = workload(name)
-    if precision not in spec.precisions:
-        raise ValueError(f"precision {precision!r}: the {name} trainers apply {', '.join(spec.precisions)}")
+    spec.check_precision(precision)
     return trainer.make_trainer(
         framework, weights, mode, device, dtype, precision, module=spec.trainer_module(framework), **options
     )
