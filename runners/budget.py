@@ -1,8 +1,8 @@
 """The matrix's time: how long a run is expected to take here, and the budget no run may be started past.
 
 A run's expected duration comes from this machine's records of its configuration: the mean wall time (started_at to
-finished_at) of its ok runs, of those with the run's compile-cache state (cold for a configuration's first run in a
-matrix, warm for its repeats) when there are any. Without such records it is the profile's ``seconds_per_run`` for
+finished_at) of its ok runs, of those with the run's compile-cache state (cold for a configuration's first run,
+warm for its repeats) when there are any. Without such records it is the profile's ``seconds_per_run`` for
 the device, a first guess stated as such.
 """
 

@@ -258,8 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep the framework's compiler caches in DIR, shared by the runs given the same DIR: a run that finds "
         "its framework's entries there records its compile as warm (PyTorch's Inductor and Triton caches, JAX's "
-        "persistent cache; not applicable to TensorFlow, whose XLA keeps none: always cold) (default: a fresh "
-        "temporary directory, a cold compile)",
+        "persistent cache, XLA's persistent cache in TensorFlow) (default: a fresh temporary directory, a cold "
+        "compile)",
     )
     add_config_flags(run, default_profile="smoke")
     run.set_defaults(func=cmd_run)

@@ -27,13 +27,11 @@ class Target:
 
 @dataclass(frozen=True)
 class Job:
-    """One configuration to run on ``target``, K/N in its matrix's order (``position``); ``warm``: a repeat, whose
-    compilers keep their caches where the configuration's earlier runs left them (``LocalExecutor.run``)."""
+    """One configuration to run on ``target``, K/N in its matrix's order (``position``)."""
 
     config: RunConfig
     position: tuple[int, int]
     target: Target
-    warm: bool = False
 
 
 @dataclass(frozen=True)

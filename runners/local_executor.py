@@ -2,17 +2,16 @@
 
 A configuration runs as ``python -m runners.cli run --config-json '<RunConfig>'`` in the interpreter of its framework
 (``runners.interpreters``), in a process group that dies with the matrix (``runners.lifetime``), writing its record
-into a scratch directory that is removed once the record is read. A repeat (a warm job) passes ``--compile-cache`` a
-persistent directory of its machine and configuration (``compile_cache_dir``), so that its
-compilers find what the configuration's earlier runs left there; a first run gets the same directory emptied, so it
-compiles cold and leaves the cache its repeats use. The Ray executor runs each configuration through
-``LocalExecutor.run`` on a node, so a configuration's process is the same wherever it runs.
+into a scratch directory that is removed once the record is read. Every run passes ``--compile-cache`` a persistent
+directory of its machine and configuration (``compile_cache_dir``): a first run gets it emptied, so it compiles cold
+and leaves the cache its repeats use; a repeat finds what the configuration's earlier runs left there, in an earlier
+matrix too, unless other code left it (``runners.compile_cache.prepare_directory``). The Ray executor runs each
+configuration through ``LocalExecutor.run`` on a node, so a configuration's process is the same wherever it runs.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -24,6 +23,7 @@ from typing import ClassVar
 from fwbench.records import RecordError, read_record
 from fwbench.timestamps import utc_now
 from runners import provenance
+from runners.compile_cache import prepare_directory
 from runners.executor import Finished, Job, Started
 from runners.interpreters import Interpreters
 from runners.lifetime import configuration_process
@@ -67,21 +67,19 @@ class LocalExecutor(Interpreters):
             command.append("--dry-run-child")
         return command
 
-    def run(self, config: RunConfig, position: tuple[int, int] | None = None, warm: bool = False) -> dict:
+    def run(self, config: RunConfig, position: tuple[int, int] | None = None) -> dict:
         """Run one configuration in a fresh process here and return its record: the one the run wrote (to a
         directory of its own, which is then removed), or the failed record made here when it died without writing
         one or ran past the timeout. Writes nothing that stays: storing records is the matrix's job.
 
         ``position`` (K, N): the configuration's 1-based place in the matrix's order, recorded by the run. The run
         keeps its compilers' caches in this machine's ``compile_cache_dir`` of the configuration (created here),
-        emptied first unless ``warm`` (a repeat). The run starts in the directory that holds this ``runners``
-        package, so that any interpreter finds the same code.
+        emptied first unless the run is a repeat and the same code filled it (``prepare_directory``). The run starts
+        in the directory that holds this ``runners`` package, so that any interpreter finds the same code.
         """
         started_at = utc_now()
         cache = compile_cache_dir(config, provenance.hardware_for(config.device)["machine_id"])
-        if not warm:  # the first run compiles cold, into an emptied cache, and leaves it filled for its repeats
-            shutil.rmtree(cache, ignore_errors=True)
-        cache.mkdir(parents=True, exist_ok=True)
+        prepare_directory(cache, repeat=config.repeat > 0)
         with tempfile.TemporaryDirectory(prefix="fwbench-run-") as scratch, tempfile.TemporaryFile() as stderr:
             command = self.command(config, position, Path(scratch), cache)
             with configuration_process(
@@ -123,7 +121,7 @@ class LocalExecutor(Interpreters):
         for job in jobs:
             yield Started(job, "")
             started = time.monotonic()
-            record = self.run(job.config, job.position, job.warm)
+            record = self.run(job.config, job.position)
             yield Finished(job, {**record, "executor": {"name": self.name}}, "", time.monotonic() - started)
 
 

@@ -109,9 +109,9 @@ def run_matrix(
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
-    configuration's first run in this matrix is cold; its later ones are warm (``Job.warm``). Each run is told its
-    place K/N among the runs of its matrix so far. One line per run goes to stderr; the bar (``progress``), naming
-    what runs where, only on a terminal.
+    configuration's first run compiles cold; its repeats find the caches it left (``LocalExecutor.run``). Each run is
+    told its place K/N among the runs of its matrix so far. One line per run goes to stderr; the bar
+    (``progress``), naming what runs where, only on a terminal.
     """
     return Matrix(plan, out, executor, force, repeats or Repeats(), budget or Budget(), progress).run()
 
@@ -126,7 +126,6 @@ class Matrix:
         total = sum(len(order) for _, order in plan)
         self.bar = progress_bar(total=total, enabled=progress, desc="matrix", unit="run")
         self.placed = {target: 0 for target, _ in plan}  # runs placed so far per matrix: the next round counts on
-        self.ran_now: set[tuple[Target, str]] = set()  # (target, config id): configurations run in this matrix
         self.spent = False  # the budget stopped a round
 
     def run(self) -> Outcome:
@@ -187,15 +186,13 @@ class Matrix:
             for target, order in plan:
                 first, self.placed[target] = self.placed[target], self.placed[target] + len(order)
                 for position, config in enumerate(order, first + 1):
-                    job = Job(
-                        config, (position, self.placed[target]), target, (target, config.config_id) in self.ran_now
-                    )
+                    job = Job(config, (position, self.placed[target]), target)
                     if reason := target.not_installed.get(config.framework):
                         self.done(results, job, Result(config, None, "not installed"), f"skipped, {reason}")
                     elif existing := (None if self.force else completed(config, self.out, target.machine_ids)):
                         resumed = Result(config, existing, "done before (resumed)")
                         self.done(results, job, resumed, resumed.note)
-                    elif not self.budget.fits(expected_seconds(config, job.warm, runs[target][config.config_id])[0]):
+                    elif not self.budget.fits(self.expected(config, runs[target])):
                         self.spent = True
                         return
                     else:
@@ -216,12 +213,15 @@ class Matrix:
                 )
         return [result for result in results.values() if result]
 
+    def expected(self, config: RunConfig, runs: dict[str, list[dict]]) -> float:
+        """Seconds a run of ``config`` is expected to take here (a repeat: with warm caches), from ``runs``."""
+        return expected_seconds(config, config.repeat > 0, runs[config.config_id])[0]
+
     def finished(self, results: dict[Job, Result | None], event: Finished) -> None:
         """Store a finished job's record and say how it ended."""
         job, record = event.job, event.record
         if record is not None:
             write_record(stored_path(self.out, record), record)
-            self.ran_now.add((job.target, job.config.config_id))
         line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
         self.done(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
 

@@ -31,11 +31,11 @@ from runners.ray_cluster import Node, brief, node_environment, pinned
 from runners.record import failed_record, run_order
 
 
-def run_configuration(local: LocalExecutor, config_json: str, position: tuple[int, int], warm: bool = False) -> dict:
+def run_configuration(local: LocalExecutor, config_json: str, position: tuple[int, int]) -> dict:
     """A Ray task: run the configuration ``config_json`` holds (``RunConfig.to_json``) on this node as the local
-    executor does (``warm``: with the node's compile caches of it), in the node's environment; return its record."""
+    executor does (a repeat with the node's compile caches of it), in the node's environment; return its record."""
     with node_environment():
-        return local.run(RunConfig.from_json(config_json), position, warm)
+        return local.run(RunConfig.from_json(config_json), position)
 
 
 @dataclass
@@ -74,7 +74,7 @@ class RayExecutor:
                 for attempt in self._place(waiting, busy):
                     pinned_task = task.options(**attempt.node.resources, scheduling_strategy=pinned(attempt.node.id))
                     job = attempt.job
-                    running[pinned_task.remote(self.local, job.config.to_json(), job.position, job.warm)] = attempt
+                    running[pinned_task.remote(self.local, job.config.to_json(), job.position)] = attempt
                     yield Started(attempt.job, attempt.node.where)
                 for attempt in [a for a in waiting if not self._candidates(a)]:
                     waiting.remove(attempt)

@@ -1,5 +1,6 @@
-"""Compile caches (``runners run --compile-cache``): where each framework's live, when a run finds them warm, and
-two real runs sharing one directory, the second warm (PyTorch, and JAX, whose cache settings are read on import)."""
+"""Compile caches (``runners run --compile-cache``): where each framework's live, when a run finds them warm, when a
+configuration's directory is kept for its repeat, and two real runs sharing one directory, the second warm (PyTorch;
+JAX and TensorFlow, whose cache settings are read on import)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import read_record
-from runners.compile_cache import cache_environment, cache_state
+from runners import compile_cache
+from runners.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory
 
 
 def test_a_run_finds_the_cache_warm_only_where_its_framework_left_entries(tmp_path):
@@ -24,7 +26,13 @@ def test_a_run_finds_the_cache_warm_only_where_its_framework_left_entries(tmp_pa
     (tmp_path / "jax").mkdir()
     (tmp_path / "jax" / "jit_step-cache").write_bytes(b"\0")
     assert cache_state("jax", str(tmp_path)) == "warm"
-    assert cache_state("tensorflow", str(tmp_path)) == "cold", "XLA in TensorFlow keeps no compiled code"
+    assert cache_state("tensorflow", str(tmp_path)) == "cold"
+    (tmp_path / "tensorflow").mkdir()
+    (tmp_path / "tensorflow" / "xla_compile_cache__1__2__XLA_CPU_JIT.pb").write_bytes(b"\0")
+    assert cache_state("tensorflow", str(tmp_path)) == "warm"
+    (tmp_path / "other" / FILLED_BY).parent.mkdir()
+    (tmp_path / "other" / FILLED_BY).write_text("x")
+    assert cache_state("torch", str(tmp_path / "other")) == "cold", "the stamp alone is no compiled code"
 
 
 def test_jax_keeps_compiled_code_only_when_the_cache_is_shared(tmp_path):
@@ -36,6 +44,54 @@ def test_jax_keeps_compiled_code_only_when_the_cache_is_shared(tmp_path):
     assert not any(name.startswith("TORCHINDUCTOR_") and not name.endswith("_CACHE_DIR") for name in shared), (
         "no Inductor setting: the run would be a tuned one"
     )
+
+
+def test_tensorflow_keeps_xla_executables_only_when_the_cache_is_shared_after_the_users_own_flags(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+    assert "TF_XLA_FLAGS" not in cache_environment(str(tmp_path), persistent=False)  # a cold run: TensorFlow's default
+    flag = f"--tf_xla_persistent_cache_directory={tmp_path / 'tensorflow'}"
+    assert cache_environment(str(tmp_path), True)["TF_XLA_FLAGS"] == flag
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=2")  # a tuned run's own flag stays
+    assert cache_environment(str(tmp_path), True)["TF_XLA_FLAGS"] == f"--tf_xla_auto_jit=2 {flag}"
+
+
+def test_a_repeat_keeps_the_cache_that_the_same_code_left_and_anything_else_empties_it(tmp_path, monkeypatch):
+    cache = tmp_path / "config"
+    prepare_directory(cache, repeat=False)  # a first run: a fresh directory, stamped with the code
+    (cache / "jax").mkdir()
+    (cache / "jax" / "entry").write_bytes(b"\0")
+    prepare_directory(cache, repeat=True)
+    assert cache_state("jax", str(cache)) == "warm", "a repeat of the same code, in this matrix or a later one"
+    prepare_directory(cache, repeat=False)
+    assert sorted(p.name for p in cache.iterdir()) == [FILLED_BY], "a first run compiles cold"
+    (cache / "jax").mkdir()
+    (cache / "jax" / "entry").write_bytes(b"\0")
+    monkeypatch.setattr(compile_cache, "code_digest", lambda: "other code")
+    prepare_directory(cache, repeat=True)
+    assert cache_state("jax", str(cache)) == "cold", "entries of other code would be counted warm and miss"
+    assert (cache / FILLED_BY).read_text() == "other code"
+    (cache / FILLED_BY).unlink()
+    (cache / "jax").mkdir()
+    (cache / "jax" / "entry").write_bytes(b"\0")
+    prepare_directory(cache, repeat=True)
+    assert cache_state("jax", str(cache)) == "cold", "a cache no stamp vouches for (an older fwbench's)"
+
+
+def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path, monkeypatch):
+    package = tmp_path / "runners"
+    (package / "frameworks").mkdir(parents=True)
+    (package / "frameworks" / "torch_train.py").write_text("step = 1\n")
+    (package / "profiles.json").write_text("{}")
+    monkeypatch.setattr(compile_cache, "__file__", str(package / "compile_cache.py"))
+    first = compile_cache.code_digest()
+    (package / "notes.txt").write_text("not code")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "x.json").write_text("{}")
+    assert compile_cache.code_digest() == first
+    (package / "frameworks" / "torch_train.py").write_text("step = 2\n")
+    assert compile_cache.code_digest() != first
 
 
 def test_checking_that_a_framework_is_installed_imports_nothing():
@@ -60,7 +116,7 @@ def smoke(framework: str, cache: Path, out: Path) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("framework, folder", [("torch", "inductor"), ("jax", "jax")])
+@pytest.mark.parametrize("framework, folder", [("torch", "inductor"), ("jax", "jax"), ("tensorflow", "tensorflow")])
 def test_a_second_run_with_the_same_cache_compiles_warm(tmp_path, framework, folder):
     cache = tmp_path / "cache"
     cold = smoke(framework, cache, tmp_path / "first")

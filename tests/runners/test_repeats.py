@@ -17,6 +17,7 @@ from generator.records.load import Loaded
 from runners import budget, cli, machine_load, matrix, profiles, provenance, run
 from runners.budget import Budget
 from runners.comparisons import comparisons
+from runners.compile_cache import FILLED_BY
 from runners.executor import Finished, Started, Target
 from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
 from runners.order import interleaved_order
@@ -215,16 +216,6 @@ def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, c
     assert resumed.stop.reason == "all decided" and len(list((tmp_path / MACHINE).iterdir())) == 6
 
 
-def test_a_configurations_first_run_in_a_matrix_is_cold_and_its_repeats_warm(tmp_path):
-    order = order_of("torch", "jax")
-    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
-    run_repeats(tmp_path, order, executor, Repeats(2))
-    assert [(job.config.repeat, job.warm) for job in executor.jobs] == [(0, False), (0, False), (1, True), (1, True)]
-    later = Runs({("torch", 32): 100, ("jax", 32): 50})
-    run_repeats(tmp_path, order, later, Repeats(3))  # repeats 0 and 1 resumed: repeat 2 is this matrix's first
-    assert [(job.config.repeat, job.warm) for job in later.jobs] == [(2, False), (2, False)]
-
-
 def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, monkeypatch):
     args_file = tmp_path / "args"
     python = tmp_path / "fake-python"
@@ -239,10 +230,13 @@ def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, 
     executor = LocalExecutor(pythons={"jax": str(python)})
     executor.run(config, (1, 1))
     assert args_file.read_text().split()[-2:] == ["--compile-cache", str(cache)]
-    assert sorted(p.name for p in cache.iterdir()) == ["entry"]  # emptied, then filled by the run
-    executor.run(dataclasses.replace(config, repeat=1), (2, 2), warm=True)
+    assert sorted(p.name for p in cache.iterdir()) == ["entry", FILLED_BY]  # emptied, then filled by the run
+    executor.run(dataclasses.replace(config, repeat=1), (2, 2))
     assert args_file.read_text().split()[-2:] == ["--compile-cache", str(cache)]
-    assert sorted(p.name for p in cache.iterdir()) == ["entry"]  # a repeat keeps what the first run left
+    assert sorted(p.name for p in cache.iterdir()) == ["entry", FILLED_BY]  # a repeat keeps what the first run left
+    (cache / "left").write_text("by the repeat before")
+    LocalExecutor(pythons={"jax": str(python)}).run(dataclasses.replace(config, repeat=2), (3, 3))
+    assert sorted(p.name for p in cache.iterdir()) == ["entry", FILLED_BY, "left"], "a later matrix's repeat keeps it"
 
 
 def test_each_configuration_has_a_compile_cache_of_its_own(tmp_path, monkeypatch):
