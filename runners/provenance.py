@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -95,6 +97,18 @@ def git_commit() -> tuple[str | None, bool | None]:
     except (OSError, subprocess.SubprocessError):
         return None, None
     return commit or None, bool(status.strip())
+
+
+def bytecode_state(import_name: str) -> dict:
+    """Whether this interpreter writes bytecode (False under ``PYTHONDONTWRITEBYTECODE``) and whether the module
+    ``import_name`` already has its bytecode (its ``__pycache__`` file; None when it is not a source module), looked
+    up without importing it. Call it before the framework's import: a framework imported from source compiles its
+    modules first, which lengthens the set-up, and the lazy imports of its first step count in the compile time
+    (cold ``torch.compile``: 25.6 s without bytecode against 20.7 s with it on the EPYC VM)."""
+    spec = importlib.util.find_spec(import_name)
+    origin = spec.origin if spec is not None and spec.has_location else None
+    had = Path(importlib.util.cache_from_source(origin)).is_file() if origin and origin.endswith(".py") else None
+    return {"written": not sys.dont_write_bytecode, "framework_had_bytecode": had}
 
 
 def software_info() -> dict:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fwbench.frameworks import framework
 from fwbench.timestamps import utc_now
 from runners import data, machine_load, provenance
 from runners.compile_cache import cache_environment, cache_state
@@ -159,6 +160,7 @@ def _measure(
     dataset = spec.module("data").load(
         config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress
     )
+    bytecode = provenance.bytecode_state(framework(config.framework).import_name)  # before the import below
     spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
     load.settle()
     weights = spec.module("arch").init_weights(config.seed)
@@ -237,7 +239,13 @@ def _measure(
         first_losses=first_losses,
     )
     return ok_record(
-        config, hardware, started_at, utc_now(), measured, software=provenance.software_info(), command=sys.argv
+        config,
+        hardware,
+        started_at,
+        utc_now(),
+        measured,
+        software={**provenance.software_info(), "bytecode": bytecode},
+        command=sys.argv,
     )
 
 

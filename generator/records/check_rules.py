@@ -2,9 +2,10 @@
 
 Each rule returns the record's failures and notes as ``(rule, text)`` pairs: a failure means the record cannot be
 what it says; a note, that a rule could not be applied to it (an unknown device, an older record, no reference) and
-why. The references are data files, read here, never code imported from the runners: the float64 first losses and
-their bound per precision policy (``fwbench/reference_losses.json``, made by ``python -m runners.reference_losses``)
-and the devices' peak FLOP/s (``runners/device_peaks.json``).
+why, or that its times carry a known cost beside the framework's (a framework imported without its bytecode). The
+references are data files, read here, never code imported from the runners: the float64 first losses and their
+bound per precision policy (``fwbench/reference_losses.json``, made by ``python -m runners.reference_losses``) and
+the devices' peak FLOP/s (``runners/device_peaks.json``).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Commits:
 def provenance(record: dict[str, Any], commits: Commits) -> tuple[list[Finding], list[Finding]]:
     """Machine, device, driver (on a GPU), framework and package versions, fwbench's version and commit, the commit
     in the checkout's history. An upgraded record may lack what its version did not record: a note, not a
-    failure."""
+    failure; so is a framework imported from source, whose set-up and compile times include compiling its Python."""
     hardware = record.get("hardware") or {}
     wanted = PROVENANCE_FIELDS + (GPU_FIELDS if hardware.get("device_kind") == "gpu" else ())
     missing = [f"{section}.{name}" for section, name in wanted if not (record.get(section) or {}).get(name)]
@@ -131,6 +132,14 @@ def provenance(record: dict[str, Any], commits: Commits) -> tuple[list[Finding],
             failures.append((PROVENANCE, f"software.git_commit {commit} is not in this repository's history"))
         elif known is None:
             notes.append((PROVENANCE, "no git checkout at hand: the commit was not looked up"))
+    if ((record.get("software") or {}).get("bytecode") or {}).get("framework_had_bytecode") is False:
+        notes.append(
+            (
+                PROVENANCE,
+                "the framework was imported without its bytecode: set-up and compile times include compiling its "
+                "Python (make setup compiles it)",
+            )
+        )
     return failures, notes
 
 

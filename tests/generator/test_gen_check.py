@@ -223,3 +223,20 @@ def test_the_check_never_reads_a_record_through_a_folder_link(tmp_path):
     os.symlink(tmp_path / "elsewhere", tmp_path / "linked")
     report = check_paths([tmp_path / "linked"], repo=REPO)
     assert [line.split(": ", 2)[1] for line in report.failure_lines()] == ["schema"]
+
+
+def test_a_framework_imported_without_its_bytecode_is_noted_not_failed(tmp_path):
+    def bytecode_notes(had_bytecode: bool, root: Path) -> list[str]:
+        place(
+            root,
+            tampered(submitted(), "software", "bytecode", {"written": False, "framework_had_bytecode": had_bytecode}),
+        )
+        report = check_paths([root], repo=REPO)
+        assert not report.failure_lines()
+        return [line for line in report.note_lines() if "bytecode" in line]
+
+    assert not bytecode_notes(True, tmp_path / "compiled")
+    assert bytecode_notes(False, tmp_path / "from-source") == [
+        "note: 1 file(s): provenance: the framework was imported without its bytecode: set-up and compile times "
+        "include compiling its Python (make setup compiles it)"
+    ]

@@ -86,6 +86,11 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert memory["phases"] == {"first_step": NO_GPU_PHASE, "timed": NO_GPU_PHASE}
         assert memory["allocator_peak_bytes"] is None and memory["allocator_reserved_bytes"] is None
         assert "summed PSS" in memory["host_peak_basis"] and timing["compile_cache"] == "cold"
+        # the venv's frameworks were installed with their bytecode (uv --compile-bytecode), whatever the run writes
+        assert record["software"]["bytecode"] == {
+            "written": not sys.flags.dont_write_bytecode,
+            "framework_had_bytecode": True,
+        }
         assert timing["article_epoch_seconds"] > timing["epoch_seconds"]
         assert set(record["load"]["during_clock"]) == {
             "samples",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import py_compile
 import subprocess
 import sys
 
@@ -115,3 +117,18 @@ def test_env_shows_the_fingerprint_and_the_benchmark_version():
     assert info["hardware"]["machine_id"].endswith("-" + fingerprint["hash"][:6])
     assert fingerprint["kernel"] and set(fingerprint) >= {"vendor", "isa", "caches"}
     assert info["software"]["fwbench_version"] == provenance.fwbench_version() is not None
+
+
+def test_bytecode_state_says_whether_a_package_had_its_bytecode_before_its_import(tmp_path, monkeypatch):
+    package = tmp_path / "fakeframework"
+    package.mkdir()
+    (package / "__init__.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    importlib.invalidate_caches()
+    assert provenance.bytecode_state("fakeframework") == {"written": False, "framework_had_bytecode": False}
+    assert "fakeframework" not in sys.modules, "looked up, not imported"
+    py_compile.compile(str(package / "__init__.py"), doraise=True)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert provenance.bytecode_state("fakeframework") == {"written": True, "framework_had_bytecode": True}
+    assert provenance.bytecode_state("sys")["framework_had_bytecode"] is None  # built in: no source to compile
