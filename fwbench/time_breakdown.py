@@ -26,12 +26,16 @@ def wall_seconds(record: dict) -> float:
 
 def repeat_rounds(records: list[dict]) -> dict[int, dict]:
     """Repeat index (``config.repeat``, 0 for records made before repeats) → that round's ``runs``, their ``warm``
-    compile caches (``timing.compile_cache``), their ``seconds`` and the ``first_seconds`` of the first runs of the
-    same configurations (repeats of the same record id, without its ``-r<k>``), for the rounds after the first; from
-    ``ok`` records only, and only for configurations whose first run is among them."""
+    compile caches (``timing.compile_cache``), their ``seconds``, the ``steps_seconds`` of their training steps alone
+    (the first step, compile included, and the timed epochs: what no cache or quicker start-up removes), and the
+    ``first_seconds`` of the first runs of the same configurations (repeats of the same record id, without its
+    ``-r<k>``), for the rounds after the first; from ``ok`` records only, and only for configurations whose first run
+    is among them."""
     ok = [r for r in records if r["status"] == "ok"]
     first = {r["record_id"]: wall_seconds(r) for r in ok if not r["config"].get("repeat")}
-    rounds: dict[int, dict] = defaultdict(lambda: {"runs": 0, "warm": 0, "seconds": 0.0, "first_seconds": 0.0})
+    rounds: dict[int, dict] = defaultdict(
+        lambda: {"runs": 0, "warm": 0, "seconds": 0.0, "steps_seconds": 0.0, "first_seconds": 0.0}
+    )
     for record in ok:
         repeat, config_id = record["config"].get("repeat") or 0, re.sub(r"-r\d+$", "", record["record_id"])
         if repeat and config_id in first:
@@ -39,6 +43,9 @@ def repeat_rounds(records: list[dict]) -> dict[int, dict]:
             round_["runs"] += 1
             round_["warm"] += (record.get("timing") or {}).get("compile_cache") == "warm"
             round_["seconds"] += wall_seconds(record)
+            round_["steps_seconds"] += record["timing"]["first_step_seconds"] + sum(
+                record["timing"]["epoch_seconds_each"]
+            )
             round_["first_seconds"] += first[config_id]
     return dict(sorted(rounds.items()))
 

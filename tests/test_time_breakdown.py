@@ -69,6 +69,6 @@ def test_a_repeat_round_is_set_beside_the_first_runs_of_the_same_configurations(
         repeat("tensorflow-0a1b2c3d", 1, "10"),  # its first run is not among the records: left out
     ]
     assert repeat_rounds(records) == {
-        1: {"runs": 2, "warm": 1, "seconds": 36.0, "first_seconds": 80.0},
-        2: {"runs": 1, "warm": 1, "seconds": 15.0, "first_seconds": 50.0},
+        1: {"runs": 2, "warm": 1, "seconds": 36.0, "steps_seconds": 4.0, "first_seconds": 80.0},
+        2: {"runs": 1, "warm": 1, "seconds": 15.0, "steps_seconds": 2.0, "first_seconds": 50.0},
     }
