@@ -51,6 +51,7 @@ class Comparison:
     batch_size: int
     ranked: tuple[Competitor, ...]
     precision: str = REFERENCE_PRECISION
+    tried: bool = True  # False: none of its configurations has run yet (a budget stopped the matrix before them)
 
     @property
     def status(self) -> str | None:
@@ -82,7 +83,7 @@ class Comparison:
         where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
         where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
         if not self.ranked:
-            return f"{where}: no ok runs"
+            return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
         if len(self.ranked) == 1:
             return f"{where}: only {self.ranked[0].name} ran ok, nothing to compare"
         first, second = self.ranked[0], self.ranked[1]
@@ -119,5 +120,6 @@ def comparisons(order: list[RunConfig], runs: dict[str, list[dict]], cap: int) -
                 at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
                 ranked.append(Competitor(name, tuple(configs), stats, at_cap))
         ranked.sort(key=lambda c: -c.stats.mean if c.stats else float("inf"))
-        found.append(Comparison(mode, batch_size, tuple(ranked), precision))
+        tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
+        found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried))
     return found

@@ -4,10 +4,10 @@ The matrix (``run_matrix``) decides what runs — the profile's configurations i
 minus those done before (``runners.store``) or whose framework is missing (``survey``) — writes every record, draws
 the progress and hands the results to the summary (``runners.summary``). After the first round it runs again, round
 after round, what its repeats policy asks for (``runners.repeats``: the undecided comparisons' configurations, or
-every one a fixed number of times), each round in the same order, the end batch sizes' rounds before the others',
-and starts no run that its budget (``runners.budget``) has no room for. Where the configurations run is an
-executor's business, behind the boundary of ``runners.executor``: ``runners.local_executor`` here, one at a time,
-``runners.ray_executor`` on a Ray cluster's nodes, several at once.
+every one a fixed number of times), each round in the same order; the end batch sizes' first runs and rounds come
+before the others' first runs, and it starts no run that its budget (``runners.budget``) has no room for. Where the
+configurations run is an executor's business, behind the boundary of ``runners.executor``:
+``runners.local_executor`` here, one at a time, ``runners.ray_executor`` on a Ray cluster's nodes, several at once.
 """
 
 from __future__ import annotations
@@ -104,8 +104,9 @@ def run_matrix(
 ) -> Outcome:
     """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
     ``executor``, then the repeats that ``repeats`` asks for (default: none), round after round, while ``budget`` has
-    room; write each record atomically under ``out``/<its machine id>. The repeats at the smallest and largest batch
-    size come first, every round of them, then those at the others: a budget too short for all decides the ends.
+    room; write each record atomically under ``out``/<its machine id>. The smallest and largest batch size come
+    first, their first runs and every round of their repeats, then the other batch sizes alike: a budget too short
+    for all decides the ends.
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
@@ -129,11 +130,14 @@ class Matrix:
         self.spent = False  # the budget stopped a round
 
     def run(self) -> Outcome:
-        """Round 0 (the plan), then the repeats: round after round at the end batch sizes, then at the others
-        (``at_ends``), until none is asked for, or the budget stops one."""
-        runs = {target: runs_here(target, order, self.out) for target, order in self.plan}
-        results = self.round(self.plan, runs)
+        """At the end batch sizes (``at_ends``), then at the others: round 0 (their part of the plan), then their
+        repeats, round after round, until none is asked for; until the budget stops a round."""
+        results = []
         for ends in (True, False):
+            first_round = self.part(ends)
+            if self.spent or not first_round:
+                continue
+            results += self.round(first_round, {t: runs_here(t, order, self.out) for t, order in self.plan})
             for repeat in range(1, self.repeats.runs):
                 if self.spent:
                     break
@@ -150,6 +154,11 @@ class Matrix:
             for target, order in self.plan
         ]
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
+
+    def part(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
+        """The plan's configurations at the end batch sizes (``ends``) or at the others, each matrix in its order."""
+        parts = [(target, [c for c in order if at_ends(order)(c) == ends]) for target, order in self.plan]
+        return [(target, order) for target, order in parts if order]
 
     def again(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
@@ -236,7 +245,8 @@ class Matrix:
 
 def at_ends(order: list[RunConfig]):
     """Whether a configuration of ``order`` is at its smallest or largest batch size: the article's two ends, whose
-    repeats run before the other batch sizes' so that a budget too short for every batch size decides them first."""
+    first runs and repeats run before the other batch sizes' so that a budget too short for every batch size decides
+    them first."""
     sizes = [config.batch_size for config in order]
     ends = {min(sizes), max(sizes)} if sizes else set()
     return lambda config: config.batch_size in ends

@@ -16,6 +16,7 @@ from tabulate import tabulate
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from runners.budget import FROM_PROFILE, Budget, expected_seconds
 from runners.executor import Target
+from runners.matrix import at_ends
 from runners.order import labeller, order_line
 from runners.profiles import RunConfig
 from runners.repeats import Repeats
@@ -32,6 +33,9 @@ def preview(
     for config in order:
         competitors.setdefault((config.mode, config.batch_size), set()).add(config.framework)
     rows, first, later, fewest = [], [], [], []  # fewest: the repeats before auto can decide anything
+    at_end = at_ends(order)
+    # the runs to make in the matrix's order: at the end batch sizes, first runs then repeats, then at the others
+    sequence = {part: ([], []) for part in (True, False)}
     for config in order:
         runs = runs_of(config, out, target.machine_ids)
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
@@ -42,6 +46,9 @@ def preview(
         later += [warm] * len(to_make)
         compared = len(competitors[config.mode, config.batch_size]) > 1
         fewest += [warm for r in to_make if compared and r < MIN_RUNS_FOR_INTERVAL]
+        first_runs, repeat_runs = sequence[at_end(config)]
+        first_runs += [] if 0 in done else [cold]
+        repeat_runs += [warm for r in to_make if r < MIN_RUNS_FOR_INTERVAL] if repeats.auto else [warm] * len(to_make)
         rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
     first_s = sum(seconds for seconds, _ in first)
     guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
@@ -68,22 +75,38 @@ def preview(
         )
     elif later:
         lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
-    lines.append(budget_line(budget, [seconds for seconds, _ in first if seconds]))
+    several = bool(sequence[False][0] or sequence[False][1])  # batch sizes between the ends
+    repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
+    steps = [
+        ("the first runs at the end batch sizes" if several else "the first runs", sequence[True][0]),
+        (repeated, sequence[True][1]),
+        ("the first runs at the other batch sizes", sequence[False][0]),
+        (repeated, sequence[False][1]),
+    ]
+    lines.append(
+        budget_line(
+            budget, steps, "more repeats run while a comparison is undecided and there is room" if repeats.auto else ""
+        )
+    )
     return lines
 
 
-def budget_line(budget: Budget, first: list[float]) -> str:
-    """What the budget allows of the first round's runs (expected ``first`` seconds each, in order)."""
+def budget_line(budget: Budget, steps: list[tuple[str, list[float]]], after: str = "") -> str:
+    """What the budget allows of the runs to make, in the order the matrix makes them: ``steps``, each what they are
+    and the expected seconds of each of its runs; ``after``: what follows when all of them fit."""
     if budget.minutes is None:
         return "budget: none (--budget MINUTES stops the matrix before a run that would end past it)"
-    spent, fit = 0.0, 0
-    for seconds in first:
-        if spent + seconds > budget.minutes * 60:
-            break
-        spent, fit = spent + seconds, fit + 1
-    if fit == len(first):
-        return f"budget: {budget.minutes:g} min; the first round fits, repeats run while there is room"
-    return f"budget: {budget.minutes:g} min; {fit} of the first round's {len(first)} runs fit (run again to go on)"
+    spent, fits = 0.0, []
+    for what, runs in steps:
+        fit = 0
+        while fit < len(runs) and spent + runs[fit] <= budget.minutes * 60:
+            spent, fit = spent + runs[fit], fit + 1
+        if fit < len(runs):
+            fits.append(f"{fit} of {what} ({len(runs)})")
+            return f"budget: {budget.minutes:g} min; it has room for {', '.join(fits)} (run again to go on)"
+        fits += [f"{what} ({len(runs)})"] if runs else []
+    room = f"it has room for {', '.join(fits)}" if fits else "nothing is left to make"
+    return f"budget: {budget.minutes:g} min; {room}" + (f"; {after}" if after else "")
 
 
 def minutes(seconds: float) -> str:

@@ -283,6 +283,13 @@ def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, ca
         "1 of 3" in printed and "this machine's records" in printed and "then ≈ 3.0 min more for 2 repeats" in printed
     )
     assert sorted(p.name for p in out.rglob("*")) == sorted([path.parent.name, path.name])
+    # the budget's room in the order the runs are made: the end batch sizes' first runs and repeats come first
+    fresh = ["matrix", "--profile", "quick", "--dry-run", "--budget", "12.5", "--out", str(tmp_path / "fresh")]
+    assert cli.main(fresh) == 0
+    assert (
+        "budget: 12.5 min; it has room for the first runs at the end batch sizes (9), 4 of their repeats to n = 3 "
+        "(18) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s
+    ) in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -325,9 +332,13 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
     run_repeats(tmp_path / "all", order, executor, Repeats(3, auto=True))
     assert [config.batch_size for config in order] == [16, 16, 32, 32, 64, 64]
-    # every round of the ends (repeats 1 and 2), then the middle's
-    ran = [(job.config.batch_size, job.config.repeat) for job in executor.jobs[6:]]
+    # the ends' first runs and every round of them (repeats 1 and 2), then the middle's first runs and rounds
+    ran = [(job.config.batch_size, job.config.repeat) for job in executor.jobs]
     assert ran == [
+        (16, 0),
+        (16, 0),
+        (64, 0),
+        (64, 0),
         (16, 1),
         (16, 1),
         (64, 1),
@@ -336,6 +347,8 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
         (16, 2),
         (64, 2),
         (64, 2),
+        (32, 0),
+        (32, 0),
         (32, 1),
         (32, 1),
         (32, 2),
@@ -349,5 +362,14 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     assert closing_lines(outcome)[1:] == [
         "bs 16: PyTorch ahead of JAX (n=3, 3)",
         "bs 32: undecided at n=2 (budget)",
+        "bs 64: PyTorch ahead of JAX (n=3, 3)",
+    ]
+    # shorter: the ends are decided before the middle's first runs, which the budget leaves for a later matrix
+    outcome = run_repeats(
+        tmp_path / "short", order, Runs(rates, clock=clock), AUTO, minutes=12.1
+    )  # 12 runs; a 13th, guessed at smoke's 30 s, has no room
+    assert closing_lines(outcome)[1:] == [
+        "bs 16: PyTorch ahead of JAX (n=3, 3)",
+        "bs 32: not run yet (budget)",
         "bs 64: PyTorch ahead of JAX (n=3, 3)",
     ]
