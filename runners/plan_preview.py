@@ -45,10 +45,11 @@ def preview(
         to_make = [r for r in range(1, repeats.runs) if r not in done]
         later += [warm] * len(to_make)
         compared = len(competitors[config.mode, config.batch_size]) > 1
-        fewest += [warm for r in to_make if compared and r < MIN_RUNS_FOR_INTERVAL]
+        due = [warm for r in to_make if compared and r < MIN_RUNS_FOR_INTERVAL]  # before auto can decide
+        fewest += due
         first_runs, repeat_runs = sequence[at_end(config)]
         first_runs += [] if 0 in done else [cold]
-        repeat_runs += [warm for r in to_make if r < MIN_RUNS_FOR_INTERVAL] if repeats.auto else [warm] * len(to_make)
+        repeat_runs += due if repeats.auto else [warm] * len(to_make)
         rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
     first_s = sum(seconds for seconds, _ in first)
     guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
@@ -75,10 +76,10 @@ def preview(
         )
     elif later:
         lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
-    several = bool(sequence[False][0] or sequence[False][1])  # batch sizes between the ends
+    middle = bool(sequence[False][0] or sequence[False][1])  # runs to make at batch sizes between the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
     steps = [
-        ("the first runs at the end batch sizes" if several else "the first runs", sequence[True][0]),
+        ("the first runs at the end batch sizes" if middle else "the first runs", sequence[True][0]),
         (repeated, sequence[True][1]),
         ("the first runs at the other batch sizes", sequence[False][0]),
         (repeated, sequence[False][1]),
