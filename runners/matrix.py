@@ -28,7 +28,7 @@ from runners.budget import Budget, expected_seconds
 from runners.comparisons import Comparison, comparisons
 from runners.executor import Executor, Finished, Job, Started, Target
 from runners.interpreters import Interpreters
-from runners.order import labeller
+from runners.order import at_ends, labeller
 from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
@@ -157,8 +157,9 @@ class Matrix:
 
     def part(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
         """The plan's configurations at the end batch sizes (``ends``) or at the others, each matrix in its order."""
-        parts = [(target, [c for c in order if at_ends(order)(c) == ends]) for target, order in self.plan]
-        return [(target, order) for target, order in parts if order]
+        parts = [(target, order, at_ends(order)) for target, order in self.plan]
+        chosen = [(target, [c for c in order if at_end(c) == ends]) for target, order, at_end in parts]
+        return [(target, order) for target, order in chosen if order]
 
     def again(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
@@ -241,15 +242,6 @@ class Matrix:
         where = result.where or (job.target.label if len(self.plan) > 1 else "")  # which matrix, of several
         on = f" on {where}" if where else ""
         tqdm.write(f"[{job.position[0]}/{job.position[1]}] {self.label(job.config)}{on}: {line}", file=sys.stderr)
-
-
-def at_ends(order: list[RunConfig]):
-    """Whether a configuration of ``order`` is at its smallest or largest batch size: the article's two ends, whose
-    first runs and repeats run before the other batch sizes' so that a budget too short for every batch size decides
-    them first."""
-    sizes = [config.batch_size for config in order]
-    ends = {min(sizes), max(sizes)} if sizes else set()
-    return lambda config: config.batch_size in ends
 
 
 def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spent: bool, budget: Budget) -> Stop:

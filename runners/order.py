@@ -56,3 +56,12 @@ def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
     configs = list(configs)
     several = len({(c.framework, c.framework_version) for c in configs}) > len({c.framework for c in configs})
     return (lambda c: c.versioned_label) if several else (lambda c: c.label)
+
+
+def at_ends(order: list[RunConfig]):
+    """Whether a configuration of ``order`` is at its smallest or largest batch size: the article's two ends, whose
+    first runs and repeats run before the other batch sizes' so that a budget too short for every batch size decides
+    them first."""
+    sizes = [config.batch_size for config in order]
+    ends = {min(sizes), max(sizes)} if sizes else set()
+    return lambda config: config.batch_size in ends

@@ -16,8 +16,7 @@ from tabulate import tabulate
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from runners.budget import FROM_PROFILE, Budget, expected_seconds
 from runners.executor import Target
-from runners.matrix import at_ends
-from runners.order import labeller, order_line
+from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
 from runners.repeats import Repeats
 from runners.store import completed, runs_of
