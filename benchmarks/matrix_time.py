@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budget",
         type=positive_float,
-        default=750,
-        help="budget in seconds (default 750: make site's SITE_BUDGET of 12.5 minutes on a 2-core CPU)",
+        default=720,
+        help="budget in seconds (default 720: make site's SITE_BUDGET of 12 minutes on a 2-core CPU)",
     )
     parser.add_argument(
         "--repeat-ratio",

@@ -4,8 +4,9 @@ The matrix (``run_matrix``) decides what runs — the profile's configurations i
 minus those done before (``runners.store``) or whose framework is missing (``survey``) — writes every record, draws
 the progress and hands the results to the summary (``runners.summary``). After the first round it runs again, round
 after round, what its repeats policy asks for (``runners.repeats``: the undecided comparisons' configurations, or
-every one a fixed number of times), each round in the same order; the end batch sizes' first runs and rounds come
-before the others' first runs, and it starts no run that its budget (``runners.budget``) has no room for. Where the
+every one a fixed number of times), each round in the same order; the end batch sizes' first runs and rounds (in
+the main precision) come before the others' first runs, and it starts no run that its budget (``runners.budget``)
+has no room for, nor an auto repeat that the runs before it in its round made needless. Where the
 configurations run is an executor's business, behind the boundary of ``runners.executor``:
 ``runners.local_executor`` here, one at a time, ``runners.ray_executor`` on a Ray cluster's nodes, several at once.
 """
@@ -28,7 +29,7 @@ from runners.budget import Budget, expected_seconds
 from runners.comparisons import Comparison, comparisons
 from runners.executor import Executor, Finished, Job, Started, Target
 from runners.interpreters import Interpreters
-from runners.order import at_ends, labeller
+from runners.order import at_ends, labeller, matrix_plan
 from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
@@ -104,9 +105,11 @@ def run_matrix(
 ) -> Outcome:
     """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
     ``executor``, then the repeats that ``repeats`` asks for (default: none), round after round, while ``budget`` has
-    room; write each record atomically under ``out``/<its machine id>. The smallest and largest batch size come
-    first, their first runs and every round of their repeats, then the other batch sizes alike: a budget too short
-    for all decides the ends.
+    room; write each record atomically under ``out``/<its machine id>, with what the matrix planned there
+    (``order.matrix_plan``). The smallest and largest batch size in the main precision come first (``at_ends``),
+    their first runs and every round of their repeats, then the other configurations alike (the middle batch sizes,
+    an extra precision): a budget too short for all decides the ends. An auto repeat that the runs before it in its
+    round made needless (its comparison decided) is not made.
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
@@ -127,10 +130,12 @@ class Matrix:
         total = sum(len(order) for _, order in plan)
         self.bar = progress_bar(total=total, enabled=progress, desc="matrix", unit="run")
         self.placed = {target: 0 for target, _ in plan}  # runs placed so far per matrix: the next round counts on
+        self.orders = dict(plan)
+        self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
         self.spent = False  # the budget stopped a round
 
     def run(self) -> Outcome:
-        """At the end batch sizes (``at_ends``), then at the others: round 0 (their part of the plan), then their
+        """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
         repeats, round after round, until none is asked for; until the budget stops a round."""
         results = []
         for ends in (True, False):
@@ -156,7 +161,7 @@ class Matrix:
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
 
     def part(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
-        """The plan's configurations at the end batch sizes (``ends``) or at the others, each matrix in its order."""
+        """The plan's configurations at the ends (``ends``, ``at_ends``) or the others, each matrix in its order."""
         parts = [(target, order, at_ends(order)) for target, order in self.plan]
         chosen = [(target, [c for c in order if at_end(c) == ends]) for target, order, at_end in parts]
         return [(target, order) for target, order in chosen if order]
@@ -164,7 +169,7 @@ class Matrix:
     def again(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
     ) -> list[tuple[Target, list[RunConfig]]]:
-        """The plan of round ``repeat`` at the end batch sizes (``ends``) or at the others: repeat ``repeat`` of every
+        """The plan of round ``repeat`` at the ends (``ends``) or the others: repeat ``repeat`` of every
         such configuration (a fixed count), or of those in the comparisons still undecided (auto), in their matrix's
         order; none of a framework not installed there."""
         rounds = []
@@ -194,8 +199,15 @@ class Matrix:
 
         def jobs() -> Iterator[Job]:
             for target, order in plan:
-                first, self.placed[target] = self.placed[target], self.placed[target] + len(order)
-                for position, config in enumerate(order, first + 1):
+                position, self.placed[target] = self.placed[target], self.placed[target] + len(order)
+                for config in order:
+                    if why := self.not_needed(target, config):
+                        self.placed[target] -= 1  # later runs count on without a gap
+                        self.bar.total -= 1
+                        self.bar.refresh()
+                        tqdm.write(f"{self.label(config)}: not run, {why}", file=sys.stderr)
+                        continue
+                    position += 1
                     job = Job(config, (position, self.placed[target]), target)
                     if reason := target.not_installed.get(config.framework):
                         self.done(results, job, Result(config, None, "not installed"), f"skipped, {reason}")
@@ -223,6 +235,24 @@ class Matrix:
                 )
         return [result for result in results.values() if result]
 
+    def not_needed(self, target: Target, config: RunConfig) -> str | None:
+        """Why an auto repeat of ``config`` planned for this round need not run any more, or None: the runs made
+        since the round was planned decided its comparison (the leader and the runner-up apart), or set its framework
+        apart from the leader. Asked as the executor takes each job: the local executor takes them one at a time,
+        so the third framework's repeat is not made once the first two are apart; Ray's takes a round at once."""
+        if not self.repeats.auto or config.repeat == 0:
+            return None
+        order = self.orders[target]
+        for comparison in comparisons(order, runs_here(target, order, self.out), self.repeats.runs):
+            if any(config.config_id == first.config_id for c in comparison.ranked for first in c.configs):
+                due = {again.config_id for again in comparison.to_run_again()}
+                if config.config_id in due:
+                    return None
+                if comparison.decided:
+                    return f"its comparison is decided ({comparison.line(stopped='')})"
+                return "it is apart from the leader now"
+        return None
+
     def expected(self, config: RunConfig, runs: dict[str, list[dict]]) -> float:
         """Seconds a run of ``config`` is expected to take here (a repeat: with warm caches), from ``runs``."""
         return expected_seconds(config, config.repeat > 0, runs[config.config_id])[0]
@@ -231,6 +261,7 @@ class Matrix:
         """Store a finished job's record and say how it ended."""
         job, record = event.job, event.record
         if record is not None:
+            record = {**record, "matrix": self.planned[job.target]}
             write_record(stored_path(self.out, record), record)
         line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
         self.done(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)

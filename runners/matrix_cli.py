@@ -201,8 +201,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "quick profile's default) the configurations whose comparison at a batch size is still "
         "undecided (the leader's and the runner-up's 95 % intervals of throughput overlap, or n < 3) "
         "run again, round after round, with warm compile caches, until it is decided or the cap "
-        "is reached, the smallest and largest batch size (first runs and repeats) before the others, "
-        "so that a --budget too short for all decides those two; the last lines say why the matrix stopped "
+        "is reached, the smallest and largest batch size in the main precision (first runs and repeats) before "
+        "the others (the middle batch sizes, an extra precision), so that a --budget too short for all decides "
+        "those two; a repeat that the runs before it in its round made needless (its comparison decided) is not "
+        "made. Every record carries what its matrix planned. The last lines say why the matrix stopped "
         "and how each comparison ended. A "
         "configuration's processes die with the matrix, also when it is killed.",
         **examples(

@@ -59,9 +59,35 @@ def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
 
 
 def at_ends(order: list[RunConfig]):
-    """Whether a configuration of ``order`` is at its smallest or largest batch size: the article's two ends, whose
-    first runs and repeats run before the other batch sizes' so that a budget too short for every batch size decides
-    them first."""
+    """Whether a configuration of ``order`` is at one of the article's two ends: its smallest or largest batch size,
+    in the matrix's main precision (the one at the most batch sizes; an extra precision such as the quick profile's
+    bf16 at batch 32 is not an end). Their first runs and repeats run before the others' so that a budget too short
+    for every configuration decides the ends."""
     sizes = [config.batch_size for config in order]
     ends = {min(sizes), max(sizes)} if sizes else set()
-    return lambda config: config.batch_size in ends
+    spread: dict[str, set[int]] = {}
+    for config in order:
+        spread.setdefault(config.precision, set()).add(config.batch_size)
+    widest = max((len(batch_sizes) for batch_sizes in spread.values()), default=0)
+    main = {precision for precision, batch_sizes in spread.items() if len(batch_sizes) == widest}
+    return lambda config: config.batch_size in ends and config.precision in main
+
+
+def matrix_plan(order: list[RunConfig]) -> dict:
+    """What the matrix of ``order`` plans to run, as every record it writes carries it (``matrix.planned``): each
+    configuration's identity and the fields a reader names it by, so that the site can say which of them have no
+    run yet on this machine (a budget stopped the matrix before them) without knowing the runners' profiles."""
+    return {
+        "planned": [
+            {
+                "config_id": config.config_id,
+                "framework": config.framework,
+                **({"framework_version": config.framework_version} if config.framework_version else {}),
+                "mode": config.mode,
+                "batch_size": config.batch_size,
+                "precision": config.precision,
+                "seed": config.seed,
+            }
+            for config in order
+        ]
+    }

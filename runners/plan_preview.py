@@ -33,7 +33,7 @@ def preview(
         competitors.setdefault((config.mode, config.batch_size), set()).add(config.framework)
     rows, first, later, fewest = [], [], [], []  # fewest: the repeats before auto can decide anything
     at_end = at_ends(order)
-    # the runs to make in the matrix's order: at the end batch sizes, first runs then repeats, then at the others
+    # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
     for config in order:
         runs = runs_of(config, out, target.machine_ids)
@@ -75,12 +75,12 @@ def preview(
         )
     elif later:
         lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
-    middle = bool(sequence[False][0] or sequence[False][1])  # runs to make at batch sizes between the ends
+    middle = bool(sequence[False][0] or sequence[False][1])  # runs to make besides the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
     steps = [
         ("the first runs at the end batch sizes" if middle else "the first runs", sequence[True][0]),
         (repeated, sequence[True][1]),
-        ("the first runs at the other batch sizes", sequence[False][0]),
+        ("the other first runs", sequence[False][0]),
         (repeated, sequence[False][1]),
     ]
     lines.append(

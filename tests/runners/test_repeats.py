@@ -20,7 +20,7 @@ from runners.comparisons import comparisons
 from runners.compile_cache import FILLED_BY
 from runners.executor import Finished, Started, Target
 from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
-from runners.order import interleaved_order
+from runners.order import at_ends, interleaved_order
 from runners.record import Measured, ok_record, record_path
 from runners.repeats import Repeats
 from runners.summary import closing_lines
@@ -120,16 +120,26 @@ def strip_repeat(labels: list[str]) -> list[str]:
     return [label.split(" r")[0] for label in labels]
 
 
-def test_auto_runs_again_only_the_undecided_comparisons(tmp_path):
+def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     order = order_of("torch", "tensorflow", "jax", batch_sizes=(32, 64))
     rates = {("torch", 32): 100, ("tensorflow", 32): 50, ("jax", 32): 20}  # bs 32: apart once n = 3
     rates |= {("torch", 64): 100, ("jax", 64): 100, ("tensorflow", 64): 10}  # bs 64: torch and jax never apart
     executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     labels = executor.ran()
-    for first in (0, 6, 12):  # rounds 0 to 2: every configuration, in the matrix's order, until n = 3
+    for first in (0, 6):  # rounds 0 and 1: every configuration, in the matrix's order
         assert strip_repeat(labels[first : first + 6]) == [config.label for config in order]
-    later = labels[18:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow is apart from them)
+    # round 2: bs 32's JAX repeat is planned, but PyTorch's and TensorFlow's third runs decide bs 32 before it
+    assert strip_repeat(labels[12:17]) == [
+        config.label for config in order if config.label != "jax/compiled bs32 seed0"
+    ]
+    assert (
+        "jax/compiled bs32 seed0 r2: not run, its comparison is decided (bs 32: PyTorch ahead of TensorFlow (n=3, 3))"
+        in capsys.readouterr().err
+    )
+    # the runs after it are told their places without a gap
+    assert [job.position for job in executor.jobs[12:17]] == [(13, 18), (14, 18), (15, 17), (16, 17), (17, 17)]
+    later = labels[17:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow is apart from them)
     assert later == [
         "jax/compiled bs64 seed0 r3",
         "torch/compiled bs64 seed0 r3",
@@ -173,7 +183,9 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
     executor = Runs({("torch", 32): 100, ("jax", 32): 50})
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     assert outcome.results[0].note == "done before (resumed)"  # an ok record, busy or not, is done
-    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 4)"  # the busy run is not among the 3
+    # the busy run is not among PyTorch's 3, so it runs a fourth time; that decides bs 32 before JAX's fourth
+    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 3)"
+    assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2, 3]
 
     alone = Runs({("torch", 32): 100})
     outcome = run_repeats(tmp_path / "alone", order_of("torch"), alone, AUTO)
@@ -287,8 +299,8 @@ def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, ca
     fresh = ["matrix", "--profile", "quick", "--dry-run", "--budget", "12.5", "--out", str(tmp_path / "fresh")]
     assert cli.main(fresh) == 0
     assert (
-        "budget: 12.5 min; it has room for the first runs at the end batch sizes (9), 4 of their repeats to n = 3 "
-        "(18) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s
+        "budget: 12.5 min; it has room for the first runs at the end batch sizes (6), 7 of their repeats to n = 3 "
+        "(12) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s; bf16 at 32 is not an end
     ) in capsys.readouterr().out
 
 
@@ -372,4 +384,30 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
         "bs 16: PyTorch ahead of JAX (n=3, 3)",
         "bs 32: not run yet (budget)",
         "bs 64: PyTorch ahead of JAX (n=3, 3)",
+    ]
+
+
+def test_an_extra_precision_is_not_an_end_and_runs_after_the_ends_are_decided(tmp_path):
+    configs = profiles.expand("quick", version_of=VERSIONS.get, frameworks=["torch", "jax"], device="cpu")
+    order = interleaved_order(configs)
+    at_end = at_ends(order)
+    assert {(c.batch_size, c.precision) for c in order if at_end(c)} == {(32, "fp32"), (256, "fp32")}
+    rates = {(fw, bs): 100 if fw == "torch" else 50 for fw in ("torch", "jax") for bs in (32, 64, 128, 256)}
+    executor = Runs(rates)
+    run_repeats(tmp_path, order, executor, AUTO)
+    made = [(job.config.batch_size, job.config.precision, job.config.repeat) for job in executor.jobs]
+    ends = [(bs, p, r) for bs, p, r in made if (bs, p) in {(32, "fp32"), (256, "fp32")}]
+    assert made[: len(ends)] == ends and len(ends) == 12  # both ends to n = 3 before anything else
+    assert made[len(ends)] == (32, "bf16", 0)
+
+
+def test_every_record_says_what_its_matrix_planned(tmp_path):
+    order = order_of("torch", "jax", batch_sizes=(32, 64))
+    run_repeats(tmp_path, order, Runs({(fw, bs): 100 for fw in ("torch", "jax") for bs in (32, 64)}), Repeats(2))
+    paths = sorted((tmp_path / MACHINE).glob("*.json"))
+    assert len(paths) == 8
+    plans = [read_record(path)["matrix"]["planned"] for path in paths]  # read_record validates against the schema
+    assert all(plan == plans[0] for plan in plans)
+    assert [(p["config_id"], p["framework"], p["batch_size"], p["precision"]) for p in plans[0]] == [
+        (c.config_id, c.framework, c.batch_size, "fp32") for c in order
     ]
