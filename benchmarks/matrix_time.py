@@ -1,6 +1,6 @@
 """Where a benchmark matrix's wall time went, from its run records, and how it compares with a budget.
 
-Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick] [--budget 750]
+Usage: .venv/bin/python benchmarks/matrix_time.py [RESULTS_DIR] [--profile quick] [--budget 720]
 
 For each machine and tuning (out of the box, or the tuning variables a run recorded): in all, the span from the
 first start to the last finish, split into compile, the warm-up step's own run, the timed epochs, the wait for

@@ -29,6 +29,7 @@ from generator.records.bisects import Bisect, reports
 from generator.records.identity import VERSIONS_PROFILE, ConfigKey
 from generator.records.load import Loaded, Results
 from generator.records.machines import Machine, machines
+from generator.records.plans import Planned, named_with, not_run_yet
 from generator.records.probes import ProbeScores, probe_scores
 from generator.verdicts import claims, comparability
 from generator.verdicts.accuracy import Agreement, image_agreement, undertrained
@@ -120,6 +121,15 @@ class SiteData:
     def version_tables(self) -> list[Table]:
         """The versions profile's tables: one configuration on several releases of each framework."""
         return [t for t in self.all_tables if t.setting.profile == VERSIONS_PROFILE]
+
+    @property
+    def unrun(self) -> list[Planned]:
+        """The configurations a matrix planned on a machine that have no run there yet (``plans.not_run_yet``)."""
+        return self.neutral("unrun", lambda: not_run_yet(self.results.runs))
+
+    def not_run_yet(self, table: Table) -> list[Planned]:
+        """The configurations not run yet that ``table`` names (``plans.named_with``)."""
+        return self.neutral(f"not_run_yet/{table_id(table)}", lambda: named_with(table, self.unrun, self.all_tables))
 
     @property
     def out_of_box(self) -> list[Table]:

@@ -6,11 +6,15 @@ from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS, label
 from generator.i18n import N_, _, translate
+from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import BUSY, Table
 from generator.records.identity import PRECISION_WORDS, Setting
 from generator.records.machines import Machine
+from generator.records.plans import Planned
+from generator.views import fmt
 from generator.views.gpu_stack import gpu_stack
 from generator.views.sitedata import SiteData
+from generator.views.verdict_text import text
 
 #: the values that records write in English and headings, tabs and cells show (profile names, the synthetic data
 #: set, the training modes), each marked for the catalogue: shown in the language being written, anything else as
@@ -55,12 +59,63 @@ def device_title(machine: Machine | None, machine_id: str) -> str:
     )
 
 
+#: the sentence under a table's heading that names the planned configurations with no run yet on its machine
+NOT_RUN_YET = N_(
+    "Not run yet on this machine: {planned} (the matrix planned them but stopped before reaching them, when its time "
+    "budget ran out or it was interrupted; run `make site` again to go on where it stopped)."
+)
+#: planned batch sizes of which nothing ran (``batch 64 and 128``), and those of another precision than the table's
+#: (``batch 32 bf16``)
+BATCHES = N_("batch {sizes}")
+BATCHES_AT = N_("batch {sizes} {precision}")
+#: a planned batch size that ran, though not in every planned column: ``batch 64 for TensorFlow and JAX``
+BATCH_FOR = N_("batch {size} for {columns}")
+
+
+def sizes_text(unrun: list[Planned]) -> Text:
+    """The batch sizes of ``unrun``, ascending: ``64 and 128``."""
+    return and_list([str(size) for size in sorted({planned.batch_size for planned in unrun})])
+
+
+def columns_text(table: Table, unrun: list[Planned]) -> Text:
+    """The columns of ``unrun`` as ``table`` names them (safe in Markdown), each with its mode where the table's
+    columns and these hold more than one: ``TensorFlow and JAX``."""
+    columns = sorted({planned.column for planned in unrun}, key=lambda c: c.sort_key())
+    modes = {c.mode for c in table.columns} | {c.mode for c in columns}
+    named = [table.column_label(c) + (f" {setting_word(c.mode)}" if len(modes) > 1 else "") for c in columns]
+    return and_list([fmt.cell(name) for name in named])
+
+
+def own_precision_items(table: Table, own: list[Planned]) -> list[Text]:
+    """The items naming ``own``, planned configurations of ``table``'s own setting with no run yet, by batch size: the
+    sizes of which nothing ran as one item (``batch 64 and 128``), each size that ran without some planned column as
+    one naming the columns (``batch 32 for TensorFlow and JAX``)."""
+    absent = [planned for planned in own if planned.batch_size not in table.batch_sizes]
+    found = [(min(p.batch_size for p in absent), Message(BATCHES, {"sizes": sizes_text(absent)}))] if absent else []
+    for size in {planned.batch_size for planned in own} & set(table.batch_sizes):
+        at_size = [planned for planned in own if planned.batch_size == size]
+        found.append((size, Message(BATCH_FOR, {"size": size, "columns": columns_text(table, at_size)})))
+    return [item for _, item in sorted(found, key=lambda pair: pair[0])]
+
+
+def not_run_message(table: Table, unrun: list[Planned]) -> Message | None:
+    """The sentence naming ``unrun``, the planned configurations that ``table`` names with no run yet on its machine
+    (``plans.named_with``): its own setting's (``own_precision_items``), then another precision's batch sizes; None
+    when everything planned ran."""
+    items = own_precision_items(table, [planned for planned in unrun if planned.setting == table.setting])
+    for precision in sorted({planned.setting.precision for planned in unrun if planned.setting != table.setting}):
+        at_precision = [planned for planned in unrun if planned.setting.precision == precision]
+        items.append(Message(BATCHES_AT, {"sizes": sizes_text(at_precision), "precision": fmt.cell(precision)}))
+    return Message(NOT_RUN_YET, {"planned": parts(items)}) if items else None
+
+
 @dataclass(frozen=True)
 class TableView:
     """One table with what its heading, warnings and provenance block show."""
 
     table: Table
     machine: Machine | None
+    unrun: tuple[Planned, ...]  # the planned configurations it names with no run yet (``plans.named_with``)
 
     @property
     def device(self) -> str:
@@ -104,6 +159,13 @@ class TableView:
         return [label(fw) for fw in FRAMEWORKS if fw not in ran]
 
     @property
+    def not_run_yet(self) -> str | None:
+        """The sentence naming the planned configurations with no run yet on this machine, in the language being
+        written; None when everything planned ran (or no record carried a plan)."""
+        message = not_run_message(self.table, list(self.unrun))
+        return text(message) if message else None
+
+    @property
     def lacking(self) -> list[str]:
         """The fields that the table's older records lack."""
         return sorted({name for s in self.table.summaries for name in s.missing})
@@ -132,7 +194,7 @@ class TableView:
 
 def views(site: SiteData, tables: list[Table]) -> list[TableView]:
     """The views of ``tables``."""
-    return [TableView(t, site.machine_by_id.get(t.machine_id)) for t in tables]
+    return [TableView(t, site.machine_by_id.get(t.machine_id), tuple(site.not_run_yet(t))) for t in tables]
 
 
 def gpu_first(found: list[TableView]) -> list[TableView]:

@@ -1,0 +1,168 @@
+"""What the matrix planned and has not run yet: records carry the plan as ``runners matrix`` writes it
+(``runners.order.matrix_plan`` on the quick profile's configurations), and a machine's tables name the planned
+configurations with no record there, in both languages; a failed run counts as run, and records without a plan
+(older ones, ``runners run`` alone) name nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import gen_records
+
+from fwbench.records import write_record
+from generator import i18n
+from generator.build.render import build_pages, environment, render_page
+from generator.records.load import load_results
+from generator.records.plans import not_run_yet
+from generator.site import speed
+from generator.views.sitedata import REPO_ROOT, SiteData
+from runners.order import interleaved_order, matrix_plan
+from runners.profiles import RunConfig, expand
+from runners.record import failed_record
+
+#: the quick profile on the test CPU: three frameworks at batch 32, 64, 128 and 256 in fp32, and bf16 at batch 32
+QUICK = interleaved_order(expand("quick", device="cpu", version_of=gen_records.VERSIONS.get))
+OTHER_MACHINE = "cpu-other-cpu-2t-9f8e7d"
+NOT_RUN_EN = "Not run yet on this machine: "
+NOT_RUN_ZH = "本机尚未运行："
+
+
+def ok(config: RunConfig, plan: list[RunConfig] = QUICK) -> dict:
+    """The record ``runners matrix`` writes for a successful run of ``config``, carrying the matrix's plan."""
+    record = gen_records.as_recorded(config, gen_records.one_epoch(config, 30.0), ["runners", "matrix"])
+    return {**record, "matrix": matrix_plan(plan)}
+
+
+def oom(config: RunConfig) -> dict:
+    """The record ``runners matrix`` writes for a run of ``config`` that ran out of memory, carrying its plan; the
+    message holds HTML."""
+    record = failed_record(
+        config, gen_records.hardware(), "2026-12-01T10:00:00.000Z", "oom", "MemoryError", "<b>out of memory</b>"
+    )
+    return {**record, "matrix": matrix_plan(QUICK)}
+
+
+def at(*batch_sizes: int, precision: str = "fp32", frameworks=("torch", "tensorflow", "jax")) -> list[RunConfig]:
+    """The quick configurations at ``batch_sizes`` and ``precision`` of ``frameworks``."""
+    return [c for c in QUICK if c.batch_size in batch_sizes and c.precision == precision and c.framework in frameworks]
+
+
+def results(tmp_path: Path, records: list[dict]):
+    """``records`` written where the matrix writes them, loaded as the build loads them."""
+    for record in records:
+        machine = record["hardware"]["machine_id"]
+        write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
+    return load_results(tmp_path)
+
+
+def speed_page(found, language: str = i18n.SOURCE) -> str:
+    """The speed page's Markdown in ``language``."""
+    with i18n.language(language):
+        return render_page(environment(), speed, SiteData(found, REPO_ROOT / "runners" / "frameworks"))
+
+
+def sentence(page: str, start: str) -> list[str]:
+    """Every line of ``page`` that starts with ``start``."""
+    return [line for line in page.splitlines() if line.startswith(start)]
+
+
+def test_the_ends_alone_ran_so_the_middle_sizes_and_the_extra_precision_are_named_in_both_languages(tmp_path):
+    found = results(tmp_path, [ok(c) for c in at(32, 256)])
+    assert {p.config_id for p in not_run_yet(found.runs)} == {
+        c.config_id for c in at(64, 128) + at(32, precision="bf16")
+    }
+    (english,) = sentence(speed_page(found), NOT_RUN_EN)
+    assert english == (
+        "Not run yet on this machine: batch 64 and 128; batch 32 bf16 (the matrix planned them but stopped before "
+        "reaching them, when its time budget ran out or it was interrupted; run `make site` again to go on where it "
+        "stopped)."
+    )
+    (chinese,) = sentence(speed_page(found, "zh"), NOT_RUN_ZH)
+    assert chinese.startswith("本机尚未运行：批大小 64 和 128；批大小 32 的 bf16（") and "`make site`" in chinese
+
+
+def test_the_home_pages_headline_names_them_too(tmp_path):
+    found = results(tmp_path, [ok(c) for c in at(32, 256)])
+    (line,) = sentence(build_pages(found)["index.md"], NOT_RUN_EN)
+    assert line.startswith("Not run yet on this machine: batch 64 and 128; batch 32 bf16 (")
+
+
+def test_when_everything_planned_ran_nothing_is_said(tmp_path):
+    found = results(tmp_path, [ok(c) for c in QUICK])
+    assert not_run_yet(found.runs) == []
+    page = speed_page(found)
+    assert "bf16" in page and "| 128 |" in page  # both tables are there, every batch size in them
+    assert NOT_RUN_EN not in page and NOT_RUN_ZH not in speed_page(found, "zh")
+
+
+def test_a_repeat_counts_as_run_when_its_first_runs_file_is_unreadable(tmp_path):
+    first, *others = QUICK
+    results(tmp_path, [ok(dataclasses.replace(first, repeat=1)), *(ok(c) for c in others)])
+    (tmp_path / "runs" / gen_records.CPU_MACHINE / f"{first.config_id}.json").write_text("{not json")
+    found = load_results(tmp_path)
+    assert found.skipped and not_run_yet(found.runs) == []
+
+
+def test_records_without_a_plan_name_nothing_and_the_pages_still_build(tmp_path):
+    planless = [gen_records.as_recorded(c, gen_records.one_epoch(c, 30.0), ["runners", "run"]) for c in at(32, 256)]
+    found = results(tmp_path, [*planless, gen_records.run("torch", 64, older=True)])
+    assert not_run_yet(found.runs) == []
+    pages = build_pages(found)
+    assert all(NOT_RUN_EN not in page for page in pages.values() if isinstance(page, str))
+    assert "| 256 |" in pages["results/speed.md"]
+
+
+def test_a_failed_run_counts_as_run(tmp_path):
+    found = results(tmp_path, [*(ok(c) for c in at(32, 256)), *(oom(c) for c in at(64))])
+    (line,) = sentence(speed_page(found), NOT_RUN_EN)
+    assert line.startswith("Not run yet on this machine: batch 128; batch 32 bf16 (")
+
+
+def test_a_size_that_ran_for_some_frameworks_names_the_others_in_batch_order(tmp_path):
+    ran = at(32, 256) + at(32, precision="bf16") + at(64, frameworks=("torch",))
+    found = results(tmp_path, [ok(c) for c in ran])
+    (line,) = sentence(speed_page(found), NOT_RUN_EN)
+    assert line.startswith("Not run yet on this machine: batch 64 for TensorFlow and JAX; batch 128 (")
+    (chinese,) = sentence(speed_page(found, "zh"), NOT_RUN_ZH)
+    assert chinese.startswith("本机尚未运行：TensorFlow 和 JAX 的批大小 64；批大小 128（")
+
+
+def test_a_column_is_named_with_its_mode_where_the_table_holds_two(tmp_path):
+    modes = ["compiled", "eager"]
+    both = expand(
+        "quick", gen_records.VERSIONS.get, frameworks=["torch"], modes=modes, batch_sizes=[32, 64], device="cpu"
+    )
+    ran = [c for c in both if c.batch_size == 32 or c.mode == "compiled"]  # all but eager at batch 64
+    (line,) = sentence(speed_page(results(tmp_path, [ok(c, plan=both) for c in ran])), NOT_RUN_EN)
+    assert line.startswith("Not run yet on this machine: batch 64 for PyTorch eager (")
+
+
+def test_an_extra_precision_that_ran_for_some_frameworks_is_named_in_its_own_table_alone(tmp_path):
+    ran = at(32, 64, 128, 256) + at(32, precision="bf16", frameworks=("torch",))
+    page = speed_page(results(tmp_path, [ok(c) for c in ran]))
+    (line,) = sentence(page, NOT_RUN_EN)
+    assert line.startswith("Not run yet on this machine: batch 32 for TensorFlow and JAX (")
+    assert page.index(line) > page.index("bfloat16")  # under the bf16 table's heading, after the fp32 table
+
+
+def test_the_plans_of_a_machines_records_are_united_and_other_machines_runs_do_not_count(tmp_path):
+    torch = at(32, 64, 128, 256, frameworks=("torch",))
+    first = ok(torch[0], plan=torch[:2])  # a matrix that planned batch 32 and 64
+    second = ok(torch[3], plan=[torch[0], torch[2], torch[3]])  # one that planned batch 32, 128 and 256
+    elsewhere = {**ok(torch[1]), "hardware": gen_records.hardware(OTHER_MACHINE)}  # batch 64, on another machine
+    found = results(tmp_path, [first, second, elsewhere])
+    unrun = not_run_yet(found.runs)
+    here = {p.config_id for p in unrun if p.machine_id == gen_records.CPU_MACHINE}
+    assert here == {torch[1].config_id, torch[2].config_id}
+    assert {p.config_id for p in unrun if p.machine_id == OTHER_MACHINE} == {c.config_id for c in QUICK} - {
+        torch[1].config_id
+    }
+
+
+def test_a_recorded_precision_is_escaped(tmp_path):
+    bf16 = at(32, precision="bf16", frameworks=("torch",))
+    record = ok(at(32, frameworks=("torch",))[0], plan=bf16)
+    record["matrix"]["planned"][0]["precision"] = "<i>bf16</i>"
+    (line,) = sentence(speed_page(results(tmp_path, [record])), NOT_RUN_EN)
+    assert "batch 32 &lt;i&gt;bf16&lt;/i&gt; (" in line
