@@ -7,9 +7,9 @@ STAMP := $(VENV)/.fwbench-installed
 DEV_STAMP := $(VENV)/.fwbench-dev-installed
 RESULTS ?= results
 # Minutes the quick matrix of `make site` may take, sized so that `make site` ends within 15 minutes on a 2-core CPU
-# (the probes and the set-up take about 2.5 more): it runs batch 32 and 256 in fp32 once and repeats their undecided
-# comparisons until decided, then does the same at 64, 128 and bf16 at 32, until this runs out; a later `make site`
-# goes on where it stopped (README: "When the budget runs out").
+# (the probes, the set-up and the site build take about 3 more): it runs batch 32 and 256 in fp32 once and repeats
+# their undecided comparisons until decided, then does the same at 64, 128 and bf16 at 32, until this runs out; a
+# later `make site` goes on where it stopped (README: "When the budget runs out").
 SITE_BUDGET ?= 12
 # What `make site` trains, a matrix each: resnet18 (the article's ResNet-18) by default; SITE_WORKLOADS=resnet18,gpt
 # adds the transformer (runners/profiles.json: quick-gpt, about 4 minutes more on a 2-core CPU).
