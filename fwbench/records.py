@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -49,6 +50,12 @@ def epoch_train_images(train_images: int, min_timed_steps: int | None, batch_siz
     record made before the field: 1). The one rule for ``runners.profiles.RunConfig`` and for readers of a record's
     ``config`` (the reference losses, ``generator check``)."""
     return max(train_images, (min_timed_steps or 1) * batch_size)
+
+
+def config_id_of(record_id: str) -> str:
+    """The configuration a run record is of: its ``record_id`` without a repeat's ``-r<k>`` (``RunConfig.record_id``
+    adds it to the configuration's id for every repeat after the first)."""
+    return re.sub(r"-r\d+$", "", record_id)
 
 
 #: a run record's throughput fields, by the sample its workload counts (``runners.workloads``): one of them is set

@@ -3,9 +3,10 @@ cost beside the first runs of the same configurations."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from datetime import datetime
+
+from fwbench.records import config_id_of
 
 #: the parts of a matrix's span, in the order they are printed
 TIME_PARTS = {
@@ -37,7 +38,7 @@ def repeat_rounds(records: list[dict]) -> dict[int, dict]:
         lambda: {"runs": 0, "warm": 0, "seconds": 0.0, "steps_seconds": 0.0, "first_seconds": 0.0}
     )
     for record in ok:
-        repeat, config_id = record["config"].get("repeat") or 0, re.sub(r"-r\d+$", "", record["record_id"])
+        repeat, config_id = record["config"].get("repeat") or 0, config_id_of(record["record_id"])
         if repeat and config_id in first:
             round_ = rounds[repeat]
             round_["runs"] += 1

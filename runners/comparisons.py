@@ -95,6 +95,11 @@ class Comparison:
         return f"{where}: undecided at {n} ({stopped})"
 
 
+def due_again(found: list[Comparison]) -> set[str]:
+    """The ids of the configurations that the comparisons ``found`` still ask to run again (``to_run_again``)."""
+    return {config.config_id for comparison in found for config in comparison.to_run_again()}
+
+
 def judged(record: dict) -> bool:
     """Whether a run may enter a comparison: ok, and the machine was not busy."""
     return record["status"] == "ok" and not (record.get("load") or {}).get("busy")

@@ -26,7 +26,7 @@ from fwbench.progress import progress_bar
 from fwbench.records import write_record
 from fwbench.stats import APART
 from runners.budget import Budget, expected_seconds
-from runners.comparisons import Comparison, comparisons
+from runners.comparisons import Comparison, comparisons, due_again
 from runners.executor import Executor, Finished, Job, Started, Target
 from runners.interpreters import Interpreters
 from runners.order import at_ends, labeller, matrix_plan
@@ -175,8 +175,7 @@ class Matrix:
         rounds = []
         for target, order in self.plan:
             if self.repeats.auto:
-                found = comparisons(order, runs[target], self.repeats.runs)
-                chosen = {config.config_id for comparison in found for config in comparison.to_run_again()}
+                chosen = due_again(comparisons(order, runs[target], self.repeats.runs))
             else:
                 chosen = {config.config_id for config in order}
             at_end = at_ends(order)
@@ -243,11 +242,11 @@ class Matrix:
         if not self.repeats.auto or config.repeat == 0:
             return None
         order = self.orders[target]
-        for comparison in comparisons(order, runs_here(target, order, self.out), self.repeats.runs):
+        found = comparisons(order, runs_here(target, order, self.out), self.repeats.runs)
+        if config.config_id in due_again(found):
+            return None
+        for comparison in found:
             if any(config.config_id == first.config_id for c in comparison.ranked for first in c.configs):
-                due = {again.config_id for again in comparison.to_run_again()}
-                if config.config_id in due:
-                    return None
                 if comparison.decided:
                     return f"its comparison is decided ({comparison.line(stopped='')})"
                 return "it is apart from the leader now"

@@ -63,13 +63,13 @@ def at_ends(order: list[RunConfig]):
     in the matrix's main precision (the one at the most batch sizes; an extra precision such as the quick profile's
     bf16 at batch 32 is not an end). Their first runs and repeats run before the others' so that a budget too short
     for every configuration decides the ends."""
-    sizes = [config.batch_size for config in order]
-    ends = {min(sizes), max(sizes)} if sizes else set()
     spread: dict[str, set[int]] = {}
     for config in order:
         spread.setdefault(config.precision, set()).add(config.batch_size)
     widest = max((len(batch_sizes) for batch_sizes in spread.values()), default=0)
     main = {precision for precision, batch_sizes in spread.items() if len(batch_sizes) == widest}
+    sizes = [size for precision in main for size in spread[precision]]
+    ends = {min(sizes), max(sizes)} if sizes else set()  # the main precision's: an extra's sizes never shift them
     return lambda config: config.batch_size in ends and config.precision in main
 
 

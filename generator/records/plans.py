@@ -9,15 +9,12 @@ yet*: the matrix stopped before it (its time budget ran out, or it was interrupt
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 
+from fwbench.records import config_id_of
 from generator.records.aggregate import Table
 from generator.records.identity import Column, Setting, setting_of
 from generator.records.load import Loaded
-
-#: what a repeat's record id adds to its configuration's id (``RunConfig.record_id``: ``<config_id>-r<repeat>``)
-REPEAT_SUFFIX = re.compile(r"-r\d+$")
 
 
 @dataclass(frozen=True, order=True)
@@ -30,11 +27,6 @@ class Planned:
     batch_size: int
     column: Column
     config_id: str
-
-
-def config_id_of(record_id: str) -> str:
-    """The configuration a run record is of: its record id without a repeat's suffix."""
-    return REPEAT_SUFFIX.sub("", record_id)
 
 
 def planned_by(item: Loaded) -> list[Planned]:

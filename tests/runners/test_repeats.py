@@ -392,6 +392,8 @@ def test_an_extra_precision_is_not_an_end_and_runs_after_the_ends_are_decided(tm
     order = interleaved_order(configs)
     at_end = at_ends(order)
     assert {(c.batch_size, c.precision) for c in order if at_end(c)} == {(32, "fp32"), (256, "fp32")}
+    wider = [*order, dataclasses.replace(order[0], precision="bf16", batch_size=512)]  # an extra beyond the main's
+    assert {(c.batch_size, c.precision) for c in wider if at_ends(wider)(c)} == {(32, "fp32"), (256, "fp32")}
     rates = {(fw, bs): 100 if fw == "torch" else 50 for fw in ("torch", "jax") for bs in (32, 64, 128, 256)}
     executor = Runs(rates)
     run_repeats(tmp_path, order, executor, AUTO)
