@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import json
 import shutil
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -250,15 +251,20 @@ def one_epoch(config: RunConfig, rate: float, **changes: Any) -> Measured:
 
 
 def as_recorded(
-    config: RunConfig, measured: Measured, command: list[str], software_section: dict | None = None
+    config: RunConfig,
+    measured: Measured,
+    command: list[str],
+    software_section: dict | None = None,
+    finished_at: str = "2026-12-01T10:01:00.000Z",
 ) -> dict:
-    """The record ``runners run`` writes for ``config`` and ``measured`` on the test CPU (``ok_record``), at a fixed
-    time, with ``software()`` unless ``software_section`` is given."""
+    """The record ``runners run`` writes for ``config`` and ``measured`` on the test CPU (``ok_record``), started a
+    minute before ``finished_at``, with ``software()`` unless ``software_section`` is given."""
+    started_at = (datetime.fromisoformat(finished_at) - timedelta(minutes=1)).isoformat(timespec="milliseconds")
     return ok_record(
         config,
         hardware(),
-        "2026-12-01T10:00:00.000Z",
-        "2026-12-01T10:01:00.000Z",
+        started_at.replace("+00:00", "Z"),
+        finished_at,
         measured,
         software=software_section or software(),
         command=command,

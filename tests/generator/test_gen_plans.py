@@ -1,7 +1,7 @@
 """What the matrix planned and has not run yet: records carry the plan as ``runners matrix`` writes it
 (``runners.order.matrix_plan`` on the quick profile's configurations), and a machine's tables name the planned
-configurations with no record there, in both languages; a failed run counts as run, and records without a plan
-(older ones, ``runners run`` alone) name nothing."""
+configurations of its latest plan with no record there, in both languages; a failed run counts as run, and records
+without a plan (older ones, ``runners run`` alone) name nothing."""
 
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ NOT_RUN_EN = "Not run yet on this machine: "
 NOT_RUN_ZH = "本机尚未运行："
 
 
-def ok(config: RunConfig, plan: list[RunConfig] = QUICK) -> dict:
-    """The record ``runners matrix`` writes for a successful run of ``config``, carrying the matrix's plan."""
-    record = gen_records.as_recorded(config, gen_records.one_epoch(config, 30.0), ["runners", "matrix"])
+def ok(config: RunConfig, plan: list[RunConfig] = QUICK, finished_at: str = "2026-12-01T10:01:00.000Z") -> dict:
+    """The record ``runners matrix`` writes for a successful run of ``config`` finished at ``finished_at``, carrying
+    the matrix's plan."""
+    measured = gen_records.one_epoch(config, 30.0)
+    record = gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished_at)
     return {**record, "matrix": matrix_plan(plan)}
 
 
@@ -146,15 +148,14 @@ def test_an_extra_precision_that_ran_for_some_frameworks_is_named_in_its_own_tab
     assert page.index(line) > page.index("bfloat16")  # under the bf16 table's heading, after the fp32 table
 
 
-def test_the_plans_of_a_machines_records_are_united_and_other_machines_runs_do_not_count(tmp_path):
+def test_a_machines_latest_plan_counts_and_other_machines_runs_do_not(tmp_path):
     torch = at(32, 64, 128, 256, frameworks=("torch",))
-    first = ok(torch[0], plan=torch[:2])  # a matrix that planned batch 32 and 64
-    second = ok(torch[3], plan=[torch[0], torch[2], torch[3]])  # one that planned batch 32, 128 and 256
+    first = ok(torch[0], plan=torch[:2], finished_at="2026-11-30T10:01:00.000Z")  # planned batch 32 and 64
+    second = ok(torch[3], plan=[torch[0], torch[2], torch[3]])  # later: planned batch 32, 128 and 256
     elsewhere = {**ok(torch[1]), "hardware": gen_records.hardware(OTHER_MACHINE)}  # batch 64, on another machine
     found = results(tmp_path, [first, second, elsewhere])
     unrun = not_run_yet(found.runs)
-    here = {p.config_id for p in unrun if p.machine_id == gen_records.CPU_MACHINE}
-    assert here == {torch[1].config_id, torch[2].config_id}
+    assert {p.config_id for p in unrun if p.machine_id == gen_records.CPU_MACHINE} == {torch[2].config_id}
     assert {p.config_id for p in unrun if p.machine_id == OTHER_MACHINE} == {c.config_id for c in QUICK} - {
         torch[1].config_id
     }
@@ -166,3 +167,14 @@ def test_a_recorded_precision_is_escaped(tmp_path):
     record["matrix"]["planned"][0]["precision"] = "<i>bf16</i>"
     (line,) = sentence(speed_page(results(tmp_path, [record])), NOT_RUN_EN)
     assert "batch 32 &lt;i&gt;bf16&lt;/i&gt; (" in line
+
+
+def test_only_the_latest_plan_counts_so_the_sizes_an_upgraded_frameworks_old_version_never_ran_are_not_named(tmp_path):
+    older = interleaved_order(expand("quick", device="cpu", version_of={**gen_records.VERSIONS, "torch": "2.13.0"}.get))
+    ends = [c for c in older if c.batch_size in (32, 256) and c.precision == "fp32"]
+    before = [ok(c, older, finished_at="2026-11-30T10:01:00.000Z") for c in ends]
+    unrun_before = not_run_yet(results(tmp_path / "before", before).runs)
+    assert {p.config_id for p in unrun_before} == {c.config_id for c in older if c not in ends}
+    found = results(tmp_path / "after", [*before, *(ok(c) for c in QUICK)])  # torch 2.14.1 then ran all of it
+    assert not_run_yet(found.runs) == []
+    assert NOT_RUN_EN not in speed_page(found)
