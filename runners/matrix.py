@@ -25,7 +25,7 @@ from tqdm import tqdm
 from fwbench.progress import progress_bar
 from fwbench.records import write_record
 from fwbench.stats import APART
-from runners.budget import Budget, expected_seconds
+from runners.budget import Budget, expected_seconds, other_sizes
 from runners.comparisons import Comparison, comparisons, due_again
 from runners.executor import Executor, Finished, Job, Started, Target
 from runners.interpreters import Interpreters
@@ -142,7 +142,7 @@ class Matrix:
             first_round = self.part(ends)
             if self.spent or not first_round:
                 continue
-            results += self.round(first_round, {t: runs_here(t, order, self.out) for t, order in self.plan})
+            results += self.round(first_round)
             for repeat in range(1, self.repeats.runs):
                 if self.spent:
                     break
@@ -152,7 +152,7 @@ class Matrix:
                     break
                 self.bar.total += sum(len(order) for _, order in round_plan)
                 self.bar.refresh()
-                results += self.round(round_plan, runs)
+                results += self.round(round_plan)
         self.bar.close()
         final = [
             (target, comparisons(order, runs_here(target, order, self.out), self.repeats.runs))
@@ -190,9 +190,8 @@ class Matrix:
                 rounds.append((target, again))
         return rounds
 
-    def round(self, plan: list[tuple[Target, list[RunConfig]]], runs: dict) -> list[Result]:
-        """Run one round's ``plan`` (``runs``: the records of each target's configurations so far, for the
-        budget's estimates); its results in plan order."""
+    def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
+        """Run one round's ``plan``; its results in plan order."""
         results: dict[Job, Result | None] = {}  # in plan order: jobs are made in that order
         running: dict[Job, str] = {}
 
@@ -213,7 +212,7 @@ class Matrix:
                     elif existing := (None if self.force else completed(config, self.out, target.machine_ids)):
                         resumed = Result(config, existing, "done before (resumed)")
                         self.done(results, job, resumed, resumed.note)
-                    elif not self.budget.fits(self.expected(config, runs[target])):
+                    elif not self.budget.fits(self.expected(target, config)):
                         self.spent = True
                         return
                     else:
@@ -252,9 +251,12 @@ class Matrix:
                 return "it is apart from the leader now"
         return None
 
-    def expected(self, config: RunConfig, runs: dict[str, list[dict]]) -> float:
-        """Seconds a run of ``config`` is expected to take here (a repeat: with warm caches), from ``runs``."""
-        return expected_seconds(config, config.repeat > 0, runs[config.config_id])[0]
+    def expected(self, target: Target, config: RunConfig) -> float:
+        """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records
+        its matrix has there now (of ``config``, else of its other batch sizes: those this round just made too)."""
+        runs = runs_here(target, self.orders[target], self.out)
+        others = other_sizes(config, self.orders[target], runs)
+        return expected_seconds(config, config.repeat > 0, runs[config.config_id], others)[0]
 
     def finished(self, results: dict[Job, Result | None], event: Finished) -> None:
         """Store a finished job's record and say how it ended."""

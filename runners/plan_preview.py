@@ -14,7 +14,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
-from runners.budget import FROM_PROFILE, Budget, expected_seconds
+from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
@@ -35,11 +35,12 @@ def preview(
     at_end = at_ends(order)
     # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
+    found = {config.config_id: runs_of(config, out, target.machine_ids) for config in order}
     for config in order:
-        runs = runs_of(config, out, target.machine_ids)
+        runs, others = found[config.config_id], other_sizes(config, order, found)
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
-        cold, source = expected_seconds(config, False, runs)
-        warm, _ = expected_seconds(config, True, runs)
+        cold, source = expected_seconds(config, False, runs, others)
+        warm, _ = expected_seconds(config, True, runs, others)
         first.append((0.0 if 0 in done else cold, source))
         to_make = [r for r in range(1, repeats.runs) if r not in done]
         later += [warm] * len(to_make)

@@ -2,10 +2,10 @@
 
 ``runners matrix`` writes its plan into every record it writes: one entry per configuration it planned on that
 machine, first runs only. A configuration planned there that has no record at all there, ok or failed, is *not run
-yet*: the matrix stopped before it (its time budget ran out, or it was interrupted). Only a machine's latest plan
-counts (per setting, its precisions together: one matrix plans them all): after an upgrade, or another profile's
-sizes, what an earlier matrix planned and never ran is no longer owed. Records without the block (written before it,
-or by ``runners run`` alone) plan nothing.
+yet*: the matrix stopped before it (its time budget ran out, or it was interrupted). A machine's plans are united,
+so a small matrix run after ``make site`` leaves make site's unrun sizes named; but where a later plan planned the
+same run differently (a framework upgraded: its new version at that batch size), the earlier entry is superseded
+and no longer owed. Records without the block (written before it, or by ``runners run`` alone) plan nothing.
 """
 
 from __future__ import annotations
@@ -47,26 +47,28 @@ def planned_by(item: Loaded) -> list[Planned]:
     ]
 
 
-def latest_plans(runs: list[Loaded]) -> list[Loaded]:
-    """Per machine and setting (any precision), the record with a plan that finished last: the latest matrix's."""
-    latest: dict[tuple[str, Setting], Loaded] = {}
-    for item in runs:
-        if (item.record.get("matrix") or {}).get("planned"):
-            key = (item.machine_id, dataclasses.replace(setting_of(item.record), precision=""))
-            if key not in latest or item.record["finished_at"] > latest[key].record["finished_at"]:
-                latest[key] = item  # same-format UTC timestamps (fwbench.timestamps) order as strings
-    return list(latest.values())
+def slot(planned: Planned) -> tuple:
+    """What a planned configuration is a run of, its framework's version and seed aside: machine, table, framework,
+    mode and batch size."""
+    return planned.machine_id, planned.setting, planned.column.framework, planned.column.mode, planned.batch_size
 
 
 def not_run_yet(runs: list[Loaded]) -> list[Planned]:
-    """The configurations of each machine's latest plans (``latest_plans``) that have no record there, ok or
-    failed, sorted."""
+    """The configurations planned on each machine, in the union of its records' plans less those a later plan
+    superseded (``slot``), that have no record there, ok or failed, sorted."""
     ran = {(item.machine_id, config_id_of(item.record["record_id"])) for item in runs}
+    planning = [item for item in runs if (item.record.get("matrix") or {}).get("planned")]
+    planning.sort(key=lambda item: item.record["finished_at"], reverse=True)  # UTC, one format: order as strings
+    claimed: dict[tuple, set[str]] = {}  # slot → the configurations the latest plan that planned it named there
     found: dict[tuple[str, str], Planned] = {}
-    for item in latest_plans(runs):
-        for planned in planned_by(item):
-            if (planned.machine_id, planned.config_id) not in ran:
+    for item in planning:
+        plan = planned_by(item)
+        for planned in plan:
+            superseded = planned.config_id not in claimed.get(slot(planned), {planned.config_id})
+            if not superseded and (planned.machine_id, planned.config_id) not in ran:
                 found.setdefault((planned.machine_id, planned.config_id), planned)
+        for planned in plan:
+            claimed.setdefault(slot(planned), {p.config_id for p in plan if slot(p) == slot(planned)})
     return sorted(found.values())
 
 

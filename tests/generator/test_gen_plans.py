@@ -1,7 +1,7 @@
 """What the matrix planned and has not run yet: records carry the plan as ``runners matrix`` writes it
 (``runners.order.matrix_plan`` on the quick profile's configurations), and a machine's tables name the planned
-configurations of its latest plan with no record there, in both languages; a failed run counts as run, and records
-without a plan (older ones, ``runners run`` alone) name nothing."""
+configurations with no record there (its plans united, less what a later plan superseded), in both languages; a failed
+run counts as run, and records without a plan (older ones, ``runners run`` alone) name nothing."""
 
 from __future__ import annotations
 
@@ -148,14 +148,15 @@ def test_an_extra_precision_that_ran_for_some_frameworks_is_named_in_its_own_tab
     assert page.index(line) > page.index("bfloat16")  # under the bf16 table's heading, after the fp32 table
 
 
-def test_a_machines_latest_plan_counts_and_other_machines_runs_do_not(tmp_path):
+def test_the_plans_of_a_machines_records_are_united_and_other_machines_runs_do_not_count(tmp_path):
     torch = at(32, 64, 128, 256, frameworks=("torch",))
     first = ok(torch[0], plan=torch[:2], finished_at="2026-11-30T10:01:00.000Z")  # planned batch 32 and 64
-    second = ok(torch[3], plan=[torch[0], torch[2], torch[3]])  # later: planned batch 32, 128 and 256
+    second = ok(torch[3], plan=[torch[0], torch[2], torch[3]])  # a later one: batch 32, 128 and 256, not 64
     elsewhere = {**ok(torch[1]), "hardware": gen_records.hardware(OTHER_MACHINE)}  # batch 64, on another machine
     found = results(tmp_path, [first, second, elsewhere])
     unrun = not_run_yet(found.runs)
-    assert {p.config_id for p in unrun if p.machine_id == gen_records.CPU_MACHINE} == {torch[2].config_id}
+    here = {p.config_id for p in unrun if p.machine_id == gen_records.CPU_MACHINE}
+    assert here == {torch[1].config_id, torch[2].config_id}
     assert {p.config_id for p in unrun if p.machine_id == OTHER_MACHINE} == {c.config_id for c in QUICK} - {
         torch[1].config_id
     }
@@ -169,7 +170,7 @@ def test_a_recorded_precision_is_escaped(tmp_path):
     assert "batch 32 &lt;i&gt;bf16&lt;/i&gt; (" in line
 
 
-def test_only_the_latest_plan_counts_so_the_sizes_an_upgraded_frameworks_old_version_never_ran_are_not_named(tmp_path):
+def test_a_later_plan_supersedes_so_the_sizes_an_upgraded_frameworks_old_version_never_ran_are_not_named(tmp_path):
     older = interleaved_order(expand("quick", device="cpu", version_of={**gen_records.VERSIONS, "torch": "2.13.0"}.get))
     ends = [c for c in older if c.batch_size in (32, 256) and c.precision == "fp32"]
     before = [ok(c, older, finished_at="2026-11-30T10:01:00.000Z") for c in ends]

@@ -228,6 +228,41 @@ def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, c
     assert resumed.stop.reason == "all decided" and len(list((tmp_path / MACHINE).iterdir())) == 6
 
 
+def test_a_configuration_not_run_here_yet_is_expected_from_its_nearest_batch_size_with_its_steps_rescaled():
+    order = order_of("torch", "jax", batch_sizes=(16, 32, 256))
+    torch16, torch32, torch256 = (c for c in order if c.framework == "torch")
+    record = ran(torch32, rate=2.0, seconds=60.0)  # 64 images: 32 s timed, a 16 s step
+    runs = {torch32.config_id: [record], torch16.config_id: [ran(torch16, rate=1.0, seconds=600.0)]}
+    others = budget.other_sizes(torch256, order, runs)
+    assert [config.batch_size for config, _ in others] == [16, 32]  # the same framework's other sizes alone
+    seconds, source = budget.expected_seconds(torch256, False, [], others)
+    timed, step = record["timing"]["epoch_seconds_each"][0], record["timing"]["step_seconds_median"]
+    assert torch256.epoch_train_images == 4 * torch32.epoch_train_images
+    assert seconds == pytest.approx(60.0 + timed * 3 + step * 7) and source == "this machine's records at batch 32"
+    assert budget.expected_seconds(torch256, False, [record]) == (60.0, "this machine's records")  # its own first
+    jax256 = next(c for c in order if c.framework == "jax" and c.batch_size == 256)
+    assert budget.expected_seconds(jax256, False, [], budget.other_sizes(jax256, order, runs)) == (
+        30.0,
+        "the profile's guess",
+    )
+
+
+def test_a_budget_does_not_start_a_large_batch_its_smaller_ones_say_has_no_room(tmp_path, clock, capsys):
+    order = order_of("torch", batch_sizes=(32, 256))
+    executor = Runs({("torch", 32): 2.0, ("torch", 256): 2.0}, clock=clock)
+    outcome = run_repeats(tmp_path, order, executor, Repeats(1), minutes=3)  # the guess, 30 s, would have started it
+    assert executor.ran() == ["torch/compiled bs32 seed0"] and outcome.stop.reason == "budget spent"
+    # the dry run's estimate says the same, from this machine's record at batch 32 (of the installed torch)
+    (first,) = profiles.expand("smoke", frameworks=["torch"])
+    path = record_path(tmp_path / "here", provenance.hardware_for(first.device)["machine_id"], first)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(ran(first, 2.0)))
+    argv = ["matrix", "--profile", "smoke", "--frameworks", "torch", "--batch-sizes", "32,256", "--dry-run"]
+    assert cli.main([*argv, "--out", str(tmp_path / "here")]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("torch/compiled bs256")]
+    assert row.rstrip().endswith("this machine's records at batch 32")
+
+
 def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, monkeypatch):
     args_file = tmp_path / "args"
     python = tmp_path / "fake-python"
@@ -379,7 +414,7 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     # shorter: the ends are decided before the middle's first runs, which the budget leaves for a later matrix
     outcome = run_repeats(
         tmp_path / "short", order, Runs(rates, clock=clock), AUTO, minutes=12.1
-    )  # 12 runs; a 13th, guessed at smoke's 30 s, has no room
+    )  # 12 runs; a 13th, expected from batch 16's 60 s runs, has no room
     assert closing_lines(outcome)[1:] == [
         "bs 16: PyTorch ahead of JAX (n=3, 3)",
         "bs 32: not run yet (budget)",
