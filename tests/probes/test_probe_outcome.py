@@ -10,6 +10,9 @@ from runners.probes.catalog import ProbeSpec
 from runners.probes.record import build_record
 
 COMMITTED = Path(__file__).resolve().parents[2] / "results" / "probes"
+#: a probe record an earlier fwbench wrote (AVX2 EPYC VM, 2026-11-30; committed under results/probes/ until b182afd),
+#: under rubric /1 and before ``reports_bug``: TensorFlow's compiled NaN probe, an error about something else
+RUBRIC_1 = Path(__file__).parent / "fixtures" / "nan-tensorflow-compiled-tooling-on.rubric1.json"
 JAX_WARNING = (
     "/x/jax/_src/numpy/array_methods.py:125: UserWarning: Explicitly requested dtype float64 requested in "
     "astype is not available, and will be truncated to dtype float32.\n  return lax_numpy.astype(self)\n"
@@ -139,6 +142,6 @@ def test_no_error_reports_nothing():
     assert record["reports_bug"] is None
 
 
-def test_committed_records_written_before_the_rule_get_it_on_read():
-    old = read_record(COMMITTED / "cpu-amd-epyc-2t-846125" / "nan-tensorflow-compiled-tooling-on.json")
+def test_records_written_before_the_rule_get_it_on_read():
+    old = read_record(RUBRIC_1)
     assert "reports_bug" not in old and reports_planted_bug(old) is False

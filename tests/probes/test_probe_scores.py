@@ -12,9 +12,10 @@ from generator.records.probes import probe_score, probe_scores, todays
 from runners.probes.catalog import ProbeSpec
 from runners.probes.record import build_record
 
-#: one machine's committed probes (the AMD EPYC VM of fingerprint 846125, scored under rubric /1), whose scores
-#: these tests pin
+#: one machine's committed probes (the AMD EPYC VM of fingerprint 846125), whose scores these tests pin
 COMMITTED = Path(__file__).resolve().parents[2] / "results" / "probes" / "cpu-amd-epyc-2t-846125"
+#: a probe record scored under rubric /1 (where it comes from: test_probe_outcome.RUBRIC_1)
+RUBRIC_1 = Path(__file__).parent / "fixtures" / "nan-tensorflow-compiled-tooling-on.rubric1.json"
 PROVENANCE = dict(
     software={"python": "3.11", "os": "Linux", "packages": {}},
     started_at="2025-01-01T00:00:00.000Z",
@@ -84,8 +85,10 @@ def test_another_versions_probes_are_not_todays_scores():
     assert probe_scores([article]).with_cast == {}
 
 
-def test_an_error_about_something_else_scored_under_the_old_rubric_scores_zero_on_read(committed_probes):
-    (old,) = [p for p in committed_probes.probes if p.record["record_id"] == "nan-tensorflow-compiled-tooling-on"]
+def test_an_error_about_something_else_scored_under_the_old_rubric_scores_zero_on_read(tmp_path):
+    (tmp_path / "probes" / "m1").mkdir(parents=True)
+    shutil.copy(RUBRIC_1, tmp_path / "probes" / "m1" / "nan-tensorflow-compiled-tooling-on.json")
+    (old,) = load_results(tmp_path, strict=True).probes
     assert old.record["score"]["total"] == 2.0  # rubric /1 gave location and brevity to "unsupported operations"
     assert probe_score(old.record) == {
         **old.record["score"],
