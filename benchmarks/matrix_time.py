@@ -23,26 +23,19 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory, positive_float
-from fwbench.records import RecordError, read_record
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, add_run_records_arguments, positive_float
 from fwbench.time_breakdown import breakdown_line, repeat_rounds, time_breakdown
 from fwbench.tuning import tuning_of
-from runners.record import SCHEMA
+from runners.store import ok_runs_under
 
 
 def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:
     """``ok`` runs of ``profile`` under ``root``, grouped by (machine id, tuning label)."""
     groups = defaultdict(list)
-    for path in sorted(root.rglob("*.json")):
-        try:
-            record = read_record(path, kind=SCHEMA)
-        except RecordError as exc:
-            print(f"skipped {exc}", file=sys.stderr)
-            continue
-        if record["status"] == "ok" and record["config"]["profile"] == profile:
-            tuning = tuning_of(record)
-            label = f"tuned: {tuning}" if tuning else "out of the box"
-            groups[(record["hardware"]["machine_id"], label)].append(record)
+    for record in ok_runs_under(root, profile):
+        tuning = tuning_of(record)
+        label = f"tuned: {tuning}" if tuning else "out of the box"
+        groups[(record["hardware"]["machine_id"], label)].append(record)
     return groups
 
 
@@ -72,14 +65,7 @@ def repeat_lines(records: list[dict], most: float) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Print the breakdown of each machine's and tuning's runs; exit 1 when there are none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "results",
-        nargs="?",
-        type=existing_directory,
-        default="results/runs",
-        help="run records directory (default results/runs)",
-    )
-    parser.add_argument("--profile", default="quick", help="profile whose runs are counted (default quick)")
+    add_run_records_arguments(parser, "runs")
     parser.add_argument(
         "--budget",
         type=positive_float,

@@ -169,3 +169,16 @@ def existing_directory(text: str) -> Path:
     if not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text}: {'not a directory' if path.exists() else 'no such directory'}")
     return path
+
+
+def add_run_records_arguments(parser: argparse.ArgumentParser, counted: str) -> None:
+    """The arguments of a benchmark script that reads run records: the directory (default results/runs), and
+    ``--profile``, the profile whose ``counted`` records are read (default quick)."""
+    parser.add_argument(
+        "results",
+        nargs="?",
+        type=existing_directory,
+        default="results/runs",
+        help="run records directory (default results/runs)",
+    )
+    parser.add_argument("--profile", default="quick", help=f"profile whose {counted} are counted (default quick)")

@@ -7,10 +7,11 @@ lies under one of its target's machine ids; an unreadable one is run again and r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from fwbench.records import stored_record
+from fwbench.records import RecordError, read_record, stored_record
 from runners.profiles import RunConfig
 from runners.record import SCHEMA, record_path
 
@@ -46,3 +47,16 @@ def readable(path: Path, config: RunConfig) -> dict | None:
 def stored_path(out: Path, record: dict) -> Path:
     """Where the matrix keeps ``record``: under the machine id and record id it carries, whichever machine ran it."""
     return Path(out) / record["hardware"]["machine_id"] / f"{record['record_id']}.json"
+
+
+def ok_runs_under(root: Path, profile: str) -> Iterator[dict]:
+    """Every readable ``ok`` run record of ``profile`` under ``root``, in path order (the benchmark scripts' input);
+    each unreadable file is one ``skipped`` line on stderr."""
+    for path in sorted(Path(root).rglob("*.json")):
+        try:
+            record = read_record(path, kind=SCHEMA)
+        except RecordError as exc:
+            print(f"skipped {exc}", file=sys.stderr)
+            continue
+        if record["status"] == "ok" and record["config"]["profile"] == profile:
+            yield record

@@ -6,12 +6,13 @@ a fixed count runs everything; a budget stop keeps every record and a rerun goes
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-from fwbench.records import read_record
+from fwbench.records import read_record, write_record
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
 from runners import budget, cli, machine_load, matrix, profiles, provenance, run
@@ -25,6 +26,7 @@ from runners.record import Measured, ok_record, record_path
 from runners.repeats import Repeats
 from runners.summary import closing_lines
 
+REPO = Path(__file__).resolve().parents[2]
 MACHINE = "m"
 QUIET = {"load_avg_1m": 0.1, "load_avg_5m": 0.1, "other_cpu_percent": 1.0, "cpu_count": 2}
 SOFTWARE = {
@@ -67,8 +69,9 @@ def ran(config: profiles.RunConfig, rate: float, seconds: float = 60.0, load: di
     )
     hardware = {**provenance.hardware_for("cpu"), "machine_id": MACHINE}
     finished = f"2026-12-01T10:{int(seconds) // 60:02d}:{int(seconds) % 60:02d}.000Z"
+    command = ["runners/cli.py", "run", "--config-json", config.to_json()]  # as the local executor starts it
     return ok_record(
-        config, hardware, "2026-12-01T10:00:00.000Z", finished, measured, software=SOFTWARE, command=["runners"]
+        config, hardware, "2026-12-01T10:00:00.000Z", finished, measured, software=SOFTWARE, command=command
     )
 
 
@@ -261,6 +264,26 @@ def test_a_budget_does_not_start_a_large_batch_its_smaller_ones_say_has_no_room(
     assert cli.main([*argv, "--out", str(tmp_path / "here")]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("torch/compiled bs256")]
     assert row.rstrip().endswith("this machine's records at batch 32")
+
+
+def test_the_estimate_benchmark_sets_each_first_run_beside_what_the_budget_expected_of_it(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("budget_estimate", REPO / "benchmarks" / "budget_estimate.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    order = order_of("torch", batch_sizes=(32, 64, 256))
+    for config in order:  # 16 images/s: batch 32's epoch takes 4 s, its step 2 s; every run 60 s
+        write_record(record_path(tmp_path, MACHINE, config), ran(config, 16.0))
+    repeat = dataclasses.replace(order[1], repeat=1)
+    write_record(record_path(tmp_path, MACHINE, repeat), ran(repeat, 16.0, seconds=600.0))  # a repeat: not counted
+    assert benchmark.main([str(tmp_path), "--profile", "smoke"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("bs64: expected 62 s (this machine's records at batch 32), ran 60 s  →  1.03 ×")
+    # batch 256 from batch 32: 60 s + the epoch 4 s × (4 times the images - 1) + the step 2 s × (8 times - 1)
+    assert lines[1].endswith("bs256: expected 86 s (this machine's records at batch 32), ran 60 s  →  1.43 ×")
+    assert lines[2] == f"{MACHINE}: 1.03–1.43 × over 2 first runs"
+    single = tmp_path / "single"  # one batch size: nothing to expect it from
+    write_record(record_path(single, MACHINE, order[0]), ran(order[0], 16.0))
+    assert benchmark.main([str(single), "--profile", "smoke"]) == 1
 
 
 def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, monkeypatch):
