@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     if not ratios:
         print(f"no {args.profile} first runs at two or more batch sizes under {args.results}", file=sys.stderr)
         return EXIT_FAILURE
-    for machine, found in sorted(ratios.items()):
-        print(f"{machine}: {min(found):.2f}–{max(found):.2f} × over {len(found)} first runs")
+    for machine, each in sorted(ratios.items()):
+        print(f"{machine}: {min(each):.2f}–{max(each):.2f} × over {len(each)} first runs")
     return EXIT_OK
 
 

@@ -4,7 +4,7 @@ A run's expected duration comes from this machine's records of its configuration
 finished_at) of its ok runs, of those with the run's compile-cache state (cold for a configuration's first run,
 warm for its repeats) when there are any. A configuration not run here yet takes the records of the same framework's
 nearest batch size, their steps rescaled to its own (``scaled_seconds``): on a slow machine a batch-256 run can take
-six times the profile's guess, and the budget would start a run it has no room for. Without either it is the
+seven times the profile's guess, and the budget would start a run it has no room for. Without either it is the
 profile's ``seconds_per_run`` for the device, a first guess stated as such.
 """
 

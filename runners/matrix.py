@@ -33,7 +33,7 @@ from runners.order import at_ends, labeller, matrix_plan
 from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
-from runners.store import completed, runs_of, stored_path
+from runners.store import completed, runs_here, stored_path
 from runners.summary import outcome
 
 
@@ -89,11 +89,6 @@ class Outcome:
     stop: Stop
 
 
-def runs_here(target: Target, order: list[RunConfig], out: Path) -> dict[str, list[dict]]:
-    """Config id → the records of every run of it on ``target``'s machines, for the configurations of ``order``."""
-    return {config.config_id: runs_of(config, out, target.machine_ids) for config in order}
-
-
 def run_matrix(
     plan: list[tuple[Target, list[RunConfig]]],
     out: Path,
@@ -146,7 +141,7 @@ class Matrix:
             for repeat in range(1, self.repeats.runs):
                 if self.spent:
                     break
-                runs = {target: runs_here(target, order, self.out) for target, order in self.plan}
+                runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
                 round_plan = self.again(runs, repeat, ends)
                 if not round_plan:
                     break
@@ -155,7 +150,7 @@ class Matrix:
                 results += self.round(round_plan)
         self.bar.close()
         final = [
-            (target, comparisons(order, runs_here(target, order, self.out), self.repeats.runs))
+            (target, comparisons(order, runs_here(order, self.out, target.machine_ids), self.repeats.runs))
             for target, order in self.plan
         ]
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
@@ -241,7 +236,7 @@ class Matrix:
         if not self.repeats.auto or config.repeat == 0:
             return None
         order = self.orders[target]
-        found = comparisons(order, runs_here(target, order, self.out), self.repeats.runs)
+        found = comparisons(order, runs_here(order, self.out, target.machine_ids), self.repeats.runs)
         if config.config_id in due_again(found):
             return None
         for comparison in found:
@@ -254,7 +249,7 @@ class Matrix:
     def expected(self, target: Target, config: RunConfig) -> float:
         """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records
         its matrix has there now (of ``config``, else of its other batch sizes: those this round just made too)."""
-        runs = runs_here(target, self.orders[target], self.out)
+        runs = runs_here(self.orders[target], self.out, target.machine_ids)
         others = other_sizes(config, self.orders[target], runs)
         return expected_seconds(config, config.repeat > 0, runs[config.config_id], others)[0]
 

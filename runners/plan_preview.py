@@ -19,7 +19,7 @@ from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
 from runners.repeats import Repeats
-from runners.store import completed, runs_of
+from runners.store import completed, runs_here
 
 
 def preview(
@@ -35,7 +35,7 @@ def preview(
     at_end = at_ends(order)
     # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
-    found = {config.config_id: runs_of(config, out, target.machine_ids) for config in order}
+    found = runs_here(order, out, target.machine_ids)
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]

@@ -37,6 +37,12 @@ def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[di
     return [record for path in paths if (record := readable(path, config))]
 
 
+def runs_here(order: Iterable[RunConfig], out: Path, machine_ids: Iterable[str]) -> dict[str, list[dict]]:
+    """Config id → the records of every run of it under ``machine_ids`` (``runs_of``), for the configurations of
+    ``order``."""
+    return {config.config_id: runs_of(config, out, machine_ids) for config in order}
+
+
 def readable(path: Path, config: RunConfig) -> dict | None:
     """The record at ``path`` when it is a valid one of ``config``'s framework version, else None (unreadable
     records are simply run again, and replaced atomically)."""

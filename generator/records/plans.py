@@ -11,6 +11,7 @@ and no longer owed. Records without the block (written before it, or by ``runner
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 from dataclasses import dataclass
 
 from fwbench.records import config_id_of
@@ -67,8 +68,11 @@ def not_run_yet(runs: list[Loaded]) -> list[Planned]:
             superseded = planned.config_id not in claimed.get(slot(planned), {planned.config_id})
             if not superseded and (planned.machine_id, planned.config_id) not in ran:
                 found.setdefault((planned.machine_id, planned.config_id), planned)
+        slots: dict[tuple, set[str]] = defaultdict(set)
         for planned in plan:
-            claimed.setdefault(slot(planned), {p.config_id for p in plan if slot(p) == slot(planned)})
+            slots[slot(planned)].add(planned.config_id)
+        for where, config_ids in slots.items():
+            claimed.setdefault(where, config_ids)
     return sorted(found.values())
 
 
