@@ -10,8 +10,11 @@ recorded for information only: they lag a minute and still count the previous co
 numbers are recorded, never process names or arguments (records are published).
 
 The busy rule: other work above a quarter of one core's worth, ``100 / cpu_count / 4`` percent of the machine
-(12.5 % on 2 cores, 1.6 % on 16), in the start sample, the end sample or the mean over the timed region. A small
-machine has no spare core: a quarter of one taken by another process already slows a run measurably.
+(12.5 % on 2 cores, 1.6 % on 16), in the start sample or the mean over the timed region. A small machine has no
+spare core: a quarter of one taken by another process already slows a run measurably. The end sample judges only a
+run whose timed region was too short for a sample (a fast GPU's): it covers the evaluation, which no figure times,
+and over its second or so a blip of kernel work flagged runs whose timed epochs read 2 and 6 % (21 and 24 % at the
+end, two of five runs on a 2-core VM), so it discarded good runs and cost repeats.
 """
 
 from __future__ import annotations
@@ -150,12 +153,12 @@ def wait_for_quiet(
 
 
 def load_section(start: dict, end: dict, waited_seconds: float, during_clock: dict | None = None) -> dict:
-    """The record's ``load``: ``busy`` when the start sample (after waiting), the end sample or the mean over the
-    timed region (``ClockLoad.stop()``; None when the run never reached its clock) is over the busy rule's
-    threshold for the machine's CPU count."""
+    """The record's ``load``: ``busy`` when the start sample (after waiting) or the mean over the timed region
+    (``ClockLoad.stop()``; None when the run never reached its clock) is over the busy rule's threshold for the
+    machine's CPU count; the end sample stands in for the timed region where it has no sample."""
     limit = busy_threshold(start["cpu_count"])
     during = (during_clock or {}).get("mean_other_cpu_percent")
-    shares = [start["other_cpu_percent"], end["other_cpu_percent"], *([] if during is None else [during])]
+    shares = [start["other_cpu_percent"], end["other_cpu_percent"] if during is None else during]
     return {
         "start": start,
         "end": end,

@@ -92,8 +92,16 @@ def test_zero_means_never_wait():
 
 
 @pytest.mark.parametrize("start, end, busy", [(5, 5, False), (12.5, 12.5, False), (5, 13, True), (13, 0, True)])
-def test_busy_when_the_start_or_the_end_is_over_the_threshold(start, end, busy):
+def test_without_a_clock_sample_busy_when_the_start_or_the_end_is_over_the_threshold(start, end, busy):
     assert machine_load.load_section(sample(start), sample(end), 0.0)["busy"] is busy
+
+
+@pytest.mark.parametrize("start, end, mean, busy", [(5, 24, 2.0, False), (5, 24, 13.0, True), (13, 0, 0.0, True)])
+def test_with_a_clock_sample_the_end_sample_does_not_judge(start, end, mean, busy):
+    # the end sample covers the evaluation, which no figure times: a blip there (24 % on 2 cores while the timed
+    # epochs read 2 %) leaves a run judged
+    section = machine_load.load_section(sample(start), sample(end), 0.0, during(mean))
+    assert section["busy"] is busy and section["end"]["other_cpu_percent"] == end
 
 
 def test_the_busy_threshold_is_a_quarter_of_one_core():
