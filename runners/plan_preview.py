@@ -28,13 +28,12 @@ def preview(
     """The dry run's lines for the matrix of ``order`` on ``target``, its records kept under ``out``; ``to_build``:
     the environments it would build first."""
     label = labeller(order)
-    competitors: dict[tuple[str, int], set] = {}
-    for config in order:
-        competitors.setdefault((config.mode, config.batch_size), set()).add(config.framework)
-    rows, first, later, fewest = [], [], [], []  # fewest: the repeats before auto can decide anything
+    rows, first, later = [], [], []
     at_end = at_ends(order)
     # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
+    # per comparison, each competitor's repeats still to make, by repeat: what auto needs at the least
+    needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
@@ -44,13 +43,20 @@ def preview(
         first.append((0.0 if 0 in done else cold, source))
         to_make = [r for r in range(1, repeats.runs) if r not in done]
         later += [warm] * len(to_make)
-        compared = len(competitors[config.mode, config.batch_size]) > 1
-        due = [warm for r in to_make if compared and r < MIN_RUNS_FOR_INTERVAL]  # before auto can decide
-        fewest += due
+        comparison = needed.setdefault((at_end(config), config.mode, config.batch_size, config.precision), {})
+        competitor = comparison.setdefault((config.framework, config.framework_version), {})
+        for r in to_make:
+            competitor[r] = competitor.get(r, 0.0) + warm
         first_runs, repeat_runs = sequence[at_end(config)]
         first_runs += [] if 0 in done else [cold]
-        repeat_runs += due if repeats.auto else [warm] * len(to_make)
+        repeat_runs += [] if repeats.auto else [warm] * len(to_make)
         rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
+    fewest = []  # the repeats before auto can decide anything
+    for (end, *_), competitors in needed.items():
+        due = fewest_repeats(list(competitors.values()))
+        fewest += due
+        if repeats.auto:
+            sequence[end][1].extend(due)
     first_s = sum(seconds for seconds, _ in first)
     guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
     to_make = sum(1 for seconds, _ in first if seconds)
@@ -90,6 +96,20 @@ def preview(
         )
     )
     return lines
+
+
+def fewest_repeats(competitors: list[dict[int, float]]) -> list[float]:
+    """The fewest repeats that can decide one comparison, in the order they are made (each a run's expected
+    seconds), from each competitor's repeats still to make (repeat → seconds): none with a single competitor;
+    otherwise every competitor runs until n = 2 (no comparison is apart before n = 3, so none is skipped), then the
+    two that cost least reach n = 3, as when the leader and the runner-up run first in the last round and are apart,
+    and the third's repeat is not made."""
+    if len(competitors) < 2:
+        return []
+    last = MIN_RUNS_FOR_INTERVAL - 1
+    early = [seconds for repeats in competitors for r, seconds in sorted(repeats.items()) if r < last]
+    cheapest = sorted(repeats.get(last, 0.0) for repeats in competitors)[:2]  # 0.0: made already
+    return early + [seconds for seconds in cheapest if seconds]
 
 
 def budget_line(budget: Budget, steps: list[tuple[str, list[float]]], after: str = "") -> str:

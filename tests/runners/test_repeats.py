@@ -15,7 +15,7 @@ import pytest
 from fwbench.records import read_record, write_record
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
-from runners import budget, cli, machine_load, matrix, profiles, provenance, run
+from runners import budget, cli, machine_load, matrix, plan_preview, profiles, provenance, run
 from runners.budget import Budget
 from runners.comparisons import comparisons
 from runners.compile_cache import FILLED_BY
@@ -358,8 +358,21 @@ def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, ca
     assert cli.main(fresh) == 0
     assert (
         "budget: 12.5 min; it has room for the first runs at the end batch sizes (6), 7 of their repeats to n = 3 "
-        "(12) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s; bf16 at 32 is not an end
+        "(10) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s; bf16 at 32 is not an end
     ) in capsys.readouterr().out
+
+
+def test_the_fewest_repeats_take_every_competitor_to_n_2_and_the_two_cheapest_to_n_3():
+    # n = 2 decides nothing, so no repeat is skipped before it; the third's last one is when the others are apart
+    assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}, {1: 50.0, 2: 50.0}, {1: 30.0, 2: 30.0}]) == [
+        10.0,
+        50.0,
+        30.0,
+        10.0,
+        30.0,
+    ]
+    assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}, {}, {2: 30.0}]) == [10.0, 10.0]  # one at n = 3 already
+    assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}]) == []  # nothing to compare
 
 
 @pytest.mark.parametrize(
