@@ -3,7 +3,8 @@ written.
 
 The plan is the configurations in their order, the repeats policy and its cap, the environments that would be built,
 and a time estimate per run (``runners.budget``: this machine's records of the configuration, else the profile's
-guess), counting what earlier matrices finished as done.
+guess), counting what earlier matrices finished as done, and, with auto repeats, no repeat of a comparison they
+decided.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tabulate import tabulate
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
+from runners.comparisons import comparisons
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
@@ -35,13 +37,22 @@ def preview(
     # per comparison, each competitor's repeats still to make, by repeat: what auto needs at the least
     needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
+    standing = comparisons(order, found, repeats.runs)
+    # auto repeats nothing of a comparison that this machine's records decided already
+    settled = {
+        c.config_id
+        for comparison in standing
+        if repeats.auto and comparison.decided
+        for competitor in comparison.ranked
+        for c in competitor.configs
+    }
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
         first.append((0.0 if 0 in done else cold, source))
-        to_make = [r for r in range(1, repeats.runs) if r not in done]
+        to_make = [] if config.config_id in settled else [r for r in range(1, repeats.runs) if r not in done]
         later += [warm] * len(to_make)
         comparison = needed.setdefault((at_end(config), config.mode, config.batch_size, config.precision), {})
         competitor = comparison.setdefault((config.framework, config.framework_version), {})
@@ -82,6 +93,12 @@ def preview(
         )
     elif later:
         lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
+    if settled:
+        decided = sum(1 for comparison in standing if comparison.decided)
+        lines.append(
+            f"  {decided} of {len(standing)} comparisons are decided by this machine's records already: their "
+            "configurations run no more repeats"
+        )
     middle = bool(sequence[False][0] or sequence[False][1])  # runs to make besides the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
     steps = [
@@ -90,9 +107,10 @@ def preview(
         ("the other first runs", sequence[False][0]),
         (repeated, sequence[False][1]),
     ]
+    undecided = repeats.auto and any(not comparison.decided for comparison in standing)
     lines.append(
         budget_line(
-            budget, steps, "more repeats run while a comparison is undecided and there is room" if repeats.auto else ""
+            budget, steps, "more repeats run while a comparison is undecided and there is room" if undecided else ""
         )
     )
     return lines

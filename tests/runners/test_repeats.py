@@ -362,6 +362,28 @@ def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, ca
     ) in capsys.readouterr().out
 
 
+def test_the_dry_run_counts_no_repeat_of_a_comparison_the_records_here_decided(tmp_path, capsys):
+    def three_runs_each(out: Path, rates: dict[str, float], spread: float) -> None:
+        for config in profiles.expand("smoke", frameworks=list(rates)):
+            for repeat in range(3):
+                again = dataclasses.replace(config, repeat=repeat)
+                rate = rates[config.framework] * (1 + spread * TIGHT[repeat])
+                write_record(
+                    record_path(out, provenance.hardware_for(config.device)["machine_id"], again), ran(again, rate)
+                )
+
+    argv = ["matrix", "--profile", "smoke", "--frameworks", "torch,jax", "--repeats", "auto", "--dry-run"]
+    three_runs_each(tmp_path / "apart", {"torch": 100.0, "jax": 50.0}, spread=1.0)
+    assert cli.main([*argv, "--budget", "5", "--out", str(tmp_path / "apart")]) == 0
+    printed = capsys.readouterr().out
+    assert "1 of 1 comparisons are decided by this machine's records already" in printed
+    assert "then ≈" not in printed and "budget: 5 min; nothing is left to make\n" in printed
+    three_runs_each(tmp_path / "overlapping", {"torch": 100.0, "jax": 100.0}, spread=20.0)  # 80–120 images/s each
+    assert cli.main([*argv, "--budget", "5", "--out", str(tmp_path / "overlapping")]) == 0
+    printed = capsys.readouterr().out
+    assert "comparisons are decided" not in printed and "more for 0 to 4 repeats" in printed
+
+
 def test_the_fewest_repeats_take_every_competitor_to_n_2_and_the_two_cheapest_to_n_3():
     # n = 2 decides nothing, so no repeat is skipped before it; the third's last one is when the others are apart
     assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}, {1: 50.0, 2: 50.0}, {1: 30.0, 2: 30.0}]) == [
