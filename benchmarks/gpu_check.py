@@ -1,22 +1,25 @@
 """GPU check kit (issue 17): prove fwbench's GPU code paths on a real GPU in one offline run of a few minutes.
 
-Usage: python benchmarks/gpu_check.py --out DIR [--device auto|gpu|cpu] [--profiles smoke,quick]
+Usage: python benchmarks/gpu_check.py --out DIR [--device auto|gpu|cpu] [--profiles quick,precisions,...]
        [--frameworks a,b] [--budget SECONDS]
 
 Steps, each in its own process as the benchmark runs them: ``runners env``; a float32 forward pass of every
-framework present on the device (parity, and whether NVML sees the process); ``runners matrix`` over the smoke
-profile, then over the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only), at quick's
-precision on the device (each framework's ``default`` on a GPU); then the precisions step: PyTorch and JAX compiled
-at bf16 (batch 256, then 32) and at strict fp32 (batch 256), the bf16 ÷ fp32 pair of ``benchmarks/precision_ratio.py``,
-the runs at 32 and the fp32 reference only if time allows; the cross-checks below; ``generator build`` over the
-records written. Everything lands in DIR: ``results/runs/`` (the records),
-``site/``, ``env.json``, ``gpu_check.log``, ``gpu_check.txt`` (the table) and ``gpu_check.json``.
+framework present on the device (parity, and whether NVML sees the process); then ``PLAN``'s ``runners matrix``
+calls: the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only), at quick's precision on the
+device (each framework's ``default`` on a GPU), once each; PyTorch and JAX compiled at bf16, batch 256; the GPT's
+quick-gpt profile; the verdicts: quick's configurations again, warm, until each has run 3 times, so that every
+comparison is decided (a verdict needs n = 3); then, if time allows, bf16 at 32 and strict fp32 at 256 (the bf16 ÷
+fp32 pair of ``benchmarks/precision_ratio.py``); the cross-checks below; ``generator build`` over the records
+written. ``--profiles smoke`` runs the smoke profile instead (the tests' run on a CPU). Everything lands in DIR:
+``results/runs/`` (the records), ``site/``, ``env.json``, ``gpu_check.log``, ``gpu_check.txt`` (the table) and
+``gpu_check.json``.
 
 A check fails the kit (exit 1): a run not ok or not on the device asked for; compile time not > 0 or a steady step
 not faster than the first; a null NVML process peak without a reason; an allocator peak above the NVML peak; a
 null MFU or one outside (0, 1), or no device_peaks.json entry under the GPU's name; images/s at batch 256 not above
-batch 32; forward logits further apart than tests/runners/test_parity.py allows in float32. On a CPU the GPU-only
-checks read "not applicable on a CPU". Frameworks not importable are reported as skipped, with the reason.
+batch 32; forward logits further apart than tests/runners/test_parity.py allows in float32; a comparison of the
+verdicts part still undecided when the time is spent (the kit again on the same machine goes on). On a CPU the
+GPU-only checks read "not applicable on a CPU". Frameworks not importable are reported as skipped, with the reason.
 
 Runs with a bare ``python3`` from the repository root (nothing installed): the repository goes on the path, and
 where jsonschema or mkdocs is missing, the carried folder that ``make gpu-kit`` builds (``build/gpu-kit``, or
@@ -73,42 +76,62 @@ from fwbench.cliargs import add_frameworks_flag, csv_of, positive_float  # noqa:
 from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
 from fwbench.records import RecordError, read_record, throughput  # noqa: E402
 from runners import arch, data, parity  # noqa: E402
+from runners.comparisons import comparisons  # noqa: E402
 from runners.gpu_memory import NvmlPeakSampler  # noqa: E402
 from runners.local_executor import LocalExecutor  # noqa: E402
 from runners.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
 from runners.record import SCHEMA as RUN_SCHEMA  # noqa: E402
 from runners.run import framework_environment  # noqa: E402
+from runners.store import runs_here  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Step:
-    """One ``runners matrix`` call of the kit: a profile narrowed by the matrix's flags (None: the profile's), run
-    once per configuration; an ``optional`` step's configurations may go unrun when the time is spent."""
+    """One ``runners matrix`` call of the kit, for its ``part`` (``--profiles``): a profile narrowed by the matrix's
+    flags (None: the profile's), each configuration run ``repeats`` times (the runs already made count, so a step
+    that repeats an earlier one's configurations makes only their repeats); an ``optional`` step's configurations may
+    go unrun when the time is spent."""
 
+    part: str
     profile: str
     batch_sizes: tuple[int, ...] | None = None
     modes: tuple[str, ...] | None = None
     precision: str | None = None
     frameworks: tuple[str, ...] | None = None
     optional: bool = False
+    repeats: int = 1
 
 
-#: per part of the kit (``--profiles``), its matrix calls in order. quick: the two ends of the batch sizes, both modes,
-#: at the profile's precision (a GPU: each framework's default; no extra precisions). transformer: the GPT's quick-gpt
-#: profile, one batch size (64 sequences of 256 tokens on a GPU), PyTorch and JAX. precisions: bf16 for PyTorch and
-#: JAX at batch 256, then at 32 and strict fp32 at 256 (its reference) if time allows.
 PRECISION_FRAMEWORKS = ("torch", "jax")
-PLAN = {
-    "smoke": (Step("smoke"),),
-    "quick": (Step("quick", (32, 256), ("compiled", "eager")),),
-    "transformer": (Step("quick-gpt", modes=("compiled",), frameworks=PRECISION_FRAMEWORKS),),
-    "precisions": (
-        Step("quick", (256,), ("compiled",), "bf16", PRECISION_FRAMEWORKS),
-        Step("quick", (32,), ("compiled",), "bf16", PRECISION_FRAMEWORKS, optional=True),
-        Step("quick", (256,), ("compiled",), "fp32", PRECISION_FRAMEWORKS, optional=True),
-    ),
-}
-SCALING_BATCHES = PLAN["quick"][0].batch_sizes  # on a GPU, images/s must rise from the first to the second
+#: runs of each configuration that the verdicts part asks for: the verdict rule's n (a verdict needs 3 runs of each)
+VERDICT_RUNS = 3
+#: the kit's matrix calls in the order they run, each in its part. quick: the two ends of the batch sizes, both modes,
+#: at the profile's precision (a GPU: each framework's default; no extra precisions), once each. precisions: bf16 for
+#: PyTorch and JAX at batch 256, then at 32 and strict fp32 at 256 (its reference) if time allows. transformer: the
+#: GPT's quick-gpt profile, one batch size (64 sequences of 256 tokens on a GPU), PyTorch and JAX. verdicts: quick's
+#: configurations again, with warm compile caches, until each has VERDICT_RUNS runs, so that every comparison ends
+#: decided (a fixed count, not ``--repeats auto``: PyTorch's eager runs have no rival in their mode, and its
+#: compiled-against-eager pay-off needs n = 3 of both); it runs before the optional precisions, which time may drop.
+#: smoke: the smoke profile, for the kit's run on a CPU (the tests); on a GPU quick covers the same code paths.
+PLAN = (
+    Step("quick", "quick", (32, 256), ("compiled", "eager")),
+    Step("precisions", "quick", (256,), ("compiled",), "bf16", PRECISION_FRAMEWORKS),
+    Step("transformer", "quick-gpt", modes=("compiled",), frameworks=PRECISION_FRAMEWORKS),
+    Step("verdicts", "quick", (32, 256), ("compiled", "eager"), optional=True, repeats=VERDICT_RUNS),
+    Step("precisions", "quick", (32,), ("compiled",), "bf16", PRECISION_FRAMEWORKS, optional=True),
+    Step("precisions", "quick", (256,), ("compiled",), "fp32", PRECISION_FRAMEWORKS, optional=True),
+    Step("smoke", "smoke"),
+)
+PARTS = tuple(dict.fromkeys(step.part for step in PLAN))
+DEFAULT_PARTS = tuple(part for part in PARTS if part != "smoke")
+
+
+def steps_of(part: str) -> tuple[Step, ...]:
+    """The matrix calls of one part of the kit, in the order they run."""
+    return tuple(step for step in PLAN if step.part == part)
+
+
+SCALING_BATCHES = steps_of("quick")[0].batch_sizes  # on a GPU, images/s must rise from the first to the second
 #: tests/runners/test_parity.py's bound on float32 compiled logits (max |a - b| / max |b|)
 FORWARD_PARITY_BOUND = 1e-4
 DEFAULT_BUDGET_S = 450.0  # within the issue's 8 minutes on one GPU, the site and the packing included
@@ -148,6 +171,9 @@ MFU = "MFU in (0, 1)"
 SCALING = "images/s bs256 > bs32"
 PARITY = "float32 forward parity"
 SITE = "site builds"
+VERDICT = f"decided: apart, or within noise at n = {VERDICT_RUNS}"
+#: why an undecided comparison's line says it stopped
+VERDICT_STOPPED = "the kit's budget spent: the kit again on this machine goes on"
 
 
 def mib(value: float | None) -> str:
@@ -307,6 +333,20 @@ def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHE
             checks.append(Check(SCALING, key, False, f"no ok run at {', '.join(missing)}"))
         else:
             checks.append(Check(SCALING, key, large > small, f"{large:,.0f} vs {small:,.0f} images/s"))
+    return checks
+
+
+def check_verdicts(configs: list[RunConfig], runs_dir: Path, runs_each: int = VERDICT_RUNS) -> list[Check]:
+    """Each comparison of ``configs`` (by batch size, mode and precision), from every run of them under ``runs_dir``,
+    as the matrix judges it (``runners.comparisons``): decided passes, undecided fails, and one with fewer than two
+    frameworks (PyTorch's eager runs) has nothing to decide; the detail is the matrix's line for it."""
+    machines = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+    checks = []
+    for found in comparisons(configs, runs_here(configs, runs_dir, machines), runs_each):
+        where = f"{configs[0].profile} {found.mode} bs{found.batch_size} {found.precision}"
+        detail = found.line(VERDICT_STOPPED, with_mode=True)
+        detail += f" (n={found.ranked[0].n})" if len(found.ranked) == 1 else ""
+        checks.append(Check(VERDICT, where, None if found.status is None else found.decided, detail))
     return checks
 
 
@@ -539,8 +579,8 @@ def step_frameworks(step: Step, present: list[str]) -> list[str]:
 
 
 def matrix_step(kit: Kit, step: Step, frameworks: list[str], device: str) -> None:
-    """``runners matrix`` over ``step``'s profile, narrowed by its flags, for ``frameworks``: each configuration once,
-    within the budget."""
+    """``runners matrix`` over ``step``'s profile, narrowed by its flags, for ``frameworks``: each configuration
+    ``step.repeats`` times, within the budget."""
     command = [
         sys.executable,
         "-m",
@@ -557,9 +597,9 @@ def matrix_step(kit: Kit, step: Step, frameworks: list[str], device: str) -> Non
         "--no-progress",
         "--timeout",
         f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}",
-        # once each, leaving the time to the later steps; the matrix starts no run that would end past the kit's time
+        # the matrix starts no run that would end past the kit's time
         "--repeats",
-        "1",
+        str(step.repeats),
         "--budget",
         f"{max(1.0, kit.left(SITE_RESERVE_S)) / 60:.2f}",
     ]
@@ -714,11 +754,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", choices=DEVICES, default="auto", help="auto: the GPU when NVML sees one")
     parser.add_argument(
         "--profiles",
-        type=csv_of(str, tuple(PLAN)),
-        default=list(PLAN),
+        type=csv_of(str, PARTS),
+        default=list(DEFAULT_PARTS),
         metavar="A,B",
-        help="parts to run, from smoke,quick,transformer,precisions (default all; transformer: the GPT's quick-gpt "
-        "profile, PyTorch and JAX; precisions: bf16 and fp32 of PyTorch and JAX on the quick profile)",
+        help=f"parts to run, from {','.join(PARTS)} (default {','.join(DEFAULT_PARTS)}; quick: batch 32 and 256, "
+        "compiled and eager, once each; precisions: bf16 and fp32 of PyTorch and JAX on the quick profile; "
+        "transformer: the GPT's quick-gpt profile, PyTorch and JAX; verdicts: quick's configurations again until "
+        f"each has {VERDICT_RUNS} runs, so that each comparison is decided; smoke: the smoke profile, for a CPU)",
     )
     add_frameworks_flag(parser)
     parser.add_argument(
@@ -792,25 +834,31 @@ def run_kit(args: argparse.Namespace) -> int:
     runs: list[tuple[RunConfig, dict | str]] = []
     optional: set[str] = set()
     scaling: set[str] = set()  # the quick part's: one precision, both batch sizes
-    for part in args.profiles:
-        for step in PLAN[part]:
-            names = step_frameworks(step, present)
-            kit.say(
-                f"== runners matrix --profile {step.profile}"
-                + (f" --precision {step.precision}" if step.precision else "")
-            )
-            if names:
-                matrix_step(kit, step, names, args.device)
-                configs = expected_configs(step, names, args.device, executor)
-                runs += [(c, find_record(kit.runs, c)) for c in configs]
-                optional |= {c.config_id for c in configs} if step.optional else set()
-                scaling |= {c.config_id for c in configs} if part == "quick" else set()
+    verdicts: list[Check] = []
+    for step in (step for step in PLAN if step.part in args.profiles):
+        names = step_frameworks(step, present)
+        kit.say(
+            f"== runners matrix --profile {step.profile}"
+            + (f" --precision {step.precision}" if step.precision else "")
+            + (f" --repeats {step.repeats}" if step.repeats > 1 else "")
+        )
+        if not names:
+            continue
+        matrix_step(kit, step, names, args.device)
+        configs = expected_configs(step, names, args.device, executor)
+        if step.repeats > 1:  # its first runs are quick's, checked run by run there; here its comparisons
+            verdicts += check_verdicts(configs, kit.runs, step.repeats)
+            continue
+        runs += [(c, find_record(kit.runs, c)) for c in configs]
+        optional |= {c.config_id for c in configs} if step.optional else set()
+        scaling |= {c.config_id for c in configs} if step.part == "quick" else set()
 
     reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
     checks = [
         *env_checks(env, device, peaks),
         *run_checks(runs, device, peaks, reasons, frozenset(optional), frozenset(scaling)),
         *parity_found,
+        *verdicts,
         site_step(kit),
     ]
     text = report(runs, parity_rows, checks, skipped, device)

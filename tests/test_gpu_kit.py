@@ -4,6 +4,7 @@ runners it relies on (with NVML faked), and one whole run on the CPU, so that th
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import os
@@ -16,8 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fwbench.records import write_record
 from runners import gpu_memory, provenance, run
 from runners.profiles import expand
+from runners.store import stored_path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
@@ -162,7 +165,7 @@ def test_mfu_of_a_bf16_run_is_checked_against_the_bfloat16_peak():
 
 
 def test_the_precisions_part_runs_bf16_and_fp32_of_torch_and_jax_at_256_first_then_what_time_allows():
-    steps = kit.PLAN["precisions"]
+    steps = kit.steps_of("precisions")
     assert [(s.precision, s.batch_sizes, s.optional) for s in steps] == [
         ("bf16", (256,), False),
         ("bf16", (32,), True),
@@ -174,16 +177,83 @@ def test_the_precisions_part_runs_bf16_and_fp32_of_torch_and_jax_at_256_first_th
     assert [(c.framework, c.precision, c.batch_size, c.mode) for c in configs] == [
         (f, p, b, "compiled") for p, b in (("bf16", 256), ("bf16", 32), ("fp32", 256)) for f in ("torch", "jax")
     ]
-    (quick,) = kit.PLAN["quick"]  # quick at the profile's precision on the device, without its extra bf16 runs
+    (quick,) = kit.steps_of("quick")  # quick at the profile's precision on the device, without its extra bf16 runs
     quick_configs = kit.expected_configs(quick, ["torch"], "gpu", executor)
     assert {(c.precision, c.batch_size, c.mode) for c in quick_configs} == {
         ("default", b, m) for b in (32, 256) for m in ("compiled", "eager")
     }
 
 
+def test_the_verdicts_part_repeats_quicks_configurations_after_the_required_steps_and_before_the_optional_ones():
+    assert [(s.part, s.optional) for s in kit.PLAN] == [
+        ("quick", False),
+        ("precisions", False),
+        ("transformer", False),
+        ("verdicts", True),
+        ("precisions", True),
+        ("precisions", True),
+        ("smoke", False),
+    ]
+    assert "smoke" not in kit.DEFAULT_PARTS and set(kit.DEFAULT_PARTS) | {"smoke"} == set(kit.PARTS)
+    executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
+    (quick,), (verdicts,) = kit.steps_of("quick"), kit.steps_of("verdicts")
+    assert verdicts.repeats == kit.VERDICT_RUNS == 3 and quick.repeats == 1
+    assert kit.expected_configs(verdicts, ["torch", "jax"], "gpu", executor) == kit.expected_configs(
+        quick, ["torch", "jax"], "gpu", executor
+    )
+
+
+def test_a_matrix_step_asks_for_its_steps_runs_within_the_kits_budget(tmp_path, monkeypatch):
+    made = kit.Kit(tmp_path, budget_s=300)
+    asked = []
+    monkeypatch.setattr(made, "child", lambda command, timeout_s: asked.append((command, timeout_s)))
+    kit.matrix_step(made, kit.steps_of("verdicts")[0], ["torch", "jax"], "gpu")
+    command, timeout_s = asked[0]
+    flags = {flag: value for flag, value in zip(command, command[1:], strict=False) if flag.startswith("--")}
+    assert flags["--repeats"] == "3" and flags["--batch-sizes"] == "32,256" and flags["--modes"] == "compiled,eager"
+    assert flags["--frameworks"] == "torch,jax" and 0 < float(flags["--budget"]) * 60 <= 300 - kit.SITE_RESERVE_S
+    assert timeout_s <= 300 - kit.SITE_RESERVE_S
+
+
+def repeated(config, rates: list[float]) -> list[dict]:
+    """``config``'s first run and repeats at ``rates`` images/s, as ``runners run`` writes them."""
+    return [
+        gen_records.as_recorded(
+            dataclasses.replace(config, repeat=k), gen_records.one_epoch(config, rate), ["runners", "run"]
+        )
+        for k, rate in enumerate(rates)
+    ]
+
+
+def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lone_framework_has_none(tmp_path):
+    executor = types.SimpleNamespace(framework_version=gen_records.VERSIONS.get)
+    configs = kit.expected_configs(kit.steps_of("verdicts")[0], ["torch", "jax"], "cpu", executor)
+    by = {(c.framework, c.mode, c.batch_size): c for c in configs}
+    records = [
+        *repeated(by["torch", "compiled", 32], [100.0, 101.0, 99.0]),  # apart from JAX at n = 3
+        *repeated(by["jax", "compiled", 32], [50.0, 51.0, 49.0]),
+        *repeated(by["torch", "compiled", 256], [100.0, 101.0]),  # the budget stopped these at n = 2
+        *repeated(by["jax", "compiled", 256], [50.0, 51.0]),
+        *repeated(by["torch", "eager", 32], [80.0, 81.0, 79.0]),  # eager: PyTorch alone
+    ]
+    for record in records:
+        write_record(stored_path(tmp_path, record), record)
+    checks = {c.subject: c for c in kit.check_verdicts(configs, tmp_path)}
+    assert {s: c.ok for s, c in checks.items()} == {
+        "quick compiled bs32 fp32": True,
+        "quick eager bs32 fp32": None,
+        "quick compiled bs256 fp32": False,
+        "quick eager bs256 fp32": None,
+    }
+    assert checks["quick compiled bs32 fp32"].detail == "bs 32 compiled: PyTorch ahead of JAX (n=3, 3)"
+    assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n=2 ({kit.VERDICT_STOPPED})"
+    assert checks["quick eager bs32 fp32"].detail == "bs 32 eager: only PyTorch ran ok, nothing to compare (n=3)"
+    assert checks["quick eager bs256 fp32"].detail == f"bs 256 eager: not run yet ({kit.VERDICT_STOPPED})"
+
+
 def test_an_optional_run_left_unrun_is_not_applicable_and_a_required_one_fails():
     executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
-    required, optional = (kit.expected_configs(s, ["jax"], "gpu", executor)[0] for s in kit.PLAN["precisions"][:2])
+    required, optional = (kit.expected_configs(s, ["jax"], "gpu", executor)[0] for s in kit.steps_of("precisions")[:2])
     missing = "no record (the matrix did not get to it)"
     checks = kit.run_checks(
         [(required, missing), (optional, missing)], "cpu", PEAKS, {}, frozenset({optional.config_id})
