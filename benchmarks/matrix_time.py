@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         "--budget",
         type=positive_float,
         default=720,
-        help="budget in seconds (default 720: make site's SITE_BUDGET of 12 minutes on a 2-core CPU)",
+        help="budget in seconds (default 720: the 12 minutes make site's matrix had before its deadline)",
     )
     parser.add_argument(
         "--repeat-ratio",

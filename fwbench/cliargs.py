@@ -8,6 +8,7 @@ must be writable, input directories that must exist, and an epilog of examples f
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 import tempfile
 from pathlib import Path
@@ -37,6 +38,19 @@ def non_negative_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """A number > 0."""
     return _number(text, float, 0, False, "a positive number")
+
+
+def moment(text: str) -> float:
+    """An ISO 8601 date and time with its zone (``2026-12-02T15:00:00Z``, ``…+01:00``), as Unix seconds."""
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO 8601 time with its zone (2026-12-02T15:00:00Z), got {text!r}"
+        )
+    return when.timestamp()
 
 
 #: exit codes shared by the three console scripts

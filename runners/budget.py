@@ -1,4 +1,5 @@
-"""The matrix's time: how long a run is expected to take here, and the budget no run may be started past.
+"""The matrix's time: how long a run is expected to take here, and the budget no run may be started past: minutes
+from the matrix's start (``--budget``), a time of day (``--deadline``: ``make site``'s whole time), or both.
 
 A run's expected duration comes from this machine's records of its configuration: the mean wall time (started_at to
 finished_at) of its ok runs, of those with the run's compile-cache state (cold for a configuration's first run,
@@ -10,6 +11,7 @@ profile's ``seconds_per_run`` for the device, a first guess stated as such.
 
 from __future__ import annotations
 
+import datetime
 import math
 import statistics
 import time
@@ -75,11 +77,39 @@ def scaled_seconds(record: dict, config: RunConfig) -> float:
 
 @dataclass
 class Budget:
-    """Minutes the matrix may take (None: no limit), counted from its start."""
+    """Minutes the matrix may take, counted from its start, and a deadline it may not pass (Unix seconds: ``make
+    site``'s own, which its set-up and probes count against); None: no such limit."""
 
     minutes: float | None = None
+    deadline: float | None = None
     started: float = field(default_factory=lambda: time.monotonic())  # looked up when made: a test may fake it
+
+    def _left(self) -> dict[str, float]:
+        """Seconds from now until each limit set (negative once passed), by its name."""
+        left = {}
+        if self.minutes is not None:
+            left["minutes"] = self.minutes * 60 - (time.monotonic() - self.started)
+        if self.deadline is not None:
+            left["deadline"] = self.deadline - time.time()
+        return left
+
+    def seconds_left(self) -> float | None:
+        """Seconds from now until the nearer limit (negative once passed); None without a limit."""
+        return min(self._left().values(), default=None)
 
     def fits(self, seconds: float) -> bool:
         """Whether a run expected to take ``seconds`` would end within the budget if it started now."""
-        return self.minutes is None or time.monotonic() - self.started + seconds <= self.minutes * 60
+        left = self.seconds_left()
+        return left is None or seconds <= left
+
+    def limit(self) -> str:
+        """The nearer limit in words: ``the 12-minute budget``, ``the deadline 14:39:03 UTC``."""
+        left = self._left()
+        if "deadline" in left and left["deadline"] < left.get("minutes", float("inf")):
+            return f"the deadline {clock_time(self.deadline)}"
+        return f"the {self.minutes:g}-minute budget"
+
+
+def clock_time(moment: float) -> str:
+    """Unix seconds as ``14:39:03 UTC``."""
+    return datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).strftime("%H:%M:%S UTC")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values, positive_float
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values, moment, positive_float
 from fwbench.frameworks import FRAMEWORKS
 from runners import envs, envs_gpu, site_plan
 from runners.config_flags import DEFAULT_RUNS_OUT
@@ -124,7 +124,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         gpu = envs_gpu.detect()
     try:
-        print(*site_plan.plan(gpu, args.out, budget=args.budget, workloads=args.workloads), sep="\n")
+        lines = site_plan.plan(gpu, args.out, budget=args.budget, workloads=args.workloads, deadline=args.deadline)
+        print(*lines, sep="\n")
     except envs.EnvError as exc:
         raise UsageError(str(exc)) from None
     return EXIT_OK
@@ -184,6 +185,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--out", type=Path, default=DEFAULT_RUNS_OUT, help="where the matrix writes (default %(default)s)"
     )
     plan.add_argument("--budget", type=positive_float, metavar="MINUTES", help="each matrix's --budget (default: none)")
+    plan.add_argument(
+        "--deadline",
+        type=moment,
+        metavar="TIME",
+        help="the time the matrices must end by (ISO 8601 with its zone), shared equally among the workloads, "
+        "each matrix's --deadline its share's end (make site's: its start + SITE_MINUTES, less the site's build)",
+    )
     plan.add_argument(
         "--workloads",
         type=workload_list,

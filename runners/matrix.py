@@ -276,7 +276,7 @@ def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spen
     if spent:
         return Stop(
             "budget spent",
-            f"the next run would end past the {budget.minutes:g}-minute budget; run the same command again to go on",
+            f"the next run would end past {budget.limit()}; run the same command again to go on",
             "budget",
         )
     if not repeats.auto:

@@ -24,6 +24,7 @@ from fwbench.cliargs import (
     ensure_writable,
     examples,
     framework_values,
+    moment,
     non_negative_int,
     positive_float,
     positive_int,
@@ -56,7 +57,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from runners.envs_matrix import cuda_interpreters, matrix_versions
     from runners.local_executor import LocalExecutor
 
-    budget = Budget(args.budget)  # counted from here: building environments and surveying count too
+    budget = Budget(args.budget, args.deadline)  # counted from here: building environments and surveying count too
     on_ray = check_executor_flags(args)
     if args.dry_run_child:
         from runners.dry_run import refuse_results_dir
@@ -211,6 +212,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "runners matrix",
             "runners matrix --profile quick --dry-run",
             "runners matrix --repeats 3 --budget 20",
+            "runners matrix --deadline 2026-12-02T18:00:00+01:00",
             "runners matrix --precision bf16 --batch-sizes 32,256   # one precision alone, no extra precisions",
             "runners matrix --profile article --frameworks torch,jax --seeds 0,1,2",
             "runners matrix --python jax=/opt/jax/bin/python --timeout 900",
@@ -256,6 +258,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="MINUTES",
         help="start no run that would end past this many minutes (expected from this machine's records, else the "
         "profile's guess); run the command again to go on where it stopped",
+    )
+    matrix.add_argument(
+        "--deadline",
+        type=moment,
+        metavar="TIME",
+        help="start no run that would end past this time (ISO 8601 with its zone: 2026-12-02T15:00:00Z); make site "
+        "gives its own, so that its set-up and probes count too; with --budget, the nearer one stops the matrix",
     )
     matrix.add_argument(
         "--dry-run",

@@ -9,13 +9,14 @@ decided.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from tabulate import tabulate
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
-from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
+from runners.budget import FROM_PROFILE, Budget, clock_time, expected_seconds, other_sizes
 from runners.comparisons import comparisons
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
@@ -133,19 +134,26 @@ def fewest_repeats(competitors: list[dict[int, float]]) -> list[float]:
 def budget_line(budget: Budget, steps: list[tuple[str, list[float]]], after: str = "") -> str:
     """What the budget allows of the runs to make, in the order the matrix makes them: ``steps``, each what they are
     and the expected seconds of each of its runs; ``after``: what follows when all of them fit."""
-    if budget.minutes is None:
+    if budget.minutes is None and budget.deadline is None:
         return "budget: none (--budget MINUTES stops the matrix before a run that would end past it)"
+    # a preview of a matrix started now: the budget's minutes whole, the deadline's time from now
+    to_deadline = budget.deadline - time.time() if budget.deadline is not None else float("inf")
+    left = min(budget.minutes * 60 if budget.minutes is not None else float("inf"), to_deadline)
+    limits = [f"{budget.minutes:g} min"] if budget.minutes is not None else []
+    if budget.deadline is not None:
+        limits.append(f"until {clock_time(budget.deadline)} ({max(to_deadline, 0) / 60:.1f} min from now)")
+    head = f"budget: {', '.join(limits)}"
     spent, fits = 0.0, []
     for what, runs in steps:
         fit = 0
-        while fit < len(runs) and spent + runs[fit] <= budget.minutes * 60:
+        while fit < len(runs) and spent + runs[fit] <= left:
             spent, fit = spent + runs[fit], fit + 1
         if fit < len(runs):
             fits.append(f"{fit} of {what} ({len(runs)})")
-            return f"budget: {budget.minutes:g} min; it has room for {', '.join(fits)} (run again to go on)"
+            return f"{head}; it has room for {', '.join(fits)} (run again to go on)"
         fits += [f"{what} ({len(runs)})"] if runs else []
     room = f"it has room for {', '.join(fits)}" if fits else "nothing is left to make"
-    return f"budget: {budget.minutes:g} min; {room}" + (f"; {after}" if after else "")
+    return f"{head}; {room}" + (f"; {after}" if after else "")
 
 
 def minutes(seconds: float) -> str:

@@ -8,7 +8,9 @@ others' answer standing.
 
 from __future__ import annotations
 
+import datetime
 import shlex
+import time
 from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS
@@ -35,20 +37,36 @@ def workloads_line(workloads: tuple[str, ...]) -> str:
     return line
 
 
+def shared_deadlines(deadline: float, now: float, count: int) -> list[float]:
+    """``count`` matrices' deadlines (Unix seconds), one after another, sharing the time from ``now`` to
+    ``deadline`` equally: each ends by its share, and one that ends early leaves its time to the next."""
+    left = max(0.0, deadline - now)
+    return [now + left * (k + 1) / count for k in range(count)]
+
+
+def iso_time(moment: float) -> str:
+    """Unix seconds as an ISO 8601 time in UTC, to the second: ``2026-12-02T14:39:03Z``."""
+    return datetime.datetime.fromtimestamp(int(moment), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def plan(
     gpu: envs_gpu.Gpu | None,
     out: Path,
     profile: str = "quick",
     budget: float | None = None,
     workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,),
+    deadline: float | None = None,
 ) -> list[str]:
     """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``: one matrix
-    per workload (``profile``'s variant for it, ``--workload``), each within ``budget`` minutes (None: no budget)."""
+    per workload (``profile``'s variant for it, ``--workload``), each within ``budget`` minutes (None: no budget)
+    and, given a ``deadline`` (Unix seconds), by its share of the time until then (``shared_deadlines``)."""
+    ends = shared_deadlines(deadline, time.time(), len(workloads)) if deadline is not None else []
     matrices = []
-    for name in workloads:
+    for k, name in enumerate(workloads):
         matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
         matrix += [] if name == DEFAULT_WORKLOAD else ["--workload", name]
-        matrices.append(matrix + (["--budget", f"{budget:g}"] if budget else []))
+        matrix += ["--budget", f"{budget:g}"] if budget else []
+        matrices.append(matrix + (["--deadline", iso_time(ends[k])] if ends else []))
     if gpu is None:
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",

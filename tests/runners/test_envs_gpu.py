@@ -2,10 +2,13 @@
 uv from PyPI, nothing installed), what ``make site`` runs where NVML sees a GPU and where it sees none, and the
 usage error on a machine without one. A failed CUDA build is in test_envs.py, beside the stand-in uv."""
 
+import datetime
 import shlex
 import stat
 import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -144,14 +147,52 @@ def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp
 
 def test_make_site_runs_the_plan():
     site = textwrap.dedent((REPOSITORY / "Makefile").read_text().split("\nsite:")[1].split("\n\n")[0])
-    assert "runners envs plan --out $(RESULTS)/runs --budget $(SITE_BUDGET) --workloads $(SITE_WORKLOADS)" in site
+    plan = "runners envs plan --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS)"
+    assert plan in site
     assert "> $(VENV)/site-plan.sh" in site
     assert "sh -v $(VENV)/site-plan.sh" in site
+
+
+def test_make_site_fixes_its_deadline_when_it_starts_and_runs_the_probes_before_the_matrix():
+    """``make -n`` prints the commands without running them: the plan's deadline is SITE_MINUTES from make's start,
+    less SITE_BUILD_MINUTES, and the probes and the ecosystem's collection come before the plan."""
+    before = time.time()
+    dry = subprocess.run(
+        ["make", "-n", "site", "SITE_MINUTES=10", "SITE_BUILD_MINUTES=0.5", "PYTHON=" + sys.executable],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = [line for line in dry.splitlines() if not line.startswith("#")]
+    plan = next(i for i, line in enumerate(lines) if "runners envs plan" in line)
+    assert any("runners probes" in line for line in lines[:plan])
+    assert any("ecosystem collect" in line for line in lines[:plan])
+    assert any("generator build" in line for line in lines[plan:])
+    words = shlex.split(lines[plan].rstrip(" \\"))  # the line goes on with its redirection on the next
+    deadline = words[words.index("--deadline") + 1]
+    seconds = datetime.datetime.fromisoformat(deadline).timestamp() - before
+    assert 9.5 * 60 - 2 <= seconds <= 9.5 * 60 + 2
 
 
 def test_the_plan_passes_the_budget_on_to_the_matrix(capsys):
     assert runners_main(["envs", "plan", "--budget", "12.5"]) == 0
     assert "runners matrix --profile quick --out results/runs --budget 12.5 " in capsys.readouterr().out
+
+
+def test_the_workloads_share_the_time_to_the_deadline_and_a_bad_one_is_a_usage_error(monkeypatch, capsys):
+    monkeypatch.setattr(envs_gpu, "detect", lambda: None)
+    monkeypatch.setattr(site_plan.time, "time", lambda: 1_796_220_000.0)  # 2026-12-02T14:00:00Z
+    *_, resnet, gpt = plan_lines(capsys, "--deadline", "2026-12-02T14:20:00Z", "--workloads", "resnet18,gpt")
+    assert command(resnet)[-2:] == ["--deadline", "2026-12-02T14:10:00Z"]  # each its half; the last one the end
+    assert command(gpt)[-4:] == ["--workload", "gpt", "--deadline", "2026-12-02T14:20:00Z"]
+    *_, alone = plan_lines(capsys, "--deadline", "2026-12-02T15:20:00+01:00")
+    assert command(alone)[-2:] == ["--deadline", "2026-12-02T14:20:00Z"]
+    with pytest.raises(SystemExit) as exit_info:
+        runners_main(["envs", "plan", "--deadline", "in ten minutes"])
+    printed = capsys.readouterr()
+    assert exit_info.value.code == EXIT_USAGE and not printed.out
+    assert "argument --deadline: " in printed.err and "'in ten minutes'" in printed.err
 
 
 def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir, monkeypatch, capsys):

@@ -6,6 +6,7 @@ a fixed count runs everything; a budget stop keeps every record and a rerun goes
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib.util
 import json
 from pathlib import Path
@@ -250,6 +251,55 @@ def test_a_configuration_not_run_here_yet_is_expected_from_its_nearest_batch_siz
     )
 
 
+#: the wall clock's zero in the deadline tests: 2026-12-02 14:00:00 UTC
+TWO_PM = datetime.datetime(2026, 12, 2, 14, tzinfo=datetime.timezone.utc).timestamp()
+
+
+@pytest.fixture
+def wall_clock(clock, monkeypatch):
+    """The deadline's clock (``time.time``), on the budget's: 14:00 UTC when the matrix starts."""
+    monkeypatch.setattr(budget.time, "time", lambda: TWO_PM + clock.now)
+    return clock
+
+
+def test_a_deadline_stops_the_matrix_as_a_budget_does_and_the_nearer_limit_is_named(tmp_path, wall_clock):
+    order, rates = order_of("torch", "jax"), {("torch", 32): 100, ("jax", 32): 50}
+    target = Target((MACHINE,), {})
+
+    def stopped(out: Path, limits: Budget) -> matrix.Outcome:
+        executor = Runs(rates, clock=wall_clock)
+        return matrix.run_matrix([(target, order)], out, executor, progress=False, repeats=AUTO, budget=limits)
+
+    by_deadline = stopped(tmp_path / "deadline", Budget(deadline=TWO_PM + 210))  # 3.5 minutes from the start
+    assert by_deadline.stop.reason == "budget spent" and len(by_deadline.results) == 3  # as the 3.5-minute budget
+    assert closing_lines(by_deadline)[0] == (
+        "stopped: budget spent: the next run would end past the deadline 14:03:30 UTC; run the same command "
+        "again to go on"
+    )
+    # both given: the nearer one stops the matrix and is the one named
+    start = TWO_PM + wall_clock.now
+    nearer_minutes = stopped(tmp_path / "minutes", Budget(minutes=3.5, deadline=start + 600))
+    assert "past the 3.5-minute budget;" in closing_lines(nearer_minutes)[0] and len(nearer_minutes.results) == 3
+    start = TWO_PM + wall_clock.now
+    nearer_deadline = stopped(tmp_path / "both", Budget(minutes=10, deadline=start + 90))
+    assert "past the deadline" in closing_lines(nearer_deadline)[0]
+    assert len(nearer_deadline.results) == 2  # guessed 30 s each, the second starts with 30 s left; then none fits
+    passed = stopped(tmp_path / "passed", Budget(deadline=TWO_PM + wall_clock.now - 1))
+    assert passed.results == [] and not (tmp_path / "passed").exists()
+
+
+def test_the_dry_run_counts_a_deadline_from_now(wall_clock):
+    steps = [("the first runs", [60.0, 60.0, 60.0]), ("their repeats", [30.0, 30.0])]
+    wall_clock.now = 0.0
+    assert plan_preview.budget_line(Budget(deadline=TWO_PM + 150), steps) == (
+        "budget: until 14:02:30 UTC (2.5 min from now); it has room for 2 of the first runs (3) (run again to go on)"
+    )
+    assert plan_preview.budget_line(Budget(minutes=6, deadline=TWO_PM + 600), steps, "more after") == (
+        "budget: 6 min, until 14:10:00 UTC (10.0 min from now); it has room for the first runs (3), their "
+        "repeats (2); more after"
+    )
+
+
 def test_a_budget_does_not_start_a_large_batch_its_smaller_ones_say_has_no_room(tmp_path, clock, capsys):
     order = order_of("torch", batch_sizes=(32, 256))
     executor = Runs({("torch", 32): 2.0, ("torch", 256): 2.0}, clock=clock)
@@ -398,7 +448,15 @@ def test_the_fewest_repeats_take_every_competitor_to_n_2_and_the_two_cheapest_to
 
 
 @pytest.mark.parametrize(
-    "flag, value", [("--repeats", "0"), ("--repeats", "often"), ("--budget", "0"), ("--budget", "soon")]
+    "flag, value",
+    [
+        ("--repeats", "0"),
+        ("--repeats", "often"),
+        ("--budget", "0"),
+        ("--budget", "soon"),
+        ("--deadline", "15:00"),  # no date, no zone
+        ("--deadline", "2026-12-02T15:00:00"),  # no zone: whose 15:00?
+    ],
 )
 def test_bad_repeats_and_budget_are_usage_errors(tmp_path, capsys, flag, value):
     out = tmp_path / "out"
