@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.fwbench-dev-installed
 RESULTS ?= results
 # Minutes `make site` may take in all, from its start: the set-up, the probes, the ecosystem's collection, the quick
 # matrix and the site's build (15: the target on a 2-core CPU). Its deadline is fixed when make starts, less
-# SITE_BUILD_MINUTES for the site's build after the matrix (5 s on a 2-core CPU); everything else runs before the
+# SITE_BUILD_MINUTES for the site's build after the matrix (5-7 s on a 2-core CPU); everything else runs before the
 # matrix, which starts no run that would end past the deadline: batch 32 and 256 in fp32 once, their undecided
 # comparisons again until decided, then the same at 64, 128 and bf16 at 32. So a fresh clone's set-up and probes
 # (4 minutes here) take from its matrix, and a later `make site`, with both done, gives its matrix nearly all of it

@@ -11,7 +11,6 @@ profile's ``seconds_per_run`` for the device, a first guess stated as such.
 
 from __future__ import annotations
 
-import datetime
 import math
 import statistics
 import time
@@ -19,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from fwbench.time_breakdown import wall_seconds
+from fwbench.timestamps import utc_clock
 from runners.profiles import RunConfig, profile, resolve_device
 
 #: where an expected duration came from, in the dry run's words
@@ -84,7 +84,7 @@ class Budget:
     deadline: float | None = None
     started: float = field(default_factory=lambda: time.monotonic())  # looked up when made: a test may fake it
 
-    def _left(self) -> dict[str, float]:
+    def left(self) -> dict[str, float]:
         """Seconds from now until each limit set (negative once passed), by its name."""
         left = {}
         if self.minutes is not None:
@@ -95,7 +95,7 @@ class Budget:
 
     def seconds_left(self) -> float | None:
         """Seconds from now until the nearer limit (negative once passed); None without a limit."""
-        return min(self._left().values(), default=None)
+        return min(self.left().values(), default=None)
 
     def fits(self, seconds: float) -> bool:
         """Whether a run expected to take ``seconds`` would end within the budget if it started now."""
@@ -104,12 +104,7 @@ class Budget:
 
     def limit(self) -> str:
         """The nearer limit in words: ``the 12-minute budget``, ``the deadline 14:39:03 UTC``."""
-        left = self._left()
+        left = self.left()
         if "deadline" in left and left["deadline"] < left.get("minutes", float("inf")):
-            return f"the deadline {clock_time(self.deadline)}"
+            return f"the deadline {utc_clock(self.deadline)}"
         return f"the {self.minutes:g}-minute budget"
-
-
-def clock_time(moment: float) -> str:
-    """Unix seconds as ``14:39:03 UTC``."""
-    return datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).strftime("%H:%M:%S UTC")

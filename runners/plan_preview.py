@@ -9,14 +9,14 @@ decided.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from tabulate import tabulate
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
-from runners.budget import FROM_PROFILE, Budget, clock_time, expected_seconds, other_sizes
+from fwbench.timestamps import utc_clock
+from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
 from runners.comparisons import comparisons
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
@@ -134,15 +134,14 @@ def fewest_repeats(competitors: list[dict[int, float]]) -> list[float]:
 def budget_line(budget: Budget, steps: list[tuple[str, list[float]]], after: str = "") -> str:
     """What the budget allows of the runs to make, in the order the matrix makes them: ``steps``, each what they are
     and the expected seconds of each of its runs; ``after``: what follows when all of them fit."""
-    if budget.minutes is None and budget.deadline is None:
+    limits = budget.left()
+    if not limits:
         return "budget: none (--budget MINUTES stops the matrix before a run that would end past it)"
-    # a preview of a matrix started now: the budget's minutes whole, the deadline's time from now
-    to_deadline = budget.deadline - time.time() if budget.deadline is not None else float("inf")
-    left = min(budget.minutes * 60 if budget.minutes is not None else float("inf"), to_deadline)
-    limits = [f"{budget.minutes:g} min"] if budget.minutes is not None else []
-    if budget.deadline is not None:
-        limits.append(f"until {clock_time(budget.deadline)} ({max(to_deadline, 0) / 60:.1f} min from now)")
-    head = f"budget: {', '.join(limits)}"
+    left = min(limits.values())
+    shown = [f"{budget.minutes:g} min"] if "minutes" in limits else []
+    if "deadline" in limits:
+        shown.append(f"until {utc_clock(budget.deadline)} ({max(limits['deadline'], 0) / 60:.1f} min from now)")
+    head = f"budget: {', '.join(shown)}"
     spent, fits = 0.0, []
     for what, runs in steps:
         fit = 0

@@ -8,12 +8,12 @@ others' answer standing.
 
 from __future__ import annotations
 
-import datetime
 import shlex
 import time
 from pathlib import Path
 
 from fwbench.frameworks import FRAMEWORKS
+from fwbench.timestamps import utc_iso_seconds
 from runners import envs_gpu
 from runners.env_build import interpreter
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
@@ -44,11 +44,6 @@ def shared_deadlines(deadline: float, now: float, count: int) -> list[float]:
     return [now + left * (k + 1) / count for k in range(count)]
 
 
-def iso_time(moment: float) -> str:
-    """Unix seconds as an ISO 8601 time in UTC, to the second: ``2026-12-02T14:39:03Z``."""
-    return datetime.datetime.fromtimestamp(int(moment), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def plan(
     gpu: envs_gpu.Gpu | None,
     out: Path,
@@ -66,7 +61,7 @@ def plan(
         matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
         matrix += [] if name == DEFAULT_WORKLOAD else ["--workload", name]
         matrix += ["--budget", f"{budget:g}"] if budget else []
-        matrices.append(matrix + (["--deadline", iso_time(ends[k])] if ends else []))
+        matrices.append(matrix + (["--deadline", utc_iso_seconds(ends[k])] if ends else []))
     if gpu is None:
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
