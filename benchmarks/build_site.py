@@ -24,7 +24,7 @@ from tqdm import tqdm
 from fwbench.frameworks import FRAMEWORKS, REGISTRY
 from fwbench.records import write_record
 from generator.cli import main as generator_main
-from runners import machine_load, provenance, run
+from runners import cpu_identity, machine_load, run
 from runners.profiles import RunConfig, expand
 from runners.record import Measured, failed_record, ok_record, record_path, run_order
 
@@ -44,7 +44,7 @@ BUGS = ("dense_shape", "dtype", "loss_shape", "nan")
 
 def hardware(machine_id: str, threads: int, gpu: str | None = None) -> dict:
     """A hardware section as ``provenance.hardware_info()`` shapes it."""
-    fingerprint = provenance.cpu_fingerprint(
+    fingerprint = cpu_identity.cpu_fingerprint(
         f"vendor_id : AuthenticAMD\nflags : avx avx2 fma\nmodel : {threads}\n",
         cache_dir=Path("/nonexistent"),
         kernel="6.5.0",

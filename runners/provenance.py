@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
 import os
 import platform
 import subprocess
@@ -16,6 +14,7 @@ import psutil
 
 from fwbench.frameworks import REGISTRY, framework
 from fwbench.slug import slug
+from runners.cpu_identity import cpu_fingerprint, cpu_model
 
 #: distributions whose versions every record carries (None when not installed): the frameworks' own, then the
 #: libraries they train through here
@@ -56,17 +55,6 @@ def fwbench_version() -> str | None:
         return metadata.version("fwbench")
     except metadata.PackageNotFoundError:
         return None
-
-
-def cpu_model() -> str:
-    """The CPU's marketing name (from /proc/cpuinfo on Linux), else platform's best guess."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def git_commit() -> tuple[str | None, bool | None]:
@@ -222,64 +210,3 @@ def machine_id(hardware: dict) -> str:
     fingerprint = hardware.get("fingerprint")
     suffix = f"-{fingerprint['hash'][:6]}" if fingerprint else ""
     return slug(f"cpu {hardware['cpu_model']} {hardware['cpu_threads']}t") + suffix
-
-
-#: instruction-set extensions that change how fast the frameworks' CPU kernels run
-FINGERPRINT_ISA = (
-    "avx",
-    "avx2",
-    "fma",
-    "avx512f",
-    "avx512bw",
-    "avx512_vnni",
-    "avx512_bf16",
-    "amx_tile",
-    "amx_bf16",
-    "amx_int8",
-)
-CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
-#: (level, type) in sysfs -> the fingerprint's cache name
-CACHE_NAMES = {("1", "Data"): "L1d", ("1", "Instruction"): "L1i", ("2", "Unified"): "L2", ("3", "Unified"): "L3"}
-SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
-
-
-def cpu_fingerprint(cpuinfo: str | None = None, cache_dir: Path = CACHE_DIR, kernel: str | None = None) -> dict | None:
-    """What tells two CPUs apart beyond their (often masked) model name: vendor, family, model, stepping, the
-    speed-relevant ISA flags and cache sizes, from /proc/cpuinfo and sysfs; plus the kernel, which the ``hash``
-    (8 hex characters) leaves out so that a kernel update keeps the machine id. None where /proc/cpuinfo does
-    not exist (not Linux)."""
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return None
-    first_cpu = cpuinfo.strip().split("\n\n", 1)[0]
-    fields = {
-        key.strip(): value.strip()
-        for key, value in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)
-    }
-    flags = set(fields.get("flags", "").split())
-    identity = {
-        "vendor": fields.get("vendor_id"),
-        "family": fields.get("cpu family"),
-        "model": fields.get("model"),
-        "stepping": fields.get("stepping"),
-        "isa": sorted(flags.intersection(FINGERPRINT_ISA)),
-        "caches": cache_sizes(cache_dir),
-    }
-    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
-    return {**identity, "kernel": kernel if kernel is not None else platform.release(), "hash": digest}
-
-
-def cache_sizes(cache_dir: Path = CACHE_DIR) -> dict[str, int]:
-    """CPU 0's cache sizes in bytes by name (L1d, L1i, L2, L3) from sysfs; empty where sysfs lacks them."""
-    sizes = {}
-    for index in sorted(cache_dir.glob("index*")):
-        try:
-            level, kind, size = ((index / name).read_text().strip() for name in ("level", "type", "size"))
-            name = CACHE_NAMES.get((level, kind))
-            if name:
-                sizes[name] = int(size.rstrip("KMG")) * SIZE_UNITS.get(size[-1:], 1)
-        except (OSError, ValueError):  # unreadable or not a size: that cache stays out
-            continue
-    return sizes

@@ -21,7 +21,7 @@ import pytest
 from fwbench.records import write_record
 from generator.cli import main as generator_main
 from generator.verdicts.claims import load_article_figures
-from runners import machine_load, provenance, record, run
+from runners import cpu_identity, machine_load, record, run
 from runners.profiles import expand
 from runners.record import Measured, ok_record, record_path
 
@@ -42,7 +42,7 @@ RTX_4090 = {
     "cpu_threads": 32,
     "framework_threads": 16,
     "host_memory_bytes": 64 << 30,
-    "fingerprint": provenance.cpu_fingerprint(
+    "fingerprint": cpu_identity.cpu_fingerprint(
         "vendor_id : AuthenticAMD\nflags : avx avx2 fma avx512f\n", cache_dir=Path("/nonexistent"), kernel="6.5.0"
     ),
 }

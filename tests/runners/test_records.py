@@ -12,7 +12,7 @@ import pytest
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_2, update_to_3, upgrade, v1_window_steps
-from runners import arch, host_memory, machine_load, provenance, record, run
+from runners import arch, cpu_identity, host_memory, machine_load, provenance, record, run
 from runners.profiles import expand
 from runners.record import Measured, failed_record, ok_record
 
@@ -43,7 +43,7 @@ RTX_4090 = {
     "cpu_threads": 32,
     "framework_threads": 16,
     "host_memory_bytes": 64 << 30,
-    "fingerprint": provenance.cpu_fingerprint(
+    "fingerprint": cpu_identity.cpu_fingerprint(
         "vendor_id : AuthenticAMD\nflags : avx avx2 fma\n", cache_dir=Path("/nonexistent"), kernel="6.8.0"
     ),
 }

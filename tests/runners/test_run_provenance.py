@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from runners import provenance
+from runners import cpu_identity, provenance
 
 CPUINFO = """processor\t: 0
 vendor_id\t: GenuineIntel
@@ -52,7 +52,7 @@ def cpu_hardware(fingerprint: dict | None) -> dict:
 
 
 def test_fingerprint_reads_the_first_cpu_and_sysfs_caches(caches):
-    fingerprint = provenance.cpu_fingerprint(CPUINFO, cache_dir=caches, kernel="6.1.0")
+    fingerprint = cpu_identity.cpu_fingerprint(CPUINFO, cache_dir=caches, kernel="6.1.0")
     assert fingerprint == {
         "vendor": "GenuineIntel",
         "family": "6",
@@ -79,7 +79,7 @@ def test_fingerprint_reads_the_first_cpu_and_sysfs_caches(caches):
 
 def test_same_cpu_same_id_different_cpu_different_id_kernel_ignored(caches):
     def machine(cpuinfo: str, kernel: str = "6.1.0") -> str:
-        return provenance.machine_id(cpu_hardware(provenance.cpu_fingerprint(cpuinfo, caches, kernel)))
+        return provenance.machine_id(cpu_hardware(cpu_identity.cpu_fingerprint(cpuinfo, caches, kernel)))
 
     same = machine(CPUINFO)
     assert same == machine(CPUINFO) == machine(CPUINFO, kernel="6.8.0")
@@ -87,13 +87,13 @@ def test_same_cpu_same_id_different_cpu_different_id_kernel_ignored(caches):
     other_stepping = CPUINFO.replace("stepping\t: 8", "stepping\t: 6", 1)
     no_amx = CPUINFO.replace(" amx_tile amx_bf16 amx_int8", "", 1)
     assert len({same, machine(other_stepping), machine(no_amx)}) == 3
-    fingerprint = provenance.cpu_fingerprint(CPUINFO, caches, "6.1.0")
+    fingerprint = cpu_identity.cpu_fingerprint(CPUINFO, caches, "6.1.0")
     assert fingerprint["hash"].startswith(same.rsplit("-", 1)[1])
 
 
 def test_without_cpuinfo_or_sysfs_the_fingerprint_degrades(tmp_path):
     assert provenance.machine_id(cpu_hardware(None)) == "cpu-intel-r-xeon-r-processor-2t"  # not Linux
-    bare = provenance.cpu_fingerprint("model name : Some CPU\n", cache_dir=tmp_path / "absent", kernel="x")
+    bare = cpu_identity.cpu_fingerprint("model name : Some CPU\n", cache_dir=tmp_path / "absent", kernel="x")
     assert bare["vendor"] is None and bare["isa"] == [] and bare["caches"] == {}
 
 

@@ -1,0 +1,69 @@
+"""`make setup` on the machines users have: the cpu extra with constraints.txt resolves (uv, from PyPI, nothing
+installed) on x86-64 Linux, Apple silicon and Arm Linux, to the releases the committed records ran, with TensorFlow's
+CPU-only build where it has wheels (x86-64) and its one build elsewhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from runners.env_build import uv_binary
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def pinned() -> dict[str, str]:
+    """constraints.txt as {distribution: version}."""
+    lines = (REPOSITORY / "constraints.txt").read_text().splitlines()
+    return dict(line.split("==", 1) for line in lines if "==" in line and not line.startswith("#"))
+
+
+def resolve(platform: str) -> dict[str, str]:
+    """What `make setup` would install on ``platform`` (uv's target triple): {distribution: version}."""
+    done = subprocess.run(
+        [
+            uv_binary(),
+            "pip",
+            "compile",
+            "--quiet",
+            "--no-header",
+            "--python-version",
+            "3.11",
+            "--python-platform",
+            platform,
+            "--constraint",
+            "constraints.txt",
+            "--extra",
+            "cpu",
+            "pyproject.toml",
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        # torch's macOS wheels are built for macOS 14 (uv's default target is 13.0)
+        env={**os.environ, "MACOSX_DEPLOYMENT_TARGET": "14.0"},
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(line.split("==", 1) for line in done.stdout.splitlines() if "==" in line and not line.startswith(" "))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("platform", "tensorflow"),
+    [
+        ("x86_64-unknown-linux-gnu", "tensorflow-cpu"),
+        ("aarch64-apple-darwin", "tensorflow"),
+        ("aarch64-unknown-linux-gnu", "tensorflow"),
+    ],
+)
+def test_the_cpu_set_up_resolves_to_the_pinned_releases(platform, tensorflow):
+    """Network: PyPI."""
+    resolved, pins = resolve(platform), pinned()
+    for name in ("torch", tensorflow, "keras", "jax", "jaxlib", "flax", "optax", "numpy"):
+        assert resolved.get(name) == pins[name], f"{platform}: {name} {resolved.get(name)}, pinned {pins[name]}"
+    other = {"tensorflow-cpu", "tensorflow"} - {tensorflow}
+    assert not other & set(resolved), f"{platform}: both TensorFlow builds"
