@@ -76,8 +76,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     ``--device gpu`` the CUDA ones."""
     if args.device == "gpu":
         return build_cuda(args)
-    if args.dry_run or args.cuda_driver:
-        raise UsageError(f"{'--dry-run' if args.dry_run else '--cuda-driver'}: only with --device gpu")
+    for flag, given in (("--dry-run", args.dry_run), ("--cuda-driver", args.cuda_driver), ("--arch", args.arch)):
+        if given:
+            raise UsageError(f"{flag}: only with --device gpu")
     for name, version in concrete(parse_versions(args.versions, flag="runners envs build") or article_versions()):
         try:
             print(envs.build(name, version, log=lambda line: print(line, flush=True)))
@@ -91,12 +92,14 @@ def build_cuda(args: argparse.Namespace) -> int:
     the framework and uv's reason, and the others still build."""
     if args.versions:
         raise UsageError(f"--device gpu {args.versions[0]}: the CUDA environments hold the installed versions")
+    if args.arch and not args.dry_run:
+        raise UsageError(f"--arch {args.arch}: only with --dry-run (a build is for this machine)")
     gpu = envs_gpu.gpu_for(args.dry_run, args.cuda_driver)
     failed = 0
     for name in FRAMEWORKS:
         try:
             if args.dry_run:
-                print(*envs_gpu.dry_run(name, gpu), sep="\n", flush=True)
+                print(*envs_gpu.dry_run(name, gpu, args.arch or envs_gpu.default_arch()), sep="\n", flush=True)
             else:
                 print(envs_gpu.build(name, gpu, log=lambda line: print(line, flush=True)), flush=True)
         except envs.EnvError as exc:
@@ -158,6 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "runners envs remove torch=article",
             "runners envs build --device gpu         # on an NVIDIA machine: each framework's CUDA build",
             "runners envs build --device gpu --dry-run --cuda-driver 12.4",
+            "runners envs build --device gpu --dry-run --cuda-driver 13.0 --arch aarch64",
             "runners envs plan                       # what make site runs here",
         ),
     )
@@ -177,6 +181,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dry-run", action="store_true", help="with --device gpu: print the package sets uv resolves; install nothing"
     )
     build.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="with --dry-run: the driver's CUDA, not NVML's")
+    build.add_argument(
+        "--arch",
+        choices=tuple(envs_gpu.PLATFORMS),
+        help="with --dry-run: resolve for a Linux GPU machine of this architecture (aarch64: Grace, DGX Spark; "
+        "default: this machine's, x86_64 where it is neither)",
+    )
     build.set_defaults(func=cmd_build)
     plan = actions.add_parser("plan", help="what make site runs to benchmark: on the GPU where NVML sees one")
     plan.add_argument("--fake-gpu", metavar="NAME", help="plan for a machine with this NVIDIA GPU (with --cuda-driver)")

@@ -7,11 +7,13 @@ companions to the CPU records' versions), its CUDA build, and fwbench installed 
 runs its CUDA major, else PyTorch's own index through ``uv --torch-backend auto``; ``tensorflow[and-cuda]`` with
 Keras 3; ``jax[cuda13]`` or ``jax[cuda12]`` by the driver's CUDA major. It lives in
 ``<envs dir>/<framework>-<version>-py<X.Y>-cuda/``, built through ``runners.env_build`` like the version ones.
-A dry run resolves each set with uv for a Linux x86-64 GPU machine and installs nothing.
+A dry run resolves each set with uv for a Linux GPU machine of an architecture (x86-64, or Arm: Grace, DGX Spark)
+and installs nothing.
 """
 
 from __future__ import annotations
 
+import platform
 import re
 import sys
 import tempfile
@@ -26,8 +28,8 @@ from runners.provenance import framework_version
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPOSITORY / "constraints.txt"
-#: what a dry run resolves for: the wheels a Linux x86-64 GPU machine installs, for this Python
-PLATFORM = "x86_64-manylinux_2_28"
+#: what a dry run resolves for, by architecture: the wheels a Linux GPU machine of it installs, for this Python
+PLATFORMS = {"x86_64": "x86_64-manylinux_2_28", "aarch64": "aarch64-manylinux_2_28"}
 #: framework → (the extra of ``pyproject.toml`` with its companions, the extra of its own distribution that brings
 #: its CUDA build; ``{cuda}`` is the CUDA major chosen for the driver)
 CUDA_BUILDS = {
@@ -127,13 +129,21 @@ def recipe(name: str, gpu: Gpu, torch_backend: bool = False) -> Recipe:
     )
 
 
-def resolve(plan: Recipe, for_platform: bool) -> list[str]:
-    """The package set uv resolves for ``plan`` (``name==version`` lines, nothing installed): for a Linux x86-64
-    GPU machine with this Python (``for_platform``), else for this one. EnvError naming it, with uv's reason."""
+def default_arch() -> str:
+    """The architecture a dry run resolves for unless told: this machine's where it is one of ``PLATFORMS`` (Arm
+    Linux reports ``aarch64``, a Mac ``arm64``), else x86-64."""
+    machine = {"arm64": "aarch64", "AMD64": "x86_64"}.get(platform.machine(), platform.machine())
+    return machine if machine in PLATFORMS else "x86_64"
+
+
+def resolve(plan: Recipe, arch: str | None) -> list[str]:
+    """The package set uv resolves for ``plan`` (``name==version`` lines, nothing installed): for a Linux GPU
+    machine of ``arch`` (one of ``PLATFORMS``) with this Python, or for this machine (None). EnvError naming it,
+    with uv's reason."""
     with tempfile.TemporaryDirectory(prefix="fwbench-cuda-") as scratch:
         wanted = Path(scratch) / "requirements.in"
         wanted.write_text("\n".join(plan.requirements).replace("-e\n", "-e ") + "\n")  # -e PATH: one line
-        target = ("--python-platform", PLATFORM, "--python-version", python_tag()) if for_platform else ()
+        target = ("--python-platform", PLATFORMS[arch], "--python-version", python_tag()) if arch else ()
         options = ("--no-header", "--no-annotate", "--quiet", *target, *plan.options)
         found = uv("pip", "compile", str(wanted), *options, what=plan.what)
     return [line for line in found.splitlines() if "==" in line and not line.startswith(("-", "#"))]
@@ -144,12 +154,12 @@ def cuda_major(packages: list[str]) -> int | None:
     return next((int(m[2]) for line in packages if (m := CUDA_RUNTIME.match(line.strip()))), None)
 
 
-def choose(name: str, gpu: Gpu, for_platform: bool = False) -> tuple[Recipe, list[str] | None]:
+def choose(name: str, gpu: Gpu, arch: str | None = None) -> tuple[Recipe, list[str] | None]:
     """Framework ``name``'s recipe for ``gpu`` and, where PyPI's wheels serve, its resolved set (None for PyTorch
     from its own index, whose build uv picks from the driver on the machine). PyTorch comes from PyPI when the
     driver runs the CUDA major of PyPI's wheel, else from PyTorch's index."""
     plan = recipe(name, gpu)
-    packages = resolve(plan, for_platform)
+    packages = resolve(plan, arch)
     if name == "torch" and (cuda_major(packages) or 0) > gpu.cuda[0]:
         return recipe(name, gpu, torch_backend=True), None
     return plan, packages
@@ -170,11 +180,11 @@ def build(name: str, gpu: Gpu, log=print) -> Path:
     return make(plan, log)
 
 
-def dry_run(name: str, gpu: Gpu) -> list[str]:
-    """What building framework ``name``'s CUDA environment for ``gpu`` would install: a heading line, then each
-    resolved package on a line of its own."""
-    plan, packages = choose(name, gpu, for_platform=True)
-    heading = f"{plan.path.name} for {gpu}: {source(plan)}"
+def dry_run(name: str, gpu: Gpu, arch: str = "x86_64") -> list[str]:
+    """What building framework ``name``'s CUDA environment for ``gpu`` on a Linux machine of ``arch`` would
+    install: a heading line, then each resolved package on a line of its own."""
+    plan, packages = choose(name, gpu, arch)
+    heading = f"{plan.path.name} for {gpu} on {arch}: {source(plan)}"
     if packages is None:
         return [f"{heading}: the build uv picks from the driver there (not resolved here)"]
     return [f"{heading}: {len(packages)} packages", *(f"  {package}" for package in packages)]

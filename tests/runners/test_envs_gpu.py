@@ -65,8 +65,31 @@ def test_the_dry_run_resolves_each_frameworks_cuda_build_from_pypi(envs_dir, mon
     assert not envs_dir.exists(), "a dry run installs nothing"
 
 
+@pytest.mark.slow
+def test_the_dry_run_resolves_the_cuda_builds_for_an_arm_gpu_machine(envs_dir, monkeypatch, capsys):
+    """Network: the same three sets for a Linux Arm machine with an NVIDIA GPU (Grace Hopper, DGX Spark)."""
+    monkeypatch.setattr(envs_gpu, "detect", lambda: None)
+    code = runners_main(["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "13.0", "--arch", "aarch64"])
+    printed = capsys.readouterr()
+    assert code == EXIT_OK, printed.err
+    headings = [line for line in printed.out.splitlines() if not line.startswith("  ")]
+    assert all(" on aarch64: " in heading for heading in headings) and len(headings) == len(FRAMEWORKS)
+    resolved = sections(printed.out)
+    names = {name: {line.split("==")[0] for line in lines} for name, lines in resolved.items()}
+    assert envs_gpu.cuda_major(resolved["torch"]) == 13 and "nvidia-cudnn-cu13" in names["torch"]
+    assert "nvidia-cudnn-cu12" in names["tensorflow"] and "tensorflow-cpu" not in names["tensorflow"]
+    assert {"jax-cuda13-plugin", "jax-cuda13-pjrt"} <= names["jax"]
+    assert not envs_dir.exists(), "a dry run installs nothing"
+
+
+def test_the_dry_run_resolves_for_this_machines_architecture(monkeypatch):
+    for machine, arch in (("x86_64", "x86_64"), ("aarch64", "aarch64"), ("arm64", "aarch64"), ("riscv64", "x86_64")):
+        monkeypatch.setattr(envs_gpu.platform, "machine", lambda machine=machine: machine)
+        assert envs_gpu.default_arch() == arch, machine
+
+
 def test_an_older_driver_takes_jaxs_cuda12_plugin_and_pytorchs_own_index(monkeypatch):
-    monkeypatch.setattr(envs_gpu, "resolve", lambda plan, for_platform: ["nvidia-cuda-runtime==13.0.96"])
+    monkeypatch.setattr(envs_gpu, "resolve", lambda plan, arch: ["nvidia-cuda-runtime==13.0.96"])
     old = envs_gpu.Gpu("NVIDIA A100", (12, 4))
     assert envs_gpu.recipe("jax", old).requirements[-1].startswith("jax[cuda12]==")
     torch, packages = envs_gpu.choose("torch", old)
@@ -205,4 +228,8 @@ def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir,
     assert "--cuda-driver: only with --dry-run" in capsys.readouterr().err
     assert runners_main(["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "13"]) == EXIT_USAGE
     assert "--cuda-driver '13': expected MAJOR.MINOR" in capsys.readouterr().err
+    assert runners_main(["envs", "build", "--device", "gpu", "--arch", "aarch64"]) == EXIT_USAGE
+    assert "--arch aarch64: only with --dry-run" in capsys.readouterr().err
+    assert runners_main(["envs", "build", "--arch", "aarch64"]) == EXIT_USAGE
+    assert "--arch: only with --device gpu" in capsys.readouterr().err
     assert not envs_dir.exists()
