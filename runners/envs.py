@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import platform
+import re
 import shutil
 from dataclasses import dataclass
 from functools import cache
@@ -137,9 +139,24 @@ def env_path(name: str, version: str, variant: str = "") -> Path:
     return envs_dir() / _env_name(name, version, variant)
 
 
+#: CPU-only builds published for x86-64 alone → the distribution of the same release on other machines (TensorFlow's
+#: one build: CPU-only on a Mac, AWS's CPU build on Arm Linux)
+X86_ONLY_BUILDS = {"tensorflow-cpu": "tensorflow"}
+
+
+def for_this_machine(requirement: str, machine: str | None = None) -> str:
+    """``requirement`` as this machine (``platform.machine()``, or ``machine``) can install it: an x86-64-only CPU
+    build (``X86_ONLY_BUILDS``) becomes its framework's own distribution elsewhere, at the same version."""
+    name, rest = re.match(r"([A-Za-z0-9._-]+)(.*)", requirement).groups()
+    if (machine or platform.machine()) in ("x86_64", "AMD64") or name not in X86_ONLY_BUILDS:
+        return requirement
+    return X86_ONLY_BUILDS[name] + rest
+
+
 def requirements(spec: VersionSet) -> list[str]:
-    """Everything an environment installs: the set's packages and what ``runners run`` needs."""
-    return [*spec.packages, *version_sets()["run_requirements"]]
+    """Everything an environment installs on this machine: the set's packages (``for_this_machine``) and what
+    ``runners run`` needs."""
+    return [*(for_this_machine(package) for package in spec.packages), *version_sets()["run_requirements"]]
 
 
 def built(name: str, version: str, variant: str = "") -> Path | None:
@@ -160,7 +177,8 @@ def build(name: str, version: str, log=print, variant: str = "") -> Path:
     if done := built(name, version, variant):
         return done
     spec = version_set(name, version, variant)
-    log(f"building {spec.name}: {' '.join(spec.packages)}" + (f" (as of {spec.as_of})" if spec.as_of else ""))
+    installed = " ".join(map(for_this_machine, spec.packages))
+    log(f"building {spec.name}: {installed}" + (f" (as of {spec.as_of})" if spec.as_of else ""))
     recipe = Recipe(
         name,
         version,
