@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,18 @@ class EnvError(Exception):
 def python_tag() -> str:
     """``X.Y`` of this interpreter: an environment is built for the Python fwbench runs on."""
     return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+#: ``platform.machine()``'s other names for the two architectures environments are built for (a Mac says ``arm64``,
+#: Windows ``AMD64``)
+ARCH_ALIASES = {"arm64": "aarch64", "AMD64": "x86_64"}
+
+
+def machine_arch(machine: str | None = None) -> str:
+    """This machine's architecture (or ``machine``'s) as wheels name it on Linux: ``x86_64``, ``aarch64``, or what
+    ``platform.machine()`` says where it is neither."""
+    machine = machine or platform.machine()
+    return ARCH_ALIASES.get(machine, machine)
 
 
 def interpreter(path: Path) -> Path:

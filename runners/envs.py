@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import platform
 import re
 import shutil
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import fwbench
 from fwbench.frameworks import FRAMEWORKS
-from runners.env_build import MARKER, EnvError, Recipe, current, make, python_tag
+from runners.env_build import MARKER, EnvError, Recipe, current, machine_arch, make, python_tag
 
 VERSION_SETS_FILE = Path(fwbench.__file__).with_name("version_sets.json")  # shared: the site shows it too
 ENVS_DIR_ENV = "FWBENCH_ENVS_DIR"
@@ -145,10 +144,10 @@ X86_ONLY_BUILDS = {"tensorflow-cpu": "tensorflow"}
 
 
 def for_this_machine(requirement: str, machine: str | None = None) -> str:
-    """``requirement`` as this machine (``platform.machine()``, or ``machine``) can install it: an x86-64-only CPU
+    """``requirement`` as this machine (``machine_arch``, or ``machine``'s) can install it: an x86-64-only CPU
     build (``X86_ONLY_BUILDS``) becomes its framework's own distribution elsewhere, at the same version."""
     name, rest = re.match(r"([A-Za-z0-9._-]+)(.*)", requirement).groups()
-    if (machine or platform.machine()) in ("x86_64", "AMD64") or name not in X86_ONLY_BUILDS:
+    if machine_arch(machine) == "x86_64" or name not in X86_ONLY_BUILDS:
         return requirement
     return X86_ONLY_BUILDS[name] + rest
 

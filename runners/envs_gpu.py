@@ -13,7 +13,6 @@ and installs nothing.
 
 from __future__ import annotations
 
-import platform
 import re
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 from fwbench.cliargs import UsageError
 from fwbench.frameworks import framework
 from runners import envs
-from runners.env_build import MARKER, EnvError, Recipe, current, interpreter, make, python_tag, uv
+from runners.env_build import MARKER, EnvError, Recipe, current, interpreter, machine_arch, make, python_tag, uv
 from runners.provenance import framework_version
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -132,8 +131,8 @@ def recipe(name: str, gpu: Gpu, torch_backend: bool = False) -> Recipe:
 def default_arch() -> str:
     """The architecture a dry run resolves for unless told: this machine's where it is one of ``PLATFORMS`` (Arm
     Linux reports ``aarch64``, a Mac ``arm64``), else x86-64."""
-    machine = {"arm64": "aarch64", "AMD64": "x86_64"}.get(platform.machine(), platform.machine())
-    return machine if machine in PLATFORMS else "x86_64"
+    arch = machine_arch()
+    return arch if arch in PLATFORMS else "x86_64"
 
 
 def resolve(plan: Recipe, arch: str | None) -> list[str]:

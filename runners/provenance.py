@@ -165,14 +165,15 @@ def hardware_info() -> dict:
     (``cuda_libraries``). The runner replaces device-specific fields with what the framework reports."""
     gpu = nvidia_info()
     threads = os.cpu_count() or 1
+    model = cpu_model()  # read once: on Arm Linux and macOS it runs lscpu or sysctl
     info = {
         "device_kind": "gpu" if gpu else "cpu",
-        "device_name": gpu["device_name"] if gpu else cpu_model(),
+        "device_name": gpu["device_name"] if gpu else model,
         "device_count": gpu["device_count"] if gpu else None,
         "gpu_driver": gpu["gpu_driver"] if gpu else None,
         "device_memory_bytes": gpu.get("device_memory_bytes") if gpu else None,
         **(cuda_libraries() if gpu else dict.fromkeys(CUDA_DISTRIBUTIONS)),
-        "cpu_model": cpu_model(),
+        "cpu_model": model,
         "cpu_threads": threads,
         "framework_threads": None,
         "host_memory_bytes": psutil.virtual_memory().total,

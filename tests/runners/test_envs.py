@@ -2,9 +2,7 @@
 left behind), how a finished one is found, and how ``--versions`` is read."""
 
 import json
-import os
 import stat
-import subprocess
 import sys
 import textwrap
 
@@ -13,7 +11,6 @@ import pytest
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError
 from runners import env_build, envs, envs_gpu, profiles
 from runners.cli import main as runners_main
-from runners.env_build import uv_binary
 from runners.envs_cli import parse_versions
 from runners.envs_matrix import cuda_interpreters
 from runners.local_executor import LocalExecutor
@@ -46,37 +43,15 @@ def test_tensorflows_x86_only_cpu_build_becomes_its_one_build_on_arm(monkeypatch
     spec = envs.version_set("tensorflow", "2.15.0")
     assert "tensorflow-cpu==2.15.0" in spec.packages
     for machine in ("x86_64", "AMD64"):
-        monkeypatch.setattr(envs.platform, "machine", lambda machine=machine: machine)
+        monkeypatch.setattr(env_build.platform, "machine", lambda machine=machine: machine)
         assert "tensorflow-cpu==2.15.0" in envs.requirements(spec)
-    monkeypatch.setattr(envs.platform, "machine", lambda: "arm64")
+    monkeypatch.setattr(env_build.platform, "machine", lambda: "arm64")
     arm = envs.requirements(spec)
     assert "tensorflow==2.15.0" in arm and not any(line.startswith("tensorflow-cpu") for line in arm)
     assert envs.for_this_machine("keras==3.3.3", "aarch64") == "keras==3.3.3"
     assert envs.for_this_machine("tensorflow-cpu>=2.16; python_version>'3.9'", "aarch64") == (
         "tensorflow>=2.16; python_version>'3.9'"
     )
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("platform", ["aarch64-apple-darwin", "aarch64-unknown-linux-gnu"])
-def test_the_article_tensorflow_set_resolves_on_arm(platform, tmp_path):
-    """Network: the article's TensorFlow 2.15 with Keras 3.3.3, as an Arm machine builds it, resolves from PyPI (a
-    Mac through tensorflow-macos, Arm Linux through AWS's CPU build)."""
-    spec = envs.version_set("tensorflow", "2.15.0")
-    wanted, overrides = tmp_path / "requirements.in", tmp_path / "overrides.txt"
-    wanted.write_text("\n".join(envs.for_this_machine(p, "aarch64") for p in spec.packages) + "\n")
-    overrides.write_text("\n".join(spec.overrides) + "\n")
-    done = subprocess.run(
-        [uv_binary(), "pip", "compile", "--quiet", "--no-header", "--python-version", "3.11"]
-        + ["--python-platform", platform, "--override", str(overrides), str(wanted)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MACOSX_DEPLOYMENT_TARGET": "14.0"},
-    )
-    assert done.returncode == 0, done.stderr
-    resolved = dict(line.split("==", 1) for line in done.stdout.splitlines() if "==" in line)
-    assert resolved["tensorflow"] == "2.15.0" and resolved["keras"] == "3.3.3"
 
 
 def test_an_unknown_version_names_itself_and_what_is_known():

@@ -15,7 +15,7 @@ import pytest
 
 from fwbench.cliargs import EXIT_OK, EXIT_USAGE
 from fwbench.frameworks import FRAMEWORKS
-from runners import envs, envs_gpu, site_plan
+from runners import env_build, envs, envs_gpu, site_plan
 from runners.cli import main as runners_main
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_the_dry_run_resolves_the_cuda_builds_for_an_arm_gpu_machine(envs_dir, m
 
 def test_the_dry_run_resolves_for_this_machines_architecture(monkeypatch):
     for machine, arch in (("x86_64", "x86_64"), ("aarch64", "aarch64"), ("arm64", "aarch64"), ("riscv64", "x86_64")):
-        monkeypatch.setattr(envs_gpu.platform, "machine", lambda machine=machine: machine)
+        monkeypatch.setattr(env_build.platform, "machine", lambda machine=machine: machine)
         assert envs_gpu.default_arch() == arch, machine
 
 
