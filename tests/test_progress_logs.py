@@ -52,7 +52,7 @@ def test_the_download_bar_is_drawn_on_a_terminal_only(monkeypatch, tmp_path, sma
 def test_probes_print_one_plain_line_each_off_a_terminal(monkeypatch, tmp_path, capsys):
     specs = catalog.all_specs(frameworks=("torch",), bugs=("dense_shape",))
     written = []
-    monkeypatch.setattr(probes_cli, "run_child", lambda spec, timeout_s, python=None: {"outcome": "error"})
+    monkeypatch.setattr(probes_cli.ProbeProcesses, "run", lambda self, spec, python=None: {"outcome": "error"})
     monkeypatch.setattr(probes_cli, "build_record", lambda spec, capture, **_: {"outcome": capture["outcome"]})
     monkeypatch.setattr(probes_cli, "write_record", lambda path, record: written.append(path))
     probes_cli.run_probes(specs, tmp_path, progress=True)

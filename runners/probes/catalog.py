@@ -78,6 +78,11 @@ def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, Tru
     return specs
 
 
+def program_module(framework: str) -> str:
+    """The import name of the probe program of ``framework``."""
+    return f"runners.probes.programs.{framework}_probes"
+
+
 def program_path(framework: str) -> Path:
     """The probe program file of ``framework``."""
     return PROGRAMS_DIR / f"{framework}_probes.py"

@@ -1,6 +1,10 @@
-"""Run one probe in this (fresh) process and print what happened as one JSON line.
+"""Run one probe in this process and print what happened as one JSON line.
 
 Usage: ``python -m runners.probes.child --framework torch --bug dense_shape --mode eager --tooling off``
+
+``runners probes`` runs its probes in forks of a warm process instead (runners/probes/zygote.py), which imports
+the program as ``import_program`` does here and runs each probe with ``run_probe``; this entry point runs one
+probe in a fresh interpreter (where fork is not used, and by hand).
 
 Everything the framework prints goes to stderr (stdout is redirected there before the framework is
 imported); the only thing on the original stdout is the line ``RESULT_PREFIX + json``.
@@ -17,9 +21,10 @@ import sys
 import time
 import traceback
 import warnings
+from types import ModuleType
 
 from fwbench.frameworks import FRAMEWORKS
-from runners.probes.catalog import BUGS, MODES
+from runners.probes.catalog import BUGS, MODES, program_module
 from runners.provenance import package_versions
 
 RESULT_PREFIX = "FWBENCH_PROBE_RESULT "
@@ -61,11 +66,16 @@ def describe_exception(exc: BaseException) -> dict:
 WRONG_HEAD_IN = 64
 
 
-def run_probe(framework: str, bug: str, compiled: bool, tooling: bool) -> dict:
-    """Import the framework's probe program, run one probe and describe the outcome."""
+def import_program(module: str) -> tuple[ModuleType, float]:
+    """The probe program ``module`` (catalog.program_module), imported, and the seconds its import took: the
+    framework's own import."""
     started = time.perf_counter()
-    program = importlib.import_module(f"runners.probes.programs.{framework}_probes")
-    import_seconds = time.perf_counter() - started
+    program = importlib.import_module(module)
+    return program, time.perf_counter() - started
+
+
+def run_probe(program: ModuleType, import_seconds: float, bug: str, compiled: bool, tooling: bool) -> dict:
+    """Run one probe of the imported ``program`` (``import_seconds``: its import's) and describe the outcome."""
     if tooling:
         program.enable_nan_tooling()
     result: dict = {
@@ -114,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     result_fd = os.dup(1)
     os.dup2(2, 1)  # framework chatter on stdout (C++ or Python) lands in stderr
     sys.stdout = sys.stderr
-    result = run_probe(args.framework, args.bug, args.mode == "compiled", args.tooling == "on")
+    program, import_seconds = import_program(program_module(args.framework))
+    result = run_probe(program, import_seconds, args.bug, args.mode == "compiled", args.tooling == "on")
     with os.fdopen(result_fd, "w", encoding="utf-8") as out:
         out.write(RESULT_PREFIX + json.dumps(result) + "\n")
     return 0

@@ -14,7 +14,7 @@ from fwbench.progress import progress_bar
 from fwbench.records import stored_record, write_record
 from fwbench.timestamps import utc_now
 from runners import provenance
-from runners.probes.capture import DEFAULT_TIMEOUT_S, run_child
+from runners.probes.capture import DEFAULT_TIMEOUT_S, ProbeProcesses
 from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs, planted_line
 from runners.probes.record import SCHEMA, build_record, installed_version
 from runners.probes.rubric import RUBRIC_TEXT
@@ -43,7 +43,8 @@ def selected_specs(args: argparse.Namespace, versions: dict[str, list[str | None
 def up_to_date(path: Path, spec: ProbeSpec, software: dict) -> dict | None:
     """The record at ``path`` when ``spec`` need not run again: a valid record made with the framework release that
     would run it now (``software``: this interpreter's provenance), of the same planted line, scored by the same
-    rubric; None otherwise (no record, another release, an edited probe program, a changed rubric)."""
+    rubric, compiled into an empty cache; None otherwise (no record, another release, an edited probe program, a
+    changed rubric, an older record that compiled into the machine's shared cache)."""
     record = stored_record(path, SCHEMA)
     if record is None:
         return None
@@ -52,6 +53,7 @@ def up_to_date(path: Path, spec: ProbeSpec, software: dict) -> dict | None:
         installed_version(spec.framework, record["software"]) == release
         and record["planted"]["line"] == planted_line(spec.framework, spec.bug)
         and record["score"]["rubric"] == RUBRIC_TEXT
+        and record.get("compile_cache") == "cold"
     )
     return record if same else None
 
@@ -64,8 +66,9 @@ def run_probes(
     interpreters: dict[tuple[str, str | None], Interpreter] | None = None,
     force: bool = False,
 ) -> list[dict]:
-    """Run each probe in its own subprocess and write its record to ``out/<machine_id>/<record_id>.json``; a probe
-    whose record there is ``up_to_date`` is kept as it is, unless ``force``.
+    """Run each probe in a process of its own (capture.ProbeProcesses) and write its record to
+    ``out/<machine_id>/<record_id>.json``; a probe whose record there is ``up_to_date`` is kept as it is, unless
+    ``force``.
 
     A probe of another version runs in the interpreter ``interpreters`` gives its (framework, version), else in
     this one. One line per probe goes to stderr; the bar (``progress``) only on a terminal.
@@ -74,28 +77,30 @@ def run_probes(
     software = provenance.software_info()
     records = []
     bar = progress_bar(specs, enabled=progress, desc="probes", unit="probe")
-    for number, spec in enumerate(bar, 1):
-        bar.set_postfix_str(spec.label)
-        path = out / machine_id / f"{spec.record_id}.json"
-        if not force and (kept := up_to_date(path, spec, software)):
-            records.append(kept)
-            tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {kept['outcome']} (done before, kept)", file=sys.stderr)
-            continue
-        started_at = utc_now()
-        where = (interpreters or {}).get((spec.framework, spec.version), Interpreter())
-        capture = run_child(spec, timeout_s, where.python)
-        record = build_record(
-            spec,
-            capture,
-            machine_id=machine_id,
-            software=software,
-            started_at=started_at,
-            finished_at=utc_now(),
-            environment=where.environment,
-        )
-        write_record(path, record)
-        records.append(record)
-        tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
+    with ProbeProcesses(timeout_s) as processes:
+        for number, spec in enumerate(bar, 1):
+            bar.set_postfix_str(spec.label)
+            path = out / machine_id / f"{spec.record_id}.json"
+            if not force and (kept := up_to_date(path, spec, software)):
+                records.append(kept)
+                line = f"[{number}/{len(specs)}] {spec.label}: {kept['outcome']} (done before, kept)"
+                tqdm.write(line, file=sys.stderr)
+                continue
+            started_at = utc_now()
+            where = (interpreters or {}).get((spec.framework, spec.version), Interpreter())
+            capture = processes.run(spec, where.python)
+            record = build_record(
+                spec,
+                capture,
+                machine_id=machine_id,
+                software=software,
+                started_at=started_at,
+                finished_at=utc_now(),
+                environment=where.environment,
+            )
+            write_record(path, record)
+            records.append(record)
+            tqdm.write(f"[{number}/{len(specs)}] {spec.label}: {record['outcome']}", file=sys.stderr)
     return records
 
 
@@ -166,7 +171,8 @@ def register(subparsers) -> None:
             "Plant four bugs (a dense layer with the wrong input width, float64 data into a float32 model, "
             "logits/labels shape mismatch in the loss, a NaN with the framework's NaN tooling on and off) in "
             "tiny PyTorch, TensorFlow/Keras and JAX/Flax programs, run each in eager and compiled mode in a "
-            "fresh subprocess on the CPU, and write one fwbench.probe/1 record per probe with the "
+            "process of its own on the CPU (on Linux a fork of one that imported the framework once), and "
+            "write one fwbench.probe/1 record per probe with the "
             "framework's verbatim error, its traceback and a debuggability score; a probe whose record there was "
             "made with the same framework release, probe program and rubric is kept (--force runs it again). "
             "Filters take repeated or "

@@ -93,6 +93,7 @@ def build_record(
         "seconds_to_error": capture.get("seconds_to_error"),
         "import_seconds": capture.get("import_seconds"),
         "wall_seconds": capture["wall_seconds"],
+        "compile_cache": capture.get("compile_cache"),
         "result": capture.get("result"),
         "warnings": warnings,
         "exit_code": capture["exit_code"],

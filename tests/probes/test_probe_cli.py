@@ -92,19 +92,22 @@ def test_summary_table_has_a_row_per_record():
     assert lines[3].split()[-1] == "0/6"
 
 
-def test_a_probe_whose_record_is_up_to_date_is_kept_unless_forced_or_of_another_release(tmp_path, monkeypatch):
+def test_a_probe_whose_record_is_up_to_date_is_kept_unless_forced_of_another_release_or_shared_cache(
+    tmp_path, monkeypatch
+):
     software = provenance.software_info()
     monkeypatch.setattr(probes_cli.provenance, "hardware_info", lambda: {"machine_id": "m"})
     monkeypatch.setattr(probes_cli.provenance, "software_info", lambda: software)
     spec = ProbeSpec("jax", "nan", "compiled", False)
     silent = {"outcome": "no_error", "result": "loss=nan", "frames": [], "exit_code": 0, "stderr_tail": None}
     silent |= {"wall_seconds": 1.0, "warnings": [], "framework_version": software["packages"]["jax"]}
+    silent |= {"compile_cache": "cold"}
     ran = []
-    monkeypatch.setattr(probes_cli, "run_child", lambda spec, timeout_s, python: ran.append(spec) or silent)
+    monkeypatch.setattr(probes_cli.ProbeProcesses, "run", lambda self, spec, python: ran.append(spec) or silent)
 
-    def recorded(software: dict, started_at: str) -> None:
+    def recorded(software: dict, started_at: str, capture: dict = silent) -> None:
         record = build_record(
-            spec, silent, machine_id="m", software=software, started_at=started_at, finished_at=started_at
+            spec, capture, machine_id="m", software=software, started_at=started_at, finished_at=started_at
         )
         write_record(tmp_path / "m" / f"{spec.record_id}.json", record)
 
@@ -117,3 +120,7 @@ def test_a_probe_whose_record_is_up_to_date_is_kept_unless_forced_or_of_another_
     recorded(older, "2026-12-01T09:00:00.000Z")  # made with another release: run again
     run_probes([spec], tmp_path, progress=False)
     assert ran == [spec, spec]
+    shared = {key: value for key, value in silent.items() if key != "compile_cache"}
+    recorded(software, "2026-12-01T08:00:00.000Z", shared)  # an older record, compiled into the shared cache
+    (rerun,) = run_probes([spec], tmp_path, progress=False)
+    assert ran == [spec, spec, spec] and rerun["compile_cache"] == "cold"

@@ -10,6 +10,7 @@ import pytest
 from fwbench.probe_outcome import SILENTLY_CAST, outcome_category
 from fwbench.records import read_record
 from runners.cli import main
+from runners.probes.capture import ProbeProcesses
 from runners.probes.catalog import ProbeSpec
 from runners.probes.cli import run_probes
 
@@ -72,3 +73,20 @@ def test_float64_input_is_silently_cast_by_jax_and_keras_and_refused_by_torch(tm
     assert outcome_category(refused) == "error"
     assert outcome_category(keras_cast) == outcome_category(jax_cast) == SILENTLY_CAST
     assert any("float64" in warning for warning in jax_cast["warnings"])  # JAX says so; Keras casts quietly
+
+
+def test_a_forked_probe_reports_what_a_fresh_process_reports():
+    # TensorFlow quotes the Python stack above the probe in its message: the fork's must be as deep as child.py's
+    spec = ProbeSpec("tensorflow", "nan", "compiled", True)
+    captures = []
+    for fork in (False, True):
+        with ProbeProcesses(fork=fork) as processes:
+            captures.append(processes.run(spec))
+    fresh, forked = captures
+    assert forked["outcome"] == fresh["outcome"] == "error"
+    assert forked["exception_type"] == fresh["exception_type"]
+    assert len(forked["frames"]) == len(fresh["frames"])
+    assert len(forked["message"].splitlines()) == len(fresh["message"].splitlines())
+    assert len(forked["traceback"].splitlines()) == len(fresh["traceback"].splitlines())
+    assert len(forked["stderr_tail"].splitlines()) == len(fresh["stderr_tail"].splitlines())
+    assert "oneDNN custom operations are on" in forked["stderr_tail"]  # the import's output, as a fresh process has it

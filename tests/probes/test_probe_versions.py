@@ -65,7 +65,7 @@ def test_an_unknown_version_is_refused_before_anything_is_built():
 def test_a_probe_of_another_version_runs_in_its_interpreter_and_says_so(tmp_path, monkeypatch):
     seen = []
 
-    def fake_child(spec, timeout_s, python):
+    def fake_child(processes, spec, python):
         seen.append(python)
         return {
             "outcome": "crash",
@@ -76,7 +76,7 @@ def test_a_probe_of_another_version_runs_in_its_interpreter_and_says_so(tmp_path
             "packages": {"tensorflow-cpu": "2.15.0", "keras": "2.15.0"},
         }
 
-    monkeypatch.setattr("runners.probes.cli.run_child", fake_child)
+    monkeypatch.setattr("runners.probes.cli.ProbeProcesses.run", fake_child)
     where = {("tensorflow", "2.15.0"): Interpreter("/envs/tf/bin/python", "tensorflow-2.15.0-probe-py3.11")}
     (record,) = run_probes(
         [ProbeSpec("tensorflow", "dense_shape", "eager", version="2.15.0")],
