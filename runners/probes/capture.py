@@ -192,9 +192,9 @@ class ProbeProcesses:
     one zygote alive at a time (probes come grouped by framework and version), else in a fresh interpreter.
 
     Either way each probe compiles into an empty cache directory of its own (``compile_cache.cache_environment``,
-    as a run without ``--compile-cache``): Inductor's cache otherwise persists in /tmp between processes, and a
-    compiled PyTorch 2.2 probe took 62 s to its error with an empty one and 25 s where earlier probes had filled
-    it. Its capture says so (``compile_cache``: ``cold``).
+    as a run without ``--compile-cache``): Inductor's cache otherwise persists in /tmp between processes, and the
+    five compiled PyTorch 2.14 probes took 27 s to their errors with empty ones, 10 s where earlier probes had
+    filled it (benchmarks/probe_processes.py). Its capture says so (``compile_cache``: ``cold``).
     """
 
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, fork: bool = sys.platform == "linux") -> None:
