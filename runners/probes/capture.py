@@ -217,6 +217,7 @@ class ProbeProcesses:
         return self.zygote.run(spec, self.timeout_s, environment) | {"compile_cache": "cold"}
 
     def close_zygote(self) -> None:
+        """End the current zygote, if any."""
         if self.zygote:
             self.zygote.close()
         self.zygote = self.key = None
