@@ -62,10 +62,11 @@ def parse_result(stdout: str) -> dict | None:
     return None
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    # torch.compile starts compile workers: stop the probe's whole process group, not just the child
+def kill_group(leader: int) -> None:
+    """Kill the process group (session) that process ``leader`` started, if anything of it is left: torch.compile
+    starts compile workers, so a probe's whole group goes, not just the probe's process."""
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(leader, signal.SIGKILL)
 
 
 def run_child(
@@ -98,11 +99,11 @@ def run_command(command: list[str], timeout_s: float, environment: dict | None =
         stdout, stderr = process.communicate(timeout=timeout_s)
         timed_out = False
     except subprocess.TimeoutExpired:
-        _kill_group(process)
+        kill_group(process.pid)
         stdout, stderr = process.communicate()
         timed_out = True
     else:
-        _kill_group(process)  # compile workers the probe left behind
+        kill_group(process.pid)  # compile workers the probe left behind
     wall = time.perf_counter() - started
     result = parse_result(stdout) if process.returncode == 0 else None
     return capture_of(process.returncode, timed_out, stderr, result, wall)
@@ -182,7 +183,7 @@ class Zygote:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            _kill_group(self.process)
+            kill_group(self.process.pid)
             self.process.wait()
         self.process.stdout.close()
 

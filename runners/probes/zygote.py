@@ -5,8 +5,8 @@ Usage (started by runners/probes/capture.py, which speaks its protocol): ``pytho
 
 A probe in an interpreter of its own spent more time importing its framework (1.3-5 s a probe on a 2-core CPU)
 than running, 30 times over. A fork taken right after the import starts each probe where a fresh interpreter would
-be at that point: no framework op has run yet, so no backend, thread pool or compile cache exists (the only thread
-is OpenBLAS's, which shuts down around a fork), the programs seed themselves, and the child's stdout and stderr
+be at that point: no framework op has run yet, so no backend, thread pool or compile cache exists (the only threads
+are OpenBLAS's, which register fork handlers), the programs seed themselves, and the child's stdout and stderr
 start with what the import printed. So a record's outcome, message, traceback, warnings and stderr are what a
 fresh process gives (tests/probes/test_probe_real.py and benchmarks/probe_processes.py compare them), and its
 seconds to error too, within their noise, but for TensorFlow's compiled probes: 0.02-0.05 s longer (docs/design.md).
@@ -22,7 +22,6 @@ End of stdin ends the zygote.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import signal
@@ -32,6 +31,7 @@ import time
 import traceback
 import warnings
 
+from runners.probes.capture import kill_group
 from runners.probes.child import import_program, run_probe
 
 
@@ -69,21 +69,19 @@ def become_child(request: dict, import_output: bytes) -> None:
 
 
 def wait_for(pid: int, timeout_s: float) -> tuple[int, bool]:
-    """Wait for child ``pid`` at most ``timeout_s``; kill its process group on a timeout, and always afterwards
-    (torch.compile's workers outlive the probe). Its exit code (negative: the signal) and whether it timed out."""
+    """Wait for child ``pid`` at most ``timeout_s``, killing it at the timeout, then kill what is left of its
+    session (torch.compile's workers outlive the probe). Its exit code (negative: the signal) and whether it timed
+    out."""
     deadline, timed_out = time.monotonic() + timeout_s, False
     # polled (at most 10 ms late), not a pidfd: Linux before 5.3 (RHEL 8's 4.18) has none
     while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0:
         if time.monotonic() > deadline:
             timed_out = True
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            os.kill(pid, signal.SIGKILL)  # also before its setsid, if it was that quick to time out
+            os.kill(pid, signal.SIGKILL)
             ended = os.waitpid(pid, 0)
             break
         time.sleep(0.01)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
+    kill_group(pid)
     return os.waitstatus_to_exitcode(ended[1]), timed_out
 
 
@@ -96,8 +94,11 @@ def serve(import_output: bytes, requests, replies) -> dict | None:
         sys.stderr.flush()
         started = time.perf_counter()
         with warnings.catch_warnings():
-            # Python 3.12+ warns of forking with threads; the one thread here is OpenBLAS's, which handles fork
+            # Python 3.12+ warns of forking with threads, and JAX 0.4.26 of every fork once imported; the threads
+            # here are OpenBLAS's (numpy's, and SciPy's copy where optax pulls it in), which register fork handlers,
+            # and no JAX backend exists before the probe's first op
             warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.filterwarnings("ignore", "os.fork\\(\\) was called", RuntimeWarning)
             pid = os.fork()
         if pid == 0:
             try:
