@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from fwbench.cliargs import (
@@ -302,8 +303,12 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     # The matrix runs each configuration as ``python -m runners.cli run``. Once the record is on disk, the
     # frameworks' interpreter teardown (Inductor's compile workers, TF's thread pools) only delays the next
-    # configuration, by up to 2.4 s on a 2-core CPU: flush and leave without it.
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    # configuration, by up to 2.4 s on a 2-core CPU: flush and leave without it. That skips the atexit handlers
+    # too, which delete the files TensorFlow's autograph writes to the temporary directory (two a run), so the
+    # process gets a temporary directory of its own, removed here.
+    with tempfile.TemporaryDirectory(prefix="fwbench-process-") as scratch:
+        os.environ["TMPDIR"] = tempfile.tempdir = scratch
+        code = main()
+        sys.stdout.flush()
+        sys.stderr.flush()
     os._exit(code)

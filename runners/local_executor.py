@@ -82,8 +82,10 @@ class LocalExecutor(Interpreters):
         prepare_directory(cache, repeat=config.repeat > 0)
         with tempfile.TemporaryDirectory(prefix="fwbench-run-") as scratch, tempfile.TemporaryFile() as stderr:
             command = self.command(config, position, Path(scratch), cache)
+            # its temporary files go in the scratch directory too, so that a run killed at its timeout leaves none
+            environment = {**os.environ, "TMPDIR": scratch}
             with configuration_process(
-                command, cwd=provenance.REPO_ROOT, stdout=subprocess.PIPE, stderr=stderr
+                command, cwd=provenance.REPO_ROOT, env=environment, stdout=subprocess.PIPE, stderr=stderr
             ) as process:
                 try:
                     stdout, _ = process.communicate(timeout=self.timeout_s)

@@ -208,7 +208,9 @@ class ProbeProcesses:
         """Run ``spec`` in ``python``'s environment (default this interpreter's); see ``capture_of``."""
         cache = Path(self.workdir.name) / f"{spec.record_id}-cache"
         shutil.rmtree(cache, ignore_errors=True)
-        environment = cache_environment(str(cache), persistent=False)
+        # temporary files in the pool's directory, removed with it: a forked probe ends without the atexit
+        # handlers that delete what TensorFlow's autograph writes there
+        environment = cache_environment(str(cache), persistent=False) | {"TMPDIR": self.workdir.name}
         if not self.fork:
             return run_child(spec, self.timeout_s, python, environment) | {"compile_cache": "cold"}
         if self.key != (spec.framework, python) or not self.zygote.running:

@@ -57,10 +57,11 @@ def captured_import(module: str) -> tuple[object | None, float, bytes]:
 
 def become_child(request: dict, import_output: bytes) -> None:
     """In a forked child: a session of its own (so its compile workers can be killed with it), the request's
-    environment variables (its compile cache), and fds 1 and 2 on the request's output file, which starts with
-    what the import printed."""
+    environment variables (its compile cache, its temporary directory), and fds 1 and 2 on the request's output
+    file, which starts with what the import printed."""
     os.setsid()
     os.environ.update(request["environment"])
+    tempfile.tempdir = None  # found again from TMPDIR, which the request may set
     output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.write(output, import_output)
     os.dup2(output, 1)

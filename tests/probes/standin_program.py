@@ -1,14 +1,17 @@
 """A stand-in probe program for the zygote's tests: the programs' interface (VERSION, Net, LOSSES, batch,
 train_step, enable_nan_tooling) without a framework, each bug standing for one way a probe process can end.
 
-dense_shape raises, dtype returns (and prints; its result names its pid and compile cache), loss_shape aborts the
+dense_shape raises, dtype returns (and prints; its result names its pid, its compile cache and a temporary file it
+wrote, to be deleted at exit as TensorFlow's autograph does), loss_shape aborts the
 process, nan hangs after starting a grandchild (as torch.compile's workers outlive a probe) whose pid goes to
 $STANDIN_PIDFILE.
 """
 
+import atexit
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 print("standin: imported (stdout)")
@@ -39,7 +42,10 @@ def _returns(model, x, y):
     print("standin: step ran")
     cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "none")
     files = len(os.listdir(cache)) if os.path.isdir(cache) else 0
-    return f"loss=0.5 tooling={bool(TOOLING)} pid={os.getpid()} cache={cache} cache_files={files}"
+    with tempfile.NamedTemporaryFile("w", prefix="__standin_generated", suffix=".py", delete=False) as source:
+        source.write("pass\n")
+    atexit.register(os.remove, source.name)
+    return f"loss=0.5 tooling={bool(TOOLING)} pid={os.getpid()} cache={cache} cache_files={files} tmp={source.name}"
 
 
 def _aborts(model, x, y):

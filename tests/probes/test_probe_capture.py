@@ -147,3 +147,13 @@ def test_each_probe_compiles_into_an_empty_cache_of_its_own(monkeypatch):
     first_cache, second_cache = (captured["result"].split("cache=")[1].split()[0] for captured in (first, second))
     assert first_cache != second_cache and first_cache.startswith(tempfile.gettempdir())
     assert "cache_files=0" in first["result"] and "cache_files=0" in second["result"]
+
+
+def test_what_a_forked_probe_leaves_in_its_temporary_directory_goes_with_the_pool(tmp_path, monkeypatch):
+    # a fork ends without atexit handlers, which is where TensorFlow's autograph deletes the files it wrote
+    monkeypatch.setattr(capture, "program_module", lambda framework: STANDIN)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with ProbeProcesses() as processes:
+        written = Path(processes.run(probe("dtype"))["result"].split("tmp=")[1])
+        assert written.parent == Path(processes.workdir.name) and written.is_file()
+    assert not any(tmp_path.iterdir()), "nothing is left where the pool started"

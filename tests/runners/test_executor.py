@@ -15,7 +15,7 @@ from fwbench.cliargs import UsageError
 from fwbench.records import read_record, validate
 from runners import cli, dry_run, matrix, profiles, provenance, store
 from runners.executor import Finished, Job, Started, Target
-from runners.local_executor import LocalExecutor
+from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor
 from runners.record import record_path
 from runners.summary import node_lines, side_by_side, summary_table
 
@@ -131,6 +131,23 @@ def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
     assert record["executor"] == {"name": "local"} and record["record_id"] == config.record_id
     assert record["failure"]["exception_type"] == dry_run.DRY_RUN_FAILURE and record["timing"] is None
     assert set(scratch.glob("fwbench-run-*")) == before, "its directory is gone"
+
+
+def test_a_run_killed_at_its_timeout_leaves_no_temporary_file(tmp_path, monkeypatch):
+    # the run's process writes a temporary file and hangs: the executor kills it, and removes its scratch directory
+    interpreter = tmp_path / "fake-python"
+    checked = 'if [ "$1" = -c ]; then exit 0; fi'  # the framework check passes
+    interpreter.write_text(f'#!/usr/bin/env bash\n{checked}\necho x > "$TMPDIR/left"\nsleep 60\n')
+    interpreter.chmod(0o755)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "caches"))
+    (config,) = profiles.expand("smoke", frameworks=["torch"])
+    record = LocalExecutor(pythons={"torch": str(interpreter)}, timeout_s=3).run(config)
+    assert record["status"] == "timeout"
+    assert not any(scratch.iterdir())
 
 
 def test_a_framework_interpreter_may_come_from_the_environment(monkeypatch):
