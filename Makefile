@@ -11,7 +11,7 @@ RESULTS ?= results
 # SITE_BUILD_MINUTES for the site's build after the matrix (5-7 s on a 2-core CPU); everything else runs before the
 # matrix, which starts no run that would end past the deadline: batch 32 and 256 in fp32 once, their undecided
 # comparisons again until decided, then the same at 64, 128 and bf16 at 32. So a fresh clone's set-up and probes
-# (4 minutes here) take from its matrix, and a later `make site`, with both done, gives its matrix nearly all of it
+# (about 2 minutes on a 2-core CPU: set-up 50 s and probes 75 s in the last fresh clone) take from its matrix, and a later `make site`, with both done, gives its matrix nearly all of it
 # and goes on where the last one stopped (README: "When the budget runs out").
 SITE_MINUTES ?= 15
 SITE_BUILD_MINUTES ?= 0.5

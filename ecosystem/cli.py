@@ -18,6 +18,7 @@ from fwbench.cliargs import (
     EXIT_USAGE,
     UsageError,
     add_frameworks_flag,
+    examples,
     positive_float,
     positive_int,
 )
@@ -44,7 +45,8 @@ A snapshot never replaces a better one of the same day, and earlier days are nev
 """
 
 _SHOW_EPILOG = f"""\
-example:
+examples:
+  ecosystem show
   ecosystem show --out {_DEFAULT_OUT}
 
 exit status: 0 printed; 1 no snapshot yet (--out missing or empty) or an unreadable one;
@@ -57,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ecosystem",
         description=__doc__,
-        epilog="example: ecosystem collect --out results/ecosystem && ecosystem show",
+        **examples("ecosystem collect --out results/ecosystem && ecosystem show"),
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="{collect,show}")
 

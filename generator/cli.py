@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from fwbench.cliargs import EXIT_USAGE, UsageError, existing_directory
+from fwbench.cliargs import EXIT_USAGE, UsageError, examples, existing_directory
 from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths
@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="generator",
         description="Build fwbench's MkDocs Material site from the records under results/.",
+        **examples("generator build", "generator check results/runs"),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     build = sub.add_parser(
@@ -87,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
         "pages through mkdocs-gen-files and build the site in strict mode, in English at its root and in Chinese "
         "under zh/, both from the same records. Invalid records are skipped and listed on the site unless --strict "
         "is given.",
+        **examples(
+            "generator build                                  # results/ -> site/",
+            "generator build --results results --results ~/my-results --site-dir /tmp/site",
+            "generator build --site-url https://OWNER.github.io/REPO/",
+        ),
     )
     build.add_argument(
         "--results",
@@ -125,8 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "allocator's peak within NVML's), the first losses within the precision's bound of fwbench's float64 "
         "reference, no record id twice on one machine, each record in its own machine's folder. Prints one line per "
         "failing file and a note for each rule it could not apply; exits 0 when every file passes, 1 otherwise.",
-        epilog="examples:\n  generator check results/runs\n  generator check results/runs/nvidia-h200/*.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **examples("generator check results/runs", "generator check results/runs/nvidia-h200/*.json"),
     )
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a record file or a folder of them")
     check.add_argument(

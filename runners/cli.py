@@ -193,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="runners",
         description="Benchmark the same CIFAR-10 ResNet-18 (and, with --workload gpt, a small GPT) in PyTorch, "
         "TensorFlow and JAX, and probe their errors.",
+        **examples(
+            "runners matrix --dry-run        # the plan of make site's matrix here, with a time estimate",
+            "runners run --framework jax     # one smoke run, its record under results/runs/<machine>/",
+            "runners probes --frameworks torch",
+            "runners envs plan",
+        ),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -166,9 +166,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    listing = actions.add_parser("list", help="the known version sets and the environments built")
+    listing = actions.add_parser(
+        "list", help="the known version sets and the environments built", **examples("runners envs list")
+    )
     listing.set_defaults(func=cmd_list)
-    build = actions.add_parser("build", help="build environments (default: the article's versions)")
+    build = actions.add_parser(
+        "build",
+        help="build environments (default: the article's versions)",
+        **examples(
+            "runners envs build                      # the article's versions of all three",
+            "runners envs build jax=0.4.26,0.6.2",
+            "runners envs build --device gpu         # on an NVIDIA machine: each framework's CUDA build",
+            "runners envs build --device gpu --dry-run --cuda-driver 12.4",
+        ),
+    )
     build.add_argument("versions", nargs="*", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)
     build.add_argument(
         "--device",
@@ -188,7 +199,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "default: this machine's, x86_64 where it is neither)",
     )
     build.set_defaults(func=cmd_build)
-    plan = actions.add_parser("plan", help="what make site runs to benchmark: on the GPU where NVML sees one")
+    plan = actions.add_parser(
+        "plan",
+        help="what make site runs to benchmark: on the GPU where NVML sees one",
+        **examples("runners envs plan", "runners envs plan --fake-gpu 'NVIDIA H200' --cuda-driver 13.0"),
+    )
     plan.add_argument("--fake-gpu", metavar="NAME", help="plan for a machine with this NVIDIA GPU (with --cuda-driver)")
     plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
     plan.add_argument(
@@ -211,6 +226,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the article's ResNet-18; make site's SITE_WORKLOADS)",
     )
     plan.set_defaults(func=cmd_plan)
-    remove = actions.add_parser("remove", help="delete environments")
+    remove = actions.add_parser(
+        "remove",
+        help="delete environments",
+        **examples("runners envs remove torch=article", "runners envs remove jax=0.4.26"),
+    )
     remove.add_argument("versions", nargs="+", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)
     remove.set_defaults(func=cmd_remove)

@@ -198,5 +198,6 @@ def gpu_for(dry: bool, cuda_driver: str | None) -> Gpu:
         return Gpu("an NVIDIA GPU", cuda_version(cuda_driver))
     found = detect()
     if found is None:
-        raise UsageError("--device gpu: NVML sees no NVIDIA GPU on this machine")
+        hint = "; a dry run can name a driver instead: --cuda-driver MAJOR.MINOR, e.g. 13.0" if dry else ""
+        raise UsageError(f"--device gpu: NVML sees no NVIDIA GPU on this machine{hint}")
     return found

@@ -45,9 +45,16 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
 
 
 def order_line(order: list[RunConfig]) -> str:
-    """The execution order on one line: ``1 torch/compiled bs32 seed0, 2 …``."""
-    label = labeller(order)
-    return f"order ({RUN_ORDER_SCHEME}): " + ", ".join(f"{k} {label(c)}" for k, c in enumerate(order, 1))
+    """The first runs in the order the matrix makes them, on one line: ``order (…): 1 torch/compiled bs32 seed0,
+    2 …``; those at the ends (``at_ends``) first, with their repeats, when others follow them."""
+    label, at_end = labeller(order), at_ends(order)
+    ends = [config for config in order if at_end(config)]
+    others = [config for config in order if not at_end(config)]
+    how = RUN_ORDER_SCHEME
+    if ends and others:
+        sizes = " and ".join(str(size) for size in sorted({config.batch_size for config in ends}))
+        how = f"batch {sizes} first, their repeats next, then the others; {how}"
+    return f"order ({how}): " + ", ".join(f"{k} {label(c)}" for k, c in enumerate(ends + others, 1))
 
 
 def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:

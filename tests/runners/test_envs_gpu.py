@@ -224,6 +224,11 @@ def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir,
     assert capsys.readouterr().err.splitlines() == [
         "runners envs: error: --device gpu: NVML sees no NVIDIA GPU on this machine"
     ]
+    assert runners_main(["envs", "build", "--device", "gpu", "--dry-run"]) == EXIT_USAGE
+    assert capsys.readouterr().err.splitlines() == [
+        "runners envs: error: --device gpu: NVML sees no NVIDIA GPU on this machine; a dry run can name a driver "
+        "instead: --cuda-driver MAJOR.MINOR, e.g. 13.0"
+    ]
     assert runners_main(["envs", "build", "--device", "gpu", "--cuda-driver", "13.0"]) == EXIT_USAGE
     assert "--cuda-driver: only with --dry-run" in capsys.readouterr().err
     assert runners_main(["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "13"]) == EXIT_USAGE

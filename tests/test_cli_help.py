@@ -1,0 +1,39 @@
+"""Every command of the three console scripts explains itself: its --help has examples (README: "Every command's
+`--help` explains its flags, with examples")."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from ecosystem.cli import build_parser as ecosystem_parser
+from fwbench.cliargs import EXAMPLES_HEADING
+from generator.cli import build_parser as generator_parser
+from runners.cli import build_parser as runners_parser
+
+
+def commands(parser: argparse.ArgumentParser, name: str):
+    """``(name, parser)`` of ``parser`` and of every subcommand under it, depth first."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield from commands(sub, f"{name} {sub_name}")
+
+
+ALL = [
+    *commands(runners_parser(), "runners"),
+    *commands(generator_parser(), "generator"),
+    *commands(ecosystem_parser(), "ecosystem"),
+]
+
+
+@pytest.mark.parametrize("name, parser", ALL, ids=[name for name, _ in ALL])
+def test_every_commands_help_has_examples(name, parser):
+    shown = parser.format_help()
+    assert f"\n{EXAMPLES_HEADING}\n" in shown, f"`{name} --help` shows no examples"
+    section = shown.split(f"\n{EXAMPLES_HEADING}\n")[1].split("\n\n")[0].splitlines()
+    # each example a line of its own, a line that explains it indented further
+    examples = [line for line in section if not line.startswith("      ")]
+    assert examples and all(line.startswith(f"  {name.split()[0]} ") for line in examples), section
