@@ -40,18 +40,29 @@ def fed_and_model_dtypes(record: dict[str, Any]) -> tuple[str, str] | None:
     return (dtypes[0], dtypes[1]) if len(dtypes) == 2 else None
 
 
-def cast_evidence(record: dict[str, Any]) -> str | None:
-    """What in the record shows a documented cast of the fed dtype (see the module docstring), or None."""
+#: ``cast_evidence``'s two wordings, with the values ``cast_evidence_parts`` fills in (a reader may translate them)
+CAST_WARNED = "a warning said the {fed} input was cast to {model}"
+CAST_COMPUTED = "no warning, but the step computed in {model}: {reported}"
+
+
+def cast_evidence_parts(record: dict[str, Any]) -> tuple[str, dict[str, str]] | None:
+    """``cast_evidence`` as its wording (``CAST_WARNED`` or ``CAST_COMPUTED``) and the values it names, or None."""
     dtypes = fed_and_model_dtypes(record)
     if record.get("outcome") != "no_error" or dtypes is None:
         return None
     fed, model = dtypes
     if any(_names(warning, fed) and _names(warning, model) for warning in record.get("warnings") or []):
-        return f"a warning said the {fed} input was cast to {model}"
+        return CAST_WARNED, {"fed": fed, "model": model}
     reported = _RESULT_DTYPE.search(record.get("result") or "")
     if reported and _names(reported[1], model) and not _names(reported[1], fed):
-        return f"no warning, but the step computed in {model}: {reported[0]}"
+        return CAST_COMPUTED, {"model": model, "reported": reported[0]}
     return None
+
+
+def cast_evidence(record: dict[str, Any]) -> str | None:
+    """What in the record shows a documented cast of the fed dtype (see the module docstring), or None."""
+    found = cast_evidence_parts(record)
+    return found[0].format(**found[1]) if found else None
 
 
 def outcome_category(record: dict[str, Any]) -> str:

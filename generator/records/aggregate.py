@@ -34,7 +34,7 @@ FLAGGED_RUNS = {BUSY: N_("busy-flagged runs"), OLDER: N_("older records")}
 
 
 def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
-    """Why a run may be shown but never judged: BUSY (the machine was busy) and OLDER (an upgraded /1 record)."""
+    """Why a run may be shown but never judged: BUSY (the machine was busy), OLDER (upgraded from an older schema)."""
     flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
     return flags + ((OLDER,) if record.get("upgraded_from") else ())
 
@@ -50,6 +50,16 @@ def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
         if row.get("test_accuracy") is not None and row["test_accuracy"] >= target:
             return timing["compile_seconds"] + sum(each[: row["epoch"]]) if len(each) >= row["epoch"] else None
     return None
+
+
+def compile_measurable(timing: dict[str, Any]) -> bool:
+    """True when a run's compile time (its first step minus the median steady step) stands above the steady steps'
+    own spread (``step_seconds_p90`` − ``step_seconds_median``): at or below it the difference is step-time noise,
+    not compilation (the runner clamps a negative one to 0). Records without step times: above 0."""
+    seconds = timing.get("compile_seconds")
+    p90, median = timing.get("step_seconds_p90"), timing.get("step_seconds_median")
+    noise = p90 - median if p90 is not None and median is not None else 0.0
+    return seconds is not None and seconds > max(noise, 0.0)
 
 
 def _key_of(item: Loaded) -> ConfigKey:
@@ -185,28 +195,35 @@ class Summary:
         """Steady-state training throughput of the GPT, in tokens (None for ResNet-18)."""
         return describe(self._values("timing", "tokens_per_second"))
 
-    def _compile_values(self, warm: bool) -> list[float]:
-        """The counted runs' compile times with cold (``warm`` False) or warm compiler caches (``timing.compile_cache``;
-        a record that does not say compiled cold, as every run did before repeats shared a cache)."""
+    def _compile_timings(self, warm: bool) -> list[dict[str, Any]]:
+        """The counted runs' timings that hold a compile time with cold (``warm`` False) or warm compiler caches
+        (``timing.compile_cache``; a record that does not say compiled cold, as every run did before repeats shared
+        a cache)."""
         return [
-            rec["timing"]["compile_seconds"]
+            rec["timing"]
             for rec in self.counted
             if rec.get("timing")
             and rec["timing"].get("compile_seconds") is not None
             and (rec["timing"].get("compile_cache") == "warm") == warm
         ]
 
+    def compile_below_noise(self, warm: bool = False) -> int:
+        """How many counted runs' compile times were within their steps' own noise (``compile_measurable``): not
+        measured, so left out of ``compile_seconds`` / ``warm_compile_seconds`` rather than averaged in as 0 s."""
+        return sum(not compile_measurable(t) for t in self._compile_timings(warm))
+
     @cached_property
     def compile_seconds(self) -> Stats | None:
         """Compile time with cold compiler caches, the first run of a new model: the first step minus the median
-        steady step. Warm runs never pool with cold ones here (``warm_compile_seconds``)."""
-        return describe(self._compile_values(warm=False))
+        steady step, over the runs where it stands above the step-time noise. Warm runs never pool with cold ones
+        here (``warm_compile_seconds``)."""
+        return describe([t["compile_seconds"] for t in self._compile_timings(False) if compile_measurable(t)])
 
     @cached_property
     def warm_compile_seconds(self) -> Stats | None:
         """Compile time with the caches an earlier run of the configuration left (every run after the first, which
-        is what users live with); None where no run was warm."""
-        return describe(self._compile_values(warm=True))
+        is what users live with), over the runs where it stands above the noise; None where no such run."""
+        return describe([t["compile_seconds"] for t in self._compile_timings(True) if compile_measurable(t)])
 
     @cached_property
     def accuracy(self) -> Stats | None:
@@ -245,6 +262,11 @@ class Summary:
         """(Seconds to reach ``target`` over the counted runs that reached it, number of counted runs)."""
         counted = self.counted
         return describe([time_to_accuracy(rec, target) for rec in counted]), len(counted)
+
+
+def rate_of(summary: Summary) -> Stats | None:
+    """A configuration's throughput: images per second, or tokens per second for the GPT."""
+    return summary.images_per_second or summary.tokens_per_second
 
 
 def summarise(runs: list[Loaded]) -> list[Summary]:
@@ -323,13 +345,15 @@ class Table:
         return self.at(Column(framework, chosen, mode), batch_size) if chosen else None
 
     def speedup(self, column: Column) -> tuple[float, int, int] | None:
-        """(mean epoch time at the smallest batch ÷ at the largest, smallest, largest), over the batch
-        sizes of this column that have a successful run; None with fewer than two of them."""
-        ran = [(bs, s) for bs in self.batch_sizes if (s := self.at(column, bs)) and s.epoch_seconds]
+        """(mean throughput at the largest batch ÷ at the smallest, smallest, largest), over the batch sizes of this
+        column that have a successful run; None with fewer than two of them. Throughput, not seconds per epoch:
+        an epoch's size may grow with the batch (a CPU's epochs do), and only the same work compares; where the
+        epochs are equal it is the article's ratio of epoch times."""
+        ran = [(bs, r) for bs in self.batch_sizes if (s := self.at(column, bs)) and (r := rate_of(s))]
         if len(ran) < 2:
             return None
         (first_bs, first), (last_bs, last) = ran[0], ran[-1]
-        return first.epoch_seconds.mean / last.epoch_seconds.mean, first_bs, last_bs
+        return last.mean / first.mean, first_bs, last_bs
 
     @property
     def runs(self) -> list[Loaded]:

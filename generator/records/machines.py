@@ -6,6 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from generator.i18n import N_
+from generator.message import Message, Text
 from generator.records.load import Loaded
 
 
@@ -30,6 +32,24 @@ class Machine:
     def device(self) -> str:
         """The device's name, or the machine id when no run recorded hardware."""
         return self.hardware["device_name"] if self.hardware else self.machine_id
+
+
+def machine_title(machine: Machine | None, machine_id: str) -> Text:
+    """A machine as every page names it, saying CPU or GPU: ``NVIDIA H200 (GPU)``, ``AMD EPYC (CPU, 2 threads,
+    fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's fingerprint tells them apart); the
+    machine id when no run recorded hardware."""
+    if machine is None or not machine.hardware:
+        return machine_id
+    if machine.is_gpu:
+        return Message(N_("{device} (GPU)"), {"device": machine.device})
+    return Message(
+        N_("{device} (CPU, {threads} threads, fingerprint {fingerprint})"),
+        {
+            "device": machine.device,
+            "threads": machine.hardware["cpu_threads"],
+            "fingerprint": machine_id.rsplit("-", 1)[-1],
+        },
+    )
 
 
 def machines(runs: list[Loaded]) -> list[Machine]:

@@ -9,18 +9,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS
-from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence, reports_planted_bug
+from fwbench.probe_outcome import (
+    CAST_COMPUTED,
+    CAST_WARNED,
+    SILENTLY_CAST,
+    cast_evidence,
+    cast_evidence_parts,
+    reports_planted_bug,
+)
 from generator.i18n import N_, _, translate
 from generator.records.load import Loaded
 
+#: an error raised that does not report the planted bug (``reports_planted_bug``): it scores 0 like no error
+ELSEWHERE = "error_elsewhere"
 #: outcome category -> (what a reader sees, how it reads: good, bad or neutral). A raised error is the good
 #: outcome of a planted bug; a bug that runs on unreported is the bad one.
 OUTCOMES = {
     "error": (N_("error raised"), "good"),
+    ELSEWHERE: (N_("error raised about something else"), "bad"),
     "no_error": (N_("no error raised"), "bad"),
     SILENTLY_CAST: (N_("silently cast"), "neutral"),
     "crash": (N_("process crashed"), "bad"),
     "timeout": (N_("timed out"), "bad"),
+}
+#: ``cast_evidence``'s wordings, marked for the catalogue (a test keeps them equal to fwbench's)
+CAST_WORDS = {
+    CAST_WARNED: N_("a warning said the {fed} input was cast to {model}"),
+    CAST_COMPUTED: N_("no warning, but the step computed in {model}: {reported}"),
 }
 #: bug id -> what was planted
 BUGS = {
@@ -39,6 +54,15 @@ def outcome_label(category: str) -> str:
 def outcome_tone(category: str) -> str:
     """``good``, ``bad`` or ``neutral``: how the outcome reads for someone debugging."""
     return OUTCOMES.get(category, ("", "bad"))[1]
+
+
+def cast_evidence_text(record: dict) -> str | None:
+    """``cast_evidence`` in the language being written: what shows that the probe's input was silently cast."""
+    found = cast_evidence_parts(record)
+    if found is None:
+        return None
+    wording, values = found
+    return (translate(CAST_WORDS[wording]) if wording in CAST_WORDS else wording).format(**values)
 
 
 def bug_title(bug: str, tooling: bool | None) -> str:
@@ -107,6 +131,12 @@ class ProbeScores(Mapping[str, float]):
     def category(self, probe: Loaded) -> str:
         """The probe's outcome category: ``silently cast`` or its recorded outcome."""
         return SILENTLY_CAST if str(probe.path) in self.evidence else probe.record["outcome"]
+
+    def shown_category(self, probe: Loaded) -> str:
+        """The category the debugging page shows: ``category``, with an error that does not report the planted
+        bug told apart from one that does (``ELSEWHERE``)."""
+        category = self.category(probe)
+        return ELSEWHERE if category == "error" and reports_planted_bug(probe.record) is False else category
 
 
 def _mean(values: list[float]) -> float:

@@ -12,7 +12,7 @@ from generator.message import Message, parts
 from generator.records.aggregate import Summary
 from generator.records.identity import ConfigKey
 from generator.site import Page
-from generator.verdicts.accuracy import MIN_EPOCHS_FOR_CURVE, Agreement
+from generator.verdicts.accuracy import DIVERGED_ABOVE, MIN_EPOCHS_FOR_CURVE, Agreement
 from generator.views import cells, chart_data, fmt
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
@@ -32,6 +32,7 @@ class AccuracyTable:
     test_images: list[int]
     accuracy: dict[str, Grid]  # mode -> grid
     undertrained: list[str]  # "PyTorch compiled, batch 32: why"
+    diverged: list[str]  # "PyTorch compiled, batch 256: why", the configurations whose training diverged
     disagreements: list[str]  # "batch 32: PyTorch 64; JAX 66 of 256 correct."
     agreed: str | None  # "batch 32: 64; batch 64: 70" when every column agrees at every batch size
     agreed_images: int | None
@@ -40,13 +41,30 @@ class AccuracyTable:
     epochs: dict[int, Grid]  # batch size -> per-epoch grid
 
 
-def _accuracy_cell(summary: Summary | None, undertrained: dict[ConfigKey, tuple[Message, ...]]) -> str:
+def _accuracy_cell(
+    summary: Summary | None,
+    undertrained: dict[ConfigKey, tuple[Message, ...]],
+    diverged: dict[ConfigKey, tuple[Message, ...]],
+) -> str:
     cell = cells.accuracy_cell(summary)
-    return (
-        cell + "<br><small>⚠ " + _("not trained long enough") + "</small>"
-        if summary and summary.key in undertrained
-        else cell
-    )
+    if summary and summary.key in diverged:
+        return cell + "<br><small>⚠ " + _("diverged") + "</small>"
+    if summary and summary.key in undertrained:
+        return cell + "<br><small>⚠ " + _("not trained long enough") + "</small>"
+    return cell
+
+
+def _flagged(view: TableView, reasons: dict[ConfigKey, tuple[Message, ...]]) -> list[str]:
+    """``PyTorch compiled, batch 32: why`` for each configuration with reasons."""
+    return [
+        _("{column} {mode}, batch {batch}: {why}").format(
+            column=view.table.column_label(key.column),
+            mode=setting_word(key.mode),
+            batch=key.batch_size,
+            why=text(parts(why)),
+        )
+        for key, why in reasons.items()
+    ]
 
 
 def _epoch_grid(view: TableView, batch_size: int) -> Grid:
@@ -97,13 +115,7 @@ def _curve_label(metric: str) -> str:
 
 def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
     table = view.table
-    undertrained = site.undertrained(table)
-    flagged = [
-        _("{column} {mode}, batch {batch}: {why}").format(
-            column=table.column_label(key.column), mode=key.mode, batch=key.batch_size, why=text(parts(why))
-        )
-        for key, why in undertrained.items()
-    ]
+    undertrained, diverged = site.undertrained(table), site.diverged(table)
     tta = {}
     if table.setting.dataset == site.rules.tta_dataset:
         tta = {
@@ -129,8 +141,9 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
     return AccuracyTable(
         view,
         sorted({s.test_images for s in table.summaries if s.test_images}),
-        {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, undertrained)) for mode in table.modes},
-        flagged,
+        {mode: batch_grid(table, mode, lambda s: _accuracy_cell(s, undertrained, diverged)) for mode in table.modes},
+        _flagged(view, undertrained),
+        _flagged(view, diverged),
         [_disagreement(a) for a in agreement if not a.agree],
         _agreed(agreement),
         agreement[0].test_images if agreement else None,
@@ -148,6 +161,7 @@ def context(site: SiteData) -> dict[str, Any]:
         "chance": 1 / classes,
         "uniform_loss": math.log(classes),
         "min_epochs": MIN_EPOCHS_FOR_CURVE,
+        "diverged_above": DIVERGED_ABOVE,
         "targets": [f"{100 * t:g} %" for t in site.rules.tta_targets],
         "parity_tests": PARITY_TESTS,
         "tables": [_accuracy_table(site, v) for v in views(site, site.out_of_box + site.tuned)],

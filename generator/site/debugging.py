@@ -73,7 +73,7 @@ def summary_grid(scores: ProbeScores) -> Grid:
 def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
     if probe is None:
         return _("not run")
-    category = scores.category(probe)
+    category = scores.shown_category(probe)
     icon, _kind = TONES[probe_view.outcome_tone(category)]
     score = probe_view.probe_score(probe.record)
     return (
@@ -99,13 +99,13 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
     for row in rows:
         messages: dict[str, list[Message]] = defaultdict(list)
         for (fw, _mode), probe in row.probes.items():
-            category = scores.category(probe)
+            category = scores.shown_category(probe)
             messages[label(fw)].append(
                 Message(
                     probe,
                     probe_view.outcome_label(category),
                     TONES[probe_view.outcome_tone(category)][1],
-                    scores.evidence.get(str(probe.path)),
+                    probe_view.cast_evidence_text(probe.record) if str(probe.path) in scores.evidence else None,
                     probe_view.probe_score(probe.record),
                     reports_planted_bug(probe.record),
                 )

@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fwbench.records import RUN_SCHEMA
 from generator.i18n import N_, _, part_separator
 from generator.records import platform_issues
 from generator.records.aggregate import BUSY, OLDER, flags_of
 from generator.site import Page
 from generator.views import answer, findings, headline
+from generator.views.fmt import code_span
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, gpu_first, setting_word, views
+from generator.views.table_view import TableView, gpu_first, setting_word, views, written_as
 
 PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
@@ -94,9 +96,11 @@ def context(site: SiteData) -> dict[str, Any]:
         "skipped": site.results.skipped,
         "answer": answer.answer(site) + answer.transformer(site),
         "headlines": [_headline(site, v) for v in gpu_first(views(site, site.out_of_box))],
-        "tuned": [t.setting.tuning for t in site.tuned],
+        "tuned": list(dict.fromkeys(t.setting.tuning for t in site.tuned)),  # one label per variable set, not per table
         "findings": _findings(site),
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
+        "older_schemas": ", ".join(code_span(s) for s in written_as([r.record for r in runs])),
+        "current_schema": code_span(RUN_SCHEMA),
     }

@@ -9,6 +9,7 @@ images/s; no machine is named faster (the verdict rule compares frameworks on on
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from generator.views import cells
 from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import device_title
+from generator.views.table_view import device_title, setting_word
 
 PAGE = Page("results/machines.md", "machines.md.j2", N_("Machines"), N_("3 Results"), 3.37)
 
@@ -35,6 +36,7 @@ class Shared:
     title: str
     grid: Grid
     machines: int
+    differences: list[str]  # per machine with rows of other settings: what its records differ in
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def shared_grid(rows: list[Summary], titles: dict[str, str]) -> Grid:
     body = [
         [
             f"[{titles[s.key.machine_id]}](#{anchor(s.key.machine_id)})",
-            s.key.setting.profile,
+            setting_word(s.key.setting.profile),
             s.key.version,
             f"{s.images_per_epoch:,}",
             cells.rate_cell(s),
@@ -90,7 +92,68 @@ def title_of(config: tuple) -> str:
     """``PyTorch · compiled · strict FP32 (TF32 off) · batch 32 · synthetic``."""
     framework, mode, precision, batch_size, dataset = config
     words = translate(PRECISION_WORDS[precision]) if precision in PRECISION_WORDS else precision
-    return " · ".join((label(framework), _(mode), words, _("batch {n}").format(n=batch_size), dataset))
+    return " · ".join((label(framework), _(mode), words, _("batch {n}").format(n=batch_size), setting_word(dataset)))
+
+
+def _schema(record: dict[str, Any]) -> str:
+    return record.get("upgraded_from") or record["schema"]
+
+
+def _kernel(record: dict[str, Any]) -> str | None:
+    return ((record.get("hardware") or {}).get("fingerprint") or {}).get("kernel")
+
+
+#: what a row's records may differ in beyond its columns, in words, and how to read it from a record (None: not
+#: recorded); a record's own fields, so that a difference is shown, never explained
+RECORD_FACTS = (
+    (N_("profile"), lambda r: setting_word(r["config"]["profile"])),
+    (N_("training images requested"), lambda r: r["config"].get("train_images")),
+    (N_("steps per epoch"), lambda r: r["config"]["steps_per_epoch"]),
+    (N_("epochs"), lambda r: r["config"]["epochs"]),
+    (N_("timing protocol"), lambda r: r.get("protocol")),
+    (N_("written as"), _schema),
+    (N_("kernel"), _kernel),
+    (N_("day measured"), lambda r: r["started_at"][:10]),
+)
+
+
+def _facts(records: list[dict[str, Any]], read: Callable[[dict[str, Any]], object]) -> str:
+    """One fact over successful run records: its distinct values, sorted, or an em dash where none recorded it."""
+    values = sorted({str(v) for r in records if r["status"] == "ok" and (v := read(r)) is not None})
+    return " + ".join(values) or "—"
+
+
+def record_facts(records: list[dict[str, Any]]) -> list[str]:
+    """Every fact (``RECORD_FACTS``) of some run records, in words (``fact: a + b``)."""
+    return [
+        _("{fact}: {values}").format(fact=translate(name), values=_facts(records, read)) for name, read in RECORD_FACTS
+    ]
+
+
+def differing_facts(own: list[Summary]) -> list[str]:
+    """The facts (``RECORD_FACTS``) that differ between one machine's rows, each with its values in their order
+    (``fact: a, b``)."""
+    found = []
+    for name, read in RECORD_FACTS:
+        values = [_facts([r.record for r in s.runs], read) for s in own]
+        if len(set(values)) > 1:
+            found.append(_("{fact}: {values}").format(fact=translate(name), values=", ".join(values)))
+    return found
+
+
+def differences(rows: list[Summary], titles: dict[str, str]) -> list[str]:
+    """A line for each machine with two or more rows whose records differ in more than the version: what they
+    differ in, the rows in the grid's order."""
+    ordered = sorted(rows, key=lambda s: -s.images_per_second.mean)
+    found = []
+    for machine_id in dict.fromkeys(s.key.machine_id for s in ordered):
+        own = [s for s in ordered if s.key.machine_id == machine_id]
+        if len(own) > 1 and (facts := differing_facts(own)):
+            line = _(
+                "{machine}: its rows are not one setting; their records differ in {facts} (rows in the table's order)."
+            )
+            found.append(line.format(machine=titles[machine_id], facts=_("; ").join(facts)))
+    return found
 
 
 def context(site: SiteData) -> dict[str, Any]:
@@ -99,7 +162,12 @@ def context(site: SiteData) -> dict[str, Any]:
     shared = shared_configurations(site.summaries)
     return {
         "shared": [
-            Shared(title_of(c), shared_grid(rows, titles), len({s.key.machine_id for s in rows}))
+            Shared(
+                title_of(c),
+                shared_grid(rows, titles),
+                len({s.key.machine_id for s in rows}),
+                differences(rows, titles),
+            )
             for c, rows in shared.items()
         ],
         "machines": [

@@ -11,10 +11,11 @@ from generator.records.bisects import Bisect, matching
 from generator.site import Page
 from generator.verdicts import platform_issue
 from generator.views import fmt
+from generator.views.findings import size_words
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import label_words
-from generator.views.verdict_text import text, verdict_words
+from generator.views.verdict_text import text
 
 PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", N_("Known platform issues"), N_("3 Results"), 3.4)
 
@@ -25,7 +26,7 @@ class Issue:
 
     facts: dict[str, Any]
     workaround: str
-    size: str | None  # in words; bold where the runs decide it
+    size: str | None  # in words, per machine; bold where the runs decide it
     measured: dict[str, Grid]  # "machine · setting" -> grid
     bisects: list[Bisect]  # the release bisects of the issue's framework, metric and batch size on its device kind
 
@@ -60,8 +61,7 @@ def context(site: SiteData) -> dict[str, Any]:
     issues = []
     for facts in data["issues"]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
-        measured = platform_issue.size(pairs)
-        size = None if measured is None else verdict_words(measured.text, measured.decided)
+        size = size_words(pairs)
         workaround = platform_issues.workaround_text(facts)
         issues.append(Issue(facts, workaround, size, _measured(pairs), _bisects(site, facts)))
     return {"about": data["about"], "issues": issues}

@@ -15,9 +15,11 @@ from generator.i18n import N_, _, translate
 from generator.records.aggregate import Summary, Table
 from generator.records.bisects import Bisect, companions
 from generator.records.identity import Column, release
+from generator.records.load import Loaded
 from generator.records.metrics import MEMORY_METRICS, charted_metric
 from generator.site import Page
 from generator.site.claims import verdict_text
+from generator.site.machines import record_facts
 from generator.verdicts.article.machine import is_article_version
 from generator.verdicts.claims import Claim
 from generator.views import cells, chart_data, fmt
@@ -69,6 +71,7 @@ class BisectView:
     drop: str | None
     grid: Grid
     upstream: str
+    facts: str  # what its sample run records say of their setting (``machines.record_facts``)
 
 
 def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
@@ -150,7 +153,7 @@ def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
     return ArticleVersions(names, claim, list(claim.reason), verdict_text(claim.verdict))
 
 
-def _bisect_view(found: Bisect) -> BisectView:
+def _bisect_view(found: Bisect, runs: list[Loaded]) -> BisectView:
     report, result = found.report, found.result
     marks = {result.get("last_good"): _("last good"), result.get("first_bad"): _("first bad")}
     skipped = set(result.get("skipped") or ())
@@ -173,14 +176,18 @@ def _bisect_view(found: Bisect) -> BisectView:
         batch=report["config"]["batch_size"],
         mode=report["config"]["mode"],
     )
-    return BisectView(found, title, found.drop_text(), Grid(header, rows, text=(0, 2, 3)), found.upstream_text())
+    ids = {sample["record_id"] for samples in report["samples"].values() for sample in samples}
+    own = [r.record for r in runs if r.machine_id == found.machine_id and r.record["record_id"] in ids]
+    facts = _("; ").join(record_facts(own)) if own else ""  # none where its runs are not in the results
+    grid = Grid(header, rows, text=(0, 2, 3))
+    return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts)
 
 
 def bisects_by_machine(site: SiteData) -> dict[str, list[BisectView]]:
     """Every bisect report's view, grouped by the machine it ran on."""
     grouped: dict[str, list[BisectView]] = {}
     for found in site.bisects:
-        grouped.setdefault(found.machine_id, []).append(_bisect_view(found))
+        grouped.setdefault(found.machine_id, []).append(_bisect_view(found, site.results.bisect_runs))
     return grouped
 
 

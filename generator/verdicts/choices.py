@@ -1,7 +1,8 @@
 """The "which to choose" scenarios: for each need, what the measured tables favour, by which figure.
 
 A measured scenario favours a framework only where its lead is decided (``Lead.decided``: n ≥ 3 clean runs each,
-95 % intervals apart); otherwise it says "no verdict (n = 1)" or "within noise (n = 3)" and favours no one.
+95 % intervals apart); otherwise it says "no verdict (n = 1)" or "within noise (n = 3)" and favours no one. A
+figure without runs (probe scores, code lines, questions) favours a framework only ahead by more than EVEN_WITHIN.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, label
 from fwbench.stats import Stats
-from generator.i18n import N_
-from generator.message import AND, Joined, Message, Spread, Text
+from generator.i18n import N_, Nn_
+from generator.message import AND, Joined, Message, Spread, Text, and_list
 from generator.records.aggregate import Summary, Table
 from generator.records.codesize import SourceFile
 from generator.records.identity import FP32, PRECISION_WORDS
 from generator.records.load import Loaded
-from generator.records.machines import Machine
+from generator.records.machines import Machine, machine_title
 from generator.records.metrics import MEMORY_METRICS, MIB
+from generator.records.probes import ProbeScores
 from generator.verdicts.leads import (
     FASTEST,
     LEANEST,
@@ -43,10 +45,77 @@ class Choice:
     decided: bool = True  # False where the records favour no one: ``favoured`` then says why (shown plain)
 
 
+#: a figure that no runs give a noise to (a probe score, a count of code lines or of questions) names a leader only
+#: when it beats the next best by more than this fraction of the smaller one: closer than 5 % (about 9 of 170
+#: lines, or 3 points of a 60 % score) the lead turns on a wrapped call, an import or one rubric point
+EVEN_WITHIN = 0.05
+
+
 def _best(values: dict[str, float], lowest: bool = True) -> tuple[Joined, float]:
     """(display names of every framework tied for the best value, that value)."""
     target = min(values.values()) if lowest else max(values.values())
     return Joined(tuple(label(k) for k, v in values.items() if v == target), AND), target
+
+
+def _ordered(values: dict[str, float], lowest: bool) -> list[tuple[str, float]]:
+    """(framework, value) from the best value to the worst, ties in the registry's order."""
+    rank = {fw: i for i, fw in enumerate(FRAMEWORKS)}
+    return sorted(values.items(), key=lambda item: (item[1] if lowest else -item[1], rank.get(item[0], len(rank))))
+
+
+def about_even(values: dict[str, float], lowest: bool = True) -> bool:
+    """Whether the best of ``values`` is within EVEN_WITHIN of the next best (always, for fewer than two)."""
+    ordered = [value for _, value in _ordered(values, lowest)]
+    if len(ordered) < 2:
+        return True
+    best, second = ordered[:2]
+    smaller, larger = sorted((best, second))
+    if smaller <= 0:  # no ratio to a zero: even only when both are zero
+        return larger <= 0
+    return larger / smaller - 1 <= EVEN_WITHIN
+
+
+def _figures(values: dict[str, float], msgid: str, lowest: bool) -> Joined:
+    """Every framework's figure from the best: ``JAX 71%, TensorFlow 61% and PyTorch 60%``."""
+    ordered = _ordered(values, lowest)
+    return and_list([Message(msgid, {"framework": label(fw), "value": value}) for fw, value in ordered])
+
+
+def _figure_choice(scenario: Message, values: dict[str, float], lowest: bool, evidence: Text, link: str) -> Choice:
+    """A choice read from one figure per framework (no runs, no noise): its best framework where it leads by more
+    than EVEN_WITHIN, else "about even" and no one favoured."""
+    if about_even(values, lowest):
+        return Choice(scenario, Message(N_("about even")), evidence, link, decided=False)
+    return Choice(scenario, _best(values, lowest)[0], evidence, link)
+
+
+def _probe_choice(scores: ProbeScores) -> Choice:
+    """Clear error messages by both probe scores, each named: the one the debugging page ranks (without the
+    silently cast probes) and the one with every probe. A framework is favoured only where both name it; where
+    they differ the choice turns on whether a documented silent cast counts against a framework, so it says so."""
+    scenario, link = Message(N_("clear error messages")), "devex/debugging.md"
+    ranked, every = dict(scores.without_cast), dict(scores.with_cast)
+    each = Nn_("{n} probe each", "{n} probes each")  # the same probes for every framework (``ProbeScores``)
+    evidence = Message(
+        N_(
+            "mean probe score without the silently cast probes ({ranked}, the debugging page's first score): "
+            "{without}; with every probe ({scored}): {every}"
+        ),
+        {
+            "ranked": Message(each[0], {"n": max(scores.ranked.values())}, each[1]),
+            "without": _figures(ranked, N_("{framework} {value:.0%}"), lowest=False),
+            "scored": Message(each[0], {"n": max(scores.scored.values())}, each[1]),
+            "every": _figures(every, N_("{framework} {value:.0%}"), lowest=False),
+        },
+    )
+    by_ranked, by_every = (_figure_choice(scenario, v, False, evidence, link) for v in (ranked, every))
+    if by_ranked.favoured == by_every.favoured:
+        return by_ranked
+    favoured = Message(
+        N_("{ranked} without the silently cast probes, {every} counting them"),
+        {"ranked": by_ranked.favoured, "every": by_every.favoured},
+    )
+    return Choice(scenario, favoured, evidence, link, decided=False)
 
 
 def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None]) -> Lead | None:
@@ -81,7 +150,8 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
         machine = machines.get(table.machine_id)
         precision = table.setting.precision  # named where it is not strict FP32, the CPU profiles' own
         words = () if precision == FP32 else (Message(PRECISION_WORDS.get(precision, precision)),)
-        where = Joined((machine.device if machine else table.machine_id, Message(table.setting.dataset), *words))
+        # named as the speed and memory pages head its table: two VMs that report the same CPU differ by fingerprint
+        where = Joined((machine_title(machine, table.machine_id), Message(table.setting.dataset), *words))
         table_leads = throughput_leads(table)
         if table_leads:
             scenarios = [(N_("fast training at small batches (batch {batch}) on {where}"), table_leads[0])]
@@ -112,33 +182,23 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
     return found
 
 
-def other_choices(scores: dict[str, float], sources: list[SourceFile], snapshot: Loaded | None) -> list[Choice]:
+def other_choices(scores: ProbeScores, sources: list[SourceFile], snapshot: Loaded | None) -> list[Choice]:
     """Error messages, code size and Stack Overflow: one scenario each, where the records hold the figure. A
     framework's Stack Overflow questions are those of its own tag, the first of its registry entry's."""
     found = []
     if scores:
-        best, score = _best(scores, lowest=False)
-        found.append(
-            Choice(
-                Message(N_("clear error messages")),
-                best,
-                Message(N_("mean probe score {score:.0%} of the maximum"), {"score": score}),
-                "devex/debugging.md",
-            )
-        )
+        found.append(_probe_choice(scores))
     totals: dict[str, int] = defaultdict(int)
     for s in sources:
         if s.lines is not None:
             totals[s.framework] += s.lines
     if sources and all(s.lines is not None for s in sources):
-        best, lines = _best(totals)
+        evidence = Message(
+            N_("{lines} lines of code (model + training step)"),
+            {"lines": _figures(dict(totals), N_("{framework} {value}"), lowest=True)},
+        )
         found.append(
-            Choice(
-                Message(N_("the least code to read")),
-                best,
-                Message(N_("{lines} lines (model + training step)"), {"lines": lines}),
-                "devex/code-size.md",
-            )
+            _figure_choice(Message(N_("the least code to read")), dict(totals), True, evidence, "devex/code-size.md")
         )
     if snapshot:
         tagged = snapshot.record["sources"].get("stackoverflow", {})
@@ -150,15 +210,13 @@ def other_choices(scores: dict[str, float], sources: list[SourceFile], snapshot:
             and m["value"] is not None
         }
         if questions:
-            best, count = _best(questions, lowest=False)
-            found.append(
-                Choice(
-                    Message(N_("the most Stack Overflow questions to search")),
-                    best,
-                    Message(
-                        N_("{count:,} questions tagged ({date})"), {"count": count, "date": snapshot.record["date"]}
-                    ),
-                    "beyond/community.md",
-                )
+            evidence = Message(
+                N_("questions tagged ({date}): {counts}"),
+                {
+                    "counts": _figures(questions, N_("{framework} {value:,}"), lowest=False),
+                    "date": snapshot.record["date"],
+                },
             )
+            scenario = Message(N_("the most Stack Overflow questions to search"))
+            found.append(_figure_choice(scenario, questions, False, evidence, "beyond/community.md"))
     return found

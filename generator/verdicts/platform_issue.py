@@ -2,11 +2,13 @@
 
 Each configuration measured out of the box and with the workaround (``records.platform_issues.Pair``) gives the
 ratio of the two throughputs with its 95 % interval (``stats.ratio_interval``), from n ≥ 3 clean runs of each; the
-issue's size is stated only from such ratios, and only as a speed-up where every interval lies above 1×.
+issue's size is stated only from such ratios, and only as a speed-up where every interval lies above 1×. Machines
+never pool: each machine's configurations give that machine's size (``sizes``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from fwbench.stats import ratio_interval
@@ -27,6 +29,7 @@ class Size:
 
     text: Text
     decided: bool
+    machine_id: str | None = None  # the machine it was measured on (``sizes``)
 
 
 def _runs(pair: Pair) -> int:
@@ -56,9 +59,10 @@ def pair_text(pair: Pair) -> Text:
 
 
 def size(pairs: list[Pair]) -> Size | None:
-    """The issue's size over the configurations measured with n ≥ 3 clean runs each way (a configuration with fewer,
-    or older records, is shown with its own "no verdict" and left out), decided only where every one of their
-    intervals lies above 1×; None when no configuration is measured both ways."""
+    """The issue's size on one machine (``sizes`` splits by machine) over the configurations measured with n ≥ 3
+    clean runs each way (a configuration with fewer, or older records, is shown with its own "no verdict" and left
+    out), decided only where every one of their intervals lies above 1×; None when no configuration is measured
+    both ways."""
     if not pairs:
         return None
     judged = [(p, i) for p in pairs if (i := pair_interval(p))]
@@ -72,3 +76,14 @@ def size(pairs: list[Pair]) -> Size | None:
     span = _span(min(p.ratio for p in pairs), max(p.ratio for p in pairs))
     values = {"span": span, "low": low, "high": high, "n": len(pairs), "runs": runs}
     return Size(Message(SIZE, values, SIZE_PLURAL), True)
+
+
+def sizes(pairs: list[Pair]) -> list[Size]:
+    """The issue's size on each machine that measured it both ways (``size`` over that machine's configurations),
+    by machine id: machine fingerprints never pool, so one machine's clear result is never hidden by another's
+    noise. Empty when no configuration is measured both ways."""
+    machines = sorted({p.machine_id for p in pairs})
+    return [
+        dataclasses.replace(size([p for p in pairs if p.machine_id == m]), machine_id=m)  # type: ignore[arg-type]
+        for m in machines
+    ]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from fwbench.stats import Stats
 from generator.i18n import N_, _, ngettext, translate
-from generator.records.aggregate import BUSY, OLDER, Column, Summary, Table
+from generator.records.aggregate import BUSY, OLDER, Column, Summary, Table, rate_of
 from generator.records.metrics import MIB
 from generator.views import fmt
 from generator.views.verdict_text import text
@@ -71,14 +71,32 @@ def rate_cell(summary: Summary | None) -> str:
     return figure_cell(summary, lambda s: s.images_per_second, digits=1)
 
 
+def _compile_figure(summary: Summary | None, warm: bool) -> str:
+    """Compile seconds over the runs where they stand above the step-time noise, naming the runs within it
+    (``Summary.compile_below_noise``): never a clamped 0 s shown or averaged as a measurement."""
+    stats_of = (lambda s: s.warm_compile_seconds) if warm else (lambda s: s.compile_seconds)
+    below = summary.compile_below_noise(warm) if summary and summary.n_ok else 0
+    if below and stats_of(summary) is None:
+        return _("below the step-time noise") + f"<br><small>n={below}{marks(summary)}</small>"
+    extra = (
+        " · "
+        + ngettext(
+            "{n} run below the step-time noise left out", "{n} runs below the step-time noise left out", below
+        ).format(n=below)
+        if below
+        else ""
+    )
+    return figure_cell(summary, stats_of, digits=1, unit="s", extra=extra)
+
+
 def compile_cell(summary: Summary | None) -> str:
     """Compile seconds with cold compiler caches."""
-    return figure_cell(summary, lambda s: s.compile_seconds, digits=1, unit="s")
+    return _compile_figure(summary, warm=False)
 
 
 def warm_compile_cell(summary: Summary | None) -> str:
     """Compile seconds with warm compiler caches (a repeat of the configuration)."""
-    return figure_cell(summary, lambda s: s.warm_compile_seconds, digits=1, unit="s")
+    return _compile_figure(summary, warm=True)
 
 
 def memory_cell(summary: Summary | None, name: str) -> str:
@@ -94,12 +112,12 @@ def accuracy_cell(summary: Summary | None) -> str:
 
 
 def speedup_cell(table: Table, column: Column) -> str:
-    """Mean seconds per epoch at the smallest batch size ÷ at the largest, with both run counts."""
+    """Mean throughput at the largest batch size ÷ at the smallest (``Table.speedup``), with both run counts."""
     up = table.speedup(column)
     if up is None:
         return "—<br><small>" + _("fewer than two batch sizes ran") + "</small>"
     ratio, first, last = up
-    counts = ", ".join(str(table.at(column, bs).epoch_seconds.n) for bs in (first, last))
+    counts = ", ".join(str(rate_of(table.at(column, bs)).n) for bs in (first, last))
     return f"{ratio:.2f}×<br><small>{first} → {last}, n={counts}</small>"
 
 

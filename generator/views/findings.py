@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from generator.i18n import _
 from generator.records.platform_issues import Pair
 from generator.verdicts.claims import CONTRADICTED, Claim
-from generator.verdicts.platform_issue import size
+from generator.verdicts.platform_issue import sizes
 from generator.views.fmt import cell
 from generator.views.verdict_text import claim_text, verdict_words
 
@@ -74,18 +74,30 @@ def probe_disagreements(probe_rows: list[Claim]) -> list[Finding]:
     ]
 
 
+def size_words(pairs: list[Pair]) -> str | None:
+    """A known platform issue's measured size per machine (``verdicts.platform_issue.sizes``), each in bold only
+    where the runs decide it, naming the machine where more than one measured it; None where none did."""
+    measured = sizes(pairs)
+    if not measured:
+        return None
+    if len(measured) == 1:
+        return verdict_words(measured[0].text, measured[0].decided)
+    return "; ".join(
+        _("{size} on {machine}").format(size=verdict_words(m.text, m.decided), machine=f"`{m.machine_id}`")
+        for m in measured
+    )
+
+
 def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
-    """A known platform issue's measured size, where the records hold runs with and without its workaround: in bold
-    only where the runs decide it (``verdicts.platform_issue.size``)."""
-    measured = size(pairs)
+    """A known platform issue's measured size, where the records hold runs with and without its workaround: per
+    machine, in bold only where the runs decide it (``size_words``)."""
+    measured = size_words(pairs)
     if measured is None:
         return []
     return [
         Finding(
             issue["title"],
-            _("{symptom} Measured here: {size}.").format(
-                symptom=cell(issue["symptom"]), size=verdict_words(measured.text, measured.decided)
-            ),
+            _("{symptom} Measured here: {size}.").format(symptom=cell(issue["symptom"]), size=measured),
             _("run records made out of the box and with the workaround (labelled tuned)"),
             issue["reproduce"],
             "results/platform-issues.md",

@@ -1,15 +1,16 @@
 """The home page's answer: every framework's throughput at each batch size, the noise verdict, and its compile time
 with the epochs after which compiling pays off.
 
-A leader is named — in bold, as "fastest", with every other figure's gap to it — only where its lead is decided
-(``Lead.decided``); a pay-off only where compiled and eager epochs are apart (``verdicts.payoff``)."""
+A leader is named — in bold, as "fastest", with the gap to it of every other figure from n ≥ 3 clean runs — only
+where its lead is decided (``Lead.decided``, which judges the two best figures); a pay-off only where compiled and
+eager epochs are apart (``verdicts.payoff``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from fwbench.frameworks import REGISTRY
-from fwbench.stats import Stats
+from fwbench.stats import MIN_RUNS_FOR_INTERVAL, Stats
 from generator.i18n import _, ngettext, translate
 from generator.records.aggregate import FLAGGED_RUNS, Column, Summary, Table
 from generator.verdicts.leads import Lead, lead_verdict, throughput_of
@@ -37,12 +38,13 @@ def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column,
 
 
 def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float | None) -> str:
-    """A throughput cell; with ``fastest`` (the decided leader's mean) the leader in bold and every other figure's
-    gap to it."""
+    """A throughput cell; with ``fastest`` (the decided leader's mean) the leader in bold and the gap to it of every
+    other figure from n ≥ 3 clean runs. The lead judges the two best figures only, so a cell with fewer runs (or
+    flagged ones) shows its figure and n, no gap: nothing measured its distance from the leader beyond the noise."""
     if summary is None or stats is None:
         return figure_cell(summary, lambda s: None)
     figure = fmt.compact(stats, digits=1)
-    if fastest is None:
+    if fastest is None or not summary.judgeable or stats.n < MIN_RUNS_FOR_INTERVAL:
         return f"{figure}<br><small>n={stats.n}{marks(summary)}</small>"
     if stats.mean == fastest:
         return f"**{figure}**<br><small>{_('fastest')} · n={stats.n}{marks(summary)}</small>"
@@ -61,7 +63,7 @@ def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead |
     """Throughput (images/s, the transformer's tokens/s) of every column at every batch size and the row's verdict
     on ``leads`` (batch size -> the
     lead among ``columns``, from judged runs only, by the noise rules); where the lead is decided, the leader in
-    bold as the fastest and every other figure's gap to it."""
+    bold as the fastest and the gaps of ``_rate_cell``."""
     rows = []
     for bs in table.batch_sizes:
         rates = _rates(table, columns, bs)

@@ -32,7 +32,7 @@ from generator.records.machines import Machine, machines
 from generator.records.plans import Planned, named_with, not_run_yet
 from generator.records.probes import ProbeScores, probe_scores
 from generator.verdicts import claims, comparability
-from generator.verdicts.accuracy import Agreement, image_agreement, undertrained
+from generator.verdicts.accuracy import Agreement, diverged, image_agreement, undertrained
 from generator.verdicts.article import ecosystem, machine, own_tables, probes, remaining
 from generator.verdicts.choices import Choice, measured_choices, other_choices
 from generator.verdicts.leads import Lead, leads_by_batch
@@ -234,6 +234,15 @@ class SiteData:
         return self.neutral(
             f"undertrained/{table_id(table)}",
             lambda: {s.key: why for s in table.summaries if s.n_ok and (why := undertrained(s, classes))},
+        )
+
+    def diverged(self, table: Table) -> dict[ConfigKey, tuple[Message, ...]]:
+        """Configuration -> why its training diverged, for each configuration of ``table`` whose losses show it
+        (``accuracy.diverged``)."""
+        classes = claims.load_article_figures()["setup"]["classes"]
+        return self.neutral(
+            f"diverged/{table_id(table)}",
+            lambda: {s.key: why for s in table.summaries if s.n_ok and (why := diverged(s, classes))},
         )
 
     def agreement(self, table: Table) -> list[Agreement]:

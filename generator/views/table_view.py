@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
-from generator.i18n import N_, _, translate
+from generator.i18n import N_, translate
 from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import BUSY, Table
 from generator.records.identity import PRECISION_WORDS, Setting
-from generator.records.machines import Machine
+from generator.records.machines import Machine, machine_title
 from generator.records.plans import Planned
 from generator.views import fmt
 from generator.views.gpu_stack import gpu_stack
@@ -30,6 +31,11 @@ def setting_word(value: str) -> str:
     return translate(value) if value in RECORDED_WORDS else value
 
 
+def written_as(records: list[dict[str, Any]]) -> list[str]:
+    """The schemas the older ones among ``records`` were written as (their ``upgraded_from``), sorted, each once."""
+    return sorted({r["upgraded_from"] for r in records if r.get("upgraded_from")})
+
+
 def precision_words(setting: Setting) -> str:
     """The setting's precision policy as a heading names it (``strict FP32 (TF32 off)``), in the language being
     written."""
@@ -47,16 +53,8 @@ def setting_label(setting: Setting) -> str:
 
 
 def device_title(machine: Machine | None, machine_id: str) -> str:
-    """A machine as a heading names it, saying CPU or GPU: ``NVIDIA H200 (GPU)``, ``AMD EPYC (CPU, 2 threads,
-    fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's fingerprint tells them apart); the
-    machine id when no run recorded hardware."""
-    if machine is None or not machine.hardware:
-        return machine_id
-    if machine.is_gpu:
-        return _("{device} (GPU)").format(device=machine.device)
-    return _("{device} (CPU, {threads} threads, fingerprint {fingerprint})").format(
-        device=machine.device, threads=machine.hardware["cpu_threads"], fingerprint=machine_id.rsplit("-", 1)[-1]
-    )
+    """A machine as a heading names it (``machines.machine_title``), in the language being written."""
+    return text(machine_title(machine, machine_id))
 
 
 #: the sentence under a table's heading that names the planned configurations with no run yet on its machine
@@ -169,6 +167,11 @@ class TableView:
     def lacking(self) -> list[str]:
         """The fields that the table's older records lack."""
         return sorted({name for s in self.table.summaries for name in s.missing})
+
+    @property
+    def written_as(self) -> list[str]:
+        """The schemas the table's older records were written as, before their upgrade on read."""
+        return written_as([r.record for s in self.table.summaries for r in s.runs])
 
     @property
     def busy_runs(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import statistics
 
@@ -16,7 +17,7 @@ from generator.records.load import load_results
 from generator.records.machines import machines
 from generator.verdicts.leads import lead_text, leads_by_batch, throughput_leads
 from generator.views import fmt
-from generator.views.cells import time_cell, time_to_accuracy_cell
+from generator.views.cells import compile_cell, time_cell, time_to_accuracy_cell
 from generator.views.headline import throughput_rows
 from generator.views.verdict_text import text
 
@@ -79,7 +80,8 @@ def test_speedup_and_leads_come_from_the_table(results_dir):
     (torch,) = [c for c in table.columns if c.framework == "torch"]
     ratio, first, last = table.speedup(torch)
     assert (first, last) == (32, 64)  # batch 128 failed: the ratio spans the batches that ran
-    assert ratio == pytest.approx(10.1 / 5.1)
+    rates = [table.at(torch, bs).images_per_second.mean for bs in (32, 64)]
+    assert ratio == pytest.approx(rates[1] / rates[0])  # throughputs: the same work whatever each epoch's size
     by_batch = {lead.batch_size: lead for lead in throughput_leads(table)}
     assert by_batch[32].leader == "JAX" and by_batch[32].runner_up == "PyTorch"
     assert by_batch[32].margin == pytest.approx(by_batch[32].leader_stats.mean / by_batch[32].runner_up_stats.mean - 1)
@@ -225,3 +227,53 @@ def test_time_to_accuracy_from_per_epoch_records(tmp_path):
     assert counted == 2 and stats.mean == pytest.approx((24.0 + 34.0) / 2)
     assert time_to_accuracy_cell(cell, 0.85) == "29.0\u00a0s (sd\u00a07.1)<br><small>n=2</small>"  # ± is a 95 % CI
     assert time_to_accuracy_cell(cell, 0.95) == "not reached in 4 epochs<br><small>n=2</small>"
+
+
+def _quick_cpu(framework: str, batch_size: int, repeat: int = 0):
+    """The quick profile's fp32 configuration of ``framework`` at ``batch_size`` on the test CPU."""
+    from runners.profiles import expand
+
+    (config,) = [
+        c
+        for c in expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+        if (c.framework, c.batch_size, c.precision) == (framework, batch_size, "fp32")
+    ]
+    return dataclasses.replace(config, repeat=repeat)
+
+
+def _recorded(root, runs):
+    """Write the records ``runners run`` makes of each (config, measured) pair under ``root`` and load them."""
+    from fwbench.records import write_record
+
+    for config, measured in runs:
+        record = gen_records.as_recorded(config, measured, ["runners", "matrix"])
+        write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    return load_results(root)
+
+
+def test_the_speed_up_compares_the_same_work_where_epochs_grow_with_the_batch(tmp_path):
+    small, large = _quick_cpu("torch", 32), _quick_cpu("torch", 256)
+    assert (small.epoch_train_images, large.epoch_train_images) == (256, 2048)  # a CPU's epochs differ
+    found = _recorded(
+        tmp_path, [(small, gen_records.one_epoch(small, 65.1)), (large, gen_records.one_epoch(large, 75.0))]
+    )
+    (table,) = tables(summarise(found.runs))
+    ratio, first, last = table.speedup(table.columns[0])
+    assert (first, last) == (32, 256)
+    assert ratio == pytest.approx(75.0 / 65.1)  # the epochs' seconds would give 0.14×
+
+
+def test_a_compile_time_within_the_step_noise_is_not_a_measurement(tmp_path):
+    configs = [_quick_cpu("jax", 32, repeat) for repeat in (1, 2, 3)]
+    steady = gen_records.one_epoch(configs[0], 30.0).window_step_seconds[0]
+    firsts = (steady + 5.0, steady + 7.0, steady - 0.3)  # the last first step was quicker than a steady one
+    runs = [(c, gen_records.one_epoch(c, 30.0, first_step_seconds=f)) for c, f in zip(configs, firsts, strict=True)]
+    (summary,) = summarise(_recorded(tmp_path, runs).runs)
+    assert sorted(r["timing"]["compile_seconds"] for r in summary.counted)[0] == 0.0  # the runner clamped it
+    assert summary.compile_below_noise() == 1
+    assert summary.compile_seconds.n == 2 and summary.compile_seconds.mean == pytest.approx(6.0)
+    cell = compile_cell(summary)
+    assert cell.startswith("6.0") and "1 run below the step-time noise left out" in cell
+    (only_noise,) = summarise(_recorded(tmp_path / "noise", runs[2:]).runs)
+    assert only_noise.compile_seconds is None
+    assert compile_cell(only_noise).startswith("below the step-time noise") and "0.0" not in compile_cell(only_noise)

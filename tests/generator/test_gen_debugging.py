@@ -54,3 +54,27 @@ def test_without_a_probe_every_framework_ran_no_score_compares_them(tmp_path):
     page = build_pages(load_results(tmp_path))["devex/debugging.md"]
     assert "## Scores" not in page and "No score compares the frameworks yet" in page
     assert ":material-check-circle:{ .fw-good } error raised <small>3/5</small>" in page  # each probe's own score
+
+
+def test_an_error_about_something_else_is_not_read_as_the_bug_caught(tmp_path):
+    for framework, message in (("torch", "shape mismatch: 128x64"), ("jax", "XLA cannot compile op CheckNumerics")):
+        record = gen_records.probe(framework, "nan", message=message, tooling=True)
+        record["names_shapes"] = False  # the bug's word (NaN) or its tokens decide, not the flag
+        write_record(tmp_path / "probes" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    page = build_pages(load_results(tmp_path))["devex/debugging.md"]
+    matrix = page[page.index("| bug |") : page.index("??? info")]
+    assert ":material-close-circle:{ .fw-bad } error raised about something else <small>0/5</small>" in matrix
+    assert "error raised that reports the planted bug (the bug was caught)" in page
+    assert '??? failure "compiled: error raised about something else' in page
+
+
+def test_the_committed_tensorflow_nan_probe_that_xla_refused_is_not_a_caught_bug(page):
+    rows = [
+        line.strip() for line in page.splitlines() if line.strip().startswith("| a NaN in the loss, NaN tooling on |")
+    ]
+    tensorflow = [row.split(" | ")[2] for row in rows]  # a row per machine and mode: bug, PyTorch, TensorFlow, JAX
+    assert any(
+        ":material-close-circle:{ .fw-bad } error raised about something else <small>0/5</small>" in cell
+        for cell in tensorflow
+    )
+    assert not any("fw-good" in cell and "0/5" in cell for cell in tensorflow)

@@ -17,6 +17,7 @@ from generator.verdicts.leads import leads_by_batch
 from generator.views.headline import compile_rows, payoff, throughput_rows
 
 COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
+COMMITTED_RUNS = COMMITTED_PROBES.parent / "runs"
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 
 
@@ -111,3 +112,23 @@ def test_the_probes_disagreements_with_section_4_1_are_a_finding(tmp_path):
     index = build_pages(load_results(tmp_path, strict=True))["index.md"]
     assert "§4.1: " in index and "checks of the quoted errors disagree" in index
     assert "`runners probes --out results/probes`" in index
+
+
+def test_older_records_name_the_schema_they_were_written_as_and_tuned_variables_appear_once(tmp_path):
+    v1 = gen_records.as_v1(gen_records.run("jax", 32, seed=1, seconds=12.0))
+    tuned = [gen_records.run("torch", 32, seconds=5.0, machine_id=m) for m in (gen_records.CPU_MACHINE, "cpu-b-2t-1")]
+    for record in tuned:  # the same variables on two machines: one table each, one label
+        record["config"]["tuning_environment"] = YNN_OFF
+        record["record_id"] += "-ynn-off"
+    for record in (gen_records.run("jax", 32, seconds=12.0), v1, *tuned):
+        machine = record["hardware"]["machine_id"] if record.get("hardware") else gen_records.CPU_MACHINE
+        write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
+    v2 = COMMITTED_RUNS / "cpu-amd-epyc-2t-846125" / "jax-compiled-synthetic-bs32-seed0-eef05625.json"
+    (tmp_path / "runs" / v2.parent.name).mkdir()
+    shutil.copy(v2, tmp_path / "runs" / v2.parent.name)
+    index = build_pages(load_results(tmp_path))["index.md"]
+    expected = (
+        "2 older records (◌): written as `fwbench.run/1`, `fwbench.run/2` and upgraded on read to `fwbench.run/3`."
+    )
+    assert expected in index
+    assert "tuning variables set (XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=) are shown apart" in index

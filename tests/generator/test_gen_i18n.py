@@ -13,12 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from fwbench.probe_outcome import CAST_COMPUTED, CAST_WARNED
+from fwbench.upgrade import V1_HOST_PEAK_BASIS
 from generator.build.render import build_pages
 from generator.catalogue import extract, read_catalogue
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, language, translations
 from generator.records.load import load_results
+from generator.records.probes import CAST_WORDS, cast_evidence_text
 from generator.site import STATIC_PAGES, speed
 from generator.views import sitedata
+from generator.views.record_text import recorded
+from runners.host_memory import BASES, basis_text
 
 pytestmark = pytest.mark.slow
 
@@ -106,6 +111,9 @@ LEFTOVERS = (
     "compiled:",
     "(compiled mode",
     '=== "compiled"',
+    "（compiled）",  # a claims row's mode
+    " compiled，",  # an undertrained configuration's column and mode (accuracy)
+    "a warning said",  # a silently cast probe's evidence (debugging)
     "PyPI's build",  # a known-good set's note (fwbench/version_sets.json), on every Versions page
 )
 
@@ -175,3 +183,12 @@ def test_the_same_records_render_in_both_languages(results_dir):
                 assert Counter(figures.findall(english[path])) == Counter(figures.findall(chinese[path])), path
     assert "噪声范围内" in chinese["appendix/claims.md"] and "within noise" in english["appendix/claims.md"]
     assert chinese["design.md"].startswith("# 设计") and "../design.html" in chinese["design.md"]
+
+
+def test_every_memory_basis_and_cast_wording_fwbench_writes_reads_in_chinese():
+    assert CAST_WORDS == {CAST_WARNED: CAST_WARNED, CAST_COMPUTED: CAST_COMPUTED}  # the catalogue's = fwbench's
+    warned = {"outcome": "no_error", "expected_tokens": ["float64", "float32"], "warnings": ["float64 cast to float32"]}
+    with language(ZH):
+        for basis in (*(basis_text(b) for b in BASES), V1_HOST_PEAK_BASIS):
+            assert "peak RSS" not in recorded(basis), basis
+        assert cast_evidence_text(warned) == "一条警告称 float64 输入被转换为 float32"

@@ -50,6 +50,19 @@ def test_each_machine_s_provenance_is_one_click_away(committed_page):
     assert "580.159.04" in sections(committed_page)["Provenance"]  # the H200's driver
 
 
+def test_rows_of_one_machine_in_other_settings_say_what_their_records_differ_in(committed_page):
+    table = sections(committed_page)["JAX · compiled · strict FP32 (TF32 off) · batch 32 · synthetic"]
+    (line,) = [
+        line for line in table.splitlines() if line.startswith("- AMD EPYC (CPU, 2 threads, fingerprint 846125)")
+    ]
+    # the versions profile's two older rows, then the quick profile's (fastest mean first), as their records say
+    assert "profile: versions, versions, quick" in line and "timing protocol: 1, 1, 2" in line
+    assert "written as: fwbench.run/2, fwbench.run/2, fwbench.run/3" in line
+    assert "day measured: 2026-11-30, 2026-11-30, 2026-12-02" in line
+    assert "steps per epoch" not in line  # 8 steps of 32 in each: no difference is named that the records lack
+    assert not [row for row in table.splitlines() if row.startswith("- ") and "3d8bd5" in row]  # one row there
+
+
 def test_the_page_names_no_faster_machine(committed_page):
     assert "faster" not in committed_page and "ahead" not in committed_page
 

@@ -25,6 +25,7 @@ COMPUTATIONS = (
     (sitedata, "measured_choices"),
     (sitedata, "leads_by_batch"),  # once per out-of-the-box table
     (sitedata, "undertrained"),
+    (sitedata, "diverged"),
     (sitedata, "image_agreement"),
 )
 
@@ -89,7 +90,7 @@ def verdicts(site: SiteData) -> dict[str, Any]:
         "rules": site.rules,
         "choices": site.choices,
         "leads": [site.throughput_leads(t) for t in tables],
-        "accuracy": [(site.undertrained(t), site.agreement(t)) for t in tables],
+        "accuracy": [(site.undertrained(t), site.diverged(t), site.agreement(t)) for t in tables],
         "speed rankings": [site.article_speed_ranking(t) for t in site.version_tables],
     }
 

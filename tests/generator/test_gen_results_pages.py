@@ -11,7 +11,7 @@ from generator.build.render import build_pages
 from generator.message import parts
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
-from generator.verdicts.accuracy import image_agreement, undertrained
+from generator.verdicts.accuracy import diverged, image_agreement, undertrained
 from generator.views import chart_data
 from generator.views.verdict_text import text
 
@@ -41,6 +41,28 @@ def test_below_chance_or_above_the_uniform_loss_is_flagged_and_never_called_work
     assert "Not trained long enough to mean anything" in page and "training works" not in page
     assert "256 test images" in page  # the test set's size, stated
     assert "charts/test_accuracy" not in page and "Per-epoch figures" not in page  # one epoch: no curve
+
+
+def test_a_test_loss_far_above_a_uniform_guess_is_flagged_diverged_not_undertrained(tmp_path):
+    blown = one_epoch("torch", 256, 0.1171875, loss=7.70)  # as the quick profile's batch 256 records it on a CPU
+    blown["accuracy"]["epochs"][0]["test_loss"] = 216840.09
+    blown["training"] = {"first_losses": [2.39, 4.31, 8.39, 12.11]}
+    recovered = one_epoch("jax", 256, 0.22, loss=6.05)  # its epoch's mean loss high, its test loss below ln 10
+    recovered["accuracy"]["epochs"][0]["test_loss"] = 1.96
+    results = write(tmp_path, [blown, recovered])
+    (table,) = tables(summarise(results.runs))
+    torch, jax = (table.cell(fw, "compiled", 256) for fw in ("torch", "jax"))
+    assert text(parts(diverged(torch, 10))) == (
+        "training loss 7.70, more than 2 × ln 10 = 4.61; test loss 216840.09, more than 2 × ln 10 = 4.61; "
+        "the loss rose over the first 4 steps, from 2.39 to 12.11"
+    )
+    assert undertrained(torch, 10) == () and diverged(jax, 10) == ()
+    assert text(parts(undertrained(jax, 10))) == "training loss 6.05, not below ln 10 = 2.30"
+    page = build_pages(results)["results/accuracy.md"]
+    flagged = page[page.index('!!! failure "Diverged"') : page.index("Not trained long enough to mean anything")]
+    assert "1 configuration ended with a test loss far above a uniform guess's" in flagged
+    assert "- PyTorch compiled, batch 256: training loss 7.70" in flagged and "JAX" not in flagged
+    assert "⚠ diverged" in page and "- JAX compiled, batch 256: training loss 6.05" in page
 
 
 def test_the_frameworks_agree_to_the_image_or_the_page_says_where_not(tmp_path):
@@ -80,6 +102,16 @@ def test_the_platform_issue_is_sized_from_the_tuned_and_plain_runs(tmp_path):
     assert "not measured yet" in unmeasured
 
 
+def test_a_tuned_table_says_which_frameworks_ran_without_its_tuning_not_that_they_never_ran(tmp_path):
+    tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=4.0), record_id="jax-tuned-32")
+    tuned["config"]["tuning_environment"] = YNN_OFF
+    plain = [gen_records.run(fw, 32) for fw in ("torch", "tensorflow", "jax")]
+    page = build_pages(write(tmp_path, [*plain, tuned]))["results/speed.md"]
+    tuned_section = page[page.index("tuned: XLA_FLAGS=") :]
+    assert "PyTorch and TensorFlow: no run with this tuning, so this table has no column for it." in tuned_section
+    assert "no run on this machine" not in page  # both ran here, out of the box
+
+
 def test_charts_take_each_frameworks_colour_and_marker_from_the_registry(tmp_path):
     results = write(tmp_path, [gen_records.run(fw, 32) for fw in ("torch", "tensorflow", "jax")])
     (table,) = tables(summarise(results.runs))
@@ -87,3 +119,11 @@ def test_charts_take_each_frameworks_colour_and_marker_from_the_registry(tmp_pat
     assert [(s.colour, s.marker) for s in chart.series] == [
         (REGISTRY[fw].colour, REGISTRY[fw].marker) for fw in ("torch", "tensorflow", "jax")
     ]
+
+
+def test_eager_mode_shows_first_step_overhead_not_a_compile_time(tmp_path):
+    records = [gen_records.run("torch", 32), gen_records.run("torch", 32, mode="eager", compile_seconds=0.8)]
+    page = build_pages(write(tmp_path, records))["results/speed.md"]
+    assert "**Compile time, cold caches** (compiled mode)" in page
+    assert "**First-step overhead, cold caches** (eager mode)" in page  # eager compiles nothing
+    assert "**Compile time, cold caches** (eager mode)" not in page

@@ -223,6 +223,45 @@ def test_busy_and_older_runs_are_marked_and_left_out_of_the_headline(tmp_path):
     assert "Older records" in speed and "config.train_images" in speed
 
 
+#: the busy rule as the pages state it (the ``busy_rule`` macro, the comparability rule's condition)
+BUSY_RULE = (
+    "more than a quarter of one core's worth of the machine's CPUs at the run's start or on average across its timed "
+    "epochs, or at its end where those were too short to sample"
+)
+
+
+def test_every_page_states_the_busy_rule_the_runner_applies(tmp_path):
+    from fwbench.records import write_record
+    from generator.build.render import build_pages
+    from generator.records.load import load_results
+    from runners.machine_load import busy_threshold, load_section
+
+    quiet, over = ({"other_cpu_percent": p, "cpu_count": 2} for p in (1.0, busy_threshold(2) + 1))
+    clock = {"mean_other_cpu_percent": 1.0}
+    assert (
+        load_section(over, quiet, 0.0, clock)["busy"]
+        and load_section(quiet, quiet, 0.0, {"mean_other_cpu_percent": 20.0})["busy"]
+    )
+    assert not load_section(quiet, over, 0.0, clock)["busy"]  # the end judges only a clock without a sample
+    assert load_section(quiet, over, 0.0, None)["busy"]
+    record = gen_records.run("torch", 32, busy=True)
+    write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    pages = build_pages(load_results(tmp_path))
+    for path in ("index.md", "method.md", "appendix/claims.md"):
+        assert BUSY_RULE in " ".join(pages[path].split()), path
+    assert "start or end" not in pages["index.md"] and "at its end and every half" not in pages["method.md"]
+
+
+def test_the_method_page_says_repeats_compile_warm_from_the_first_run_s_caches(tmp_path):
+    from generator.build.render import build_pages
+    from generator.records.load import load_results
+
+    method = " ".join(build_pages(load_results(tmp_path))["method.md"].split())
+    assert "A configuration's first run compiles cold, its compiler caches emptied; its repeats compile warm" in method
+    assert "JAX's persistent compilation cache and XLA's persistent cache in TensorFlow" in method
+    assert "keep none by default" not in method
+
+
 def test_time_to_accuracy_is_on_the_accuracy_page_for_cifar10(tmp_path):
     from fwbench.records import write_record
     from generator.build.render import build_pages

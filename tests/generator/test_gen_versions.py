@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
+from pathlib import Path
 
 import gen_records
 import pytest
@@ -251,6 +253,16 @@ def test_the_bisect_is_on_the_versions_page_and_the_platform_issue(versions_site
     assert "Workaround: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=" in block
     assert "  runners envs build jax=0.4.35,0.4.36\n  runners matrix --profile quick" in block
     assert f"fwbench machine id {gen_records.CPU_MACHINE}" in block
+
+
+def test_a_bisect_names_the_setting_its_own_run_records_were_made_in(versions_site, tmp_path):
+    assert "What the bisect's own run records say" not in versions_site[1]["results/versions.md"]  # none loaded
+    committed = Path(__file__).resolve().parents[2] / "results" / "bisect"
+    shutil.copytree(committed, tmp_path / "bisect")
+    page = " ".join(build_pages(load_results(tmp_path))["results/versions.md"].split())
+    said = page.split("What the bisect's own run records say of their setting: ", 1)[1].split(". They are not", 1)[0]
+    assert said.startswith("profile: quick; training images requested: 256; steps per epoch: 8; epochs: 1")
+    assert "timing protocol: 1; written as: fwbench.run/2" in said and "day measured: 2026-11-30" in said
 
 
 def test_a_malformed_bisect_report_is_skipped_with_its_reason(versions_site):

@@ -13,7 +13,7 @@ from fwbench.frameworks import label
 from fwbench.stats import Stats, ratio_interval
 from generator.i18n import N_
 from generator.message import Joined, Message, Text
-from generator.records.aggregate import Table
+from generator.records.aggregate import Summary, Table
 from generator.records.identity import release, version_key
 from generator.records.machines import Machine
 from generator.verdicts import comparability
@@ -68,6 +68,23 @@ def one_version_each(table: Table, article_versions: dict[str, str]) -> tuple[Ta
         others += [f"{label(fw)} {v}" for v in versions if v != pick]
     kept = [s for s in table.summaries if (s.key.framework, s.key.version) in chosen]
     return Table(table.machine_id, table.setting, kept), others
+
+
+#: a speed-up's figure where the two epochs differ in size: the ratio of throughputs is the article's ratio of
+#: epoch times over equal epochs (compile, which the article's epoch holds, is left out)
+EQUAL_WORK_RATE = Figure(
+    N_("images per second"),
+    lambda s: s.images_per_second,
+    1.0,
+    1,
+    "img/s",
+    "img/s",
+    kind=comparability.SCALE_FREE,
+    definition=N_(
+        "compares images per second: these epochs differ in size between the two batch sizes (the article's are "
+        "50,000 images at each), so the same work compares, not seconds per epoch; compile time is left out"
+    ),
+)
 
 
 class _MachineCheck:
@@ -185,21 +202,32 @@ class _MachineCheck:
             check.conditions,
         )
 
+    def speedup_figure(self, small: Summary | None, large: Summary | None) -> Figure:
+        """The figure a speed-up row divides: the table's seconds per epoch where each epoch is one pass over the
+        training set (drop-last aside), the same work at both batch sizes as the article's 50,000 images are;
+        images per second where an epoch repeats the set to a batch-sized length (a CPU's grow with the batch),
+        since only the same work compares."""
+        one_pass = all(s.images_per_epoch <= self.table.setting.train_images for s in (small, large) if s and s.n_ok)
+        return self.seconds if one_pass else EQUAL_WORK_RATE
+
     def speedup_rows(self) -> list[Claim]:
         """Each framework's speed-up from the article's smallest to its largest batch size."""
         up, speed = self.article["speedup"], self.article["speed"]["table"]
         rows = []
         for fw in self.frameworks:
             computed = speed[str(up["from_batch"])][fw] / speed[str(up["to_batch"])][fw]
-            first = self.seconds.stats(self.table.cell(fw, "compiled", up["from_batch"]))
-            last = self.seconds.stats(self.table.cell(fw, "compiled", up["to_batch"]))
+            small, large = (self.table.cell(fw, "compiled", up[end]) for end in ("from_batch", "to_batch"))
+            figure = self.speedup_figure(small, large)
+            first, last = figure.stats(small), figure.stats(large)
             check = self.check(((fw, up["from_batch"]), (fw, up["to_batch"])), comparability.SCALE_FREE)
+            if first and last and figure is EQUAL_WORK_RATE:
+                first, last = last, first  # a throughput grows as an epoch time shrinks
             ours: Text = "—" if not (first and last) else f"{first.mean / last.mean:.2f}×"
             interval = ratio_interval(first, last) if first and last else None
             if not check.comparable or interval is None:
-                no_figure = Message(N_("no {figure} recorded"), {"figure": Message(self.seconds.subject)})
+                no_figure = Message(N_("no {figure} recorded"), {"figure": Message(figure.subject)})
                 why = check.problems or (no_figure,)
-                verdict, reason = NOT_COMPARABLE, self.with_notes(why, check, self.seconds)
+                verdict, reason = NOT_COMPARABLE, self.with_notes(why, check, figure)
             else:
                 low, high = interval
                 ours = Joined((ours, Message(N_("(95 % CI {low:.2f}–{high:.2f}×)"), {"low": low, "high": high})), " ")
@@ -212,7 +240,7 @@ class _MachineCheck:
                         ),
                     ),
                     check,
-                    self.seconds,
+                    figure,
                 )
             rows.append(
                 Claim(

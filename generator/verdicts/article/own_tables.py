@@ -11,6 +11,11 @@ from generator.verdicts.article import article_frameworks
 from generator.verdicts.claims import CONFIRMED, CONTRADICTED, Claim, order_text, ranking, within_absolute
 
 
+def _rounded(stated: float, tolerance: float) -> dict[str, str]:
+    """What a figure stated to the precision ``tolerance`` (half a unit of its last digit) stands for."""
+    return {"stated": f"{stated:g}", "low": f"{stated - tolerance:g}", "high": f"{stated + tolerance:g}"}
+
+
 def internal_claims(article: dict[str, Any]) -> list[Claim]:
     """The article's statements checked against its own tables."""
     claims = []
@@ -34,10 +39,17 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                 ),
                 verdict,
                 (
-                    Message(N_("stated ratio vs the ratio of the article's own table"))
-                    if verdict == CONFIRMED
-                    else Message(
-                        N_("stated ratio vs the ratio of the article's own table: the text and the table disagree")
+                    Message(
+                        N_(
+                            "stated ratio vs the ratio of the article's own table, at the stated ratio's precision: "
+                            "{stated} stands for {low}–{high}"
+                        )
+                        if verdict == CONFIRMED
+                        else N_(
+                            "stated ratio vs the ratio of the article's own table, at the stated ratio's precision "
+                            "({stated} stands for {low}–{high}): the text and the table disagree"
+                        ),
+                        _rounded(up["stated"][fw], up["rounding_tolerance"]),
                     ),
                 ),
                 own_figures,
@@ -75,17 +87,33 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
             own_figures,
         )
     )
-    acc = article["accuracy"]
-    largest = max(row["std"] for row in acc["table"].values())
-    claims.append(
-        Claim(
-            acc["section"],
-            Message(N_("every standard deviation is within {bound} points"), {"bound": acc["stated_std_bound"]}),
-            f"< {acc['stated_std_bound']}",
-            Message(N_("largest in its table: {largest}"), {"largest": largest}),
-            CONFIRMED if largest <= acc["stated_std_bound"] else CONTRADICTED,
-            (Message(N_("its own table")),),
-            own_figures,
-        )
-    )
+    claims.append(_spread_claim(article["accuracy"], own_figures))
     return claims
+
+
+def _spread_claim(acc: dict[str, Any], own_figures: tuple[Message, ...]) -> Claim:
+    """The stated bound on every standard deviation against the largest of its table, compared like the stated
+    speed-ups: at the precision the bound is stated to (``rounding_tolerance``, half a unit of its last digit)."""
+    bound, tolerance = acc["stated_std_bound"], acc["rounding_tolerance"]
+    fw, row = max(acc["table"].items(), key=lambda item: item[1]["std"])
+    verdict = CONFIRMED if row["std"] <= bound + tolerance else CONTRADICTED
+    return Claim(
+        acc["section"],
+        Message(N_("every standard deviation is within {bound} points"), {"bound": bound}),
+        f"≤ {bound}",
+        Message(
+            N_("{largest}, the largest standard deviation of its table ({framework})"),
+            {"largest": row["std"], "framework": label(fw)},
+        ),
+        verdict,
+        (
+            Message(
+                N_(
+                    "the largest standard deviation of its own table against the stated bound, at the bound's "
+                    "precision as the stated speed-ups are: {bound} stands for anything up to {limit}"
+                ),
+                {"bound": f"{bound:g}", "limit": _rounded(bound, tolerance)["high"]},
+            ),
+        ),
+        own_figures,
+    )

@@ -54,7 +54,7 @@ def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[Text, ..
     companions = ", ".join(f"{c} {packages[c]}" for c in framework(fw["name"]).companions if packages.get(c))
     return (
         Message(N_("probe {bug}"), {"bug": record["bug"]}),
-        Message(N_("mode: {mode}"), {"mode": fw["mode"]}),
+        Message(N_("mode: {mode}"), {"mode": Message(fw["mode"])}),
         f"{label(fw['name'])} {fw['version']}",
         *((Message(N_("with {packages}"), {"packages": companions}),) if companions else ()),
         Message(N_("machine: {machine}"), {"machine": machine_id}),
@@ -198,7 +198,7 @@ def message_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Claim]
                 section=spec["section"],
                 claim=Message(
                     N_("{framework} ({mode}): the message for the shape bug"),
-                    {"framework": label(fw["name"]), "mode": fw["mode"]},
+                    {"framework": label(fw["name"]), "mode": Message(fw["mode"])},  # the mode word translated
                 ),
                 article=(f"{stated_type}: " if stated_type else "") + stated["text"],
                 ours=ours,
@@ -261,7 +261,7 @@ def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Clai
                 section=spec["section"],
                 claim=Message(
                     N_("TensorFlow ({mode}): the error stack for the shape bug is about {lines} lines long"),
-                    {"mode": r["framework"]["mode"], "lines": stated},
+                    {"mode": Message(r["framework"]["mode"]), "lines": stated},
                 ),
                 article=Message(N_("{lines} lines"), {"lines": stated}),
                 ours=ours,
