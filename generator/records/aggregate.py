@@ -23,6 +23,7 @@ from generator.i18n import N_
 from generator.message import Joined, Message
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
+from generator.records.run_figures import compile_measurable, time_to_accuracy
 
 #: a failed status -> how many runs ended so, in words
 FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
@@ -37,29 +38,6 @@ def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
     """Why a run may be shown but never judged: BUSY (the machine was busy), OLDER (upgraded from an older schema)."""
     flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
     return flags + ((OLDER,) if record.get("upgraded_from") else ())
-
-
-def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
-    """Training seconds until the test accuracy first reaches ``target`` (a fraction): the compile time plus
-    the timed epochs up to that epoch, evaluation excluded. None when it never did or a figure is missing."""
-    timing, accuracy = record.get("timing") or {}, record.get("accuracy") or {}
-    each = timing.get("epoch_seconds_each") or []
-    if timing.get("compile_seconds") is None:
-        return None
-    for row in sorted(accuracy.get("epochs") or [], key=lambda r: r["epoch"]):
-        if row.get("test_accuracy") is not None and row["test_accuracy"] >= target:
-            return timing["compile_seconds"] + sum(each[: row["epoch"]]) if len(each) >= row["epoch"] else None
-    return None
-
-
-def compile_measurable(timing: dict[str, Any]) -> bool:
-    """True when a run's compile time (its first step minus the median steady step) stands above the steady steps'
-    own spread (``step_seconds_p90`` − ``step_seconds_median``): at or below it the difference is step-time noise,
-    not compilation (the runner clamps a negative one to 0). Records without step times: above 0."""
-    seconds = timing.get("compile_seconds")
-    p90, median = timing.get("step_seconds_p90"), timing.get("step_seconds_median")
-    noise = p90 - median if p90 is not None and median is not None else 0.0
-    return seconds is not None and seconds > max(noise, 0.0)
 
 
 def _key_of(item: Loaded) -> ConfigKey:

@@ -1,0 +1,29 @@
+"""Figures read from one run record before any pooling: its time to a target accuracy, and whether its compile
+time is a measurement at all (``aggregate.Summary`` pools them over a configuration's runs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
+    """Training seconds until the test accuracy first reaches ``target`` (a fraction): the compile time plus
+    the timed epochs up to that epoch, evaluation excluded. None when it never did or a figure is missing."""
+    timing, accuracy = record.get("timing") or {}, record.get("accuracy") or {}
+    each = timing.get("epoch_seconds_each") or []
+    if timing.get("compile_seconds") is None:
+        return None
+    for row in sorted(accuracy.get("epochs") or [], key=lambda r: r["epoch"]):
+        if row.get("test_accuracy") is not None and row["test_accuracy"] >= target:
+            return timing["compile_seconds"] + sum(each[: row["epoch"]]) if len(each) >= row["epoch"] else None
+    return None
+
+
+def compile_measurable(timing: dict[str, Any]) -> bool:
+    """True when a run's compile time (its first step minus the median steady step) stands above the steady steps'
+    own spread (``step_seconds_p90`` − ``step_seconds_median``): at or below it the difference is step-time noise,
+    not compilation (the runner clamps a negative one to 0). Records without step times: above 0."""
+    seconds = timing.get("compile_seconds")
+    p90, median = timing.get("step_seconds_p90"), timing.get("step_seconds_median")
+    noise = p90 - median if p90 is not None and median is not None else 0.0
+    return seconds is not None and seconds > max(noise, 0.0)
