@@ -97,8 +97,15 @@ def Nn_(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 (named as 
 
 # Translators: joins the parts of one statement (English "; "), such as the reasons of a claims row.
 PART_SEPARATOR = N_("; ")
+# Translators: joins the items of a list (English ", "), such as frameworks or batch sizes: "32, 64 and 128".
+LIST_SEPARATOR = N_(", ")
 
 
 def part_separator() -> str:
     """What joins the parts of one statement (a claims row's reasons, say) in the language being written."""
     return translate(PART_SEPARATOR)
+
+
+def list_separator() -> str:
+    """What joins the items of a list (frameworks, batch sizes) in the language being written."""
+    return translate(LIST_SEPARATOR)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from generator.i18n import N_, PART_SEPARATOR
+from generator.i18n import LIST_SEPARATOR, N_, PART_SEPARATOR
 
 if TYPE_CHECKING:  # an annotation only: this module sits below the records layer
     from fwbench.stats import Stats
@@ -30,12 +30,17 @@ class Message:
     plural: str | None = None  # the plural form's msgid (marked with Nn_): the form is chosen by values["n"]
 
 
+#: joins the items of a list: ``32, 64 and 128``
+LIST = Message(LIST_SEPARATOR)
+
+
 @dataclass(frozen=True)
 class Joined:
-    """Texts joined by ``separator``, and by ``last`` before the last one where given (``a, b and c``)."""
+    """Texts joined by ``separator`` (a list's, ``, `` in English), and by ``last`` before the last one where given
+    (``a, b and c``)."""
 
     items: tuple[Text, ...]
-    separator: Text = ", "
+    separator: Text = LIST
     last: Text | None = None
 
 
@@ -58,6 +63,8 @@ PARTS = Message(PART_SEPARATOR)
 AND = Message(N_(" and "))
 #: the word between alternatives: ``busy-flagged runs or older records``
 OR = Message(N_(" or "))
+#: what follows a heading before what it introduces: ``fewer than 3 clean runs: JAX at batch 256``
+COLON = Message(N_(": "))
 
 
 def parts(items: list[Text] | tuple[Text, ...]) -> Joined:
@@ -65,6 +72,17 @@ def parts(items: list[Text] | tuple[Text, ...]) -> Joined:
     return Joined(tuple(items), PARTS)
 
 
+def labelled(heading: Text, body: Text) -> Joined:
+    """``heading: body``, with the language's colon."""
+    return Joined((heading, body), COLON)
+
+
+def parenthesised(text: Text, detail: Text) -> Message:
+    """``text (detail)``, with the language's parentheses."""
+    # Translators: a text and a detail about it (English "{text} ({detail})"), such as "JAX at batch 256 (n=2)".
+    return Message(N_("{text} ({detail})"), {"text": text, "detail": detail})
+
+
 def and_list(items: list[Text] | tuple[Text, ...]) -> Joined:
-    """``a, b and c``."""
-    return Joined(tuple(items), ", ", AND)
+    """``a, b and c``, joined as the language joins a list."""
+    return Joined(tuple(items), LIST, AND)

@@ -20,13 +20,21 @@ from functools import cache
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 #: Started beside each configuration: reads its stdin to EOF, then SIGKILLs the process group named by argv[1].
-#: EOF comes when the matrix closes the pipe (the configuration is over) or when the matrix dies, however.
-REAPER = """import os, signal, sys
-sys.stdin.buffer.read()
+#: EOF comes when the matrix closes the pipe (the configuration is over) or when the matrix dies, however. The
+#: matrix writes ``DONE`` before it closes the pipe; without it the matrix died, and the reaper also removes the
+#: directories named by argv[2:] (the configuration's scratch), which nobody else is left to remove.
+DONE = b"done"
+REAPER = f"""import os, shutil, signal, sys, time
+done, group = sys.stdin.buffer.read() == {DONE!r}, int(sys.argv[1])
 try:
-    os.killpg(int(sys.argv[1]), signal.SIGKILL)
+    os.killpg(group, signal.SIGKILL)
+    for _ in range(0 if done else 100):  # no removal while a process of the group could still write there
+        time.sleep(0.05)
+        os.killpg(group, 0)
 except ProcessLookupError:
     pass
+for path in [] if done else sys.argv[2:]:
+    shutil.rmtree(path, ignore_errors=True)
 """
 
 
@@ -59,9 +67,12 @@ def die_with_this_thread() -> Callable[[], None] | None:
 
 
 @contextmanager
-def configuration_process(command: list[str], **popen_options) -> Iterator[subprocess.Popen]:
+def configuration_process(
+    command: list[str], leftovers: tuple[str, ...] = (), **popen_options
+) -> Iterator[subprocess.Popen]:
     """Run ``command`` as a configuration's process: when the block ends, normally or not, and when this process
-    is SIGKILLed, the configuration's whole process tree dies with it.
+    is SIGKILLed, the configuration's whole process tree dies with it, and the directories ``leftovers`` (its
+    scratch, which the caller removes otherwise) go with it.
 
     - The child leads its own process group (``start_new_session``), which its workers join (Inductor's compile
       workers and their g++, TF's and XLA's helpers). Leaving the block SIGKILLs the group: after a normal end
@@ -73,7 +84,8 @@ def configuration_process(command: list[str], **popen_options) -> Iterator[subpr
       reaper outside the group, idle on a pipe that only the matrix holds open, kills the group when the pipe
       closes, which the kernel does when the matrix ends, however it ends. The reaper has its own session, so
       neither Ctrl-C nor a kill of the matrix's group stops it first; the parent-death signal still stops the
-      child if the reaper is killed too.
+      child if the reaper is killed too. Only then does the reaper remove ``leftovers``: a matrix that ends
+      otherwise tells it so before closing the pipe, and removes them itself once it has read the record there.
     A worker that starts a session of its own leaves the group and is not covered; none of the frameworks' does.
     """
     process = subprocess.Popen(command, start_new_session=True, preexec_fn=die_with_this_thread(), **popen_options)
@@ -82,7 +94,7 @@ def configuration_process(command: list[str], **popen_options) -> Iterator[subpr
         read_end, keep_alive = os.pipe()
         try:
             reaper = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", REAPER, str(process.pid)],
+                [sys.executable, "-I", "-S", "-c", REAPER, str(process.pid), *leftovers],
                 stdin=read_end,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -96,6 +108,8 @@ def configuration_process(command: list[str], **popen_options) -> Iterator[subpr
             os.killpg(process.pid, signal.SIGKILL)  # the child if still running, and whatever it left behind
         process.wait()
         if keep_alive is not None:
+            with suppress(BrokenPipeError):  # a reaper killed from outside
+                os.write(keep_alive, DONE)  # this process is alive: the leftovers are its to remove
             os.close(keep_alive)  # the reaper finds the group gone and exits
         if reaper is not None:
             reaper.wait()

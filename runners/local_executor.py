@@ -85,7 +85,7 @@ class LocalExecutor(Interpreters):
             # its temporary files go in the scratch directory too, so that a run killed at its timeout leaves none
             environment = {**os.environ, "TMPDIR": scratch}
             with configuration_process(
-                command, cwd=provenance.REPO_ROOT, env=environment, stdout=subprocess.PIPE, stderr=stderr
+                command, (scratch,), cwd=provenance.REPO_ROOT, env=environment, stdout=subprocess.PIPE, stderr=stderr
             ) as process:
                 try:
                     stdout, _ = process.communicate(timeout=self.timeout_s)

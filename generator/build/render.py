@@ -15,8 +15,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from generator import i18n
+from generator.message import parenthesised
+from generator.records.identity import first_step
 from generator.records.load import Results
 from generator.site import STATIC_PAGES, Page, page_modules
+from generator.spacing import fill_percent, spaced
 from generator.views import fmt
 from generator.views.charts import draw_all
 from generator.views.sitedata import REPO_ROOT, SiteData
@@ -28,12 +31,22 @@ def relative_link(page: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page) or ".")
 
 
+# Jinja's own callables fill a {% trans %} block with ``%``; these fill it spaced as the language sets its words
+def _gettext(message: str, /, **values: Any) -> str:  # positional: a block's value may be called "message"
+    return fill_percent(i18n.translate(message), values)
+
+
+def _ngettext(singular: str, plural: str, n: int, /, **values: Any) -> str:
+    return fill_percent(i18n.ngettext(singular, plural, n), {"num": n, **values})
+
+
 @cache
 def environment() -> Environment:
     """The Jinja environment of the page templates: strict, Markdown out, helpers for cells and labels, ``words``
     for a language-neutral text (``generator.message``), and the catalogue's translations (``{% trans %}`` blocks
-    are trimmed: a paragraph is one message). One per process, its templates compiled once: its gettext callables
-    read the language being written at each call."""
+    are trimmed: a paragraph is one message; their values are filled in and spaced as the language sets them,
+    ``generator.spacing``). One per process, its templates compiled once: its gettext callables read the language
+    being written at each call."""
     env = Environment(
         loader=PackageLoader("generator", "templates"),
         trim_blocks=True,
@@ -44,12 +57,14 @@ def environment() -> Environment:
         extensions=["jinja2.ext.i18n"],
     )
     env.policies["ext.i18n.trimmed"] = True
-    env.install_gettext_callables(i18n.translate, i18n.ngettext, newstyle=True)
-    env.globals.update(fmt=fmt, label=fmt.label)
+    env.newstyle_gettext = True  # type: ignore[attr-defined]  # trans blocks hand their values to the callables
+    env.globals.update(gettext=_gettext, ngettext=_ngettext, fmt=fmt, label=fmt.label, first_step=first_step)
     env.filters.update(
         cell=fmt.cell,
         code=fmt.code_span,
         fence=fmt.fence,
+        parenthesised=lambda words, detail: text(parenthesised(words, detail)),
+        spaced=spaced,
         title_text=fmt.title_text,
         wrap_code=lambda text: f"`{text}`",
         translate=i18n.translate,

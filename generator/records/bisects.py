@@ -14,22 +14,22 @@ from typing import Any
 from fwbench.frameworks import REGISTRY, label
 from fwbench.stats import Stats, describe
 from generator.i18n import N_, _, translate
+from generator.records.identity import first_step
 from generator.records.load import Loaded
+from generator.spacing import fill
 
 #: a metric's unit where the report's numbers are shown
 UNITS = {"images_per_second": "img/s", "compile_seconds": "s", "epoch_seconds": "s"}
-#: a metric's name in a reader's words (translated where shown); any other is shown as the report names it
-METRIC_WORDS = {
-    "images_per_second": N_("images per second"),
-    "compile_seconds": N_("compile time"),
-    "epoch_seconds": N_("seconds per epoch"),
-}
+#: a metric's name in a reader's words (translated where shown; the first step's by its mode, ``first_step``); any
+#: other is shown as the report names it
+METRIC_WORDS = {"images_per_second": N_("images per second"), "epoch_seconds": N_("seconds per epoch")}
 
 
-def companions(framework: str, packages: dict[str, str | None]) -> str:
-    """``jaxlib 0.4.26, flax 0.8.4, …``: the companion packages a run had, in a fixed order; empty when none."""
+def companions(framework: str, packages: dict[str, str | None]) -> tuple[str, ...]:
+    """``jaxlib 0.4.26``, ``flax 0.8.4``, …: the companion packages a run had, in a fixed order; none when none
+    (a page lists them in its language, the upstream report in English)."""
     names = REGISTRY[framework].companions if framework in REGISTRY else ()
-    return ", ".join(f"{name} {packages[name]}" for name in names if packages.get(name))
+    return tuple(f"{name} {packages[name]}" for name in names if packages.get(name))
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,11 @@ class Bisect:
 
     @property
     def metric_words(self) -> str:
-        """The metric in the reader's language: ``images per second``."""
+        """The metric in the reader's language: ``images per second``; an eager bisect's first step is no compile
+        time."""
         metric = self.report["metric"]
+        if metric == "compile_seconds":
+            return translate(first_step(self.report["config"]["mode"]).name)
         return translate(METRIC_WORDS[metric]) if metric in METRIC_WORDS else metric
 
     def conclusion(self) -> str:
@@ -133,19 +136,34 @@ class Bisect:
         status, good, bad = result["status"], result.get("last_good"), result.get("first_bad")
         if self.found is not None:
             good_release, bad_release = self.found
-            return _(
-                "{bad} is the first release worse than its predecessor {good} by {drop:.0%} (medians of {n_bad} and "
-                "{n_good} runs, no overlap)"
-            ).format(bad=bad, good=good, drop=result["drop"], n_bad=bad_release.stats.n, n_good=good_release.stats.n)
+            return fill(
+                _(
+                    "{bad} is the first release worse than its predecessor {good} by {drop:.0%} (medians of "
+                    "{n_bad} and {n_good} runs, no overlap)"
+                ),
+                bad=bad,
+                good=good,
+                drop=result["drop"],
+                n_bad=bad_release.stats.n,
+                n_good=good_release.stats.n,
+            )
         if status == "no_drop" and releases:
-            return _("{newest} is not worse than {oldest} by more than {threshold:.0%} beyond the noise").format(
-                newest=releases[-1], oldest=releases[0], threshold=self.report["threshold"]
+            return fill(
+                _("{newest} is not worse than {oldest} by more than {threshold:.0%} beyond the noise"),
+                newest=releases[-1],
+                oldest=releases[0],
+                threshold=self.report["threshold"],
             )
         if status == "inconclusive" and good and bad:
-            return _(
-                "the halving ended between {good} and {bad}, but with {repeats} runs each the step there is not "
-                "beyond the noise: the drop may be spread over several releases"
-            ).format(good=good, bad=bad, repeats=self.report["repeats"])
+            return fill(
+                _(
+                    "the halving ended between {good} and {bad}, but with {repeats} runs each the step there is not "
+                    "beyond the noise: the drop may be spread over several releases"
+                ),
+                good=good,
+                bad=bad,
+                repeats=self.report["repeats"],
+            )
         if status == "inconclusive":
             return _("the oldest or the newest release could not be measured")
         return result.get("message") or status
@@ -159,7 +177,8 @@ class Bisect:
         if self.found is None:
             return None
         good, bad = self.found
-        text = _("first slow release {bad} (last fast {good}): {before} → {after} (n={n_good}, {n_bad})").format(
+        text = fill(
+            _("first slow release {bad} (last fast {good}): {before} → {after} (n={n_good}, {n_bad})"),
             bad=bad.release,
             good=good.release,
             before=self.figure(good.stats),
@@ -169,8 +188,12 @@ class Bisect:
         )
         fixed = self.with_workaround
         if fixed and fixed.stats:
-            text += _("; {release} with {variables}: {figure} (n={n})").format(
-                release=bad.release, variables=self.variables, figure=self.figure(fixed.stats), n=fixed.stats.n
+            text += fill(
+                _("; {release} with {variables}: {figure} (n={n})"),
+                release=bad.release,
+                variables=self.variables,
+                figure=self.figure(fixed.stats),
+                n=fixed.stats.n,
             )
         return text
 
@@ -198,7 +221,7 @@ class Bisect:
         shown = [*(self.found or self.releases), *([self.with_workaround] if self.with_workaround else [])]
         for rel in shown:
             figure = self.figure(rel.stats) if rel.stats else "no successful run"
-            packages = companions(framework, rel.packages)
+            packages = ", ".join(companions(framework, rel.packages))
             lines.append(
                 f"  {framework} {rel.release}: {figure} (n={rel.stats.n if rel.stats else 0})"
                 + (f"; {packages}" if packages else "")

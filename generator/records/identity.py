@@ -8,12 +8,13 @@ import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
 from fwbench.upgrade import ARTICLE_WORKLOAD
 from generator.i18n import N_, _, ngettext, translate
+from generator.spacing import fill
 
 #: the profile that measures one configuration on several releases of each framework: its tables compare versions
 #: (the Versions page), never frameworks, so no other results page shows them
@@ -29,6 +30,38 @@ PRECISION_WORDS = {
     DEFAULT_PRECISION: N_("each framework's default precision"),
     "bf16": N_("bfloat16"),
 }
+
+
+class FirstStep(NamedTuple):
+    """What a mode's first step costs beyond a steady step (``timing.compile_seconds``), as the pages name it
+    (English, translated where shown)."""
+
+    name: str  # in a sentence or a column header
+    cold: str  # a table's title, cold compiler caches
+    warm: str  # a table's title, warm caches
+    with_epochs: str  # what a time to accuracy counts
+
+
+COMPILE_TIME = FirstStep(
+    N_("compile time"),
+    N_("Compile time, cold caches"),
+    N_("Compile time, warm caches"),
+    N_("(seconds: compile plus training epochs, evaluation excluded)"),
+)
+FIRST_STEP_OVERHEAD = FirstStep(
+    N_("first-step overhead"),
+    N_("First-step overhead, cold caches"),
+    N_("First-step overhead, warm caches"),
+    N_("(seconds: first-step overhead plus training epochs, evaluation excluded)"),
+)
+
+
+def first_step(mode: str) -> FirstStep:
+    """How the pages name ``mode``'s first-step figure: a compile time in compiled mode only; eager mode compiles
+    nothing, so there its first step's excess over a steady step is set-up overhead."""
+    return COMPILE_TIME if mode == "compiled" else FIRST_STEP_OVERHEAD
+
+
 #: the timing protocol of a record that does not say (written before the protocol had a version)
 FIRST_PROTOCOL = 1
 #: the article's workload, ResNet-18 on CIFAR-shaped images, and the transformer beside it (runners/workloads): a
@@ -91,22 +124,22 @@ class Setting:
         """Human-readable one-liner naming the precision, e.g. ``quick · synthetic · 256 training images · 1 epoch ·
         strict FP32 (TF32 off)``. The timing protocol is not named: a table of an older one than its machine's
         newest shows every figure as older (``aggregate.summarise``)."""
-        epochs = ngettext("{n} epoch", "{n} epochs", self.epochs).format(n=self.epochs)
+        epochs = fill(ngettext("{n} epoch", "{n} epochs", self.epochs), n=self.epochs)
         if self.older:
-            images = _("{n:,} images/epoch (older records)").format(n=self.train_images)
+            images = fill(_("{n:,} images/epoch (older records)"), n=self.train_images)
         elif self.is_article_workload:
-            images = _("{n:,} training images").format(n=self.train_images)
+            images = fill(_("{n:,} training images"), n=self.train_images)
         else:
-            images = _("{n:,} training sequences").format(n=self.train_images)
+            images = fill(_("{n:,} training sequences"), n=self.train_images)
         if self.min_timed_steps > 1:
-            images = _("{images} (at least {steps} steps per epoch)").format(images=images, steps=self.min_timed_steps)
+            images = fill(_("{images} (at least {steps} steps per epoch)"), images=images, steps=self.min_timed_steps)
         precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
         parts = [self.profile, self.dataset, images, epochs, precision]
         if not self.is_article_workload:
             named = WORKLOAD_WORDS.get(self.workload)
             parts.insert(0, translate(named) if named else self.workload)
         if self.tuning:
-            parts.append(_("tuned: {variables}").format(variables=self.tuning))
+            parts.append(fill(_("tuned: {variables}"), variables=self.tuning))
         return " · ".join(parts)
 
     def sort_key(self) -> tuple:

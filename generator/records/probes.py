@@ -19,6 +19,7 @@ from fwbench.probe_outcome import (
 )
 from generator.i18n import N_, _, translate
 from generator.records.load import Loaded
+from generator.spacing import fill
 
 #: an error raised that does not report the planted bug (``reports_planted_bug``): it scores 0 like no error
 ELSEWHERE = "error_elsewhere"
@@ -62,7 +63,7 @@ def cast_evidence_text(record: dict) -> str | None:
     if found is None:
         return None
     wording, values = found
-    return (translate(CAST_WORDS[wording]) if wording in CAST_WORDS else wording).format(**values)
+    return fill(translate(CAST_WORDS[wording]) if wording in CAST_WORDS else wording, **values)
 
 
 def bug_title(bug: str, tooling: bool | None) -> str:
@@ -70,7 +71,7 @@ def bug_title(bug: str, tooling: bool | None) -> str:
     title = translate(BUGS[bug]) if bug in BUGS else bug.replace("_", " ")
     if tooling is None:
         return title
-    return (_("{bug}, NaN tooling on") if tooling else _("{bug}, NaN tooling off")).format(bug=title)
+    return fill(_("{bug}, NaN tooling on") if tooling else _("{bug}, NaN tooling off"), bug=title)
 
 
 def todays(probes: list[Loaded]) -> list[Loaded]:

@@ -7,11 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from generator.i18n import N_, _, part_separator
+from generator.i18n import N_, _, list_separator, part_separator
 from generator.message import Message, parts
 from generator.records.aggregate import Summary
 from generator.records.identity import ConfigKey
 from generator.site import Page
+from generator.spacing import fill, spaced
 from generator.verdicts.accuracy import DIVERGED_ABOVE, MIN_EPOCHS_FOR_CURVE, Agreement
 from generator.views import cells, chart_data, fmt
 from generator.views.grid import Grid, batch_grid
@@ -57,7 +58,8 @@ def _accuracy_cell(
 def _flagged(view: TableView, reasons: dict[ConfigKey, tuple[Message, ...]]) -> list[str]:
     """``PyTorch compiled, batch 32: why`` for each configuration with reasons."""
     return [
-        _("{column} {mode}, batch {batch}: {why}").format(
+        fill(
+            _("{column} {mode}, batch {batch}: {why}"),
             column=view.table.column_label(key.column),
             mode=setting_word(key.mode),
             batch=key.batch_size,
@@ -76,10 +78,12 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
         [
             str(e),
             *(
-                fmt.compact(acc[e], 100, 2, "%")
-                + " <small>"
-                + _("loss {loss:.3f}").format(loss=loss[e].mean)
-                + "</small>"
+                spaced(
+                    (
+                        fmt.compact(acc[e], 100, 2, "%"),
+                        "<small>" + fill(_("loss {loss:.3f}"), loss=loss[e].mean) + "</small>",
+                    )
+                )
                 if e in acc and e in loss
                 else "—"
                 for acc, loss in curves.values()
@@ -91,9 +95,11 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
 
 
 def _disagreement(a: Agreement) -> str:
-    counts = part_separator().join(f"{name} {', '.join(map(str, found))}" for name, found in a.counts.items())
-    return _("batch {batch}: {counts} of {images} correct.").format(
-        batch=a.batch_size, counts=counts, images=a.test_images
+    counts = part_separator().join(
+        f"{name} {list_separator().join(map(str, found))}" for name, found in a.counts.items()
+    )
+    return fill(
+        _("batch {batch}: {counts} of {images} correct."), batch=a.batch_size, counts=counts, images=a.test_images
     )
 
 
@@ -101,8 +107,10 @@ def _agreed(agreement: list[Agreement]) -> str | None:
     if not agreement or not all(a.agree for a in agreement):
         return None
     return part_separator().join(
-        _("batch {batch}: {counts}").format(
-            batch=a.batch_size, counts=", ".join(map(str, next(iter(a.counts.values()))))
+        fill(
+            _("batch {batch}: {counts}"),
+            batch=a.batch_size,
+            counts=list_separator().join(map(str, next(iter(a.counts.values())))),
         )
         for a in agreement
     )
@@ -135,7 +143,7 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
                 lambda metric=metric, scale=scale: chart_data.convergence(table, metric, _curve_label(metric), scale),
             )
             curves.append(
-                (_("{figure} per epoch on {device}").format(figure=_curve_label(metric), device=view.device), path)
+                (fill(_("{figure} per epoch on {device}"), figure=_curve_label(metric), device=view.device), path)
             )
         epochs = {bs: _epoch_grid(view, bs) for bs in table.batch_sizes}
     return AccuracyTable(

@@ -9,6 +9,7 @@ from typing import Any
 from fwbench.stats import WITHIN_NOISE
 from generator.i18n import N_, _, part_separator, translate
 from generator.site import Page
+from generator.spacing import fill, spaced
 from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
 from generator.views import fmt
 from generator.views.grid import Grid
@@ -68,12 +69,12 @@ def section_of(claim: Claim) -> str:
 
 def checked_text(conditions: str) -> str:
     """``(checked: …)``: the conditions a row checked, as its note names them."""
-    return _("(checked: {conditions})").format(conditions=conditions)
+    return fill(_("(checked: {conditions})"), conditions=conditions)
 
 
 def _note(parts: list[str], conditions: tuple[str, ...] | None) -> str:
-    checked = " " + checked_text(fmt.cell(part_separator().join(conditions))) if conditions else ""
-    return fmt.cell(part_separator().join(parts)) + checked
+    checked = checked_text(fmt.cell(part_separator().join(conditions))) if conditions else None
+    return spaced((fmt.cell(part_separator().join(parts)), checked))
 
 
 def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.records import RUN_SCHEMA
-from generator.i18n import N_, _, part_separator
+from generator.i18n import N_, _, list_separator, part_separator
 from generator.records import platform_issues
 from generator.records.aggregate import BUSY, OLDER, flags_of
 from generator.site import Page
+from generator.spacing import fill, spaced
 from generator.views import answer, findings, headline
 from generator.views.fmt import code_span
 from generator.views.grid import Grid
@@ -33,20 +34,28 @@ class Headline:
 def _epoch(view: TableView, article: dict[str, Any]) -> str:
     setting, setup = view.table.setting, article["setup"]
     trained = sorted({s.images_per_epoch for s in view.table.summaries})
-    here = _("one epoch here is {images:,} {dataset} images").format(
-        images=setting.train_images, dataset=setting_word(setting.dataset)
+    here = fill(
+        _("one epoch here is {images:,} {dataset} images"),
+        images=setting.train_images,
+        dataset=setting_word(setting.dataset),
     )
     if setting.min_timed_steps > 1 and trained != [setting.train_images]:
-        here = _("{epoch}, at least {steps} steps ({images} images by batch size)").format(
-            epoch=here, steps=setting.min_timed_steps, images=", ".join(f"{n:,}" for n in trained)
+        here = fill(
+            _("{epoch}, at least {steps} steps ({images} images by batch size)"),
+            epoch=here,
+            steps=setting.min_timed_steps,
+            images=list_separator().join(f"{n:,}" for n in trained),
         )
     elif trained != [setting.train_images]:
-        here += " " + _("(drop-last trains {images})").format(images=", ".join(f"{n:,}" for n in trained))
+        dropped = fill(_("(drop-last trains {images})"), images=list_separator().join(f"{n:,}" for n in trained))
+        here = spaced((here, dropped))
     return part_separator().join(
         (
             here,
-            _("the article's is {images:,} CIFAR-10 images on an {device}").format(
-                images=setup["train_images"], device=setup["device_name"]
+            fill(
+                _("the article's is {images:,} CIFAR-10 images on an {device}"),
+                images=setup["train_images"],
+                device=setup["device_name"],
             ),
         )
     )
@@ -101,6 +110,6 @@ def context(site: SiteData) -> dict[str, Any]:
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
-        "older_schemas": ", ".join(code_span(s) for s in written_as([r.record for r in runs])),
+        "older_schemas": list_separator().join(code_span(s) for s in written_as([r.record for r in runs])),
         "current_schema": code_span(RUN_SCHEMA),
     }

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import label
-from generator.i18n import N_, _, translate
+from generator.i18n import N_, _, list_separator, translate
 from generator.records.aggregate import Summary
 from generator.records.identity import PRECISION_WORDS
 from generator.records.machines import Machine
 from generator.site import Page
+from generator.spacing import fill
 from generator.views import cells
 from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
@@ -92,7 +93,7 @@ def title_of(config: tuple) -> str:
     """``PyTorch · compiled · strict FP32 (TF32 off) · batch 32 · synthetic``."""
     framework, mode, precision, batch_size, dataset = config
     words = translate(PRECISION_WORDS[precision]) if precision in PRECISION_WORDS else precision
-    return " · ".join((label(framework), _(mode), words, _("batch {n}").format(n=batch_size), setting_word(dataset)))
+    return " · ".join((label(framework), _(mode), words, fill(_("batch {n}"), n=batch_size), setting_word(dataset)))
 
 
 def _schema(record: dict[str, Any]) -> str:
@@ -126,7 +127,7 @@ def _facts(records: list[dict[str, Any]], read: Callable[[dict[str, Any]], objec
 def record_facts(records: list[dict[str, Any]]) -> list[str]:
     """Every fact (``RECORD_FACTS``) of some run records, in words (``fact: a + b``)."""
     return [
-        _("{fact}: {values}").format(fact=translate(name), values=_facts(records, read)) for name, read in RECORD_FACTS
+        fill(_("{fact}: {values}"), fact=translate(name), values=_facts(records, read)) for name, read in RECORD_FACTS
     ]
 
 
@@ -137,7 +138,7 @@ def differing_facts(own: list[Summary]) -> list[str]:
     for name, read in RECORD_FACTS:
         values = [_facts([r.record for r in s.runs], read) for s in own]
         if len(set(values)) > 1:
-            found.append(_("{fact}: {values}").format(fact=translate(name), values=", ".join(values)))
+            found.append(fill(_("{fact}: {values}"), fact=translate(name), values=list_separator().join(values)))
     return found
 
 
@@ -152,7 +153,7 @@ def differences(rows: list[Summary], titles: dict[str, str]) -> list[str]:
             line = _(
                 "{machine}: its rows are not one setting; their records differ in {facts} (rows in the table's order)."
             )
-            found.append(line.format(machine=titles[machine_id], facts=_("; ").join(facts)))
+            found.append(fill(line, machine=titles[machine_id], facts=_("; ").join(facts)))
     return found
 
 

@@ -9,6 +9,7 @@ from generator.i18n import N_, _, translate
 from generator.records.aggregate import Summary, Table
 from generator.records.metrics import MEMORY_METRICS, MIB, charted_metric, metrics_of
 from generator.site import Page
+from generator.spacing import fill
 from generator.views import cells, chart_data
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
@@ -47,7 +48,8 @@ def falling_peaks(table: Table) -> list[str]:
         if len(peaks) > 1 and peaks[-1][1] < max(p for _bs, p in peaks[:-1]):
             (first, high), (last, low) = max(peaks[:-1], key=lambda p: p[1]), peaks[-1]
             found.append(
-                _("{column} {mode}: {high:,.0f} MiB at batch {first}, {low:,.0f} MiB at batch {last}").format(
+                fill(
+                    _("{column} {mode}: {high:,.0f} MiB at batch {first}, {low:,.0f} MiB at batch {last}"),
                     column=table.column_label(column),
                     mode=setting_word(column.mode),
                     high=high / MIB,

@@ -9,7 +9,7 @@ from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
 from generator.data_text import load_data
-from generator.i18n import N_, _
+from generator.i18n import N_, _, list_separator
 from generator.records.aggregate import Table
 from generator.records.identity import RESNET18, version_key, workload_of
 from generator.records.machines import Machine
@@ -37,14 +37,14 @@ def model_grid(site: SiteData) -> tuple[Grid | None, list[int]]:
         return None, []
     present = [fw for fw in FRAMEWORKS if fw in models] + sorted(set(models) - set(FRAMEWORKS))
     rows = [
-        [_("model"), *(", ".join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
+        [_("model"), *(list_separator().join(sorted({n for n, _, _ in models[fw]})) for fw in present)],
         [
             _("trainable parameters"),
-            *(", ".join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]})) for fw in present),
+            *(list_separator().join(f"{p:,}" for p in sorted({p for _, p, _ in models[fw]})) for fw in present),
         ],
         [
             _("forward GFLOP per image"),
-            *(", ".join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]})) for fw in present),
+            *(list_separator().join(f"{f / 1e9:.4f}" for f in sorted({f for _, _, f in models[fw]})) for fw in present),
         ],
     ]
     counts = sorted({p for found in models.values() for _, p, _ in found})

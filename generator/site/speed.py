@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.i18n import N_, _
+from generator.i18n import N_, _, translate
 from generator.records.aggregate import Summary, Table
+from generator.records.identity import first_step
 from generator.site import Page
+from generator.spacing import fill
 from generator.views import cells, chart_data
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
@@ -37,12 +39,8 @@ def _grids(view: TableView, mode: str) -> dict[str, Grid]:
         _("speed-up, smallest → largest batch (images/s ratio)"),
         *(cells.speedup_cell(table, c) for c in table.columns_in(mode)),
     ]
-    # eager mode compiles nothing: its first step's excess over a steady step is set-up overhead
-    cold, warm = (
-        (_("Compile time, cold caches"), _("Compile time, warm caches"))
-        if mode == "compiled"
-        else (_("First-step overhead, cold caches"), _("First-step overhead, warm caches"))
-    )
+    named = first_step(mode)  # eager mode compiles nothing: its first step's excess is set-up overhead
+    cold, warm = translate(named.cold), translate(named.warm)
     grids = {
         _("Images per second"): Grid(rates.header, [*rates.rows, speedup]),
         _("Seconds per epoch"): batch_grid(table, mode, cells.time_cell),
@@ -64,10 +62,11 @@ def mfu_line(view: TableView, summary: Summary) -> str:
     counted = [r["mfu"] for r in summary.counted if r.get("mfu")]
     peak = min(m["peak_flops_per_second"] for m in counted)
     table = counted[0].get("peak_table") or "float32"
-    return _(
-        "{column} {mode}, batch {batch}: MFU {mfu:.1%} of the {device}'s dense {peak_name} peak, {peak:g} TFLOP/s "
-        "({precision}, n={n})"
-    ).format(
+    return fill(
+        _(
+            "{column} {mode}, batch {batch}: MFU {mfu:.1%} of the {device}'s dense {peak_name} peak, {peak:g} TFLOP/s "
+            "({precision}, n={n})"
+        ),
         peak_name=PEAK_NAMES.get(table, table),
         column=view.table.column_label(summary.key.column),
         mode=setting_word(summary.key.mode),

@@ -10,9 +10,11 @@ from typing import Any
 from fwbench.stats import Stats, describe
 from generator.i18n import N_, _, translate
 from generator.records.aggregate import Summary, Table
+from generator.records.identity import first_step
 from generator.records.metrics import MEMORY_METRICS, charted_metric
 from generator.site import Page
 from generator.site.speed import mfu_basis, mfu_line
+from generator.spacing import fill
 from generator.views import cells, chart_data, headline
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
@@ -44,14 +46,15 @@ def perplexity(summary: Summary) -> Stats | None:
 
 
 def _grids(table: Table, mode: str) -> dict[str, Grid]:
+    named = first_step(mode)  # named as the speed page names it: eager mode compiles nothing
     grids = {
         _("Seconds per epoch"): batch_grid(table, mode, cells.time_cell),
-        _("Compile time, cold caches"): batch_grid(table, mode, cells.compile_cell),
+        translate(named.cold): batch_grid(table, mode, cells.compile_cell),
     }
     if any(s.warm_compile_seconds for s in table.summaries if s.key.mode == mode):
-        grids[_("Compile time, warm caches")] = batch_grid(table, mode, cells.warm_compile_cell)
+        grids[translate(named.warm)] = batch_grid(table, mode, cells.warm_compile_cell)
     if memory := charted_metric(table.summaries):
-        title = _("Memory: {figure} (MiB)").format(figure=translate(MEMORY_METRICS[memory][0]))
+        title = fill(_("Memory: {figure} (MiB)"), figure=translate(MEMORY_METRICS[memory][0]))
         grids[title] = batch_grid(table, mode, lambda s: cells.memory_cell(s, memory))
     grids[_("Test loss (nats per token), last epoch")] = batch_grid(
         table, mode, lambda s: cells.figure_cell(s, lambda x: x.final("test_loss"), digits=3)

@@ -11,15 +11,17 @@ from typing import Any
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.stats import Stats
 from generator.data_text import translated
-from generator.i18n import N_, _, translate
+from generator.i18n import N_, _, list_separator, part_separator, translate
+from generator.message import parenthesised
 from generator.records.aggregate import Summary, Table
 from generator.records.bisects import Bisect, companions
-from generator.records.identity import Column, release
+from generator.records.identity import Column, first_step, release
 from generator.records.load import Loaded
 from generator.records.metrics import MEMORY_METRICS, charted_metric
 from generator.site import Page
 from generator.site.claims import verdict_text
 from generator.site.machines import record_facts
+from generator.spacing import fill
 from generator.verdicts.article.machine import is_article_version
 from generator.verdicts.claims import Claim
 from generator.views import cells, chart_data, fmt
@@ -27,7 +29,7 @@ from generator.views.charts import Chart
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, views
-from generator.views.verdict_text import claim_text
+from generator.views.verdict_text import claim_text, text
 
 #: the known-good sets, shared with runners envs (its notes and reasons are prose: ``generator.data_text.PROSE``)
 SETS = "version_sets.json"
@@ -83,15 +85,17 @@ def _version_cell(framework: str, version: str, article_versions: dict[str, str]
 def _companions_cell(summary: Summary) -> str:
     """The companion packages the configuration's runs had (each distinct set once)."""
     sets = {
-        companions(summary.key.framework, (r.record.get("software") or {}).get("packages") or {}) for r in summary.runs
+        list_separator().join(companions(summary.key.framework, (r.record.get("software") or {}).get("packages") or {}))
+        for r in summary.runs
     }
-    return fmt.cell("; ".join(sorted(s for s in sets if s))) or _("not recorded")
+    return fmt.cell(part_separator().join(sorted(s for s in sets if s))) or _("not recorded")
 
 
 def _grid(table: Table, columns: list[Column], batch_size: int, memory: str | None, article: dict[str, str]) -> Grid:
-    """A row per version (``columns``) at one batch size: images/s, compile time, the memory figure, companions."""
-    header = [_("version"), _("images/s"), _("compile time")]
-    header += [f"{translate(MEMORY_METRICS[memory][0])} (MiB)"] if memory else []
+    """A row per version (``columns``, of one mode) at one batch size: images/s, the first-step figure (a compile
+    time in compiled mode, the first-step overhead in eager mode), the memory figure, companions."""
+    header = [_("version"), _("images/s"), translate(first_step(columns[0].mode).name)]
+    header += [text(parenthesised(translate(MEMORY_METRICS[memory][0]), "MiB"))] if memory else []
     rows = []
     for column in columns:
         summary = table.at(column, batch_size)
@@ -108,7 +112,7 @@ def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
     lines: dict[str, dict[str, Stats]] = {}
     for mode in table.modes:
         for bs in table.batch_sizes:
-            name = _("batch {size}").format(size=bs) + (f" {mode}" if len(table.modes) > 1 else "")
+            name = fill(_("batch {size}"), size=bs) + (f" {mode}" if len(table.modes) > 1 else "")
             points = {
                 v: s.images_per_second
                 for v in versions
@@ -117,7 +121,7 @@ def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
             if points:
                 lines[name] = points
     return chart_data.per_version(
-        versions, lines, _("{framework} version").format(framework=fmt.label(framework)), _("images per second")
+        versions, lines, fill(_("{framework} version"), framework=fmt.label(framework)), _("images per second")
     )
 
 
@@ -145,7 +149,7 @@ def _framework(site: SiteData, table: Table, framework: str) -> FrameworkVersion
 def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
     """The claims page's speed-ordering row, computed from the table's runs of the article's releases alone."""
     article = site.article["setup"]["framework_versions"]
-    names = ", ".join(f"{fmt.label(fw)} {release(v)}" for fw, v in article.items())
+    names = list_separator().join(f"{fmt.label(fw)} {release(v)}" for fw, v in article.items())
     found = site.article_speed_ranking(table)
     if found is None:
         return ArticleVersions(names, None, [], "")
@@ -167,10 +171,16 @@ def _bisect_view(found: Bisect, runs: list[Loaded]) -> BisectView:
         notes += [f"⚠ {fmt.cell(message)}" for message in rel.failures]
         name = f"**{fmt.cell(rel.release)}**" if rel.release in marks else fmt.cell(rel.release)
         rows.append(
-            [name, figure, fmt.cell(companions(found.framework, rel.packages)) or "—", " · ".join(notes) or "—"]
+            [
+                name,
+                figure,
+                fmt.cell(list_separator().join(companions(found.framework, rel.packages))) or "—",
+                " · ".join(notes) or "—",
+            ]
         )
     header = [_("release"), _("median"), _("companion packages"), _("note")]
-    title = _("{framework}: {metric} at batch {batch}, {mode} mode").format(
+    title = fill(
+        _("{framework}: {metric} at batch {batch}, {mode} mode"),
         framework=fmt.label(found.framework),
         metric=found.metric_words,
         batch=report["config"]["batch_size"],
@@ -200,7 +210,7 @@ def version_sets_grid(data: dict[str, Any] | None = None) -> Grid:
         entry = data["frameworks"].get(name, {})
         for version, pinned in entry.get("pinned", {}).items():
             marked = f"{version} **{_('article')}**" if version == entry.get("article") else version
-            packages = ", ".join(f"`{p}`" for p in pinned["packages"])
+            packages = list_separator().join(f"`{p}`" for p in pinned["packages"])
             rows.append(
                 [
                     fmt.label(name),

@@ -16,7 +16,7 @@ from fwbench.frameworks import label
 from fwbench.stats import APART, WITHIN_NOISE, Stats, separation
 from generator.data_text import source_data
 from generator.i18n import N_
-from generator.message import Text
+from generator.message import Message, Text
 
 #: the verdicts, English (a row keeps one; pages show it translated)
 CONFIRMED = N_("confirmed")
@@ -44,6 +44,19 @@ class Claim:
 def load_article_figures() -> dict[str, Any]:
     """The transcribed figures of the source article as written: its prose English, worded where shown."""
     return source_data("article_figures.json")
+
+
+def within_bound(measured: float, bound: float, tolerance: float) -> str:
+    """CONFIRMED when ``measured`` is within a stated upper ``bound``, read at the precision it is stated to
+    (``tolerance``, half a unit of its last digit): a stated 0.2 stands for anything up to 0.25."""
+    return CONFIRMED if measured <= bound + tolerance else CONTRADICTED
+
+
+def bound_reading(bound: float, tolerance: float) -> Message:
+    """What ``within_bound`` reads a stated bound as, in words: ``0.2 stands for anything up to 0.25``."""
+    return Message(
+        N_("{bound} stands for anything up to {limit}"), {"bound": f"{bound:g}", "limit": f"{bound + tolerance:g}"}
+    )
 
 
 def within_relative(measured: float, published: float, tolerance: float) -> str:

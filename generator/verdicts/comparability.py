@@ -19,7 +19,7 @@ from fwbench.records import RUN_SCHEMA
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from generator.data_text import DATA_DIR, source_data
 from generator.i18n import N_
-from generator.message import OR, Joined, Message, Text, and_list
+from generator.message import OR, Joined, Message, Text, and_list, labelled, parenthesised
 from generator.records.aggregate import FLAGGED_RUNS, Summary, Table
 from generator.records.identity import DEFAULT_PRECISION, FP32, precision_policy
 from generator.records.machines import Machine
@@ -152,7 +152,7 @@ def _where(framework: str, batch_size: int) -> Message:
 
 def _detailed(text: Text, detail: Text | None) -> Text:
     """``text (detail)``, or ``text`` alone without a detail."""
-    return Joined((text, " (", detail, ")"), "") if detail else text
+    return parenthesised(text, detail) if detail else text
 
 
 def _naming(ev: Evidence, heading: Text, found: list[tuple[str, int, Text | None]]) -> Text:
@@ -161,7 +161,7 @@ def _naming(ev: Evidence, heading: Text, found: list[tuple[str, int, Text | None
     if len(ev.needs) == 1:
         return _detailed(heading, found[0][2])
     named = Joined(tuple(_detailed(_where(fw, bs), detail) for fw, bs, detail in found))
-    return Joined((heading, named), ": ")
+    return labelled(heading, named)
 
 
 def _device(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[Text], list[Text]]:
@@ -183,9 +183,9 @@ def _device(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[Text]
         {"device": machine.device, "article": setup["device_name"]},
     )
     if ev.kind == ABSOLUTE:
-        return [Joined((other, Message(N_("an absolute figure on another GPU measures the hardware"))), ": ")], []
+        return [labelled(other, Message(N_("an absolute figure on another GPU measures the hardware")))], []
     if ev.kind == SCALE_FREE:
-        return [], [Joined((other, Message(N_("a scale-free claim, judged on any GPU"))), ": ")]
+        return [], [labelled(other, Message(N_("a scale-free claim, judged on any GPU")))]
     return [], [other]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from fwbench.stats import APART, MIN_RUNS_FOR_INTERVAL, TOO_FEW_RUNS, WITHIN_NOISE, Stats, separation
 from generator.i18n import N_
-from generator.message import Joined, Message, Spread, Text
+from generator.message import Joined, Message, Spread, Text, parenthesised
 from generator.records.aggregate import Column, Summary, Table
 
 #: above this ratio of the two figures a gap is written as a ratio (``3.3×``), not as a percentage
@@ -92,7 +92,7 @@ def lead_at(
         if s and s.judgeable and stats_of(s):
             figures[table.column_label(column)] = stats_of(s)
         elif s and s.n_ok == 0:
-            failed.append(Joined((table.column_label(column), " (", s.failure_note, ")"), ""))
+            failed.append(parenthesised(table.column_label(column), s.failure_note))
     return lead_among(batch_size, figures, failed, higher_is_better)
 
 

@@ -14,6 +14,7 @@ from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
 from generator.i18n import _, ngettext, part_separator
 from generator.message import Message, and_list
 from generator.records.aggregate import FLAGGED_RUNS
+from generator.spacing import fill, spaced
 from generator.verdicts.leads import Lead
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, device_title, gpu_first, precision_words, setting_label, views
@@ -28,17 +29,19 @@ def _verdict(lead: Lead, batches: list[int]) -> str:
     """What leads that the records can judge say, over the batch sizes where they say it."""
     values = {"leader": lead.leader, "runner_up": lead.runner_up, "batches": _batches(batches)}
     if lead.status == APART:
-        return _("{leader} is fastest at batch {batches}, beyond the noise").format(**values)
+        return fill(_("{leader} is fastest at batch {batches}, beyond the noise"), **values)
     if lead.status == WITHIN_NOISE:
-        return _("{leader} and {runner_up} are within noise at batch {batches}").format(**values)
-    return _("only {leader} finished at batch {batches}").format(**values)
+        return fill(_("{leader} and {runner_up} are within noise at batch {batches}"), **values)
+    return fill(_("only {leader} finished at batch {batches}"), **values)
 
 
 def _too_few(groups: list[tuple[Lead, list[int]]]) -> str:
     """Leads from fewer than three runs: no leader named (one run cannot tell), only where there is no verdict yet."""
     batches = sorted(b for _lead, found in groups for b in found)
-    return _("no verdict yet at batch {batches} (n = {n}; a verdict needs 3 runs of each)").format(
-        batches=_batches(batches), n=min(lead.n for lead, _found in groups)
+    return fill(
+        _("no verdict yet at batch {batches} (n = {n}; a verdict needs 3 runs of each)"),
+        batches=_batches(batches),
+        n=min(lead.n for lead, _found in groups),
     )
 
 
@@ -59,8 +62,10 @@ def _where(view: TableView, repeated: bool) -> str:
     """The machine as the sentence names it, with the setting when the machine has several tables and the
     precision always (it decides a GPU's speed more than the framework does)."""
     where, setting = device_title(view.machine, view.table.machine_id), view.table.setting
-    return _("{machine}, {setting}").format(
-        machine=where, setting=setting_label(setting) if repeated else precision_words(setting)
+    return fill(
+        _("{machine}, {setting}"),
+        machine=where,
+        setting=setting_label(setting) if repeated else precision_words(setting),
     )
 
 
@@ -69,9 +74,9 @@ def _no_lead(view: TableView, where: str) -> str:
     than two frameworks finished."""
     flags = sorted({flag for s in view.table.summaries for flag in s.flags})
     if not flags:
-        return _("On the {where}: nothing to compare yet.").format(where=where)
+        return fill(_("On the {where}: nothing to compare yet."), where=where)
     runs = text(and_list([Message(FLAGGED_RUNS[flag]) for flag in flags]))
-    return _("On the {where}: no verdict, its runs are {runs}, shown but never judged.").format(where=where, runs=runs)
+    return fill(_("On the {where}: no verdict, its runs are {runs}, shown but never judged."), where=where, runs=runs)
 
 
 def transformer(site: SiteData) -> list[str]:
@@ -79,18 +84,20 @@ def transformer(site: SiteData) -> list[str]:
     leads as the answer's: present only where transformer records exist."""
     found = gpu_first(views(site, [t for t in site.transformer_tables if not t.setting.tuning]))
     tables_per_machine = Counter(v.table.machine_id for v in found)
-    sentences = []
+    said = []
     for view in found:
         where = _where(view, tables_per_machine[view.table.machine_id] > 1)
         findings = _findings(view, site)
-        sentences.append(
-            _("On the transformer, on the {where}, in compiled mode: {findings}.").format(
-                where=where, findings=part_separator().join(findings)
+        said.append(
+            fill(
+                _("On the transformer, on the {where}, in compiled mode: {findings}."),
+                where=where,
+                findings=part_separator().join(findings),
             )
             if findings
-            else _("On the transformer, on the {where}: nothing to compare yet.").format(where=where)
+            else fill(_("On the transformer, on the {where}: nothing to compare yet."), where=where)
         )
-    return sentences
+    return said
 
 
 def answer(site: SiteData) -> list[str]:
@@ -102,20 +109,25 @@ def answer(site: SiteData) -> list[str]:
     for view in found:
         where = _where(view, tables_per_machine[view.table.machine_id] > 1)
         findings = _findings(view, site)
-        sentences = [
-            _("On the {where}, in compiled mode: {findings}.").format(
-                where=where, findings=part_separator().join(findings)
+        said = [
+            fill(
+                _("On the {where}, in compiled mode: {findings}."),
+                where=where,
+                findings=part_separator().join(findings),
             )
             if findings
             else _no_lead(view, where)
         ]
         if view.not_measured:
-            sentences.append(
-                ngettext(
-                    "{frameworks} was not measured there.",
-                    "{frameworks} were not measured there.",
-                    len(view.not_measured),
-                ).format(frameworks=text(and_list(view.not_measured)))
+            said.append(
+                fill(
+                    ngettext(
+                        "{frameworks} was not measured there.",
+                        "{frameworks} were not measured there.",
+                        len(view.not_measured),
+                    ),
+                    frameworks=text(and_list(view.not_measured)),
+                )
             )
-        paragraphs.append(" ".join(sentences))
+        paragraphs.append(spaced(said))
     return paragraphs

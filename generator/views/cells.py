@@ -12,6 +12,7 @@ from fwbench.stats import Stats
 from generator.i18n import N_, _, ngettext, translate
 from generator.records.aggregate import BUSY, OLDER, Column, Summary, Table, rate_of
 from generator.records.metrics import MIB
+from generator.spacing import fill
 from generator.views import fmt
 from generator.views.verdict_text import text
 
@@ -29,8 +30,8 @@ def flag_mark(flag: str) -> str:
 def left_out_text(flag: str, n: int) -> str:
     """``2 busy runs left out``: runs of a configuration that its figures leave out."""
     if flag == BUSY:
-        return ngettext("{n} busy run left out", "{n} busy runs left out", n).format(n=n)
-    return ngettext("{n} older record run left out", "{n} older record runs left out", n).format(n=n)
+        return fill(ngettext("{n} busy run left out", "{n} busy runs left out", n), n=n)
+    return fill(ngettext("{n} older record run left out", "{n} older record runs left out", n), n=n)
 
 
 def marks(summary: Summary) -> str:
@@ -80,9 +81,12 @@ def _compile_figure(summary: Summary | None, warm: bool) -> str:
         return _("below the step-time noise") + f"<br><small>n={below}{marks(summary)}</small>"
     extra = (
         " · "
-        + ngettext(
-            "{n} run below the step-time noise left out", "{n} runs below the step-time noise left out", below
-        ).format(n=below)
+        + fill(
+            ngettext(
+                "{n} run below the step-time noise left out", "{n} runs below the step-time noise left out", below
+            ),
+            n=below,
+        )
         if below
         else ""
     )
@@ -107,7 +111,7 @@ def memory_cell(summary: Summary | None, name: str) -> str:
 def accuracy_cell(summary: Summary | None) -> str:
     """Final test accuracy in percent; beside an interval the standard deviation too (the article gives it)."""
     stats = summary.accuracy if summary and summary.n_ok else None
-    sd = " · " + _("sd {sd:.2f}").format(sd=100 * stats.std) if stats and stats.ci95 is not None else ""
+    sd = " · " + fill(_("sd {sd:.2f}"), sd=100 * stats.std) if stats and stats.ci95 is not None else ""
     return figure_cell(summary, lambda s: s.accuracy, scale=100, unit="%", extra=sd)
 
 
@@ -129,12 +133,12 @@ def time_to_accuracy_cell(summary: Summary | None, target: float) -> str:
     stats, counted = summary.time_to_accuracy(target)
     if stats is None:
         epochs = summary.key.setting.epochs
-        reached = ngettext("not reached in {epochs} epoch", "not reached in {epochs} epochs", epochs).format(
-            epochs=epochs
+        reached = fill(
+            ngettext("not reached in {epochs} epoch", "not reached in {epochs} epochs", epochs), epochs=epochs
         )
         return f"{reached}<br><small>n={counted}{marks(summary)}</small>"
     never = (
-        " · " + _("{never} of {counted} never reached it").format(never=counted - stats.n, counted=counted)
+        " · " + fill(_("{never} of {counted} never reached it"), never=counted - stats.n, counted=counted)
         if stats.n < counted
         else ""
     )

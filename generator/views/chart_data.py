@@ -12,6 +12,7 @@ from fwbench.frameworks import REGISTRY
 from fwbench.stats import Stats
 from generator.i18n import _
 from generator.records.aggregate import Column, Summary, Table
+from generator.spacing import fill
 from generator.views.charts import MID_GREY, Chart, Series
 
 MODE_STYLES = {"compiled": "-", "eager": "--"}
@@ -65,7 +66,7 @@ def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode
     columns = sorted({s.key.column for s in summaries}, key=Column.sort_key)
     keys = [_series(c, table.column_label(c), [], "-") for c in columns]
     keys += [
-        Series(_("batch {size}").format(size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
+        Series(fill(_("batch {size}"), size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
         for i, bs in enumerate(table.batch_sizes)
     ]
     return Chart("epoch", _("epoch"), f"{ylabel}, {mode}", tuple(lines), tuple(keys))

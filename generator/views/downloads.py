@@ -247,7 +247,7 @@ def claims_csv(rows: list[tuple[Text, Claim]]) -> str:
                 c.ours,
                 c.verdict,
                 part_separator().join(c.reason),
-                "; ".join(c.conditions),
+                part_separator().join(c.conditions),
             ]
             for scope, c in ((scope, claim_text(row)) for scope, row in rows)
         ],

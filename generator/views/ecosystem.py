@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.i18n import N_, _, translate
+from generator.i18n import N_, _, list_separator, translate
+from generator.message import labelled
 from generator.records.ecosystem import status_words
+from generator.spacing import fill
 from generator.views import fmt
 from generator.views.verdict_text import text
 
@@ -62,8 +64,8 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
     if (metric.get("reason") or "").startswith(RESTRICTED_STARS):
         return translate(RESTRICTED_STARS_WORDS)
     if metric["status"] != "ok" or metric["value"] is None:
-        reason = f": {fmt.cell(metric['reason'])}" if metric.get("reason") else ""
-        return text(status_words(metric["status"])) + reason
+        status = status_words(metric["status"])
+        return text(labelled(status, fmt.cell(metric["reason"])) if metric.get("reason") else status)
     value = metric["value"]
     if isinstance(value, str):
         return fmt.cell(value)
@@ -72,7 +74,7 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
     if name.endswith("_percent_in_window"):
         return f"{value:.1f} %"
     if name.endswith("_minutes"):
-        return _("{minutes:,.0f} min").format(minutes=value)
+        return fill(_("{minutes:,.0f} min"), minutes=value)
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
@@ -111,10 +113,10 @@ def method_notes(snapshot: dict[str, Any], source: str) -> list[str]:
             method = metric["method"]
             parts = [f"`{name}`: {fmt.cell(method['endpoint'])}"]
             if method.get("window_days"):
-                parts.append(_("window {days} days").format(days=method["window_days"]))
+                parts.append(fill(_("window {days} days"), days=method["window_days"]))
             if method.get("sample_size") is not None:
-                parts.append(_("sample {size}").format(size=method["sample_size"]))
-            notes.add(", ".join(parts))
+                parts.append(fill(_("sample {size}"), size=method["sample_size"]))
+            notes.add(list_separator().join(parts))
     return sorted(notes)
 
 

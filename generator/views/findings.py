@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.i18n import _
+from generator.i18n import _, part_separator
 from generator.records.platform_issues import Pair
+from generator.spacing import fill
 from generator.verdicts.claims import CONTRADICTED, Claim
 from generator.verdicts.platform_issue import sizes
 from generator.views.fmt import cell
@@ -37,12 +38,15 @@ def article_arithmetic(internal: list[Claim]) -> list[Finding]:
     worded = [claim_text(c) for c in internal if c.verdict == CONTRADICTED]
     return [
         Finding(
-            _("§{section}: the text and its own table disagree").format(section=c.section),
-            _("{claim}: the article states **{article}**, its own figures give **{ours}**.").format(
-                claim=cell(c.claim), article=cell(c.article), ours=cell(c.ours)
+            fill(_("§{section}: the text and its own table disagree"), section=c.section),
+            fill(
+                _("{claim}: the article states **{article}**, its own figures give **{ours}**."),
+                claim=cell(c.claim),
+                article=cell(c.article),
+                ours=cell(c.ours),
             ),
-            _("the article's §{section}, transcribed in `generator/data/article_figures.json`").format(
-                section=c.section
+            fill(
+                _("the article's §{section}, transcribed in `generator/data/article_figures.json`"), section=c.section
             ),
             None,
             "appendix/claims.md",
@@ -56,11 +60,13 @@ def probe_disagreements(probe_rows: list[Claim]) -> list[Finding]:
     contradicted = [claim_text(c) for c in probe_rows if c.verdict == CONTRADICTED]
     if not contradicted:
         return []
-    items = tuple(f"{cell(c.claim)}: {cell(c.reason[0])}" for c in contradicted)
+    items = tuple(cell(c.claim) + _(": ") + cell(c.reason[0]) for c in contradicted)
     return [
         Finding(
-            _("§4.1: {contradicted} of {checks} checks of the quoted errors disagree").format(
-                contradicted=len(contradicted), checks=len(probe_rows)
+            fill(
+                _("§4.1: {contradicted} of {checks} checks of the quoted errors disagree"),
+                contradicted=len(contradicted),
+                checks=len(probe_rows),
             ),
             _(
                 "The probes plant the article's shape bug and capture what each framework prints. Each row of "
@@ -82,8 +88,8 @@ def size_words(pairs: list[Pair]) -> str | None:
         return None
     if len(measured) == 1:
         return verdict_words(measured[0].text, measured[0].decided)
-    return "; ".join(
-        _("{size} on {machine}").format(size=verdict_words(m.text, m.decided), machine=f"`{m.machine_id}`")
+    return part_separator().join(
+        fill(_("{size} on {machine}"), size=verdict_words(m.text, m.decided), machine=f"`{m.machine_id}`")
         for m in measured
     )
 
@@ -97,7 +103,7 @@ def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
     return [
         Finding(
             issue["title"],
-            _("{symptom} Measured here: {size}.").format(symptom=cell(issue["symptom"]), size=measured),
+            fill(_("{symptom} Measured here: {size}."), symptom=cell(issue["symptom"]), size=measured),
             _("run records made out of the box and with the workaround (labelled tuned)"),
             issue["reproduce"],
             "results/platform-issues.md",

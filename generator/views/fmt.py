@@ -12,6 +12,7 @@ import re
 from fwbench.frameworks import label as label  # re-exported: the pages write fmt.label
 from fwbench.stats import Stats
 from generator.i18n import _
+from generator.spacing import fill
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -40,11 +41,11 @@ def spread(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str =
     if stats.ci95 is not None:
         half = f"{(stats.ci95[1] - stats.mean) * scale:,.{digits}f}"
         if with_sd:
-            return _("{figure} ± {half} (95 % CI, n={n}, sd {sd})").format(figure=text, half=half, n=stats.n, sd=sd)
-        return _("{figure} ± {half} (95 % CI, n={n})").format(figure=text, half=half, n=stats.n)
+            return fill(_("{figure} ± {half} (95 % CI, n={n}, sd {sd})"), figure=text, half=half, n=stats.n, sd=sd)
+        return fill(_("{figure} ± {half} (95 % CI, n={n})"), figure=text, half=half, n=stats.n)
     if sd is not None:
-        return _("{figure} ± {sd} (sd, n={n})").format(figure=text, sd=sd, n=stats.n)
-    return f"{text} (n={stats.n})"
+        return fill(_("{figure} ± {sd} (sd, n={n})"), figure=text, sd=sd, n=stats.n)
+    return fill(_("{figure} (n={n})"), figure=text, n=stats.n)
 
 
 #: a space that never breaks: a narrow cell breaks a figure only before its ``±``
@@ -60,7 +61,7 @@ def compact(stats: Stats, scale: float = 1.0, digits: int = 2, unit: str = "") -
         text += f" ±{NBSP}{(stats.ci95[1] - stats.mean) * scale:,.{digits}f}"
     text = f"{text}{NBSP}{unit}" if unit else text
     if stats.ci95 is None and stats.std is not None:
-        text += f" (sd{NBSP}{stats.std * scale:,.{digits}f})"
+        text = fill(_("{figure} (sd\u00a0{sd})"), figure=text, sd=f"{stats.std * scale:,.{digits}f}")
     return text
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.i18n import list_separator
+
 
 def cuda_version(value: str | int | None) -> str | None:
     """CUDA's integer, major × 1000 + minor × 10, as ``13.0``; any other text as recorded."""
@@ -30,6 +32,6 @@ def gpu_stack(hardware: dict[str, Any]) -> str:
     """``580.159.04, CUDA 13.0, cuDNN 9.19.0``: the driver, CUDA and cuDNN of a GPU machine, ``—`` for each one
     not recorded."""
     cuda, cudnn = cuda_version(hardware.get("cuda")), cudnn_version(hardware.get("cudnn"))
-    return ", ".join(
+    return list_separator().join(
         (hardware.get("gpu_driver") or "—", f"CUDA {cuda}" if cuda else "—", f"cuDNN {cudnn}" if cudnn else "—")
     )

@@ -13,6 +13,7 @@ from fwbench.frameworks import REGISTRY
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL, Stats
 from generator.i18n import _, ngettext, translate
 from generator.records.aggregate import FLAGGED_RUNS, Column, Summary, Table
+from generator.spacing import fill
 from generator.verdicts.leads import Lead, lead_verdict, throughput_of
 from generator.verdicts.payoff import Payoff, payoff
 from generator.views import fmt
@@ -56,7 +57,7 @@ def _unjudged(summaries: list[Summary]) -> str:
     flags = sorted({f for s in summaries for f in s.flags})
     if not flags:
         return _("not judged")
-    return _("not judged: {runs}").format(runs=_(" and ").join(translate(FLAGGED_RUNS[f]) for f in flags))
+    return fill(_("not judged: {runs}"), runs=_(" and ").join(translate(FLAGGED_RUNS[f]) for f in flags))
 
 
 def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead | None]) -> list[Row]:
@@ -82,10 +83,10 @@ def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead |
 
 def _payoff_text(value: Payoff) -> str:
     if not value.measurable:
-        return _("no measurable pay-off (n = {n})").format(n=value.n)
+        return fill(_("no measurable pay-off (n = {n})"), n=value.n)
     if value.epochs is None:
         return _("never: eager epochs are faster")
-    return ngettext("pays off after {n} epoch", "pays off after {n} epochs", value.epochs).format(n=value.epochs)
+    return fill(ngettext("pays off after {n} epoch", "pays off after {n} epochs", value.epochs), n=value.epochs)
 
 
 def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[str, list[str]]]:
@@ -106,8 +107,8 @@ def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[s
             reason = (
                 _("no eager training mode, so nothing to pay off against")
                 if "eager" not in REGISTRY[c.framework].training_modes
-                else _("no eager run in these records to compare with (`{command}` adds them)").format(
-                    command=EAGER_COMMAND
+                else fill(
+                    _("no eager run in these records to compare with (`{command}` adds them)"), command=EAGER_COMMAND
                 )
             )
             notes.setdefault(reason, []).append(table.column_label(c))

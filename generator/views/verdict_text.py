@@ -2,7 +2,8 @@
 
 Verdicts and summaries say what they found as message ids with their values; this is where they become words:
 a message is translated (its plural form chosen by its ``n``) and filled in with its values, each worded in
-turn, numbers by their format spec; a spread is written as the pages write one (``fmt.spread``).
+turn, numbers by their format spec, and spaced from its words as the language sets them (``generator.spacing``);
+a spread is written as the pages write one (``fmt.spread``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from generator.i18n import ngettext, translate
 from generator.message import Joined, Message, Spread, Text
+from generator.spacing import fill, joined
 from generator.verdicts.claims import Claim
 from generator.views import fmt
 
@@ -20,12 +22,16 @@ def text(value: Text) -> str:
     """``value`` in words, in the language being written."""
     if isinstance(value, Message):
         words = ngettext(value.msgid, value.plural, value.values["n"]) if value.plural else translate(value.msgid)
-        return words.format(**{name: _worded(v) for name, v in value.values.items()}) if value.values else words
+        return fill(words, **{name: _worded(v) for name, v in value.values.items()}) if value.values else words
     if isinstance(value, Joined):
-        items = [text(item) for item in value.items]
-        if value.last is not None and len(items) > 1:
-            items[-2:] = [items[-2] + text(value.last) + items[-1]]
-        return text(value.separator).join(items)
+        separator = text(value.separator)
+        last = separator if value.last is None else text(value.last)
+        parts = []
+        for index, item in enumerate(value.items):
+            if index:
+                parts.append(last if index == len(value.items) - 1 else separator)
+            parts.append(text(item))
+        return joined(parts)
     if isinstance(value, Spread):
         return fmt.spread(value.stats, value.scale, value.digits, value.unit)
     return value

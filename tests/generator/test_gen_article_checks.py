@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from generator.build.render import build_pages
+from generator.i18n import language
 from generator.records.load import Loaded, Results, load_results
+from generator.verdicts.article import own_tables
 from generator.verdicts.article import probes as probe_claims
 from generator.verdicts.article import remaining as article_checks
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
@@ -185,6 +187,23 @@ def test_the_plus_minus_is_same_seed_nondeterminism_and_says_so(article):
     assert tight.verdict == CONFIRMED and tight.ours == "PyTorch ±0.10 (n=3)"
     loose = article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.910, 0.920, 0.930)])
     assert loose.verdict == CONTRADICTED
+
+
+def test_the_same_seed_spread_is_read_at_the_bounds_precision_as_the_articles_own_table(article):
+    # the stated 0.2 stands for anything up to 0.25: a spread of 0.24 is within it, 0.26 beyond
+    within = claim_text(article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.9176, 0.92, 0.9224)]))
+    assert within.verdict == CONFIRMED and within.ours == "PyTorch ±0.24 (n=3)"
+    assert "against the bound at its precision: 0.2 stands for anything up to 0.25." in within.reason[0]
+    beyond = article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.9174, 0.92, 0.9226)])
+    assert beyond.verdict == CONTRADICTED
+    for spread, verdict in ((0.24, CONFIRMED), (0.26, CONTRADICTED)):  # its own table by the same rule
+        table = {**article["accuracy"], "table": {"torch": {"mean": 92.4, "std": spread}}}
+        assert own_tables.internal_claims({**article, "accuracy": table})[-1].verdict == verdict
+    both = [run(fw, accuracy=a) for fw in ("torch", "jax") for a in (0.9176, 0.92, 0.9224)]
+    with language("zh"):
+        assert (
+            claim_text(article_checks.seed_spread_claim(article, both)).ours == "PyTorch ±0.24（n=3）、JAX ±0.24（n=3）"
+        )
 
 
 def test_the_claims_page_shows_the_rows_under_their_sections_and_scope(probes):

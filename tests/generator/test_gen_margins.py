@@ -261,6 +261,8 @@ def test_the_platform_issue_is_sized_per_machine_never_pooled(tmp_path):
     )
     assert f"Measured here: {size}." in pages["index.md"]  # the noisy machine hides nothing of the clear one
     assert f"**Measured size.** {size}, from the run records:" in pages["results/platform-issues.md"]
+    chinese = build_pages(load_results(tmp_path), language="zh")["index.md"]
+    assert f"**；`{other}` 上" in chinese and "; `" not in chinese  # each language's own separator
 
 
 def test_the_ratio_interval_comes_from_the_log_ratio_and_stays_defined_for_small_n():

@@ -23,9 +23,11 @@ from runners.profiles import expand
 RATES = {"torch": (5000.0, 5100.0, 4950.0), "tensorflow": (4000.0, 4300.0, 3700.0), "jax": (3900.0, 4200.0, 4400.0)}
 
 
-def gpt_run(framework: str, tokens_per_second: float, repeat: int = 0) -> dict:
+def gpt_run(framework: str, tokens_per_second: float, repeat: int = 0, mode: str = "compiled") -> dict:
     """One quick-gpt run on the test CPU as ``runners run`` records it (through ``ok_record``)."""
-    (config,) = expand("quick-gpt", frameworks=[framework], device="cpu", version_of=gen_records.VERSIONS.get)
+    (config,) = expand(
+        "quick-gpt", frameworks=[framework], modes=[mode], device="cpu", version_of=gen_records.VERSIONS.get
+    )
     config = dataclasses.replace(config, repeat=repeat)
     context = 256  # the benchmark model's, which ok_record multiplies sequences/s by
     measured = gen_records.one_epoch(
@@ -97,6 +99,21 @@ def test_the_transformer_page_and_the_home_line_show_it_and_the_article_pages_do
     assert "On the transformer, on the " in home and "PyTorch is fastest at batch 8, beyond the noise" in home
     for article_page in ("results/speed.md", "results/memory.md", "results/accuracy.md", "appendix/claims.md"):
         assert "grammar" not in pages[article_page], article_page
+
+
+def test_an_eager_run_shows_its_first_step_overhead_not_a_compile_time(tmp_path):
+    runs = [gpt_run(fw, rate, i) for fw, rates in RATES.items() for i, rate in enumerate(rates)]
+    runs += [gpt_run("torch", 3000.0 + 50 * i, i, mode="eager") for i in range(3)]
+    results = write(tmp_path, runs)
+    page = build_pages(results)["results/transformer.md"]
+    assert "**Compile time, cold caches** (compiled mode)" in page
+    assert "**First-step overhead, cold caches** (eager mode)" in page  # eager compiles nothing
+    assert "**Compile time, cold caches** (eager mode)" not in page
+    chinese = build_pages(results, language="zh")["results/transformer.md"]
+    assert (
+        "**第一步额外开销（冷缓存）**（即时执行模式）" in chinese
+        and "**编译时间（冷缓存）**（即时执行模式）" not in chinese
+    )
 
 
 def test_without_transformer_records_the_page_says_how_to_make_them(tmp_path):

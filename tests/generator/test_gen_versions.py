@@ -91,13 +91,15 @@ QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_
 ISSUE_FLAGS = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 
 
-def versions_run(framework: str, version: str, batch_size: int, rate: float, seed: int = 0, profile="versions") -> dict:
+def versions_run(
+    framework: str, version: str, batch_size: int, rate: float, seed: int = 0, profile="versions", mode="compiled"
+) -> dict:
     """One run as ``runners matrix --profile versions`` records it (through ``ok_record``), at ``rate`` images/s,
     in an interpreter holding only ``framework``'s release and its companions."""
     (config,) = expand(
         "quick",
         frameworks=[framework],
-        modes=["compiled"],
+        modes=[mode],
         batch_sizes=[batch_size],
         seeds=[seed],
         device="cpu",
@@ -225,6 +227,21 @@ def test_each_framework_has_a_row_per_version_with_n_spread_and_companions(versi
     assert "charts/versions-" in page and any(p.startswith("charts/versions-") for p in files)
 
 
+def test_an_eager_release_shows_its_first_step_overhead_not_a_compile_time(tmp_path):
+    runs = [
+        versions_run("torch", v, 32, 40.0, mode=mode) for v in ("2.2.1", "2.14.1") for mode in ("compiled", "eager")
+    ]
+    results = write(tmp_path, runs)
+    for language, compiled, eager in (
+        ("en", "compile time", "first-step overhead"),
+        ("zh", "编译时间", "第一步额外开销"),
+    ):
+        page = build_pages(results, language=language)["results/versions.md"]
+        tabs = dict(zip(("compiled", "eager"), page.split("=== ")[1:3], strict=True))
+        assert f"| {compiled} |" in tabs["compiled"] and f"| {eager} |" not in tabs["compiled"]
+        assert f"| {eager} |" in tabs["eager"] and f"| {compiled} |" not in tabs["eager"]  # eager compiles nothing
+
+
 def test_the_articles_versions_get_no_verdict_from_single_cpu_runs_and_say_why(versions_site):
     page = versions_site[1]["results/versions.md"]
     section = page.split("#### On the article's versions, on this machine", 1)[1]
@@ -321,7 +338,7 @@ def test_the_chinese_versions_page_words_the_bisect_and_the_known_good_sets(vers
     # the conclusion is worded from the report's fields, not the bisect tool's English message
     assert "0.4.36 是第一个比前一版本 0.4.35 差" in bisect
     assert "is the first release worse than" not in page and "the bisect's conclusion" not in page.lower()
-    assert "### JAX：批大小 32 时的 吞吐量（张/秒），compiled 模式" in bisect  # the metric's name, not its key
+    assert "### JAX：批大小 32 时的吞吐量（张/秒），compiled 模式" in bisect  # the metric's name, not its key
     # the known-good sets' notes are prose of fwbench/version_sets.json, translated like the data files
     assert "PyPI 上的构建，自带 CUDA 库" in page and "PyPI's build" not in page
     assert "Flax 0.8.4：第一个带 flax.nnx 的版本" in page

@@ -2,7 +2,8 @@
 
 Imports are read with ``ast`` from the sources, module-level and inside functions alike; an import under
 ``if TYPE_CHECKING:`` is an annotation, not a dependency, and is not counted. The shared bottom modules
-(``i18n``, ``data_text``, ``message``) sit below every layer; the entry points (``cli``, ``catalogue``) above them.
+(``i18n``, ``spacing``, ``data_text``, ``message``) sit below every layer; the entry points (``cli``,
+``catalogue``) above them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 GENERATOR = Path(__file__).resolve().parents[2] / "generator"
 #: the layers, bottom first; a module may import its own layer and those below
 LAYERS = (
-    ("generator.i18n", "generator.data_text", "generator.message"),
+    ("generator.i18n", "generator.spacing", "generator.data_text", "generator.message"),
     ("generator.records",),
     ("generator.verdicts",),
     ("generator.views",),

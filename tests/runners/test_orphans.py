@@ -19,10 +19,11 @@ from runners.lifetime import REAPER
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 
 
-def start_matrix(out: Path, *args: str) -> subprocess.Popen:
+def start_matrix(out: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     """``runners matrix`` on the smoke profile, as the real command, in a session of its own (like a shell job)."""
     return subprocess.Popen(
         [*RUNNERS, "matrix", "--profile", "smoke", "--out", str(out), "--no-progress", *args],
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -108,13 +109,27 @@ def test_sigkilled_matrix_leaves_no_process_of_the_configuration_in_flight(tmp_p
     assert not list(tmp_path.rglob("*.json")), "the killed configuration wrote no record"
 
 
-def test_workers_of_the_run_die_with_the_sigkilled_matrix(tmp_path):
-    # the 'run' starts a worker in its process group, as torch.compile starts Inductor's compile workers
-    python = fake_python(tmp_path, "sleep 300 & sleep 300")
-    matrix = start_matrix(tmp_path / "runs", "--frameworks", "jax", "--python", f"jax={python}")
+def test_workers_and_scratch_of_the_run_go_with_the_sigkilled_matrix(tmp_path):
+    # the 'run' starts a worker in its process group, as torch.compile starts Inductor's compile workers, and leaves
+    # a temporary file, as a compiler's cache or TensorFlow's autograph does
+    python = fake_python(tmp_path, 'touch "$TMPDIR/left-by-the-run"; sleep 300 & sleep 300')
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    matrix = start_matrix(
+        tmp_path / "runs",
+        "--frameworks",
+        "jax",
+        "--python",
+        f"jax={python}",
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
     tree = wait_for(lambda: fake_run_started(matrix), timeout=30, what="the run, its worker and the reaper")
+    assert [p.name for p in temporary.rglob("left-by-the-run")] == ["left-by-the-run"]
     sigkill(matrix)
-    assert survivors(tree) == []
+    assert survivors(tree) == []  # the reaper among them: it has removed the run's scratch by now
+    # only the matrix's own temporary directory is left, empty: nothing of the matrix runs to remove it
+    (own,) = temporary.iterdir()
+    assert own.name.startswith("fwbench-process-") and list(own.iterdir()) == []
 
 
 def test_ctrl_c_stops_the_run_and_records_nothing(tmp_path):

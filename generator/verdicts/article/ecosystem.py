@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from generator.i18n import N_
-from generator.message import Joined, Message, Text
+from generator.message import Joined, Message, Text, labelled
 from generator.records.ecosystem import status_words
 from generator.records.load import Loaded
 from generator.verdicts.claims import (
@@ -29,7 +29,7 @@ def _window_reason(metric: dict[str, Any] | None, wanted: int, slack: int) -> Te
         return Message(N_("not in the snapshot"))
     if metric["status"] != "ok" or metric["value"] is None:
         why = metric.get("reason") or Message(N_("no value"))  # the collector's reason, quoted from the record
-        return Joined((status_words(metric["status"]), why), ": ")
+        return labelled(status_words(metric["status"]), why)
     window = metric["method"].get("window_days")
     if window is not None and abs(window - wanted) > slack:
         return Message(N_("fwbench's window is {days} days, the article's a year"), {"days": window})

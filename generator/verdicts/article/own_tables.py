@@ -6,9 +6,18 @@ from typing import Any
 
 from fwbench.frameworks import label
 from generator.i18n import N_
-from generator.message import Joined, Message
+from generator.message import Message, parenthesised
 from generator.verdicts.article import article_frameworks
-from generator.verdicts.claims import CONFIRMED, CONTRADICTED, Claim, order_text, ranking, within_absolute
+from generator.verdicts.claims import (
+    CONFIRMED,
+    CONTRADICTED,
+    Claim,
+    bound_reading,
+    order_text,
+    ranking,
+    within_absolute,
+    within_bound,
+)
 
 
 def _rounded(stated: float, tolerance: float) -> dict[str, str]:
@@ -61,7 +70,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
             Claim(
                 spec["section"],
                 Message(spec["stated_ranking_text"]),
-                Joined((order_text(spec["stated_ranking"]), " (", Message(what), ")"), ""),
+                parenthesised(order_text(spec["stated_ranking"]), Message(what)),
                 Message(
                     N_("order holds at {wins} of {sizes} batch sizes of its table"),
                     {"wins": len(wins), "sizes": len(spec["table"])},
@@ -96,7 +105,6 @@ def _spread_claim(acc: dict[str, Any], own_figures: tuple[Message, ...]) -> Clai
     speed-ups: at the precision the bound is stated to (``rounding_tolerance``, half a unit of its last digit)."""
     bound, tolerance = acc["stated_std_bound"], acc["rounding_tolerance"]
     fw, row = max(acc["table"].items(), key=lambda item: item[1]["std"])
-    verdict = CONFIRMED if row["std"] <= bound + tolerance else CONTRADICTED
     return Claim(
         acc["section"],
         Message(N_("every standard deviation is within {bound} points"), {"bound": bound}),
@@ -105,14 +113,14 @@ def _spread_claim(acc: dict[str, Any], own_figures: tuple[Message, ...]) -> Clai
             N_("{largest}, the largest standard deviation of its table ({framework})"),
             {"largest": row["std"], "framework": label(fw)},
         ),
-        verdict,
+        within_bound(row["std"], bound, tolerance),
         (
             Message(
                 N_(
                     "the largest standard deviation of its own table against the stated bound, at the bound's "
-                    "precision as the stated speed-ups are: {bound} stands for anything up to {limit}"
+                    "precision as the stated speed-ups are: {reading}"
                 ),
-                {"bound": f"{bound:g}", "limit": _rounded(bound, tolerance)["high"]},
+                {"reading": bound_reading(bound, tolerance)},
             ),
         ),
         own_figures,

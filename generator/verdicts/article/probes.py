@@ -51,12 +51,12 @@ def _short_type(exception_type: str | None) -> str | None:
 def _probe_conditions(record: dict[str, Any], machine_id: str) -> tuple[Text, ...]:
     fw = record["framework"]
     packages = record["software"].get("packages") or {}
-    companions = ", ".join(f"{c} {packages[c]}" for c in framework(fw["name"]).companions if packages.get(c))
+    companions = Joined(tuple(f"{c} {packages[c]}" for c in framework(fw["name"]).companions if packages.get(c)))
     return (
         Message(N_("probe {bug}"), {"bug": record["bug"]}),
         Message(N_("mode: {mode}"), {"mode": Message(fw["mode"])}),
         f"{label(fw['name'])} {fw['version']}",
-        *((Message(N_("with {packages}"), {"packages": companions}),) if companions else ()),
+        *((Message(N_("with {packages}"), {"packages": companions}),) if companions.items else ()),
         Message(N_("machine: {machine}"), {"machine": machine_id}),
     )
 
@@ -224,13 +224,15 @@ def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Clai
         if r["framework"]["name"] != "tensorflow":
             continue
         lines = r["traceback_lines"]
-        others = ", ".join(
-            f"{label(o.record['framework']['name'])} {o.record['traceback_lines']}"
-            for o in bug_probes
-            if o.record["framework"]["name"] != "tensorflow"
-            and o.record["framework"]["mode"] == r["framework"]["mode"]
-            and o.machine_id == p.machine_id
-            and o.record["traceback_lines"] is not None
+        others = Joined(
+            tuple(
+                f"{label(o.record['framework']['name'])} {o.record['traceback_lines']}"
+                for o in bug_probes
+                if o.record["framework"]["name"] != "tensorflow"
+                and o.record["framework"]["mode"] == r["framework"]["mode"]
+                and o.machine_id == p.machine_id
+                and o.record["traceback_lines"] is not None
+            )
         )
         stderr_lines = len((r.get("stderr_tail") or "").splitlines())
         ours: Text
@@ -245,7 +247,7 @@ def traceback_claims(article: dict[str, Any], probes: list[Loaded]) -> list[Clai
         else:
             verdict = within_relative(lines, stated, tolerance)
             ours = Message(N_("{lines} lines"), {"lines": lines})
-            if others:
+            if others.items:
                 ours = Joined((ours, Message(N_("(same probe: {others})"), {"others": others})), " ")
             reason = (
                 Message(

@@ -19,7 +19,7 @@ from typing import Any
 from fwbench.frameworks import label
 from fwbench.records import find_key
 from generator.i18n import N_, Nn_
-from generator.message import Joined, Message, Text, parts
+from generator.message import Joined, Message, Text, labelled, parenthesised, parts
 from generator.records.aggregate import flags_of
 from generator.records.identity import RESNET18, release, workload_of
 from generator.records.load import Loaded, Results
@@ -27,7 +27,7 @@ from generator.verdicts.article import article_frameworks
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
 from generator.verdicts.article.probes import message_claims, traceback_claims
 from generator.verdicts.article.snippets import code_size_claims
-from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim
+from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, bound_reading, within_bound
 
 #: the claims page's heading for these rows
 SCOPE = N_("The article's remaining figures")
@@ -117,7 +117,7 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             section=stack["section"],
             claim=Message(N_("GPU driver, CUDA and cuDNN")),
             article=stated,
-            ours=Message(N_("no GPU run record (runs on {machines})"), {"machines": ", ".join(machines)})
+            ours=Message(N_("no GPU run record (runs on {machines})"), {"machines": Joined(tuple(machines))})
             if machines
             else Message(N_("no GPU run record")),
             verdict=NOT_COMPARABLE,
@@ -181,7 +181,7 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
         )
     ]
     kinds = [
-        Joined((Message(kind), _versions_text(items, frameworks)), ": ")
+        labelled(Message(kind), _versions_text(items, frameworks))
         for kind, items in ((N_("runs"), runs), (N_("probes"), probes))
         if items
     ]
@@ -194,14 +194,14 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
                 "no judgeable record ran the article's release of {frameworks}: the figures here come from other "
                 "releases"
             ),
-            {"frameworks": ", ".join(missing)},
+            {"frameworks": Joined(tuple(missing))},
         )
     else:
         reason = Message(N_("every framework has judgeable records at the article's release"))
     return Claim(
         section=stack["section"],
         claim=Message(N_("framework versions (a statement of versions, not a verdict on speed)")),
-        article=", ".join(f"{label(fw)} {stated[fw]}" for fw in frameworks),
+        article=Joined(tuple(f"{label(fw)} {stated[fw]}" for fw in frameworks)),
         ours=parts(kinds) if kinds else "—",
         verdict=CONFIRMED if not missing else NOT_COMPARABLE,
         reason=(reason, *_left_out(runs)),
@@ -291,27 +291,26 @@ def _same_seed_spreads(article: dict[str, Any], runs: list[Loaded]) -> dict[str,
 def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     """The article's ± comes from one seed run five times: set beside fwbench's same-seed repeats, if any."""
     seeding, accuracy = article["seeding"], article["accuracy"]
-    bound = accuracy["stated_std_bound"]
+    bound, tolerance = accuracy["stated_std_bound"], accuracy["rounding_tolerance"]
     frameworks = article_frameworks(article)
     spreads = _same_seed_spreads(article, runs)
     seeds = sorted({r.record["config"]["seed"] for r in runs})
     ours: Text
     if spreads:
-        ours = ", ".join(
-            f"{label(fw)} ±{spreads[fw][0]:.2f} (n={spreads[fw][1]})" for fw in frameworks if fw in spreads
-        )
+        found = [fw for fw in frameworks if fw in spreads]
+        ours = Joined(tuple(parenthesised(f"{label(fw)} ±{spreads[fw][0]:.2f}", f"n={spreads[fw][1]}") for fw in found))
         largest = max(s for s, _n in spreads.values())
-        verdict = CONFIRMED if largest <= bound else CONTRADICTED
+        verdict = within_bound(largest, bound, tolerance)  # at the bound's precision, as its own table's check
         judged: tuple[Text, ...] = (
             Message(
-                N_("largest same-seed spread {largest:.2f} points against the stated {bound}."),
-                {"largest": largest, "bound": bound},
+                N_("largest same-seed spread {largest:.2f} points against the bound at its precision: {reading}."),
+                {"largest": largest, "reading": bound_reading(bound, tolerance)},
             ),
         )
     else:
         ours = Message(N_("no CIFAR-10 configuration run {runs}+ times with one seed"), {"runs": seeding["min_runs"]})
         if seeds:
-            listed = Message(N_("(seeds in the records: {seeds})"), {"seeds": ", ".join(map(str, seeds))})
+            listed = Message(N_("(seeds in the records: {seeds})"), {"seeds": Joined(tuple(map(str, seeds)))})
             ours = Joined((ours, listed), " ")
         verdict, judged = NOT_COMPARABLE, ()
     return Claim(
@@ -320,7 +319,7 @@ def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             N_("the ± is the spread of {runs} runs with one seed ({seed}), each within {bound} points"),
             {"runs": seeding["runs"], "seed": seeding["seed"], "bound": bound},
         ),
-        article=", ".join(f"{label(fw)} ±{accuracy['table'][fw]['std']}" for fw in frameworks),
+        article=Joined(tuple(f"{label(fw)} ±{accuracy['table'][fw]['std']}" for fw in frameworks)),
         ours=ours,
         verdict=verdict,
         reason=(Joined((*judged, Message(seeding["note"])), " "), *_left_out(runs)),

@@ -6,7 +6,7 @@ from typing import Any
 
 from fwbench.frameworks import label
 from generator.i18n import N_
-from generator.message import Joined, Message
+from generator.message import Joined, Message, parenthesised
 from generator.verdicts.article import article_frameworks
 from generator.verdicts.claims import CONFIRMED, CONTRADICTED, Claim
 
@@ -56,8 +56,8 @@ def code_size_claims(article: dict[str, Any]) -> list[Claim]:
         Claim(
             section=spec["section"],
             claim=Message(N_("{framework}'s snippet is the longest"), {"framework": label(longest)}),
-            article=", ".join(f"{label(fw)} {stated[fw]}" for fw in frameworks),
-            ours=", ".join(f"{label(fw)} {strict[fw]} ({layout[fw]})" for fw in frameworks),
+            article=Joined(tuple(f"{label(fw)} {stated[fw]}" for fw in frameworks)),
+            ours=Joined(tuple(parenthesised(f"{label(fw)} {strict[fw]}", str(layout[fw])) for fw in frameworks)),
             verdict=CONFIRMED if holds else CONTRADICTED,
             reason=(Joined((Message(N_("code lines (with layout).")), Message(spec["counting"])), " "),),
             conditions=conditions,
