@@ -184,11 +184,11 @@ def _bisect_view(found: Bisect, runs: list[Loaded]) -> BisectView:
         framework=fmt.label(found.framework),
         metric=found.metric_words,
         batch=report["config"]["batch_size"],
-        mode=report["config"]["mode"],
+        mode=translate(report["config"]["mode"]),
     )
     ids = {sample["record_id"] for samples in report["samples"].values() for sample in samples}
     own = [r.record for r in runs if r.machine_id == found.machine_id and r.record["record_id"] in ids]
-    facts = _("; ").join(record_facts(own)) if own else ""  # none where its runs are not in the results
+    facts = part_separator().join(record_facts(own)) if own else ""  # none where its runs are not in the results
     grid = Grid(header, rows, text=(0, 2, 3))
     return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts)
 

@@ -21,13 +21,20 @@ from generator.views.verdict_text import text
 #: set, the training modes), each marked for the catalogue: shown in the language being written, anything else as
 #: recorded (``Setting.label`` words the precision itself)
 RECORDED_WORDS = frozenset(
-    (N_("smoke"), N_("quick"), N_("versions"), N_("article"), N_("synthetic"), N_("compiled"), N_("eager"))
+    (
+        *(N_("smoke"), N_("quick"), N_("smoke-gpt"), N_("quick-gpt"), N_("versions"), N_("article")),
+        *(N_("synthetic"), N_("grammar"), N_("compiled"), N_("eager")),
+    )
 )
+#: recorded values shown by their proper names, the same in every language
+PROPER_NAMES = {"cifar10": "CIFAR-10"}
 
 
 def setting_word(value: str) -> str:
     """A recorded value of a setting or a column (``quick``, ``synthetic``, ``compiled``) in the language being
     written."""
+    if value in PROPER_NAMES:
+        return PROPER_NAMES[value]
     return translate(value) if value in RECORDED_WORDS else value
 
 

@@ -110,6 +110,7 @@ def test_an_eager_run_shows_its_first_step_overhead_not_a_compile_time(tmp_path)
     assert "**First-step overhead, cold caches** (eager mode)" in page  # eager compiles nothing
     assert "**Compile time, cold caches** (eager mode)" not in page
     chinese = build_pages(results, language="zh")["results/transformer.md"]
+    assert " · 快速（GPT） · 文法生成的文本 · 192 条训练序列" in chinese  # the profile and data set in Chinese too
     assert (
         "**第一步额外开销（冷缓存）**（即时执行模式）" in chinese
         and "**编译时间（冷缓存）**（即时执行模式）" not in chinese

@@ -338,7 +338,8 @@ def test_the_chinese_versions_page_words_the_bisect_and_the_known_good_sets(vers
     # the conclusion is worded from the report's fields, not the bisect tool's English message
     assert "0.4.36 是第一个比前一版本 0.4.35 差" in bisect
     assert "is the first release worse than" not in page and "the bisect's conclusion" not in page.lower()
-    assert "### JAX：批大小 32 时的吞吐量（张/秒），compiled 模式" in bisect  # the metric's name, not its key
+    # the metric's name, not its key, and the mode in Chinese
+    assert "### JAX：批大小 32 时的吞吐量（张/秒），编译模式" in bisect and "compiled 模式" not in page
     # the known-good sets' notes are prose of fwbench/version_sets.json, translated like the data files
     assert "PyPI 上的构建，自带 CUDA 库" in page and "PyPI's build" not in page
     assert "Flax 0.8.4：第一个带 flax.nnx 的版本" in page

@@ -143,3 +143,13 @@ def test_code_and_captured_text_stay_as_recorded(results, chinese):
     assert "beyond the noise. TensorFlow was not measured there." in english["index.md"]
     assert "not run: PyTorch at batch 256, TensorFlow at batch 128, " in english["appendix/claims.md"]
     assert "; fewer than 3 clean runs: JAX at batch 128 (n=2)</small>" in english["appendix/claims.md"]
+
+
+def test_recorded_values_are_named_as_readers_name_them_and_each_packages_line_is_a_paragraph(results, chinese):
+    english = build_pages(results)
+    for pages in (english, chinese):
+        speed, method = pages["results/speed.md"], pages["method.md"]
+        assert "· CIFAR-10 ·" in speed and "cifar10 ·" not in speed  # the data set's proper name, not its key
+        packages = [i for i, line in enumerate(method.splitlines()) if line.startswith(("**Packages**", "**软件包**"))]
+        assert len(packages) > 1 and all(method.splitlines()[i + 1] == "" for i in packages)  # not one paragraph
+    assert "家族" in chinese["method.md"] and " family " not in chinese["method.md"]
