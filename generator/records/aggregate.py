@@ -40,6 +40,12 @@ def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
     return flags + ((OLDER,) if record.get("upgraded_from") else ())
 
 
+def warm_cache(record: dict[str, Any]) -> bool:
+    """Whether a run found the compiler caches an earlier run left (``timing.compile_cache``); a record that does not
+    say compiled cold, as every run did before repeats shared a cache."""
+    return (record.get("timing") or {}).get("compile_cache") == "warm"
+
+
 def _key_of(item: Loaded) -> ConfigKey:
     rec, fw = item.record, item.record["framework"]
     version, batch_size = fw["version"] or "unknown", rec["config"]["batch_size"]
@@ -86,8 +92,7 @@ class Summary:
 
     @property
     def flags(self) -> list[str]:
-        """The flags of the counted runs (empty when they are clean): why the figures are never judged. A
-        superseded configuration's runs are all older."""
+        """The counted runs' flags (none when clean; a superseded configuration's are older): why never judged."""
         if self.judgeable:
             return []
         return sorted({f for rec in self.counted for f in flags_of(rec)} | ({OLDER} if self.superseded else set()))
@@ -173,17 +178,16 @@ class Summary:
         """Steady-state training throughput of the GPT, in tokens (None for ResNet-18)."""
         return describe(self._values("timing", "tokens_per_second"))
 
+    def cached(self, warm: bool) -> Summary:
+        """The configuration's runs with warm (``warm``) or cold compiler caches, and its failed ones (which say
+        neither): what a figure that includes compile work is read from, as a cold run compiles and a warm one loads
+        what an earlier run compiled, so the two never pool. Counted as the class says: within the state."""
+        runs = [r for r in self.runs if r.record["status"] != "ok" or warm_cache(r.record) == warm]
+        return Summary(self.key, runs, self.superseded)
+
     def _compile_timings(self, warm: bool) -> list[dict[str, Any]]:
-        """The counted runs' timings that hold a compile time with cold (``warm`` False) or warm compiler caches
-        (``timing.compile_cache``; a record that does not say compiled cold, as every run did before repeats shared
-        a cache)."""
-        return [
-            rec["timing"]
-            for rec in self.counted
-            if rec.get("timing")
-            and rec["timing"].get("compile_seconds") is not None
-            and (rec["timing"].get("compile_cache") == "warm") == warm
-        ]
+        """The timings holding a compile time of the counted runs with cold or warm caches (``cached``)."""
+        return [rec["timing"] for rec in self.cached(warm).counted if rec["timing"].get("compile_seconds") is not None]
 
     def compile_below_noise(self, warm: bool = False) -> int:
         """How many counted runs' compile times were within their steps' own noise (``compile_measurable``): not
@@ -193,8 +197,7 @@ class Summary:
     @cached_property
     def compile_seconds(self) -> Stats | None:
         """Compile time with cold compiler caches, the first run of a new model: the first step minus the median
-        steady step, over the runs where it stands above the step-time noise. Warm runs never pool with cold ones
-        here (``warm_compile_seconds``)."""
+        steady step, over the runs where it stands above the step-time noise."""
         return describe([t["compile_seconds"] for t in self._compile_timings(False) if compile_measurable(t)])
 
     @cached_property
@@ -238,8 +241,7 @@ class Summary:
 
     def time_to_accuracy(self, target: float) -> tuple[Stats | None, int]:
         """(Seconds to reach ``target`` over the counted runs that reached it, number of counted runs)."""
-        counted = self.counted
-        return describe([time_to_accuracy(rec, target) for rec in counted]), len(counted)
+        return describe([time_to_accuracy(rec, target) for rec in self.counted]), len(self.counted)
 
 
 def rate_of(summary: Summary) -> Stats | None:

@@ -168,9 +168,11 @@ class Bisect:
             return _("the oldest or the newest release could not be measured")
         return result.get("message") or status
 
-    def figure(self, stats: Stats) -> str:
-        """A release's median with its unit: ``30.1 img/s``."""
-        return f"{stats.median:,.1f} {self.unit}".rstrip()
+    def figure(self, stats: Stats, english: bool = False) -> str:
+        """A release's median with its unit, in the language being written (``30.1 img/s``, ``30.1 张/秒``), or in
+        English for the upstream report."""
+        unit = self.unit if english else translate(self.unit)  # "s" has no translation: it stays
+        return f"{stats.median:,.1f} {unit}".rstrip()
 
     def drop_text(self) -> str | None:
         """``first slow release 0.4.36 (last fast 0.4.35): 30.1 img/s → 10.2 img/s (n=3, 3)``, or None."""
@@ -220,7 +222,7 @@ class Bisect:
         ]
         shown = [*(self.found or self.releases), *([self.with_workaround] if self.with_workaround else [])]
         for rel in shown:
-            figure = self.figure(rel.stats) if rel.stats else "no successful run"
+            figure = self.figure(rel.stats, english=True) if rel.stats else "no successful run"
             packages = ", ".join(companions(framework, rel.packages))
             lines.append(
                 f"  {framework} {rel.release}: {figure} (n={rel.stats.n if rel.stats else 0})"

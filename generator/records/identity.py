@@ -20,15 +20,15 @@ from generator.spacing import fill
 #: (the Versions page), never frameworks, so no other results page shows them
 VERSIONS_PROFILE = "versions"
 #: the precision policies a record's ``config.precision`` names: each framework's default (what the article ran),
-#: strict FP32 (TF32 off)
-DEFAULT_PRECISION, FP32 = "default", "fp32"
+#: strict FP32 (TF32 off), bfloat16
+DEFAULT_PRECISION, FP32, BF16 = "default", "fp32", "bf16"
 #: what records written before the policy was a field said for a policy
 LEGACY_PRECISION = {"float32 (TF32 off)": FP32}
 #: a policy -> how a table's heading names it (translated where shown); any other is shown as recorded
 PRECISION_WORDS = {
     FP32: N_("strict FP32 (TF32 off)"),
     DEFAULT_PRECISION: N_("each framework's default precision"),
-    "bf16": N_("bfloat16"),
+    BF16: N_("bfloat16"),
 }
 
 
@@ -54,6 +54,10 @@ FIRST_STEP_OVERHEAD = FirstStep(
     N_("First-step overhead, warm caches"),
     N_("(seconds: first-step overhead plus training epochs, evaluation excluded)"),
 )
+
+
+#: the state of the compiler caches a run found (``aggregate.warm_cache``: True, warm), as the pages name it
+CACHE_WORDS = {True: N_("warm caches"), False: N_("cold caches")}
 
 
 def first_step(mode: str) -> FirstStep:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.i18n import N_
-from generator.message import Message, Text
+from generator.message import LIST, Joined, Message, Text
 from generator.records.load import Loaded
 
 
@@ -49,6 +49,27 @@ def machine_title(machine: Machine | None, machine_id: str) -> Text:
             "threads": machine.hardware["cpu_threads"],
             "fingerprint": machine_id.rsplit("-", 1)[-1],
         },
+    )
+
+
+#: the bfloat16 extensions a CPU fingerprint may list (runners/cpu_identity.py), by its architecture: x86's flags,
+#: told by its vendor id, and Arm's feature
+BF16_ISA = {"x86": ("avx512_bf16", "amx_bf16"), "arm": ("bf16",)}
+X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine")
+
+
+def no_bf16_isa(machine: Machine | None) -> Message | None:
+    """That a CPU's fingerprint lists none of its architecture's bf16 extensions (``this CPU lists no bf16
+    instructions (avx512_bf16, amx_bf16) in its fingerprint``): a fact from the record, set beside its bf16 figures,
+    not a cause; None on a GPU, without a fingerprint (older records), or where it lists one."""
+    fingerprint = (machine.hardware or {}).get("fingerprint") if machine and not machine.is_gpu else None
+    if not fingerprint:
+        return None
+    names = BF16_ISA["x86" if fingerprint.get("vendor") in X86_VENDORS else "arm"]
+    if set(names) & set(fingerprint.get("isa") or ()):
+        return None
+    return Message(
+        N_("this CPU lists no bf16 instructions ({names}) in its fingerprint"), {"names": Joined(names, LIST)}
     )
 
 

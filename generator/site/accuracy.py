@@ -1,5 +1,6 @@
 """3.3 Accuracy and convergence: final test accuracy with the test set's size, whether the runs trained long
-enough to mean anything, whether the frameworks agree to the image, time to accuracy and the curves."""
+enough to mean anything, whether the frameworks classified as many test images correctly, time to accuracy and the
+curves."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from generator.i18n import N_, _, list_separator, part_separator
+from generator.i18n import N_, _, list_separator, ngettext, part_separator
 from generator.message import Message, parts
 from generator.records.aggregate import Summary
 from generator.records.identity import ConfigKey
@@ -34,9 +35,10 @@ class AccuracyTable:
     accuracy: dict[str, Grid]  # mode -> grid
     undertrained: list[str]  # "PyTorch compiled, batch 32: why"
     diverged: list[str]  # "PyTorch compiled, batch 256: why", the configurations whose training diverged
-    disagreements: list[str]  # "batch 32: PyTorch 64; JAX 66 of 256 correct."
-    agreed: str | None  # "batch 32: 64; batch 64: 70" when every column agrees at every batch size
+    disagreements: list[str]  # "batch 32 (seed 0): PyTorch 64; JAX 66 of 256 correct."
+    agreed: str | None  # "batch 32: 64; batch 64: 70": the batch sizes where every column counted as many
     agreed_images: int | None
+    repeats_differ: bool  # some column's runs of one seed counted different numbers
     time_to_accuracy: dict[str, dict[float, Grid]]  # mode -> target -> grid
     charts: list[tuple[str, str]]  # (alt text, path)
     epochs: dict[int, Grid]  # batch size -> per-epoch grid
@@ -94,25 +96,34 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
     return Grid([_("epoch"), *(f"{table.column_label(c)} {setting_word(c.mode)}" for c, _summary in present)], rows)
 
 
+def _counts(per_seed: tuple[tuple[int, ...], ...]) -> str:
+    """A column's correct images, seed by seed: ``19``, or ``19/20`` where its runs of one seed differ."""
+    return list_separator().join("/".join(map(str, found)) for found in per_seed)
+
+
 def _disagreement(a: Agreement) -> str:
-    counts = part_separator().join(
-        f"{name} {list_separator().join(map(str, found))}" for name, found in a.counts.items()
-    )
+    counts = part_separator().join(f"{name} {_counts(found)}" for name, found in a.counts.items())
     return fill(
-        _("batch {batch}: {counts} of {images} correct."), batch=a.batch_size, counts=counts, images=a.test_images
+        ngettext(
+            "batch {batch} (seed {seeds}): {counts} of {images} correct.",
+            "batch {batch} (seeds {seeds}): {counts} of {images} correct.",
+            len(a.seeds),
+        ),
+        batch=a.batch_size,
+        seeds=list_separator().join(map(str, a.seeds)),
+        counts=counts,
+        images=a.test_images,
     )
 
 
 def _agreed(agreement: list[Agreement]) -> str | None:
-    if not agreement or not all(a.agree for a in agreement):
+    """``batch 32: 19; batch 64: 21``: the batch sizes where every column counted as many correct images."""
+    same = [a for a in agreement if a.agree]
+    if not same:
         return None
     return part_separator().join(
-        fill(
-            _("batch {batch}: {counts}"),
-            batch=a.batch_size,
-            counts=list_separator().join(map(str, next(iter(a.counts.values())))),
-        )
-        for a in agreement
+        fill(_("batch {batch}: {counts}"), batch=a.batch_size, counts=_counts(next(iter(a.counts.values()))))
+        for a in same
     )
 
 
@@ -155,6 +166,7 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
         [_disagreement(a) for a in agreement if not a.agree],
         _agreed(agreement),
         agreement[0].test_images if agreement else None,
+        any(a.repeats_differ for a in agreement),
         tta,
         curves,
         epochs,

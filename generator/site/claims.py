@@ -10,8 +10,7 @@ from fwbench.stats import WITHIN_NOISE
 from generator.i18n import N_, _, part_separator, translate
 from generator.site import Page
 from generator.spacing import fill, spaced
-from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
-from generator.views import fmt
+from generator.verdicts.claims import CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import claim_text, text
@@ -22,6 +21,7 @@ COLLAPSE_FROM = 3
 #: verdict -> a Material icon and its colour class (the emoji extension draws it inline, no emoji font needed)
 ICONS = {
     CONFIRMED: ":material-check-circle:{ .fw-good }",
+    CONSISTENT: ":material-check-circle-outline:{ .fw-neutral }",
     CONTRADICTED: ":material-close-circle:{ .fw-bad }",
     WITHIN_NOISE: ":material-approximately-equal:{ .fw-neutral }",
     NOT_COMPARABLE: ":material-minus-circle-outline:{ .fw-muted }",
@@ -73,13 +73,14 @@ def checked_text(conditions: str) -> str:
 
 
 def _note(parts: list[str], conditions: tuple[str, ...] | None) -> str:
-    checked = checked_text(fmt.cell(part_separator().join(conditions))) if conditions else None
-    return spaced((fmt.cell(part_separator().join(parts)), checked))
+    checked = checked_text(part_separator().join(conditions)) if conditions else None
+    return spaced((part_separator().join(parts), checked))
 
 
 def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
-    """The grid of one scope's rows, worded (``claim_text``). The parts of the reasons and the conditions that every
-    row shares are said once; each distinct remainder is one numbered note, which rows refer to."""
+    """The grid of one scope's rows, worded as Markdown safe in a table cell (``claim_text(row, cell=True)``). The
+    parts of the reasons and the conditions that every row shares are said once; each distinct remainder is one
+    numbered note, which rows refer to."""
     reasons = [list(c.reason) for c in rows]
     common = [part for part in reasons[0] if all(part in r for r in reasons)] if len(rows) > 1 else []
     same_conditions = len(rows) > 1 and len({c.conditions for c in rows}) == 1
@@ -93,9 +94,9 @@ def scope_table(scope: str, rows: list[Claim]) -> ScopeTable:
             if note not in notes:
                 notes.append(note)
             number = notes.index(note) + 1
-        cells.append([fmt.cell(c.claim), fmt.cell(c.article), fmt.cell(c.ours), verdict_text(c.verdict, number)])
-    shared = fmt.cell(part_separator().join(common)) if common else None
-    checked = checked_text(fmt.cell(part_separator().join(rows[0].conditions))) if same_conditions else None
+        cells.append([c.claim, c.article, c.ours, verdict_text(c.verdict, number)])
+    shared = part_separator().join(common) if common else None
+    checked = checked_text(part_separator().join(rows[0].conditions)) if same_conditions else None
     header = [_("claim"), _("the article says"), _("fwbench finds"), _("verdict")]
     collapsed = len(rows) > COLLAPSE_FROM and all(c.verdict == NOT_COMPARABLE for c in rows)
     return ScopeTable(scope, Grid(header, cells, text=tuple(range(len(header)))), shared, checked, notes, collapsed)
@@ -126,7 +127,7 @@ def context(site: SiteData) -> dict[str, Any]:
         "counts": Grid([_("verdict"), _("rows")], [[verdict_text(v), str(n)] for v, n in counts.items()]),
         "rules": site.rules,
         "sections": sections(
-            [(text(scope), [claim_text(c) for c in rows]) for scope, rows in site.claim_scopes],
+            [(text(scope), [claim_text(c, cell=True) for c in rows]) for scope, rows in site.claim_scopes],
             site.article["article"]["sections"],
         ),
         "machines": machines,

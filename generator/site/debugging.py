@@ -53,13 +53,14 @@ class MachineProbes:
 
 def summary_grid(scores: ProbeScores) -> Grid:
     """Frameworks as columns: the ranked score without silently cast probes, the score with them, and the counts
-    of each (the same for every framework), then each framework's silently cast probes and those left out."""
+    of each (the same for every framework), then each framework's silently cast probes and those left out. No cell
+    is bold: the page names no leader (Which to choose weighs the scores, with its own margin)."""
     present = [fw for fw in FRAMEWORKS if fw in scores.with_cast]
     every_cast = "— " + _("(every probe was cast)")
     rows = [
         [
             _("score without silently cast probes"),
-            *(f"**{scores[fw]:.0%}**" if fw in scores else every_cast for fw in present),
+            *(f"{scores[fw]:.0%}" if fw in scores else every_cast for fw in present),
         ],
         [_("score with them"), *(f"{scores.with_cast[fw]:.0%}" for fw in present)],
         [_("probes in the first score"), *(str(scores.ranked[fw]) for fw in present)],

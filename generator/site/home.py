@@ -66,11 +66,9 @@ def _headline(site: SiteData, view: TableView) -> Headline:
     compiled = table.columns_in("compiled")
     labels = [table.column_label(c) for c in compiled]
     rows = headline.throughput_rows(table, compiled, site.throughput_leads(table))
-    absent = ["<small>" + _("not measured on this machine") + "</small>"] * len(view.not_measured)
+    # a framework with no run here has no column, as on every page: the heading's note names it
     throughput = Grid(
-        [_("batch"), *labels, *view.not_measured, _("verdict")],
-        [[str(r.batch_size), *r.cells, *absent, r.verdict] for r in rows],
-        text=(0, *range(len(labels) + 1, len(labels) + len(absent) + 1), -1),
+        [_("batch"), *labels, _("verdict")], [[str(r.batch_size), *r.cells, r.verdict] for r in rows], text=(0, -1)
     )
     compile_rows, notes = headline.compile_rows(table, compiled)
     return Headline(

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import label
-from generator.i18n import N_, _, list_separator, translate
+from generator.i18n import N_, _, list_separator, ngettext, part_separator, translate
+from generator.message import and_list
 from generator.records.aggregate import Summary
-from generator.records.identity import PRECISION_WORDS
+from generator.records.identity import PRECISION_WORDS, precision_policy
 from generator.records.machines import Machine
 from generator.site import Page
 from generator.spacing import fill
@@ -25,6 +26,8 @@ from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title, setting_word
+from generator.views.verdict_text import text
+from runners.recipe import MIN_WINDOW_STEPS
 
 PAGE = Page("results/machines.md", "machines.md.j2", N_("Machines"), N_("3 Results"), 3.37)
 
@@ -61,6 +64,12 @@ def configuration(summary: Summary) -> tuple:
     return key.framework, key.mode, key.setting.precision, key.batch_size, key.setting.dataset
 
 
+def record_configuration(record: dict[str, Any]) -> tuple:
+    """A run record's configuration as ``configuration`` gives a summary's."""
+    config, framework = record["config"], record["framework"]
+    return framework["name"], framework["mode"], precision_policy(record), config["batch_size"], config["dataset"]
+
+
 def shared_configurations(summaries: list[Summary]) -> dict[tuple, list[Summary]]:
     """Configuration -> its summaries with an images/s figure, for the configurations of two or more machines;
     tuned runs are left out (they are shown apart, never beside out-of-the-box ones)."""
@@ -78,7 +87,7 @@ def shared_grid(rows: list[Summary], titles: dict[str, str]) -> Grid:
     body = [
         [
             f"[{titles[s.key.machine_id]}](#{anchor(s.key.machine_id)})",
-            setting_word(s.key.setting.profile),
+            s.key.setting.profile,
             s.key.version,
             f"{s.images_per_epoch:,}",
             cells.rate_cell(s),
@@ -107,7 +116,7 @@ def _kernel(record: dict[str, Any]) -> str | None:
 #: what a row's records may differ in beyond its columns, in words, and how to read it from a record (None: not
 #: recorded); a record's own fields, so that a difference is shown, never explained
 RECORD_FACTS = (
-    (N_("profile"), lambda r: setting_word(r["config"]["profile"])),
+    (N_("profile"), lambda r: r["config"]["profile"]),  # by its name, as the command line knows it
     (N_("training images requested"), lambda r: r["config"].get("train_images")),
     (N_("steps per epoch"), lambda r: r["config"]["steps_per_epoch"]),
     (N_("epochs"), lambda r: r["config"]["epochs"]),
@@ -131,15 +140,68 @@ def record_facts(records: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def differing_facts(own: list[Summary]) -> list[str]:
-    """The facts (``RECORD_FACTS``) that differ between one machine's rows, each with its values in their order
-    (``fact: a, b``)."""
+def fact_differences(groups: list[list[dict[str, Any]]]) -> list[str]:
+    """The facts (``RECORD_FACTS``) whose values differ between groups of run records, each with a value per group
+    in their order (``fact: a, b``)."""
     found = []
     for name, read in RECORD_FACTS:
-        values = [_facts([r.record for r in s.runs], read) for s in own]
+        values = [_facts(records, read) for records in groups]
         if len(set(values)) > 1:
             found.append(fill(_("{fact}: {values}"), fact=translate(name), values=list_separator().join(values)))
     return found
+
+
+def differing_facts(own: list[Summary]) -> list[str]:
+    """The facts that differ between one machine's rows, each with its values in their order (``fact: a, b``)."""
+    return fact_differences([[r.record for r in s.runs] for s in own])
+
+
+def beside_results(site: SiteData, machine_id: str, records: list[dict[str, Any]], what: str) -> str | None:
+    """What ``records`` (``what`` names them) differ in from the results tables' out-of-the-box runs of the same
+    configurations on their machine, the speed page's: a sentence, or None where those runs are not in the records
+    or differ in nothing recorded. The versions are not compared: the records of another release differ in it."""
+    configurations = {record_configuration(r) for r in records}
+    others = [
+        run.record
+        for table in site.out_of_box
+        if table.machine_id == machine_id
+        for summary in table.summaries
+        if configuration(summary) in configurations
+        for run in summary.runs
+    ]
+    facts = fact_differences([records, others]) if others else []
+    if not facts:
+        return None
+    line = _(
+        "{what} differ from this machine's out-of-the-box runs of the same configurations, the speed page's, in "
+        "{facts} (each fact's first value is theirs, the second the speed page's); the records do not say which "
+        "difference moved a figure."
+    )
+    return fill(line, what=what, facts=part_separator().join(facts))
+
+
+def short_epochs(records: list[dict[str, Any]]) -> str | None:
+    """Where successful run records trained epochs shorter than a timing window's fewest steps
+    (``runners.recipe.MIN_WINDOW_STEPS``), which time the device sync more than the training: a sentence naming
+    the batch sizes and their steps per epoch, or None."""
+    steps: dict[int, set[int]] = defaultdict(set)
+    for r in records:
+        if r["status"] == "ok" and r["config"]["steps_per_epoch"] < MIN_WINDOW_STEPS:
+            steps[r["config"]["batch_size"]].add(r["config"]["steps_per_epoch"])
+    if not steps:
+        return None
+    counts = sorted(set().union(*steps.values()))
+    line = ngettext(
+        "At batch {batches} an epoch here is {steps} step (the records' `config.steps_per_epoch`), fewer than the "
+        "{least} a timing window holds wherever an epoch has them: so short a window times the device sync more "
+        "than the training (docs/design.md, Profiles), and these figures do not compare with those of longer epochs.",
+        "At batch {batches} an epoch here is {steps} steps (the records' `config.steps_per_epoch`), fewer than the "
+        "{least} a timing window holds wherever an epoch has them: so short a window times the device sync more "
+        "than the training (docs/design.md, Profiles), and these figures do not compare with those of longer epochs.",
+        max(counts),
+    )
+    batches = text(and_list([str(b) for b in sorted(steps)]))
+    return fill(line, batches=batches, steps=text(and_list([str(n) for n in counts])), least=MIN_WINDOW_STEPS)
 
 
 def differences(rows: list[Summary], titles: dict[str, str]) -> list[str]:

@@ -6,9 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.i18n import N_, _
+from generator.message import and_list
 from generator.records import platform_issues
 from generator.records.bisects import Bisect, matching
 from generator.site import Page
+from generator.site.versions import bisect_notes
+from generator.spacing import fill, spaced
 from generator.verdicts import platform_issue
 from generator.views import fmt
 from generator.views.findings import size_words
@@ -16,6 +19,15 @@ from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import label_words
 from generator.views.verdict_text import text
+
+#: where the records show an issue's cause: the machines whose runs with the workaround decide a speed-up, those
+#: where they do not, and those of the issue's device kind with no run made with the workaround
+SHOWN = N_("The workaround speeds {framework} up beyond the noise on {machines}: there the records show this cause.")
+NOT_SHOWN = N_(
+    "On {machines} its speed-up is not beyond the noise: there the records do not show that this cause slows "
+    "{framework}."
+)
+UNMEASURED = N_("{machines}: no run made with the workaround, so the cause is not measured there.")
 
 PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", N_("Known platform issues"), N_("3 Results"), 3.4)
 
@@ -28,7 +40,10 @@ class Issue:
     workaround: str
     size: str | None  # in words, per machine; bold where the runs decide it
     measured: dict[str, Grid]  # "machine · setting" -> grid
-    bisects: list[Bisect]  # the release bisects of the issue's framework, metric and batch size on its device kind
+    where: str  # the machines where the records show the cause, where they do not, and where it is not measured
+    # the release bisects of the issue's framework, metric and batch size on its device kind, each with its notes
+    # (``versions.bisect_notes``)
+    bisects: list[tuple[Bisect, str | None]]
 
 
 def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
@@ -55,6 +70,30 @@ def _bisects(site: SiteData, facts: dict[str, Any]) -> list[Bisect]:
     return matching(site.bisects, wanted["framework"], wanted["metric"], wanted["batch_size"], facts["device_kind"])
 
 
+def _machines(ids: list[str]) -> str:
+    return text(and_list([f"`{machine}`" for machine in ids]))
+
+
+def _where(site: SiteData, facts: dict[str, Any], pairs: list[platform_issues.Pair]) -> str:
+    """On which machines of the issue's device kind the records show its cause (``verdicts.platform_issue.sizes``
+    decides each), on which they do not, and which have no run made with the workaround."""
+    measured = platform_issue.sizes(pairs)
+    shown = [m.machine_id for m in measured if m.decided]
+    not_shown = [m.machine_id for m in measured if not m.decided]
+    unmeasured = sorted(
+        machine
+        for machine, kind in site.device_kinds.items()
+        if kind == facts["device_kind"] and machine not in {m.machine_id for m in measured}
+    )
+    framework = fmt.label(facts["framework"])
+    parts = [
+        fill(_(message), machines=_machines(ids), framework=framework)
+        for message, ids in ((SHOWN, shown), (NOT_SHOWN, not_shown), (UNMEASURED, unmeasured))
+        if ids
+    ]
+    return spaced(parts)
+
+
 def context(site: SiteData) -> dict[str, Any]:
     """The platform issues page's context."""
     data = platform_issues.load_issues()
@@ -63,5 +102,10 @@ def context(site: SiteData) -> dict[str, Any]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
         size = size_words(pairs)
         workaround = platform_issues.workaround_text(facts)
-        issues.append(Issue(facts, workaround, size, _measured(pairs), _bisects(site, facts)))
+        bisects = [(found, bisect_notes(site, found)) for found in _bisects(site, facts)]
+        # the data file names the bisect's finding; which machine it ran on comes from its report
+        machines = text(and_list(sorted({found.machine_id for found, _notes in bisects}))) or "—"
+        facts = {**facts, "versions": fill(facts["versions"], machines=machines)}
+        where = _where(site, facts, pairs)
+        issues.append(Issue(facts, workaround, size, _measured(pairs), where, bisects))
     return {"about": data["about"], "issues": issues}

@@ -13,6 +13,7 @@ from generator.records.aggregate import Summary, Table
 from generator.records.identity import first_step
 from generator.records.metrics import MEMORY_METRICS, charted_metric
 from generator.site import Page
+from generator.site.memory import cache_states, cached_title
 from generator.site.speed import mfu_basis, mfu_line
 from generator.spacing import fill
 from generator.views import cells, chart_data, headline
@@ -55,7 +56,10 @@ def _grids(table: Table, mode: str) -> dict[str, Grid]:
         grids[translate(named.warm)] = batch_grid(table, mode, cells.warm_compile_cell)
     if memory := charted_metric(table.summaries):
         title = fill(_("Memory: {figure} (MiB)"), figure=translate(MEMORY_METRICS[memory][0]))
-        grids[title] = batch_grid(table, mode, lambda s: cells.memory_cell(s, memory))
+        for warm in cache_states(table):  # a whole-run peak includes the compile's work: the states never pool
+            grids[cached_title(title, warm)] = batch_grid(
+                table, mode, lambda s, w=warm: cells.cached_memory_cell(s, memory, w)
+            )
     grids[_("Test loss (nats per token), last epoch")] = batch_grid(
         table, mode, lambda s: cells.figure_cell(s, lambda x: x.final("test_loss"), digits=3)
     )

@@ -20,15 +20,15 @@ from generator.records.load import Loaded
 from generator.records.metrics import MEMORY_METRICS, charted_metric
 from generator.site import Page
 from generator.site.claims import verdict_text
-from generator.site.machines import record_facts
-from generator.spacing import fill
+from generator.site.machines import beside_results, record_facts, short_epochs
+from generator.spacing import fill, spaced
 from generator.verdicts.article.machine import is_article_version
 from generator.verdicts.claims import Claim
 from generator.views import cells, chart_data, fmt
 from generator.views.charts import Chart
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, views
+from generator.views.table_view import TableView, setting_word, views
 from generator.views.verdict_text import claim_text, text
 
 #: the known-good sets, shared with runners envs (its notes and reasons are prose: ``generator.data_text.PROSE``)
@@ -62,6 +62,8 @@ class VersionsTable:
     view: TableView
     frameworks: list[FrameworkVersions]
     article: ArticleVersions
+    beside: str | None  # how its records differ from the speed page's of the same configurations (``beside_results``)
+    short: str | None  # the batch sizes whose epochs are shorter than a timing window (``machines.short_epochs``)
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class BisectView:
     grid: Grid
     upstream: str
     facts: str  # what its sample run records say of their setting (``machines.record_facts``)
+    notes: str | None  # how they differ from the speed page's, and where their epochs are too short (``bisect_notes``)
 
 
 def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
@@ -101,7 +104,8 @@ def _grid(table: Table, columns: list[Column], batch_size: int, memory: str | No
         summary = table.at(column, batch_size)
         row = [_version_cell(column.framework, column.version, article), cells.rate_cell(summary)]
         row.append(cells.compile_cell(summary))
-        row += [cells.memory_cell(summary, memory)] if memory else []
+        # its cold runs, as the compile time's: a whole-run peak includes the compile's work
+        row += [cells.cached_memory_cell(summary, memory, False)] if memory else []
         row.append(_companions_cell(summary) if summary else "—")
         rows.append(row)
     return Grid([*header, _("companion packages")], rows, text=(0, -1))
@@ -112,7 +116,7 @@ def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
     lines: dict[str, dict[str, Stats]] = {}
     for mode in table.modes:
         for bs in table.batch_sizes:
-            name = fill(_("batch {size}"), size=bs) + (f" {mode}" if len(table.modes) > 1 else "")
+            name = fill(_("batch {size}"), size=bs) + (f" {setting_word(mode)}" if len(table.modes) > 1 else "")
             points = {
                 v: s.images_per_second
                 for v in versions
@@ -157,7 +161,25 @@ def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
     return ArticleVersions(names, claim, list(claim.reason), verdict_text(claim.verdict))
 
 
-def _bisect_view(found: Bisect, runs: list[Loaded]) -> BisectView:
+def bisect_records(found: Bisect, runs: list[Loaded]) -> list[dict[str, Any]]:
+    """The run records of a bisect's samples, where its runs are in the results (``Results.bisect_runs``)."""
+    ids = {sample["record_id"] for samples in found.report["samples"].values() for sample in samples}
+    return [r.record for r in runs if r.machine_id == found.machine_id and r.record["record_id"] in ids]
+
+
+def bisect_notes(site: SiteData, found: Bisect) -> str | None:
+    """How a bisect's run records differ from the speed page's of the same configuration on its machine
+    (``machines.beside_results``), and where their epochs are shorter than a timing window
+    (``machines.short_epochs``); None where its runs are not in the results or neither applies."""
+    own = bisect_records(found, site.results.bisect_runs)
+    if not own:
+        return None
+    return (
+        spaced([beside_results(site, found.machine_id, own, _("The bisect's run records")), short_epochs(own)]) or None
+    )
+
+
+def _bisect_view(site: SiteData, found: Bisect) -> BisectView:
     report, result = found.report, found.result
     marks = {result.get("last_good"): _("last good"), result.get("first_bad"): _("first bad")}
     skipped = set(result.get("skipped") or ())
@@ -186,18 +208,17 @@ def _bisect_view(found: Bisect, runs: list[Loaded]) -> BisectView:
         batch=report["config"]["batch_size"],
         mode=translate(report["config"]["mode"]),
     )
-    ids = {sample["record_id"] for samples in report["samples"].values() for sample in samples}
-    own = [r.record for r in runs if r.machine_id == found.machine_id and r.record["record_id"] in ids]
+    own = bisect_records(found, site.results.bisect_runs)
     facts = part_separator().join(record_facts(own)) if own else ""  # none where its runs are not in the results
     grid = Grid(header, rows, text=(0, 2, 3))
-    return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts)
+    return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts, bisect_notes(site, found))
 
 
 def bisects_by_machine(site: SiteData) -> dict[str, list[BisectView]]:
     """Every bisect report's view, grouped by the machine it ran on."""
     grouped: dict[str, list[BisectView]] = {}
     for found in site.bisects:
-        grouped.setdefault(found.machine_id, []).append(_bisect_view(found, site.results.bisect_runs))
+        grouped.setdefault(found.machine_id, []).append(_bisect_view(site, found))
     return grouped
 
 
@@ -228,6 +249,9 @@ def context(site: SiteData) -> dict[str, Any]:
     """The Versions page's context."""
     tables = []
     for view in views(site, site.version_tables):
-        frameworks = [f for fw in FRAMEWORKS if (f := _framework(site, view.table, fw))]
-        tables.append(VersionsTable(view, frameworks, _article_versions(site, view.table)))
+        table = view.table
+        frameworks = [f for fw in FRAMEWORKS if (f := _framework(site, table, fw))]
+        records = [run.record for summary in table.summaries for run in summary.runs]
+        beside = beside_results(site, table.machine_id, records, _("These run records"))
+        tables.append(VersionsTable(view, frameworks, _article_versions(site, table), beside, short_epochs(records)))
     return {"tables": tables, "bisects": bisects_by_machine(site), "version_sets": version_sets_grid()}

@@ -1,6 +1,6 @@
 """What an accuracy figure can mean: whether the runs trained long enough to say anything, and whether the
-frameworks classified the same test images correctly (as the parity tests predict: same weights, same batches,
-same update)."""
+frameworks classified as many test images correctly, seed by seed (same weights, same batches, the same update to
+within rounding: the parity tests)."""
 
 from __future__ import annotations
 
@@ -94,16 +94,27 @@ def undertrained(summary: Summary, classes: int) -> tuple[Message, ...]:
 
 @dataclass(frozen=True)
 class Agreement:
-    """One batch size: how many test images each column's runs classified correctly, by seed."""
+    """One batch size: how many test images each column's runs classified correctly, seed by seed.
+
+    A column's repeats of one seed are the same computation (same weights, same batches): they count once, as one
+    number where they agree among themselves and as each distinct number where they do not, which no other column
+    can then match. The records hold counts, not per-image predictions: equal counts show that as many images were
+    right, not that the same ones were."""
 
     batch_size: int
     test_images: int | None
-    counts: dict[str, tuple[int, ...]]  # column label -> correct test images of each run, by seed
+    seeds: tuple[int, ...]  # the seeds every column ran
+    counts: dict[str, tuple[tuple[int, ...], ...]]  # column label -> for each seed, its runs' distinct counts
+
+    @property
+    def repeats_differ(self) -> bool:
+        """True when some column's runs of one seed classified different numbers of test images correctly."""
+        return any(len(found) > 1 for per_seed in self.counts.values() for found in per_seed)
 
     @property
     def agree(self) -> bool:
-        """True when every column classified exactly as many test images correctly, run by run."""
-        return len(set(self.counts.values())) == 1
+        """True when every column's runs classified the same number of test images correctly, seed by seed."""
+        return not self.repeats_differ and len(set(self.counts.values())) == 1
 
 
 def _correct(record: dict, test_images: int) -> int:
@@ -111,7 +122,8 @@ def _correct(record: dict, test_images: int) -> int:
 
 
 def image_agreement(table: Table) -> list[Agreement]:
-    """Per batch size with two or more columns that share seeds, the correct test images of each run."""
+    """Per batch size with two or more columns that share seeds, the correct test images of each column's runs,
+    seed by seed (see ``Agreement``)."""
     found = []
     for bs in table.batch_sizes:
         summaries = {table.column_label(c): s for c in table.columns if (s := table.at(c, bs)) and s.n_ok}
@@ -119,16 +131,14 @@ def image_agreement(table: Table) -> list[Agreement]:
         if len(summaries) < 2 or len(test_images) != 1 or None in test_images:
             continue
         (size,) = test_images
-        seeds = set.intersection(*({r["config"]["seed"] for r in s.counted} for s in summaries.values()))
+        seeds = sorted(set.intersection(*({r["config"]["seed"] for r in s.counted} for s in summaries.values())))
         if not seeds:
             continue
         counts = {
             name: tuple(
-                _correct(r, size)
-                for r in sorted(s.counted, key=lambda r: r["config"]["seed"])
-                if r["config"]["seed"] in seeds
+                tuple(sorted({_correct(r, size) for r in s.counted if r["config"]["seed"] == seed})) for seed in seeds
             )
             for name, s in summaries.items()
         }
-        found.append(Agreement(bs, size, counts))
+        found.append(Agreement(bs, size, tuple(seeds), counts))
     return found

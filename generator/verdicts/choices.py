@@ -7,6 +7,7 @@ figure without runs (probe scores, code lines, questions) favours a framework on
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,12 +15,12 @@ from dataclasses import dataclass
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, label
 from fwbench.stats import Stats
 from generator.i18n import N_, Nn_
-from generator.message import AND, Joined, Message, Spread, Text, and_list
-from generator.records.aggregate import Summary, Table
+from generator.message import AND, Joined, Message, Spread, Text, and_list, labelled, parts
+from generator.records.aggregate import FLAGGED_RUNS, Summary, Table
 from generator.records.codesize import SourceFile
-from generator.records.identity import FP32, PRECISION_WORDS
+from generator.records.identity import BF16, CACHE_WORDS, FP32, PRECISION_WORDS
 from generator.records.load import Loaded
-from generator.records.machines import Machine, machine_title
+from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.metrics import MEMORY_METRICS, MIB
 from generator.records.probes import ProbeScores
 from generator.verdicts.leads import (
@@ -92,7 +93,8 @@ def _figure_choice(scenario: Message, values: dict[str, float], lowest: bool, ev
 def _probe_choice(scores: ProbeScores) -> Choice:
     """Clear error messages by both probe scores, each named: the one the debugging page ranks (without the
     silently cast probes) and the one with every probe. A framework is favoured only where both name it; where
-    they differ the choice turns on whether a documented silent cast counts against a framework, so it says so."""
+    they differ the choice turns on whether a documented silent cast counts against a framework: "split", the two
+    scores beside it."""
     scenario, link = Message(N_("clear error messages")), "devex/debugging.md"
     ranked, every = dict(scores.without_cast), dict(scores.with_cast)
     each = Nn_("{n} probe each", "{n} probes each")  # the same probes for every framework (``ProbeScores``)
@@ -111,11 +113,7 @@ def _probe_choice(scores: ProbeScores) -> Choice:
     by_ranked, by_every = (_figure_choice(scenario, v, False, evidence, link) for v in (ranked, every))
     if by_ranked.favoured == by_every.favoured:
         return by_ranked
-    favoured = Message(
-        N_("{ranked} without the silently cast probes, {every} counting them"),
-        {"ranked": by_ranked.favoured, "every": by_every.favoured},
-    )
-    return Choice(scenario, favoured, evidence, link, decided=False)
+    return Choice(scenario, Message(N_("split")), evidence, link, decided=False)
 
 
 def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None]) -> Lead | None:
@@ -143,6 +141,55 @@ def _mib(stats: Stats) -> Spread:
     return Spread(stats, 1 / MIB, 0, "MiB")
 
 
+def _cached(table: Table, warm: bool) -> Table:
+    """``table`` as its runs with warm (``warm``) or cold compiler caches have it (``Summary.cached``)."""
+    return Table(table.machine_id, table.setting, [part for s in table.summaries if (part := s.cached(warm)).runs])
+
+
+#: a figure of a configuration as one cache state's runs have it: (its part of those runs, True for warm) -> stats
+CachedFigure = Callable[[Summary, bool], Stats | None]
+
+
+def _beside(
+    table: Table, batch_size: int, stats_of: CachedFigure, show: Callable[[Stats], Spread], warm: bool
+) -> Text | None:
+    """Every framework's figure at ``batch_size`` from the judged runs with warm (``warm``) or cold caches, lowest
+    first, labelled with the state: ``cold caches: JAX at 6.8 s (n=1), …``; None where none has one."""
+    found = [
+        (table.column_label(c), stats)
+        for c in table.columns_in("compiled")
+        if (s := table.at(c, batch_size)) and s.judgeable and (stats := stats_of(s, warm))
+    ]
+    figures = [
+        Message(N_("{framework} at {figure}"), {"framework": name, "figure": show(stats)})
+        for name, stats in sorted(found, key=lambda pair: pair[1].mean)
+    ]
+    return labelled(Message(CACHE_WORDS[warm]), and_list(figures)) if figures else None
+
+
+def _cached_choice(
+    table: Table,
+    scenario: str,
+    values: dict[str, Text],
+    stats_of: CachedFigure,
+    show: Callable[[Stats], Spread],
+    best: str,
+    link: str,
+) -> Choice | None:
+    """A choice from a figure that includes compile work (a compile time, a whole-run memory peak), whose cold and
+    warm runs never pool: judged with warm caches, what users live with after a configuration's first run (its
+    repeats can give n >= 3; only the first compiles cold), or with cold ones where no two frameworks have warm
+    runs; every framework's figure of the other state beside it. None where neither state has a lead."""
+    for warm in (True, False):
+        lead = _largest_batch_lead(_cached(table, warm), lambda s, warm=warm: stats_of(s, warm))
+        if lead:
+            words = Message(scenario, {**values, "batch": lead.batch_size, "caches": Message(CACHE_WORDS[warm])})
+            choice = _lead_choice(words, lead, link, show, best)
+            beside = _beside(_cached(table, not warm), lead.batch_size, stats_of, show, not warm)
+            return dataclasses.replace(choice, evidence=parts([choice.evidence, beside])) if beside else choice
+    return None
+
+
 def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[Choice]:
     """Speed, start-up and memory scenarios, one set per machine and setting (out-of-the-box tables)."""
     found = []
@@ -152,33 +199,70 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
         words = () if precision == FP32 else (Message(PRECISION_WORDS.get(precision, precision)),)
         # named as the speed and memory pages head its table: two VMs that report the same CPU differ by fingerprint
         where = Joined((machine_title(machine, table.machine_id), Message(table.setting.dataset), *words))
+        # beside a bf16 figure, a CPU that lists no bf16 instructions: the record's fact, not a cause
+        isa = no_bf16_isa(machine) if precision == BF16 else None
         table_leads = throughput_leads(table)
         if table_leads:
             scenarios = [(N_("fast training at small batches (batch {batch}) on {where}"), table_leads[0])]
             if len(table_leads) > 1:  # a table of one batch size has no large batch to speak of
                 scenarios.append((N_("fast training at large batches (batch {batch}) on {where}"), table_leads[-1]))
             for scenario, lead in scenarios:
-                found.append(
-                    _lead_choice(
-                        Message(scenario, {"batch": lead.batch_size, "where": where}), lead, "results/speed.md"
-                    )
+                choice = _lead_choice(
+                    Message(scenario, {"batch": lead.batch_size, "where": where}), lead, "results/speed.md"
                 )
-        compile_lead = _largest_batch_lead(table, lambda s: s.compile_seconds)
-        if compile_lead:
-            scenario = Message(
-                N_("short start-up (compile time at batch {batch}) on {where}"),
-                {"batch": compile_lead.batch_size, "where": where},
-            )
-            found.append(_lead_choice(scenario, compile_lead, "results/speed.md", _seconds, QUICKEST_TO_COMPILE))
+                found.append(dataclasses.replace(choice, evidence=parts([choice.evidence, isa])) if isa else choice)
+        start_up = _cached_choice(
+            table,
+            N_("short start-up (compile time at batch {batch}, {caches}) on {where}"),
+            {"where": where},
+            lambda s, warm: s.warm_compile_seconds if warm else s.compile_seconds,
+            _seconds,
+            QUICKEST_TO_COMPILE,
+            "results/speed.md",
+        )
+        found += [start_up] if start_up else []
         for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
-            memory_lead = _largest_batch_lead(table, lambda s, name=name: s.memory(name))
-            if memory_lead:
-                scenario = Message(
-                    N_("tight memory ({figure} at batch {batch}) on {where}"),
-                    {"figure": Message(MEMORY_METRICS[name][0]), "batch": memory_lead.batch_size, "where": where},
-                )
-                found.append(_lead_choice(scenario, memory_lead, "results/memory.md", _mib, LEANEST))
+            memory = _cached_choice(
+                table,
+                N_("tight memory ({figure} at batch {batch}, {caches}) on {where}"),
+                {"figure": Message(MEMORY_METRICS[name][0]), "where": where},
+                lambda s, _warm, name=name: s.memory(name),
+                _mib,
+                LEANEST,
+                "results/memory.md",
+            )
+            if memory:
+                found.append(memory)
                 break
+    return found
+
+
+def _why_no_choice(summaries: list[Summary]) -> Message:
+    """Why a machine's out-of-the-box configurations give no choice: their runs are all flagged (shown, never
+    judged), none finished, or fewer than two frameworks have clean runs to compare."""
+    if any(s.judgeable for s in summaries):
+        return Message(N_("fewer than two frameworks have clean runs to compare"))
+    flags = sorted({flag for s in summaries for flag in s.flags})
+    if not flags:
+        return Message(N_("no run finished"))
+    return Message(N_("{runs}, shown but never judged"), {"runs": and_list([Message(FLAGGED_RUNS[f]) for f in flags])})
+
+
+def gpus_without_choices(tables: list[Table], machines: dict[str, Machine]) -> list[Text]:
+    """Each GPU machine whose out-of-the-box ``tables`` give no scenario of ``measured_choices``, with its runs per
+    configuration and why (``NVIDIA H200 (GPU): n = 1 per configuration; older records, shown but never judged``),
+    so that a page of CPU rows says what the GPU records hold; a GPU with judged runs gets its rows instead."""
+    found: list[Text] = []
+    for machine in (m for m in machines.values() if m.is_gpu):
+        own = [t for t in tables if t.machine_id == machine.machine_id]
+        summaries, title = [s for t in own for s in t.summaries], machine_title(machine, machine.machine_id)
+        if not summaries:
+            found.append(labelled(title, Message(N_("no out-of-the-box run"))))
+        elif not measured_choices(own, machines):
+            counts = sorted({s.n_ok for s in summaries})
+            n = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+            runs = Message(N_("n = {n} per configuration"), {"n": n})
+            found.append(labelled(title, parts([runs, _why_no_choice(summaries)])))
     return found
 
 

@@ -1,10 +1,11 @@
 """The claims check's vocabulary: a claims row, its verdicts, and the rules that decide one from figures.
 
-A claims row (``Claim``) sets one of the article's published figures beside fwbench's counterpart. Every verdict
-is computed: the article's figures come from ``data/article_figures.json`` (transcribed, with sections),
-fwbench's from the records (``generator.verdicts.article``). A measurement is
-judged only where the comparability rules (``data/comparability.json``) hold, else it is "not comparable" with
-the broken rules named; where its 95 % interval cannot tell, the verdict is "within noise".
+A claims row (``Claim``) sets one of the article's published figures beside fwbench's counterpart, or beside the
+article's own figures, where agreement is CONSISTENT, never CONFIRMED (``self_consistent``). Every verdict is
+computed: the article's figures come from ``data/article_figures.json`` (transcribed, with sections), fwbench's
+from the records (``generator.verdicts.article``). A measurement is judged only where the comparability rules
+(``data/comparability.json``) hold, else it is "not comparable" with the broken rules named; where its 95 %
+interval cannot tell, the verdict is "within noise".
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from generator.message import Message, Text
 
 #: the verdicts, English (a row keeps one; pages show it translated)
 CONFIRMED = N_("confirmed")
+#: a statement of the article that its own figures bear out: arithmetic on what it published, which no measurement
+#: of fwbench's confirms (``self_consistent``)
+CONSISTENT = N_("consistent with its own figures")
 CONTRADICTED = N_("contradicted")
 NOT_COMPARABLE = N_("not comparable")
-#: every verdict, in the order the claims page counts them; the third is ``stats.WITHIN_NOISE`` (the intervals
+#: every verdict, in the order the claims page counts them; the fourth is ``stats.WITHIN_NOISE`` (the intervals
 #: cannot tell), spelled out to mark it for the catalogue
-VERDICTS = (CONFIRMED, CONTRADICTED, N_("within noise"), NOT_COMPARABLE)
+VERDICTS = (CONFIRMED, CONSISTENT, CONTRADICTED, N_("within noise"), NOT_COMPARABLE)
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,12 @@ class Claim:
 def load_article_figures() -> dict[str, Any]:
     """The transcribed figures of the source article as written: its prose English, worded where shown."""
     return source_data("article_figures.json")
+
+
+def self_consistent(verdict: str) -> str:
+    """A rule's verdict on the article checked against its own figures: CONSISTENT where the rule found it
+    CONFIRMED (the article agrees with itself, no measurement confirms it), any other verdict as it is."""
+    return CONSISTENT if verdict == CONFIRMED else verdict
 
 
 def within_bound(measured: float, bound: float, tolerance: float) -> str:

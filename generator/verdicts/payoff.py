@@ -24,14 +24,15 @@ class Payoff:
 
 
 def payoff(table: Table, column: Column, batch_size: int) -> Payoff | None:
-    """The compiled mode's extra start-up set against the epoch time it saves (from the means), where the compiled
-    and eager epoch times are apart and come from judged runs; None when the records hold no eager or compiled
-    figure to set beside."""
+    """The compiled mode's extra start-up with cold caches set against the epoch time it saves (from the means),
+    where the compiled and eager epoch times are apart and they and the cold compiles come from judged runs; None
+    when the records hold no eager or compiled figure to set beside."""
     compiled = table.at(column, batch_size)
     eager = table.at(Column(column.framework, column.version, "eager"), batch_size)
     if not all(s and s.epoch_seconds and s.compile_seconds for s in (compiled, eager)):
         return None
-    judged = compiled.judgeable and eager.judgeable
+    # judged runs only: the epochs' and the cold compile's own (a cold compile may come from busy runs alone)
+    judged = all(s.judgeable and s.cached(warm=False).judgeable for s in (compiled, eager))
     status = separation(eager.epoch_seconds, compiled.epoch_seconds) if judged else None
     n = min(eager.epoch_seconds.n, compiled.epoch_seconds.n)
     saved = eager.epoch_seconds.mean - compiled.epoch_seconds.mean

@@ -72,6 +72,20 @@ def rate_cell(summary: Summary | None) -> str:
     return figure_cell(summary, lambda s: s.images_per_second, digits=1)
 
 
+#: what a cell of one compiler-cache state says where the configuration has no successful run in that state
+NO_RUN_WITH = {True: N_("no run with warm caches"), False: N_("no run with cold caches")}
+
+
+def cached_cell(summary: Summary | None, warm: bool, cell: Callable[[Summary | None], str]) -> str:
+    """``cell`` of a figure that includes compile work, written from the configuration's runs with warm (``warm``)
+    or cold compiler caches only (``Summary.cached``: its marks and left-out runs those of that state); one that
+    never ran, or whose every run failed, shows so as any cell does."""
+    if summary is None or summary.n_ok == 0:
+        return cell(summary)
+    part = summary.cached(warm)
+    return cell(part) if part.n_ok else translate(NO_RUN_WITH[warm])
+
+
 def _compile_figure(summary: Summary | None, warm: bool) -> str:
     """Compile seconds over the runs where they stand above the step-time noise, naming the runs within it
     (``Summary.compile_below_noise``): never a clamped 0 s shown or averaged as a measurement."""
@@ -94,18 +108,23 @@ def _compile_figure(summary: Summary | None, warm: bool) -> str:
 
 
 def compile_cell(summary: Summary | None) -> str:
-    """Compile seconds with cold compiler caches."""
-    return _compile_figure(summary, warm=False)
+    """Compile seconds with cold compiler caches, from the cold runs (``cached_cell``)."""
+    return cached_cell(summary, False, lambda s: _compile_figure(s, warm=False))
 
 
 def warm_compile_cell(summary: Summary | None) -> str:
-    """Compile seconds with warm compiler caches (a repeat of the configuration)."""
-    return _compile_figure(summary, warm=True)
+    """Compile seconds with warm compiler caches (a repeat of the configuration), from the warm runs."""
+    return cached_cell(summary, True, lambda s: _compile_figure(s, warm=True))
 
 
 def memory_cell(summary: Summary | None, name: str) -> str:
-    """One memory figure in MiB."""
+    """One memory figure in MiB, over the configuration's counted runs."""
     return figure_cell(summary, lambda s: s.memory(name), scale=1 / MIB, digits=0)
+
+
+def cached_memory_cell(summary: Summary | None, name: str, warm: bool) -> str:
+    """One memory figure in MiB from the runs with warm (``warm``) or cold compiler caches (``cached_cell``)."""
+    return cached_cell(summary, warm, lambda s: memory_cell(s, name))
 
 
 def accuracy_cell(summary: Summary | None) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from fwbench.frameworks import REGISTRY
 from fwbench.stats import Stats
-from generator.i18n import _
+from generator.i18n import _, translate
 from generator.records.aggregate import Column, Summary, Table
 from generator.spacing import fill
 from generator.views.charts import MID_GREY, Chart, Series
@@ -43,7 +43,7 @@ def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel:
             if (s := table.at(column, bs)) and s.n_ok and (st := stats_of(s))
         ]
         if points:
-            mode = f" {column.mode}" if len(table.modes) > 1 else ""
+            mode = f" {translate(column.mode)}" if len(table.modes) > 1 else ""  # a recorded word (``table_view``)
             lines.append(_series(column, table.column_label(column) + mode, points))
     # the transformer's batch is counted in sequences of tokens, ResNet-18's in images
     xlabel = _("batch size (images)") if table.setting.is_article_workload else _("batch size (sequences)")
@@ -69,7 +69,9 @@ def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode
         Series(fill(_("batch {size}"), size=bs), MID_GREY, "", BATCH_STYLES[i % len(BATCH_STYLES)], ())
         for i, bs in enumerate(table.batch_sizes)
     ]
-    return Chart("epoch", _("epoch"), f"{ylabel}, {mode}", tuple(lines), tuple(keys))
+    # Translators: a convergence chart's y axis, its figure in one training mode: "test accuracy (%), compiled"
+    ylabel = fill(_("{figure}, {mode}"), figure=ylabel, mode=translate(mode))
+    return Chart("epoch", _("epoch"), ylabel, tuple(lines), tuple(keys))
 
 
 def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:

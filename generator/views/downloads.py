@@ -75,7 +75,9 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
     """Every configuration: counts, statuses, flags and each statistic (n, median, mean, std, 95% interval).
 
     The statistics are over the counted runs (see aggregate.Summary); ``judged`` says whether they may enter
-    a verdict, ``busy_runs`` and ``older_runs`` count the flagged successful runs.
+    a verdict, ``busy_runs`` and ``older_runs`` count the flagged successful runs. Figures that include compile work
+    never pool cold and warm caches (``Summary.cached``): ``compile_seconds`` is the cold compile and
+    ``warm_compile_seconds`` the warm one; each memory figure comes as ``{name}_cold`` and ``{name}_warm``.
     """
     header = [
         "machine_id",
@@ -99,8 +101,9 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
         "older_runs",
         "judged",
     ]
-    metrics = ["epoch_seconds", "images_per_second", "tokens_per_second", "compile_seconds", "final_test_accuracy"]
-    metrics += [*MEMORY_METRICS, *(tta_name(t) for t in tta_targets)]
+    metrics = ["epoch_seconds", "images_per_second", "tokens_per_second", "compile_seconds", "warm_compile_seconds"]
+    metrics += ["final_test_accuracy", *(f"{m}_{state}" for m in MEMORY_METRICS for state in ("cold", "warm"))]
+    metrics += [tta_name(t) for t in tta_targets]
     for m in metrics:
         header += [f"{m}_n", f"{m}_median", f"{m}_mean", f"{m}_std", f"{m}_ci95_low", f"{m}_ci95_high"]
     rows = []
@@ -128,10 +131,11 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
             s.flagged[OLDER],
             s.judgeable,
         ]
-        for stats in (s.epoch_seconds, s.images_per_second, s.tokens_per_second, s.compile_seconds, s.accuracy):
+        figures = (s.epoch_seconds, s.images_per_second, s.tokens_per_second, s.compile_seconds)
+        for stats in (*figures, s.warm_compile_seconds, s.accuracy):
             row += _stat_columns(stats)
         for name in MEMORY_METRICS:
-            row += _stat_columns(s.memory(name))
+            row += _stat_columns(s.cached(False).memory(name)) + _stat_columns(s.cached(True).memory(name))
         for target in tta_targets:
             row += _stat_columns(s.time_to_accuracy(target)[0])
         rows.append(row)

@@ -11,10 +11,17 @@ import re
 
 from fwbench.frameworks import label as label  # re-exported: the pages write fmt.label
 from fwbench.stats import Stats
-from generator.i18n import _
+from generator.i18n import N_, _
 from generator.spacing import fill
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+#: the units a language words its own way (``img/s``: 张/秒); the others (s, MiB, %) are written alike in every one
+WORDED_UNITS = frozenset({N_("img/s")})
+
+
+def unit_words(unit: str) -> str:
+    """A unit as the language being written writes it."""
+    return _(unit) if unit in WORDED_UNITS else unit
 
 
 def num(value: float | None, digits: int = 1, unit: str = "") -> str:
@@ -22,7 +29,7 @@ def num(value: float | None, digits: int = 1, unit: str = "") -> str:
     if value is None:
         return "—"
     text = f"{value:,.{digits}f}"
-    return f"{text} {unit}" if unit else text
+    return f"{text} {unit_words(unit)}" if unit else text
 
 
 def pct(fraction: float | None, digits: int = 2) -> str:
@@ -36,7 +43,7 @@ def spread(stats: Stats | None, scale: float = 1.0, digits: int = 2, unit: str =
     enough runs for one, and ``with_sd`` the standard deviation beside it (``…, n=3, sd 0.12)``)."""
     if stats is None:
         return "—"
-    text = f"{stats.mean * scale:,.{digits}f}" + (f" {unit}" if unit else "")
+    text = f"{stats.mean * scale:,.{digits}f}" + (f" {unit_words(unit)}" if unit else "")
     sd = f"{stats.std * scale:,.{digits}f}" if stats.std is not None else None
     if stats.ci95 is not None:
         half = f"{(stats.ci95[1] - stats.mean) * scale:,.{digits}f}"
@@ -59,7 +66,7 @@ def compact(stats: Stats, scale: float = 1.0, digits: int = 2, unit: str = "") -
     text = f"{stats.mean * scale:,.{digits}f}"
     if stats.ci95 is not None:
         text += f" ±{NBSP}{(stats.ci95[1] - stats.mean) * scale:,.{digits}f}"
-    text = f"{text}{NBSP}{unit}" if unit else text
+    text = f"{text}{NBSP}{unit_words(unit)}" if unit else text
     if stats.ci95 is None and stats.std is not None:
         text = fill(_("{figure} (sd\u00a0{sd})"), figure=text, sd=f"{stats.std * scale:,.{digits}f}")
     return text

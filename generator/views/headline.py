@@ -17,7 +17,7 @@ from generator.spacing import fill
 from generator.verdicts.leads import Lead, lead_verdict, throughput_of
 from generator.verdicts.payoff import Payoff, payoff
 from generator.views import fmt
-from generator.views.cells import figure_cell, marks
+from generator.views.cells import compile_cell, figure_cell, marks
 from generator.views.verdict_text import text
 
 #: the command that adds the eager runs a pay-off needs
@@ -90,14 +90,14 @@ def _payoff_text(value: Payoff) -> str:
 
 
 def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[str, list[str]]]:
-    """Compile time of every compiled column at every batch size, with when compiling pays off (where compiled and
-    eager epochs are apart, else that no pay-off is measurable); and, for the columns with no eager figure to set
-    beside, why (reason -> column labels)."""
+    """Compile time with cold caches (``cells.compile_cell``) of every compiled column at every batch size, with
+    when compiling pays off (where compiled and eager epochs are apart, else that no pay-off is measurable); and,
+    for the columns with no eager figure to set beside, why (reason -> column labels)."""
     rows = []
     for bs in table.batch_sizes:
         cells = []
         for c in columns:
-            figure = figure_cell(table.at(c, bs), lambda s: s.compile_seconds, digits=1, unit="s")
+            figure = compile_cell(table.at(c, bs))
             value = payoff(table, c, bs)
             cells.append(figure if value is None else f"{figure}<br><small>{_payoff_text(value)}</small>")
         rows.append(Row(bs, cells, ""))

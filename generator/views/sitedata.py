@@ -246,7 +246,7 @@ class SiteData:
         )
 
     def agreement(self, table: Table) -> list[Agreement]:
-        """Per batch size of ``table``, the correct test images of each run (``accuracy.image_agreement``)."""
+        """Per batch size of ``table``, the correct test images, seed by seed (``accuracy.image_agreement``)."""
         return self.neutral(f"agreement/{table_id(table)}", lambda: image_agreement(table))
 
     def article_speed_ranking(self, table: Table) -> claims.Claim | None:

@@ -9,8 +9,8 @@ from fwbench.frameworks import FRAMEWORKS, label
 from generator.i18n import N_, translate
 from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import BUSY, Table
-from generator.records.identity import PRECISION_WORDS, Setting
-from generator.records.machines import Machine, machine_title
+from generator.records.identity import BF16, PRECISION_WORDS, Setting
+from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.plans import Planned
 from generator.views import fmt
 from generator.views.gpu_stack import gpu_stack
@@ -162,6 +162,14 @@ class TableView:
         """The registry's frameworks with no run in the table, by name."""
         ran = {c.framework for c in self.table.columns}
         return [label(fw) for fw in FRAMEWORKS if fw not in ran]
+
+    @property
+    def no_bf16_isa(self) -> str | None:
+        """Beside a bf16 table of a CPU whose fingerprint lists no bf16 instructions, the sentence that says so
+        (``machines.no_bf16_isa``), in the language being written; None elsewhere."""
+        found = no_bf16_isa(self.machine) if self.table.setting.precision == BF16 else None
+        words = text(found) if found else None
+        return words[:1].upper() + words[1:] if words else None
 
     @property
     def not_run_yet(self) -> str | None:

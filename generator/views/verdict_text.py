@@ -18,39 +18,45 @@ from generator.verdicts.claims import Claim
 from generator.views import fmt
 
 
-def text(value: Text) -> str:
-    """``value`` in words, in the language being written."""
+def text(value: Text, cell: bool = False) -> str:
+    """``value`` in words, in the language being written; with ``cell``, as Markdown safe in a table cell: every
+    value it quotes or computes HTML-escaped (``fmt.cell``: a message captured from a record stays text), while the
+    message ids' own words keep their Markdown (a command written as code)."""
     if isinstance(value, Message):
         words = ngettext(value.msgid, value.plural, value.values["n"]) if value.plural else translate(value.msgid)
-        return fill(words, **{name: _worded(v) for name, v in value.values.items()}) if value.values else words
+        if cell:
+            words = fmt.cell(words).replace("&#96;", "`")  # the catalogue's own code spans, not a quoted backtick
+        return fill(words, **{name: _worded(v, cell) for name, v in value.values.items()}) if value.values else words
     if isinstance(value, Joined):
-        separator = text(value.separator)
-        last = separator if value.last is None else text(value.last)
+        separator = text(value.separator, cell)
+        last = separator if value.last is None else text(value.last, cell)
         parts = []
         for index, item in enumerate(value.items):
             if index:
                 parts.append(last if index == len(value.items) - 1 else separator)
-            parts.append(text(item))
+            parts.append(text(item, cell))
         return joined(parts)
     if isinstance(value, Spread):
-        return fmt.spread(value.stats, value.scale, value.digits, value.unit)
-    return value
+        written = fmt.spread(value.stats, value.scale, value.digits, value.unit)
+        return fmt.cell(written) if cell else written
+    return fmt.cell(value) if cell else value
 
 
-def _worded(value: Any) -> Any:
+def _worded(value: Any, cell: bool) -> Any:
     """A message's value as its text takes it: neutral texts in words, anything else (a number) as it is."""
-    return text(value) if isinstance(value, Message | Joined | Spread) else value
+    return text(value, cell) if isinstance(value, Message | Joined | Spread | str) else value
 
 
-def claim_text(claim: Claim) -> Claim:
-    """The claims row with its words written: every text of it a ``str`` in the language being written."""
+def claim_text(claim: Claim, cell: bool = False) -> Claim:
+    """The claims row with its words written: every text of it a ``str`` in the language being written, Markdown
+    safe in a table cell with ``cell`` (``text``)."""
     return replace(
         claim,
-        claim=text(claim.claim),
-        article=text(claim.article),
-        ours=text(claim.ours),
-        reason=tuple(text(part) for part in claim.reason),
-        conditions=tuple(text(condition) for condition in claim.conditions),
+        claim=text(claim.claim, cell),
+        article=text(claim.article, cell),
+        ours=text(claim.ours, cell),
+        reason=tuple(text(part, cell) for part in claim.reason),
+        conditions=tuple(text(condition, cell) for condition in claim.conditions),
     )
 
 

@@ -143,7 +143,7 @@ def test_chinese_pages_are_marked_chinese_and_navigate_by_the_articles_headings(
         "4 开发体验对比",
         "5 不同场景下的选择建议",
         "6 性能之外的关键考量",
-        "3.2 显存占用",
+        "3.2 内存占用",
     ):
         assert heading in home, heading
     assert "《对比不同深度学习框架在训练环境中的性能表现》" in home  # the article, named by its title

@@ -55,10 +55,10 @@ def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(t
     assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
     assert "no verdict yet at batch 32 (n = 1" in answer and "ahead" not in answer
     assert "TensorFlow was not measured there." in answer
-    assert "not measured on this machine" in home  # the missing framework's column says why
+    assert "TensorFlow: no run on this machine, so the tables have no column for it" in home  # and none has one
     assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
     chinese = build_pages(results, language="zh")["index.md"]
-    assert "在 NVIDIA H200（GPU），严格 FP32（TF32 关闭）上" in chinese and "未在该机器上测量" in chinese
+    assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):

@@ -69,11 +69,12 @@ def test_the_frameworks_agree_to_the_image_or_the_page_says_where_not(tmp_path):
     same = write(tmp_path / "same", [one_epoch(fw, 32, 0.25) for fw in ("torch", "tensorflow", "jax")])
     (table,) = tables(summarise(same.runs))
     (agreement,) = image_agreement(table)
-    assert agreement.agree and agreement.counts["JAX"] == (64,) and agreement.test_images == 256
-    assert "The frameworks agree to the image" in build_pages(same)["results/accuracy.md"]
+    assert agreement.agree and agreement.counts["JAX"] == ((64,),) and agreement.test_images == 256
+    assert "The frameworks classify as many test images correctly" in build_pages(same)["results/accuracy.md"]
     differ = write(tmp_path / "differ", [one_epoch("torch", 32, 0.25), one_epoch("jax", 32, 0.2578125)])
     page = build_pages(differ)["results/accuracy.md"]
-    assert "The frameworks disagree on some test images" in page and "PyTorch 64; JAX 66 of 256 correct" in page
+    assert "The frameworks disagree on some test images" in page
+    assert "batch 32 (seed 0): PyTorch 64; JAX 66 of 256 correct" in page
 
 
 def test_two_epochs_draw_the_curves(tmp_path):

@@ -110,7 +110,7 @@ def test_an_eager_run_shows_its_first_step_overhead_not_a_compile_time(tmp_path)
     assert "**First-step overhead, cold caches** (eager mode)" in page  # eager compiles nothing
     assert "**Compile time, cold caches** (eager mode)" not in page
     chinese = build_pages(results, language="zh")["results/transformer.md"]
-    assert " · 快速（GPT） · 文法生成的文本 · 192 条训练序列" in chinese  # the profile and data set in Chinese too
+    assert " · quick-gpt 配置档 · 文法生成的文本 · 192 条训练序列" in chinese  # the profile and data set in Chinese too
     assert (
         "**第一步额外开销（冷缓存）**（即时执行模式）" in chinese
         and "**编译时间（冷缓存）**（即时执行模式）" not in chinese
@@ -136,3 +136,17 @@ def test_the_downloads_carry_the_workload_and_tokens_per_second(tmp_path):
     assert {r["workload"] for r in rows} == {"gpt", "resnet18"}
     runs = list(csv.DictReader(io.StringIO(files["data/runs.csv"])))
     assert sum(1 for r in runs if r["tokens_per_second"]) == 9
+
+
+def test_the_gpt_memory_figure_keeps_cold_and_warm_runs_apart(tmp_path):
+    runs = []
+    for framework, rates in RATES.items():
+        for repeat, rate in enumerate(rates):
+            record = gpt_run(framework, rate, repeat)
+            record["timing"]["compile_cache"] = "warm" if repeat else "cold"
+            record["memory"]["host_peak_rss_bytes"] = (1300 if repeat == 0 else 1200 + repeat) * 2**20
+            runs.append(record)
+    page = build_pages(write(tmp_path, runs))["results/transformer.md"]
+    warm, cold = (page.index(f"(MiB), {state} caches**") for state in ("warm", "cold"))
+    assert warm < cold and "1,300<br><small>n=1</small>" in page[cold:]
+    assert "1,300" not in page[warm:cold]  # the cold run's peak never in the warm figure

@@ -119,8 +119,8 @@ def test_the_chinese_pages_join_sentences_lists_and_parts_the_chinese_way(chines
 def test_a_value_is_spaced_by_what_it_ends_with(chinese):
     # a setting ending in Latin keeps its space before 上, one ending in ） or in Chinese takes none
     index, choose = chinese["index.md"], chinese["choose.md"]
-    assert "· bfloat16 上（编译模式）：" in index and "bfloat16上" not in index
-    assert "（TF32 关闭）上（编译模式）：" in index
+    assert "· bfloat16 · 编译模式：" in index and "bfloat16·" not in index
+    assert "（TF32 关闭）· 编译模式：" in index
     assert "、合成数据上以小批量快速训练" in choose and "合成数据 上" not in choose
     assert "、合成数据、bfloat16 上以小批量快速训练" in choose
 

@@ -2,7 +2,8 @@
 
 Where a table holds several versions of a framework, the rows use the article's release when it was measured,
 else the newest, and name the other versions measured. Rows about seconds per epoch use one definition per table
-(``figures.seconds_figure``) and say which.
+(``figures.seconds_figure``) and say which; the article's epoch, compile inside, is read and its rules applied
+within one compile-cache state (``figures.in_state``), which each row names.
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ from generator.records.identity import release, version_key
 from generator.records.machines import Machine
 from generator.verdicts import comparability
 from generator.verdicts.article import article_frameworks
-from generator.verdicts.article.figures import ACCURACY, NVML, Figure, band_reason, measured, seconds_figure
+from generator.verdicts.article.figures import (
+    ACCURACY,
+    EQUAL_WORK_RATE,
+    NVML,
+    Figure,
+    band_reason,
+    in_state,
+    measured,
+    order_holds,
+    seconds_figure,
+)
 from generator.verdicts.claims import (
     NOT_COMPARABLE,
     Claim,
@@ -70,23 +81,6 @@ def one_version_each(table: Table, article_versions: dict[str, str]) -> tuple[Ta
     return Table(table.machine_id, table.setting, kept), others
 
 
-#: a speed-up's figure where the two epochs differ in size: the ratio of throughputs is the article's ratio of
-#: epoch times over equal epochs (compile, which the article's epoch holds, is left out)
-EQUAL_WORK_RATE = Figure(
-    N_("images per second"),
-    lambda s: s.images_per_second,
-    1.0,
-    1,
-    "img/s",
-    "img/s",
-    kind=comparability.SCALE_FREE,
-    definition=N_(
-        "compares images per second: these epochs differ in size between the two batch sizes (the article's are "
-        "50,000 images at each), so the same work compares, not seconds per epoch; compile time is left out"
-    ),
-)
-
-
 class _MachineCheck:
     """The article's 3.1–3.3 figures beside one machine's table, each row checked against the rules."""
 
@@ -96,6 +90,11 @@ class _MachineCheck:
         self.rules = comparability.load_rules(self.setup)
         self.frameworks = article_frameworks(article)
         self.seconds = seconds_figure(self.table.summaries)
+        self.seconds_table = in_state(self.table, self.seconds)
+
+    def table_of(self, figure: Figure) -> Table:
+        """The table a row about ``figure`` reads: the runs of one compile-cache state for the article's epoch."""
+        return self.seconds_table if figure is self.seconds else self.table
 
     def with_notes(
         self, reason: tuple[Text, ...], check: comparability.Check, figure: Figure | None = None
@@ -114,9 +113,10 @@ class _MachineCheck:
         )
         return (*reason, *definition, *check.notes, *others)
 
-    def check(self, needs: tuple[tuple[str, int], ...], kind: str) -> comparability.Check:
-        """The rules applied to the configurations a row reads, for what it compares (``Evidence.kind``)."""
-        evidence = comparability.Evidence(self.machine, self.table, needs, kind)
+    def check(self, needs: tuple[tuple[str, int], ...], kind: str, figure: Figure = ACCURACY) -> comparability.Check:
+        """The rules applied to the configurations a row about ``figure`` reads (``table_of``), for what it
+        compares (``Evidence.kind``)."""
+        evidence = comparability.Evidence(self.machine, self.table_of(figure), needs, kind)
         return comparability.check(self.rules, self.setup, evidence)
 
     def figure_rows(self, spec: dict[str, Any], figure: Figure) -> list[Claim]:
@@ -125,10 +125,10 @@ class _MachineCheck:
 
     def figure_row(self, spec: dict[str, Any], figure: Figure, batch_size: int, framework: str) -> Claim:
         """The article's figure for one framework at one batch size beside the same cell of ours."""
-        summary = self.table.cell(framework, "compiled", batch_size)
+        summary = self.table_of(figure).cell(framework, "compiled", batch_size)
         stats = figure.stats(summary)
         published = spec["table"][str(batch_size)][framework]
-        check = self.check(((framework, batch_size),), figure.kind)
+        check = self.check(((framework, batch_size),), figure.kind, figure)
         if not check.comparable:
             verdict, reason = NOT_COMPARABLE, self.with_notes(check.problems, check, figure)
         elif stats is None:
@@ -160,19 +160,16 @@ class _MachineCheck:
     def ranking_row(self, spec: dict[str, Any], figure: Figure) -> Claim:
         """The stated order of the frameworks at every batch size of the article's table."""
         sizes = [int(bs) for bs in spec["table"]]
-        check = self.check(comparability.needs(self.frameworks, sizes), comparability.SCALE_FREE)
+        check = self.check(comparability.needs(self.frameworks, sizes), comparability.SCALE_FREE, figure)
         per_size: dict[int, dict[str, Stats]] = {}
         for bs in sizes:
-            found = {fw: figure.stats(self.table.cell(fw, "compiled", bs)) for fw in self.frameworks}
+            found = {fw: figure.stats(self.table_of(figure).cell(fw, "compiled", bs)) for fw in self.frameworks}
             if all(found.values()):
                 per_size[bs] = found
         means_hold = sum(
             ranking({fw: st.mean for fw, st in found.items()}) == spec["stated_ranking"] for found in per_size.values()
         )
-        ours: Text = Message(
-            N_("order of the means holds at {holds} of {sizes} batch sizes with all three"),
-            {"holds": means_hold, "sizes": len(per_size)},
-        )
+        ours: Text = order_holds(means_hold, len(per_size))
         if not check.comparable or len(per_size) < len(sizes):
             problems = check.problems or (
                 Message(
@@ -216,10 +213,11 @@ class _MachineCheck:
         rows = []
         for fw in self.frameworks:
             computed = speed[str(up["from_batch"])][fw] / speed[str(up["to_batch"])][fw]
-            small, large = (self.table.cell(fw, "compiled", up[end]) for end in ("from_batch", "to_batch"))
-            figure = self.speedup_figure(small, large)
+            ends = (up["from_batch"], up["to_batch"])
+            figure = self.speedup_figure(*(self.table.cell(fw, "compiled", bs) for bs in ends))
+            small, large = (self.table_of(figure).cell(fw, "compiled", bs) for bs in ends)
             first, last = figure.stats(small), figure.stats(large)
-            check = self.check(((fw, up["from_batch"]), (fw, up["to_batch"])), comparability.SCALE_FREE)
+            check = self.check(tuple((fw, bs) for bs in ends), comparability.SCALE_FREE, figure)
             if first and last and figure is EQUAL_WORK_RATE:
                 first, last = last, first  # a throughput grows as an epoch time shrinks
             ours: Text = "—" if not (first and last) else f"{first.mean / last.mean:.2f}×"

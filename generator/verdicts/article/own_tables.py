@@ -1,4 +1,5 @@
-"""The article checked against its own tables: its stated speed-ups, orderings, overhead and spread."""
+"""The article checked against its own tables: its stated speed-ups, orderings, overhead and spread. Where they
+agree the verdict is CONSISTENT (``claims.self_consistent``): the article agrees with itself, nothing confirms it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from generator.message import Message, parenthesised
 from generator.verdicts.article import article_frameworks
 from generator.verdicts.claims import (
     CONFIRMED,
+    CONSISTENT,
     CONTRADICTED,
     Claim,
     bound_reading,
     order_text,
     ranking,
+    self_consistent,
     within_absolute,
     within_bound,
 )
@@ -46,7 +49,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                     N_("{ratio:.2f}× ({low} s ÷ {high} s, its own table)"),
                     {"ratio": computed, "low": speed["table"][lo][fw], "high": speed["table"][hi][fw]},
                 ),
-                verdict,
+                self_consistent(verdict),
                 (
                     Message(
                         N_(
@@ -75,7 +78,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                     N_("order holds at {wins} of {sizes} batch sizes of its table"),
                     {"wins": len(wins), "sizes": len(spec["table"])},
                 ),
-                CONFIRMED if len(wins) == len(spec["table"]) else CONTRADICTED,
+                CONSISTENT if len(wins) == len(spec["table"]) else CONTRADICTED,
                 (Message(N_("ranking of each row of the article's own table")),),
                 own_figures,
             )
@@ -91,7 +94,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
             ),
             f"{over['without_overhead_seconds']} s",
             f"{computed:.1f} s ({over['total_seconds']} − {over['overhead_seconds']})",
-            within_absolute(computed, over["without_overhead_seconds"], 0.05),
+            self_consistent(within_absolute(computed, over["without_overhead_seconds"], 0.05)),
             (Message(N_("arithmetic on its figures")),),
             own_figures,
         )
@@ -113,7 +116,7 @@ def _spread_claim(acc: dict[str, Any], own_figures: tuple[Message, ...]) -> Clai
             N_("{largest}, the largest standard deviation of its table ({framework})"),
             {"largest": row["std"], "framework": label(fw)},
         ),
-        within_bound(row["std"], bound, tolerance),
+        self_consistent(within_bound(row["std"], bound, tolerance)),
         (
             Message(
                 N_(

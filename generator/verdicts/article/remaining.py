@@ -5,29 +5,28 @@ Each row is a ``generator.verdicts.claims.Claim`` whose verdict is computed from
 records flagged busy or older (``aggregate.flags_of``) are listed but never enter a verdict. Setup rows
 (versions, GPU stack, data set, seeds) are confirmed when judgeable records were made under the article's
 condition and not comparable when they were not: they say how far fwbench's figures are like-for-like,
-not whether the article's machine was as described. The 4.1 rows (messages and tracebacks) come
-from ``probes``, the 4.2 rows from ``snippets``. Section 6's Stack Overflow and GitHub figures are checked
-against a snapshot by ``ecosystem``; without one, its gap rows, listed here, say why not.
+not whether the article's machine was as described; the seeds' row comes from ``seeds``. The 4.1 rows (messages
+and tracebacks) come from ``probes``, the 4.2 rows from ``snippets``. Section 6's Stack Overflow and GitHub figures
+are checked against a snapshot by ``ecosystem``; without one, its gap rows, listed here, say why not.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from typing import Any
 
 from fwbench.frameworks import label
-from fwbench.records import find_key
-from generator.i18n import N_, Nn_
-from generator.message import Joined, Message, Text, labelled, parenthesised, parts
-from generator.records.aggregate import flags_of
+from generator.i18n import N_
+from generator.message import OR, Joined, Message, Text, labelled, parts
+from generator.records.aggregate import FLAGGED_RUNS, flags_of
 from generator.records.identity import RESNET18, release, workload_of
 from generator.records.load import Loaded, Results
-from generator.verdicts.article import article_frameworks
+from generator.verdicts.article import article_frameworks, judgeable_runs, left_out_reason
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
 from generator.verdicts.article.probes import message_claims, traceback_claims
+from generator.verdicts.article.seeds import seed_spread_claim
 from generator.verdicts.article.snippets import code_size_claims
-from generator.verdicts.claims import CONFIRMED, CONTRADICTED, NOT_COMPARABLE, Claim, bound_reading, within_bound
+from generator.verdicts.claims import CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE, Claim
 
 #: the claims page's heading for these rows
 SCOPE = N_("The article's remaining figures")
@@ -51,26 +50,6 @@ def article_claims(article: dict[str, Any], results: Results) -> list[Claim]:
     ]
 
 
-def _judgeable(runs: list[Loaded]) -> list[Loaded]:
-    """Successful run records that may enter a verdict: neither busy nor older."""
-    return [r for r in runs if r.record["status"] == "ok" and not flags_of(r.record)]
-
-
-#: how a reason counts the flagged run records it leaves out
-LEFT_OUT, LEFT_OUT_PLURAL = Nn_(
-    "{n} flagged run record (busy or older) listed but left out of the verdict",
-    "{n} flagged run records (busy or older) listed but left out of the verdict",
-)
-
-
-def _left_out(runs: list[Loaded]) -> tuple[Text, ...]:
-    """The reason's part that counts the flagged run records left out, if any."""
-    flagged = sum(1 for r in runs if flags_of(r.record))
-    if not flagged:
-        return ()
-    return (Message(LEFT_OUT, {"n": flagged}, LEFT_OUT_PLURAL),)
-
-
 def _samerelease(recorded: str | None, stated: str) -> bool:
     """Whether ``recorded`` is the release ``stated`` (``12.2`` matches ``12.2`` and ``12.2.1``)."""
     recorded = release(recorded)
@@ -86,7 +65,7 @@ def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
         claim=Message(N_("the GPU the figures are about")),
         article=Message(N_("introduction: {introduction}; setup: {setup}"), gpus),
         ours=Message(N_("the same GPU")) if same else Message(N_("two different GPUs")),
-        verdict=CONFIRMED if same else CONTRADICTED,
+        verdict=CONSISTENT if same else CONTRADICTED,
         reason=(
             Message(N_("the article's own text"))
             if same
@@ -106,22 +85,22 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     """The article's driver, CUDA and cuDNN beside those of the judgeable GPU runs."""
     stack = article["setup"]
     stated = _stack(stack["gpu_driver"], stack["cuda"], stack["cudnn"])
-    gpu = [r for r in _judgeable(runs) if (r.record.get("hardware") or {}).get("device_kind") == "gpu"]
+    gpu = [r for r in judgeable_runs(runs) if (r.record.get("hardware") or {}).get("device_kind") == "gpu"]
     recorded = sorted(
         {(h.get("gpu_driver"), h.get("cuda"), h.get("cudnn")) for h in (r.record["hardware"] for r in gpu)},
         key=str,
     )
     if not recorded:
-        machines = sorted({r.machine_id for r in runs})
         return Claim(
             section=stack["section"],
             claim=Message(N_("GPU driver, CUDA and cuDNN")),
             article=stated,
-            ours=Message(N_("no GPU run record (runs on {machines})"), {"machines": Joined(tuple(machines))})
-            if machines
-            else Message(N_("no GPU run record")),
+            ours=_no_gpu_run(runs),
             verdict=NOT_COMPARABLE,
-            reason=(Message(N_("no judgeable run on a GPU recorded its driver, CUDA and cuDNN")), *_left_out(runs)),
+            reason=(
+                Message(N_("no judgeable run on a GPU recorded its driver, CUDA and cuDNN")),
+                *left_out_reason(runs),
+            ),
             conditions=(Message(N_("GPU software stack")),),
         )
     same = any(
@@ -138,10 +117,31 @@ def gpu_stack_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             Message(N_("a judgeable GPU run used the article's stack"))
             if same
             else Message(N_("the GPU runs used another driver, CUDA or cuDNN (shown as each framework reports them)")),
-            *_left_out(runs),
+            *left_out_reason(runs),
         ),
         conditions=(Message(N_("GPU software stack")),),
     )
+
+
+def _no_gpu_run(runs: list[Loaded]) -> Message:
+    """Why no GPU run can speak to the article's stack: GPU runs that are all flagged (``only older records on
+    nvidia-h200``), or none at all, with the machines the runs were made on."""
+    flagged = [
+        r for r in runs if r.record["status"] == "ok" and (r.record.get("hardware") or {}).get("device_kind") == "gpu"
+    ]
+    if flagged:  # the caller found no judgeable one: every successful GPU run is busy or older
+        flags = sorted({f for r in flagged for f in flags_of(r.record)})
+        return Message(
+            N_("no judgeable GPU run (only {runs} on {machines})"),
+            {
+                "runs": Joined(tuple(Message(FLAGGED_RUNS[f]) for f in flags), OR),
+                "machines": Joined(tuple(sorted({r.machine_id for r in flagged}))),
+            },
+        )
+    machines = sorted({r.machine_id for r in runs})
+    if not machines:
+        return Message(N_("no GPU run record"))
+    return Message(N_("no GPU run record (runs on {machines})"), {"machines": Joined(tuple(machines))})
 
 
 def _stack(driver: str, cuda: str, cudnn: str) -> Message:
@@ -171,7 +171,7 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
     stack = article["setup"]
     stated = stack["framework_versions"]
     frameworks = article_frameworks(article)
-    judged = _judgeable(runs) + probes
+    judged = judgeable_runs(runs) + probes
     matched = [
         fw
         for fw in frameworks
@@ -204,7 +204,7 @@ def versions_claim(article: dict[str, Any], runs: list[Loaded], probes: list[Loa
         article=Joined(tuple(f"{label(fw)} {stated[fw]}" for fw in frameworks)),
         ours=parts(kinds) if kinds else "—",
         verdict=CONFIRMED if not missing else NOT_COMPARABLE,
-        reason=(reason, *_left_out(runs)),
+        reason=(reason, *left_out_reason(runs)),
         conditions=(Message(N_("framework versions")),),
     )
 
@@ -226,7 +226,7 @@ def dataset_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
     )
     full = any(
         (r.record["config"].get("train_images"), r.record["config"].get("test_images")) == split
-        for r in _judgeable(runs)
+        for r in judgeable_runs(runs)
         if r.record["config"]["dataset"] == data["dataset"]
     )
     whole = Message(
@@ -254,80 +254,8 @@ def dataset_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
             if full
             else (whole, Message(N_("no judgeable run used all of CIFAR-10")))
         )
-        + _left_out(runs),
+        + left_out_reason(runs),
         conditions=(Message(N_("data set")), Message(N_("training images"))),
-    )
-
-
-def _same_seed_spreads(article: dict[str, Any], runs: list[Loaded]) -> dict[str, tuple[float, int]]:
-    """framework -> (largest standard deviation in points of final test accuracy among configurations repeated
-    with one seed on CIFAR-10, its number of runs); only configurations with the note's minimum of runs."""
-    repeats = defaultdict(list)
-    for item in _judgeable(runs):
-        r = item.record
-        accuracy = find_key(r, "final_test_accuracy")
-        if r["config"]["dataset"] != article["setup"]["dataset"] or accuracy is None:
-            continue
-        config = r["config"]
-        key = (
-            item.machine_id,
-            r["framework"]["name"],
-            r["framework"]["version"],
-            r["framework"]["mode"],
-            config["batch_size"],
-            config.get("train_images"),
-            config["epochs"],
-            config["seed"],
-        )
-        repeats[key].append(100 * accuracy)
-    spreads: dict[str, tuple[float, int]] = {}
-    for key, values in repeats.items():
-        if len(values) >= article["seeding"]["min_runs"]:
-            spread = (statistics.stdev(values), len(values))
-            spreads[key[1]] = max(spreads.get(key[1], spread), spread)
-    return spreads
-
-
-def seed_spread_claim(article: dict[str, Any], runs: list[Loaded]) -> Claim:
-    """The article's ± comes from one seed run five times: set beside fwbench's same-seed repeats, if any."""
-    seeding, accuracy = article["seeding"], article["accuracy"]
-    bound, tolerance = accuracy["stated_std_bound"], accuracy["rounding_tolerance"]
-    frameworks = article_frameworks(article)
-    spreads = _same_seed_spreads(article, runs)
-    seeds = sorted({r.record["config"]["seed"] for r in runs})
-    ours: Text
-    if spreads:
-        found = [fw for fw in frameworks if fw in spreads]
-        ours = Joined(tuple(parenthesised(f"{label(fw)} ±{spreads[fw][0]:.2f}", f"n={spreads[fw][1]}") for fw in found))
-        largest = max(s for s, _n in spreads.values())
-        verdict = within_bound(largest, bound, tolerance)  # at the bound's precision, as its own table's check
-        judged: tuple[Text, ...] = (
-            Message(
-                N_("largest same-seed spread {largest:.2f} points against the bound at its precision: {reading}."),
-                {"largest": largest, "reading": bound_reading(bound, tolerance)},
-            ),
-        )
-    else:
-        ours = Message(N_("no CIFAR-10 configuration run {runs}+ times with one seed"), {"runs": seeding["min_runs"]})
-        if seeds:
-            listed = Message(N_("(seeds in the records: {seeds})"), {"seeds": Joined(tuple(map(str, seeds)))})
-            ours = Joined((ours, listed), " ")
-        verdict, judged = NOT_COMPARABLE, ()
-    return Claim(
-        section=seeding["section"],
-        claim=Message(
-            N_("the ± is the spread of {runs} runs with one seed ({seed}), each within {bound} points"),
-            {"runs": seeding["runs"], "seed": seeding["seed"], "bound": bound},
-        ),
-        article=Joined(tuple(f"{label(fw)} ±{accuracy['table'][fw]['std']}" for fw in frameworks)),
-        ours=ours,
-        verdict=verdict,
-        reason=(Joined((*judged, Message(seeding["note"])), " "), *_left_out(runs)),
-        conditions=(
-            Message(N_("data set")),
-            Message(N_("one seed repeated")),
-            Message(N_("at least {runs} runs"), {"runs": seeding["min_runs"]}),
-        ),
     )
 
 
