@@ -167,6 +167,24 @@ def _beside(
     return labelled(Message(CACHE_WORDS[warm]), and_list(figures)) if figures else None
 
 
+def _compile_below_noise(table: Table, batch_size: int, warm: bool) -> Text | None:
+    """The frameworks at ``batch_size`` whose every compile time with warm (``warm``) or cold caches fell within
+    their steps' noise (``Summary.compile_below_noise``): measured, too short to state, so absent from the lead."""
+    names = [
+        table.column_label(c)
+        for c in table.columns_in("compiled")
+        if (s := table.at(c, batch_size))
+        and s.judgeable
+        and s.compile_below_noise(warm)
+        and (s.warm_compile_seconds if warm else s.compile_seconds) is None
+    ]
+    return Message(N_("below the step-time noise: {frameworks}"), {"frameworks": and_list(names)}) if names else None
+
+
+#: what else a cached choice names at its lead's batch size and cache state: (table, batch size, warm) -> text
+CachedNote = Callable[[Table, int, bool], Text | None]
+
+
 def _cached_choice(
     table: Table,
     scenario: str,
@@ -175,18 +193,22 @@ def _cached_choice(
     show: Callable[[Stats], Spread],
     best: str,
     link: str,
+    note: CachedNote | None = None,
 ) -> Choice | None:
     """A choice from a figure that includes compile work (a compile time, a whole-run memory peak), whose cold and
     warm runs never pool: judged with warm caches, what users live with after a configuration's first run (its
     repeats can give n >= 3; only the first compiles cold), or with cold ones where no two frameworks have warm
-    runs; every framework's figure of the other state beside it. None where neither state has a lead."""
+    runs; ``note``'s text where it has one, then every framework's figure of the other state beside it. None where
+    neither state has a lead."""
     for warm in (True, False):
         lead = _largest_batch_lead(_cached(table, warm), lambda s, warm=warm: stats_of(s, warm))
         if lead:
             words = Message(scenario, {**values, "batch": lead.batch_size, "caches": Message(CACHE_WORDS[warm])})
             choice = _lead_choice(words, lead, link, show, best)
+            noted = note(table, lead.batch_size, warm) if note else None
             beside = _beside(_cached(table, not warm), lead.batch_size, stats_of, show, not warm)
-            return dataclasses.replace(choice, evidence=parts([choice.evidence, beside])) if beside else choice
+            added = [text for text in (noted, beside) if text]
+            return dataclasses.replace(choice, evidence=parts([choice.evidence, *added])) if added else choice
     return None
 
 
@@ -219,6 +241,7 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
             _seconds,
             QUICKEST_TO_COMPILE,
             "results/speed.md",
+            _compile_below_noise,
         )
         found += [start_up] if start_up else []
         for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):

@@ -209,3 +209,15 @@ def test_the_configurations_csv_keeps_cold_and_warm_figures_apart(cached_pages):
     assert float(torch["host_peak_rss_bytes_cold_median"]) == 2000 * mib
     assert float(torch["host_peak_rss_bytes_warm_median"]) == 702 * mib and torch["host_peak_rss_bytes_warm_n"] == "3"
     assert "host_peak_rss_bytes_median" not in torch  # no pooled column
+
+
+def test_a_warm_compile_within_the_step_noise_is_named_beside_the_start_up_lead(tmp_path):
+    records = [
+        *_repeats("torch", (40.0, 2000), [(0.0, 700)] * 3, seconds=10.0),  # warm: nothing left to compile
+        *_repeats("tensorflow", (6.0, 1900), [(2.0, 600), (2.05, 601), (2.1, 602)], seconds=12.0),
+        *_repeats("jax", (4.0, 2100), [(2.5, 800), (2.55, 801), (2.6, 802)], seconds=20.0),
+    ]
+    choose = build_pages(_write(tmp_path, records))["choose.md"]
+    start_up = _choice(choose, "short start-up (compile time at batch 32, warm caches)")
+    assert "**TensorFlow** is quickest to compile" in start_up
+    assert "; below the step-time noise: PyTorch; cold caches:" in start_up  # measured, not left out unsaid
