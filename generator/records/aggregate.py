@@ -23,7 +23,7 @@ from generator.i18n import N_
 from generator.message import Joined, Message
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
-from generator.records.run_figures import compile_measurable, time_to_accuracy
+from generator.records.run_figures import compile_measurable, time_to_accuracy, warm_cache
 
 #: a failed status -> how many runs ended so, in words
 FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
@@ -40,13 +40,8 @@ def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
     return flags + ((OLDER,) if record.get("upgraded_from") else ())
 
 
-def warm_cache(record: dict[str, Any]) -> bool:
-    """Whether a run found the compiler caches an earlier run left (``timing.compile_cache``); a record that does not
-    say compiled cold, as every run did before repeats shared a cache."""
-    return (record.get("timing") or {}).get("compile_cache") == "warm"
-
-
-def _key_of(item: Loaded) -> ConfigKey:
+def config_key(item: Loaded) -> ConfigKey:
+    """The configuration a run record is a repeat of (``ConfigKey``)."""
     rec, fw = item.record, item.record["framework"]
     version, batch_size = fw["version"] or "unknown", rec["config"]["batch_size"]
     return ConfigKey(item.machine_id, setting_of(rec), fw["name"], version, fw["mode"], batch_size)
@@ -254,7 +249,7 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
     timing protocol than the newest their machine holds for the same setting are marked superseded."""
     groups: dict[ConfigKey, Summary] = {}
     for item in runs:
-        key = _key_of(item)
+        key = config_key(item)
         groups.setdefault(key, Summary(key=key)).runs.append(item)
     newest: dict[tuple[str, Setting], int] = {}
     for key in groups:
@@ -291,6 +286,11 @@ class Table:
     def columns_in(self, mode: str) -> list[Column]:
         """The columns of one mode."""
         return [c for c in self.columns if c.mode == mode]
+
+    def cached(self, warm: bool) -> Table:
+        """This table as its runs with warm (``warm``) or cold compiler caches have it (``Summary.cached``), the
+        configurations without such runs left out: what a figure that includes compile work is read from."""
+        return Table(self.machine_id, self.setting, [part for s in self.summaries if (part := s.cached(warm)).runs])
 
     @cached_property
     def mixed_versions(self) -> set[str]:

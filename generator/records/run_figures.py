@@ -1,9 +1,16 @@
-"""Figures read from one run record before any pooling: its time to a target accuracy, and whether its compile
-time is a measurement at all (``aggregate.Summary`` pools them over a configuration's runs)."""
+"""Figures read from one run record before any pooling: its time to a target accuracy, whether its compile time is
+a measurement at all, and whether it found warm compiler caches (``aggregate.Summary`` pools them over a
+configuration's runs, never cold with warm where a figure includes compile work)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+
+def warm_cache(record: dict[str, Any]) -> bool:
+    """Whether a run found the compiler caches an earlier run left (``timing.compile_cache``); a record that does not
+    say compiled cold, as every run did before repeats shared a cache."""
+    return (record.get("timing") or {}).get("compile_cache") == "warm"
 
 
 def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:

@@ -58,16 +58,15 @@ def anchor(machine_id: str) -> str:
     return f"machine-{machine_id}"
 
 
-def configuration(summary: Summary) -> tuple:
-    """What machines must share for their rows to sit in one table."""
-    key = summary.key
-    return key.framework, key.mode, key.setting.precision, key.batch_size, key.setting.dataset
-
-
 def record_configuration(record: dict[str, Any]) -> tuple:
-    """A run record's configuration as ``configuration`` gives a summary's."""
+    """What machines must share for their rows to sit in one table, as a run record gives it."""
     config, framework = record["config"], record["framework"]
     return framework["name"], framework["mode"], precision_policy(record), config["batch_size"], config["dataset"]
+
+
+def configuration(summary: Summary) -> tuple:
+    """A configuration's ``record_configuration``: every run of it gives the same."""
+    return record_configuration(summary.runs[0].record)
 
 
 def shared_configurations(summaries: list[Summary]) -> dict[tuple, list[Summary]]:

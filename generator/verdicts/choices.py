@@ -141,11 +141,6 @@ def _mib(stats: Stats) -> Spread:
     return Spread(stats, 1 / MIB, 0, "MiB")
 
 
-def _cached(table: Table, warm: bool) -> Table:
-    """``table`` as its runs with warm (``warm``) or cold compiler caches have it (``Summary.cached``)."""
-    return Table(table.machine_id, table.setting, [part for s in table.summaries if (part := s.cached(warm)).runs])
-
-
 #: a figure of a configuration as one cache state's runs have it: (its part of those runs, True for warm) -> stats
 CachedFigure = Callable[[Summary, bool], Stats | None]
 
@@ -201,12 +196,12 @@ def _cached_choice(
     runs; ``note``'s text where it has one, then every framework's figure of the other state beside it. None where
     neither state has a lead."""
     for warm in (True, False):
-        lead = _largest_batch_lead(_cached(table, warm), lambda s, warm=warm: stats_of(s, warm))
+        lead = _largest_batch_lead(table.cached(warm), lambda s, warm=warm: stats_of(s, warm))
         if lead:
             words = Message(scenario, {**values, "batch": lead.batch_size, "caches": Message(CACHE_WORDS[warm])})
             choice = _lead_choice(words, lead, link, show, best)
             noted = note(table, lead.batch_size, warm) if note else None
-            beside = _beside(_cached(table, not warm), lead.batch_size, stats_of, show, not warm)
+            beside = _beside(table.cached(not warm), lead.batch_size, stats_of, show, not warm)
             added = [text for text in (noted, beside) if text]
             return dataclasses.replace(choice, evidence=parts([choice.evidence, *added])) if added else choice
     return None

@@ -77,10 +77,12 @@ def strip_ansi(text: str | None) -> str:
     return _ANSI.sub("", text or "")
 
 
-def cell(text: object) -> str:
-    """Text safe inside a Markdown table cell: HTML-escaped, pipes and newlines neutralised."""
+def cell(text: object, code_spans: bool = False) -> str:
+    """Text safe inside a Markdown table cell: HTML-escaped, pipes and newlines neutralised, and backticks too
+    unless ``code_spans`` (the site's own words, whose code spans stay code; never captured text)."""
     clean = html.escape(strip_ansi(str(text)), quote=False)
-    return clean.replace("|", "&#124;").replace("\r", " ").replace("\n", " ").replace("`", "&#96;")
+    clean = clean.replace("|", "&#124;").replace("\r", " ").replace("\n", " ")
+    return clean if code_spans else clean.replace("`", "&#96;")
 
 
 def fence(text: str, lang: str = "text", indent: str = "") -> str:

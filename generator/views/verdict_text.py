@@ -25,7 +25,7 @@ def text(value: Text, cell: bool = False) -> str:
     if isinstance(value, Message):
         words = ngettext(value.msgid, value.plural, value.values["n"]) if value.plural else translate(value.msgid)
         if cell:
-            words = fmt.cell(words).replace("&#96;", "`")  # the catalogue's own code spans, not a quoted backtick
+            words = fmt.cell(words, code_spans=True)  # the catalogue's own code spans stay code
         return fill(words, **{name: _worded(v, cell) for name, v in value.values.items()}) if value.values else words
     if isinstance(value, Joined):
         separator = text(value.separator, cell)

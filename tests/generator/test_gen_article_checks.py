@@ -50,6 +50,8 @@ def run(
         "status": "ok",
         "framework": {"name": framework, "version": version, "mode": "compiled"},
         "config": {
+            "profile": "article",
+            "precision": "default",
             "dataset": dataset,
             "train_images": train,
             "test_images": test,

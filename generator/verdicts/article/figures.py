@@ -133,9 +133,7 @@ def in_state(table: Table, figure: Figure) -> Table:
     """``table`` with each configuration's runs of ``figure``'s compile-cache state alone (``Summary.cached``) where
     the figure includes compile work, so that its figures and the rules' run counts are within that state; else
     ``table``."""
-    if figure.warm is None:
-        return table
-    return Table(table.machine_id, table.setting, [s.cached(figure.warm) for s in table.summaries])
+    return table if figure.warm is None else table.cached(figure.warm)
 
 
 def measured(summary: Summary | None, stats: Stats | None, figure: Figure) -> Text:

@@ -9,30 +9,12 @@ from typing import Any
 
 from fwbench.frameworks import label
 from fwbench.records import find_key
-from fwbench.tuning import tuning_of
 from generator.i18n import N_
 from generator.message import Joined, Message, Text, parenthesised
+from generator.records.aggregate import config_key
 from generator.records.load import Loaded
 from generator.verdicts.article import article_frameworks, judgeable_runs, left_out_reason
 from generator.verdicts.claims import NOT_COMPARABLE, Claim, bound_reading, within_bound
-
-
-def _configuration(item: Loaded) -> tuple[Any, ...]:
-    """What makes runs repeats of one configuration, bar the seed: machine, framework, mode, data, batch, length,
-    precision and tuning."""
-    r, config = item.record, item.record["config"]
-    return (
-        item.machine_id,
-        r["framework"]["name"],
-        r["framework"]["version"],
-        r["framework"]["mode"],
-        config["dataset"],
-        config["batch_size"],
-        config.get("train_images"),
-        config["epochs"],
-        config.get("precision"),
-        tuning_of(r),
-    )
 
 
 def _same_seed_spreads(article: dict[str, Any], runs: list[Loaded]) -> dict[str, tuple[float, int]]:
@@ -44,12 +26,13 @@ def _same_seed_spreads(article: dict[str, Any], runs: list[Loaded]) -> dict[str,
         accuracy = find_key(r, "final_test_accuracy")
         if r["config"]["dataset"] != article["setup"]["dataset"] or accuracy is None:
             continue
-        repeats[(*_configuration(item), r["config"]["seed"])].append(100 * accuracy)
+        repeats[(config_key(item), r["config"]["seed"])].append(100 * accuracy)
     spreads: dict[str, tuple[float, int]] = {}
     for key, values in repeats.items():
         if len(values) >= article["seeding"]["min_runs"]:
             spread = (statistics.stdev(values), len(values))
-            spreads[key[1]] = max(spreads.get(key[1], spread), spread)
+            framework = key[0].framework
+            spreads[framework] = max(spreads.get(framework, spread), spread)
     return spreads
 
 
@@ -58,7 +41,7 @@ def _records_spread(runs: list[Loaded]) -> tuple[Text, ...]:
     the spread over seeds where each ran several, and how many of each where they differ; nothing without runs."""
     seeds = defaultdict(set)
     for item in runs:
-        seeds[_configuration(item)].add(item.record["config"]["seed"])
+        seeds[config_key(item)].add(item.record["config"]["seed"])
     if not seeds:
         return ()
     several = sum(len(found) > 1 for found in seeds.values())
