@@ -1,10 +1,10 @@
 """The site's languages and the catalogue that translates its words.
 
 English is the source language: the templates (``{% trans %}``) and the code (``_()``, ``ngettext()``, ``N_()``
-and ``Nn_()`` for a constant translated where it is shown) write English and mark it for translation. The Chinese
-lives in ``generator/locale/zh/LC_MESSAGES/messages.po``, a Babel catalogue that ``generator.catalogue`` keeps in
-step with the sources. The .po is compiled in memory the first time a build needs it, so no .mo file is committed
-or written, and a build cannot run on a stale one.
+and ``Nn_()`` for a constant translated where it is shown, ``pgettext()`` for a word with two senses) write English
+and mark it for translation. The Chinese lives in ``generator/locale/zh/LC_MESSAGES/messages.po``, a Babel
+catalogue that ``generator.catalogue`` keeps in step with the sources. The .po is compiled in memory the first time
+a build needs it, so no .mo file is committed or written, and a build cannot run on a stale one.
 
 A build renders one language at a time (``language()``): the active catalogue is a context variable, so the
 same code and templates write either language.
@@ -83,6 +83,12 @@ _ = translate
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form of a message for ``n``, in the language being written."""
     return _active.get()[1].ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the language being written, as it reads in ``context``: for an English word that two places
+    use in different senses (the profile ``article`` and the badge of the article's version)."""
+    return _active.get()[1].pgettext(context, message)
 
 
 def N_(message: str) -> str:  # noqa: N802 (the name every gettext extractor knows)

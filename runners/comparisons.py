@@ -1,31 +1,69 @@
-"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's throughput (images/s,
-or the GPT's tokens/s) beside the
+"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's figure beside the
 runner-up's (frameworks are compared only within one precision: a bf16 run never races an fp32 one).
+
+The figure (``Figure``) is throughput (images/s, or the GPT's tokens/s) at every batch size; a profile that
+``decides`` more (``runners.repeats``: quick) adds the two figures that "Which to choose" judges at the largest batch
+size in compiled mode: the compile time and the memory peak of warm runs (a configuration's first run compiles cold,
+and a figure with compile work inside never pools cold with warm, so only its repeats count there).
 
 A comparison is made from the judged runs this machine recorded for the matrix's configurations (status ok, not
 busy-flagged, as the site's verdicts take them), every seed and repeat pooled as the generator pools them, existing
-records included. A framework whose runs ended ok but all on a busy machine is in it without a figure, and runs
-again; one whose runs all failed is not in it. A comparison is decided when the two 95 % intervals do not overlap
-(``fwbench.stats.separation``, the rule of the site's verdicts, which needs n ≥ 3 each), and it ends "within noise"
-when they still overlap after both reached the cap. ``runners.repeats`` runs again the configurations of the
-comparisons not decided yet.
+records included. A framework whose runs ended ok but none counts yet (all on a busy machine; no warm run) is in it
+without a figure, and runs again; one whose counted runs hold no figure (a warm compile within the steps' noise) has
+nothing a run would add and is left out, as is one whose runs all failed. A comparison is decided when the two 95 %
+intervals do not overlap (``fwbench.stats.separation``, the rule of the site's verdicts, which needs n ≥ 3 each), and
+it ends "within noise" when they still overlap after both reached the cap. ``runners.repeats`` runs again the
+configurations of the comparisons not decided yet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fwbench.frameworks import label
 from fwbench.records import throughput
+from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
 from runners.profiles import RunConfig
 from runners.recipe import REFERENCE_PRECISION
 
 
 @dataclass(frozen=True)
+class Figure:
+    """What a comparison ranks frameworks by: its name in the matrix's lines (none for throughput), a counted run's
+    value (None: not measured), whether lower is better, and whether only runs with warm compiler caches count."""
+
+    name: str
+    value: Callable[[dict], float | None]
+    lower_is_better: bool = False
+    warm_only: bool = False
+
+
+def _throughput(record: dict) -> float | None:
+    return throughput(record["timing"])[0]
+
+
+def _compile_seconds(record: dict) -> float | None:
+    """A run's compile time where it stands above its steps' noise (``compile_measurable``), as the site counts it."""
+    return record["timing"]["compile_seconds"] if compile_measurable(record["timing"]) else None
+
+
+def memory_peak(name: str) -> Figure:
+    """The warm runs' memory peak ``name`` (one of ``MEMORY_PEAKS``), lowest first."""
+    return Figure(f"warm {name}", lambda record: (record.get("memory") or {}).get(name), True, True)
+
+
+THROUGHPUT = Figure("", _throughput)
+WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
+#: the figures a profile's ``decides`` may name (throughput first, always), each with its words
+DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
+
+
+@dataclass(frozen=True)
 class Competitor:
-    """One framework (at one version) in a comparison: its configurations (one per seed), its judged runs'
-    throughput (None: none judged yet), and whether each configuration has run as often as the cap allows."""
+    """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
+    (None: none counted yet), and whether each configuration has run as often as the cap allows."""
 
     name: str
     configs: tuple[RunConfig, ...]
@@ -44,7 +82,7 @@ class Competitor:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The competitors at one batch size, mode and precision with ok runs: best throughput first, those without a figure
+    """The competitors at one batch size, mode and precision with ok runs: the best ``figure`` first, those without one
     last."""
 
     mode: str
@@ -52,6 +90,7 @@ class Comparison:
     ranked: tuple[Competitor, ...]
     precision: str = REFERENCE_PRECISION
     tried: bool = True  # False: none of its configurations has run yet (a budget stopped the matrix before them)
+    figure: Figure = THROUGHPUT
 
     @property
     def status(self) -> str | None:
@@ -67,6 +106,10 @@ class Comparison:
         """Apart, or within noise with both at the cap: nothing a further run would change."""
         return self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
 
+    def config_ids(self) -> set[str]:
+        """The ids of its competitors' configurations."""
+        return {config.config_id for competitor in self.ranked for config in competitor.configs}
+
     def to_run_again(self) -> list[RunConfig]:
         """The configurations to run again while undecided: the leader's and those of every competitor not apart
         from it (the runner-up, and a third that overlaps too)."""
@@ -78,14 +121,16 @@ class Comparison:
 
     def line(self, stopped: str, with_mode: bool = False) -> str:
         """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``, ``bs 32 bf16: …`` for a precision
-        other than fp32); ``stopped``: why the matrix stopped, named after an undecided one (``undecided at n=2
-        (budget)``)."""
+        other than fp32, ``bs 256 warm compile_seconds: …`` for a figure other than throughput); ``stopped``: why the
+        matrix stopped, named after an undecided one (``undecided at n=2 (budget)``)."""
         where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
         where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
+        where += f" {self.figure.name}" if self.figure.name else ""
         if not self.ranked:
             return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
         if len(self.ranked) == 1:
-            return f"{where}: only {self.ranked[0].name} ran ok, nothing to compare"
+            alone = "ran ok" if self.figure is THROUGHPUT else "has a figure"  # the others' within their steps' noise
+            return f"{where}: only {self.ranked[0].name} {alone}, nothing to compare"
         first, second = self.ranked[0], self.ranked[1]
         n = f"n={first.n}" + (f", {second.n}" if second.n != first.n else "")
         if self.status == APART:
@@ -105,26 +150,74 @@ def judged(record: dict) -> bool:
     return record["status"] == "ok" and not (record.get("load") or {}).get("busy")
 
 
-def comparisons(order: list[RunConfig], runs: dict[str, list[dict]], cap: int) -> list[Comparison]:
+def comparisons(
+    order: list[RunConfig], runs: dict[str, list[dict]], cap: int, decides: tuple[str, ...] = ("throughput",)
+) -> list[Comparison]:
     """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
     order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: runs a configuration may
-    have."""
+    have; ``decides``: the figures to compare (``DECIDES``): throughput at every batch size, start-up and memory at
+    the largest in compiled mode, after its throughput."""
     several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
     groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
     for config in order:
         competitors = groups.setdefault((config.mode, config.batch_size, config.precision), {})
         competitors.setdefault((config.framework, config.framework_version), []).append(config)
+    largest: dict[str, int] = {}  # precision -> its largest batch size in compiled mode
+    for mode, batch_size, precision in groups:
+        if mode == "compiled":
+            largest[precision] = max(batch_size, largest.get(precision, 0))
     found = []
     for (mode, batch_size, precision), competitors in groups.items():
-        ranked = []
-        for (framework, version), configs in competitors.items():
-            records = [r for config in configs for r in runs.get(config.config_id, [])]
-            if any(r["status"] == "ok" for r in records):
-                stats = describe([throughput(r["timing"])[0] for r in records if judged(r)])
-                name = label(framework) + (f" {version}" if several_versions else "")
-                at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
-                ranked.append(Competitor(name, tuple(configs), stats, at_cap))
-        ranked.sort(key=lambda c: -c.stats.mean if c.stats else float("inf"))
-        tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
-        found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried))
+        figures = [THROUGHPUT]
+        if mode == "compiled" and batch_size == largest[precision]:
+            figures += [WARM_COMPILE] if "start-up" in decides else []
+            figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
+        for figure in figures:
+            ranked = _ranked(competitors, runs, cap, figure, several_versions)
+            tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
+            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure))
     return found
+
+
+def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> str:
+    """The memory peak to compare: the first of ``MEMORY_PEAKS`` that the ok runs of two competitors carry (the
+    choose page's, which takes the first that gives a lead); the host's where none does yet."""
+    for name in MEMORY_PEAKS:
+        carried = [
+            configs
+            for configs in competitors.values()
+            if any(
+                r["status"] == "ok" and (r.get("memory") or {}).get(name) is not None
+                for c in configs
+                for r in runs.get(c.config_id, [])
+            )
+        ]
+        if len(carried) >= 2:
+            return name
+    return MEMORY_PEAKS[-1]
+
+
+def _ranked(
+    competitors: dict[tuple[str, str | None], list[RunConfig]],
+    runs: dict[str, list[dict]],
+    cap: int,
+    figure: Figure,
+    several_versions: bool,
+) -> list[Competitor]:
+    """The competitors with ok runs by ``figure``, the best first, those without a figure yet last; without one whose
+    counted runs hold no figure."""
+    ranked = []
+    for (framework, version), configs in competitors.items():
+        records = [r for config in configs for r in runs.get(config.config_id, [])]
+        if not any(r["status"] == "ok" for r in records):
+            continue
+        counted = [r for r in records if judged(r) and (warm_cache(r) or not figure.warm_only)]
+        values = [value for r in counted if (value := figure.value(r)) is not None]
+        if counted and not values:
+            continue
+        name = label(framework) + (f" {version}" if several_versions else "")
+        at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
+        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap))
+    sign = 1 if figure.lower_is_better else -1
+    ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
+    return ranked

@@ -149,10 +149,7 @@ class Matrix:
                 self.bar.refresh()
                 results += self.round(round_plan)
         self.bar.close()
-        final = [
-            (target, comparisons(order, runs_here(order, self.out, target.machine_ids), self.repeats.runs))
-            for target, order in self.plan
-        ]
+        final = [(target, self.compared(target)) for target, _order in self.plan]
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
 
     def part(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
@@ -170,7 +167,7 @@ class Matrix:
         rounds = []
         for target, order in self.plan:
             if self.repeats.auto:
-                chosen = due_again(comparisons(order, runs[target], self.repeats.runs))
+                chosen = due_again(self.compared(target, runs[target]))
             else:
                 chosen = {config.config_id for config in order}
             at_end = at_ends(order)
@@ -230,21 +227,27 @@ class Matrix:
 
     def not_needed(self, target: Target, config: RunConfig) -> str | None:
         """Why an auto repeat of ``config`` planned for this round need not run any more, or None: the runs made
-        since the round was planned decided its comparison (the leader and the runner-up apart), or set its framework
+        since the round was planned decided its comparisons (the leader and the runner-up apart), or set its framework
         apart from the leader. Asked as the executor takes each job: the local executor takes them one at a time,
         so the third framework's repeat is not made once the first two are apart; Ray's takes a round at once."""
         if not self.repeats.auto or config.repeat == 0:
             return None
-        order = self.orders[target]
-        found = comparisons(order, runs_here(order, self.out, target.machine_ids), self.repeats.runs)
+        found = self.compared(target)
         if config.config_id in due_again(found):
             return None
-        for comparison in found:
-            if any(config.config_id == first.config_id for c in comparison.ranked for first in c.configs):
-                if comparison.decided:
-                    return f"its comparison is decided ({comparison.line(stopped='')})"
-                return "it is apart from the leader now"
-        return None
+        own = [comparison for comparison in found if config.config_id in comparison.config_ids()]
+        if not own:
+            return None
+        if all(comparison.decided for comparison in own):
+            lines = "; ".join(comparison.line(stopped="") for comparison in own)
+            return f"its comparison{'s are' if len(own) > 1 else ' is'} decided ({lines})"
+        return "it is apart from the leader now"
+
+    def compared(self, target: Target, runs: dict[str, list[dict]] | None = None) -> list[Comparison]:
+        """The comparisons of ``target``'s matrix, from ``runs`` (config id → records; default: its records now)."""
+        order = self.orders[target]
+        runs = runs_here(order, self.out, target.machine_ids) if runs is None else runs
+        return comparisons(order, runs, self.repeats.runs, self.repeats.decides)
 
     def expected(self, target: Target, config: RunConfig) -> float:
         """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records

@@ -38,15 +38,11 @@ def preview(
     # per comparison, each competitor's repeats still to make, by repeat: what auto needs at the least
     needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
-    standing = comparisons(order, found, repeats.runs)
-    # auto repeats nothing of a comparison that this machine's records decided already
-    settled = {
-        c.config_id
-        for comparison in standing
-        if repeats.auto and comparison.decided
-        for competitor in comparison.ranked
-        for c in competitor.configs
-    }
+    standing = comparisons(order, found, repeats.runs, repeats.decides)
+    # auto repeats nothing of a configuration whose every comparison this machine's records decided already
+    in_decided = set().union(*(comparison.config_ids() for comparison in standing if comparison.decided))
+    in_undecided = set().union(*(comparison.config_ids() for comparison in standing if not comparison.decided))
+    settled = in_decided - in_undecided if repeats.auto else set()
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
@@ -64,8 +60,10 @@ def preview(
         repeat_runs += [] if repeats.auto else [warm] * len(to_make)
         rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
     fewest = []  # the repeats before auto can decide anything
-    for (end, *_), competitors in needed.items():
-        due = fewest_repeats(list(competitors.values()))
+    # where a comparison counts warm runs alone (start-up, memory), the first run is not among its n
+    warm_only = {(c.mode, c.batch_size, c.precision) for c in standing if c.figure.warm_only}
+    for (end, *group), competitors in needed.items():
+        due = fewest_repeats(list(competitors.values()), cold_counts=tuple(group) not in warm_only)
         fewest += due
         if repeats.auto:
             sequence[end][1].extend(due)
@@ -97,8 +95,8 @@ def preview(
     if settled:
         decided = sum(1 for comparison in standing if comparison.decided)
         lines.append(
-            f"  {decided} of {len(standing)} comparisons are decided by this machine's records already: their "
-            "configurations run no more repeats"
+            f"  {decided} of {len(standing)} comparisons are decided by this machine's records already: the "
+            f"{len(settled)} configurations whose every comparison is decided run no more repeats"
         )
     middle = bool(sequence[False][0] or sequence[False][1])  # runs to make besides the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
@@ -117,15 +115,15 @@ def preview(
     return lines
 
 
-def fewest_repeats(competitors: list[dict[int, float]]) -> list[float]:
+def fewest_repeats(competitors: list[dict[int, float]], cold_counts: bool = True) -> list[float]:
     """The fewest repeats that can decide one comparison, in the order they are made (each a run's expected
     seconds), from each competitor's repeats still to make (repeat → seconds): none with a single competitor;
     otherwise every competitor runs until n = 2 (no comparison is apart before n = 3, so none is skipped), then the
     two that cost least reach n = 3, as when the leader and the runner-up run first in the last round and are apart,
-    and the third's repeat is not made."""
+    and the third's repeat is not made. Without ``cold_counts`` (a warm figure) the first run is not among the n."""
     if len(competitors) < 2:
         return []
-    last = MIN_RUNS_FOR_INTERVAL - 1
+    last = MIN_RUNS_FOR_INTERVAL - (1 if cold_counts else 0)
     early = [seconds for repeats in competitors for r, seconds in sorted(repeats.items()) if r < last]
     cheapest = sorted(repeats.get(last, 0.0) for repeats in competitors)[:2]  # 0.0: made already
     return early + [seconds for seconds in cheapest if seconds]

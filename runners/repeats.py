@@ -4,7 +4,10 @@ A repeat is the same configuration again (same seed, same identity: ``RunConfig.
 (``RunConfig.repeat``, ``…-r1.json``); the generator pools repeats as runs of one configuration, as it pools seeds.
 With ``auto`` the matrix runs the profile once, then, round after round, only the configurations whose comparison
 (``runners.comparisons``) is still undecided, until every comparison is decided or each configuration has run
-``max_repeats`` times; a fixed count runs every configuration that many times.
+``max_repeats`` times; a fixed count runs every configuration that many times. What is compared is the profile's
+``decides``: throughput at every batch size (the default), and, for quick, the warm compile time and memory peak at
+the largest, which "Which to choose" judges from warm runs alone, so that a ``make site`` ends with those rows
+decided too where the time allows.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 from dataclasses import dataclass
 
 from fwbench.cliargs import positive_int
+from runners.comparisons import DECIDES
 
 AUTO = "auto"
 
@@ -20,20 +24,27 @@ AUTO = "auto"
 @dataclass(frozen=True)
 class Repeats:
     """How often each configuration runs: ``runs`` times (fixed), or, ``auto``, again while undecided, at most
-    ``runs`` times."""
+    ``runs`` times; ``decides``: the figures compared (``comparisons.DECIDES``)."""
 
     runs: int = 1
     auto: bool = False
+    decides: tuple[str, ...] = ("throughput",)
 
     def describe(self) -> str:
         """The policy in words, for the dry run."""
         if self.auto:
             return (
                 f"auto: after the first round, a configuration runs again while its comparison is undecided (the "
-                f"leader's and the runner-up's 95 % intervals of throughput overlap, or either has n < 3), at most "
-                f"{self.runs} runs each"
+                f"leader's and the runner-up's 95 % intervals of {self.compared()} overlap, or either has n < 3), at "
+                f"most {self.runs} runs each"
             )
         return f"{self.runs} run{'s' if self.runs > 1 else ''} of each configuration"
+
+    def compared(self) -> str:
+        """What the comparisons compare, in words: ``throughput``, or with the figures judged at the largest batch
+        size: ``throughput, and at the largest batch size the warm runs' compile time and memory peak``."""
+        extra = [DECIDES[name] for name in self.decides[1:]]
+        return "throughput" + (f", and at the largest batch size the warm runs' {' and '.join(extra)}" if extra else "")
 
     @property
     def flag(self) -> str:
@@ -53,6 +64,13 @@ def repeats_value(text: str) -> int | str:
 
 def repeats_of(spec: dict, given: int | str | None = None) -> Repeats:
     """The policy of a profile ``spec`` (its ``repeats``, 1 when it has none; ``auto`` capped at its
-    ``max_repeats``), or the ``--repeats`` value ``given`` instead."""
+    ``max_repeats``; the figures its ``decides`` names, throughput first), or the ``--repeats`` value ``given``
+    instead. ValueError naming the field when ``decides`` is not DECIDES's, throughput first."""
     value = spec.get("repeats", 1) if given is None else given
-    return Repeats(spec["max_repeats"], auto=True) if value == AUTO else Repeats(value)
+    names = list(DECIDES)
+    decides = tuple(spec.get("decides", names[:1]))
+    if decides[:1] != (names[0],) or not set(decides) <= set(names) or len(set(decides)) < len(decides):
+        raise ValueError(f"decides: expected throughput, then any of {', '.join(names[1:])}, got {list(decides)!r}")
+    if value == AUTO:
+        return Repeats(spec["max_repeats"], auto=True, decides=decides)
+    return Repeats(value, decides=decides)

@@ -18,12 +18,12 @@ from functools import cached_property
 from typing import Any
 
 from fwbench.frameworks import TRAINING_MODES, label
+from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
 from generator.message import Joined, Message
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
-from generator.records.run_figures import compile_measurable, time_to_accuracy, warm_cache
 
 #: a failed status -> how many runs ended so, in words
 FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}

@@ -56,7 +56,7 @@ FIRST_STEP_OVERHEAD = FirstStep(
 )
 
 
-#: the state of the compiler caches a run found (``run_figures.warm_cache``: True, warm), as the pages name it
+#: the state of the compiler caches a run found (``fwbench.run_figures.warm_cache``: True, warm), as the pages name it
 CACHE_WORDS = {True: N_("warm caches"), False: N_("cold caches")}
 
 

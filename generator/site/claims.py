@@ -10,7 +10,15 @@ from fwbench.stats import WITHIN_NOISE
 from generator.i18n import N_, _, part_separator, translate
 from generator.site import Page
 from generator.spacing import fill, spaced
-from generator.verdicts.claims import CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE, VERDICTS, Claim
+from generator.verdicts.claims import (
+    CONFIRMED,
+    CONSISTENT,
+    CONTRADICTED,
+    INCONSISTENT,
+    NOT_COMPARABLE,
+    VERDICTS,
+    Claim,
+)
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import claim_text, text
@@ -23,6 +31,7 @@ ICONS = {
     CONFIRMED: ":material-check-circle:{ .fw-good }",
     CONSISTENT: ":material-check-circle-outline:{ .fw-neutral }",
     CONTRADICTED: ":material-close-circle:{ .fw-bad }",
+    INCONSISTENT: ":material-close-circle-outline:{ .fw-bad }",
     WITHIN_NOISE: ":material-approximately-equal:{ .fw-neutral }",
     NOT_COMPARABLE: ":material-minus-circle-outline:{ .fw-muted }",
 }

@@ -10,7 +10,7 @@ from generator.message import and_list
 from generator.records import platform_issues
 from generator.records.bisects import Bisect, matching
 from generator.site import Page
-from generator.site.versions import bisect_notes
+from generator.site.versions import bisect_notes, bisect_records
 from generator.spacing import fill, spaced
 from generator.verdicts import platform_issue
 from generator.views import fmt
@@ -102,7 +102,10 @@ def context(site: SiteData) -> dict[str, Any]:
         pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
         size = size_words(pairs)
         workaround = platform_issues.workaround_text(facts)
-        bisects = [(found, bisect_notes(site, found)) for found in _bisects(site, facts)]
+        bisects = [
+            (found, bisect_notes(site, found, bisect_records(found, site.results.bisect_runs)))
+            for found in _bisects(site, facts)
+        ]
         # the data file names the bisect's finding; which machine it ran on comes from its report
         machines = text(and_list(sorted({found.machine_id for found, _notes in bisects}))) or "—"
         facts = {**facts, "versions": fill(facts["versions"], machines=machines)}

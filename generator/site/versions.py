@@ -11,7 +11,7 @@ from typing import Any
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.stats import Stats
 from generator.data_text import translated
-from generator.i18n import N_, _, list_separator, part_separator, translate
+from generator.i18n import N_, _, list_separator, part_separator, pgettext, translate
 from generator.message import parenthesised
 from generator.records.aggregate import Summary, Table
 from generator.records.bisects import Bisect, companions
@@ -79,9 +79,14 @@ class BisectView:
     notes: str | None  # how they differ from the speed page's, and where their epochs are too short (``bisect_notes``)
 
 
+def article_badge() -> str:
+    """The mark of the article's release of a framework (the word the profile ``article`` also has, in its own
+    sense here)."""
+    return pgettext("the article's version", "article")
+
+
 def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
-    badge = _("article")
-    mark = f" :material-book-open-variant:{{ .fw-neutral }} **{badge}**"
+    mark = f" :material-book-open-variant:{{ .fw-neutral }} **{article_badge()}**"
     return fmt.cell(version) + (mark if is_article_version(framework, version, article_versions) else "")
 
 
@@ -167,11 +172,10 @@ def bisect_records(found: Bisect, runs: list[Loaded]) -> list[dict[str, Any]]:
     return [r.record for r in runs if r.machine_id == found.machine_id and r.record["record_id"] in ids]
 
 
-def bisect_notes(site: SiteData, found: Bisect) -> str | None:
-    """How a bisect's run records differ from the speed page's of the same configuration on its machine
-    (``machines.beside_results``), and where their epochs are shorter than a timing window
+def bisect_notes(site: SiteData, found: Bisect, own: list[dict[str, Any]]) -> str | None:
+    """How a bisect's run records ``own`` (``bisect_records``) differ from the speed page's of the same configuration
+    on its machine (``machines.beside_results``), and where their epochs are shorter than a timing window
     (``machines.short_epochs``); None where its runs are not in the results or neither applies."""
-    own = bisect_records(found, site.results.bisect_runs)
     if not own:
         return None
     return (
@@ -211,7 +215,8 @@ def _bisect_view(site: SiteData, found: Bisect) -> BisectView:
     own = bisect_records(found, site.results.bisect_runs)
     facts = part_separator().join(record_facts(own)) if own else ""  # none where its runs are not in the results
     grid = Grid(header, rows, text=(0, 2, 3))
-    return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts, bisect_notes(site, found))
+    notes = bisect_notes(site, found, own)
+    return BisectView(found, title, found.drop_text(), grid, found.upstream_text(), facts, notes)
 
 
 def bisects_by_machine(site: SiteData) -> dict[str, list[BisectView]]:
@@ -230,7 +235,7 @@ def version_sets_grid(data: dict[str, Any] | None = None) -> Grid:
     for name in FRAMEWORKS:
         entry = data["frameworks"].get(name, {})
         for version, pinned in entry.get("pinned", {}).items():
-            marked = f"{version} **{_('article')}**" if version == entry.get("article") else version
+            marked = f"{version} **{article_badge()}**" if version == entry.get("article") else version
             packages = list_separator().join(f"`{p}`" for p in pinned["packages"])
             rows.append(
                 [

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, label
+from fwbench.run_figures import MEMORY_PEAKS
 from fwbench.stats import Stats
 from generator.i18n import N_, Nn_
 from generator.message import AND, Joined, Message, Spread, Text, and_list, labelled, parts
@@ -239,7 +240,7 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
             _compile_below_noise,
         )
         found += [start_up] if start_up else []
-        for name in ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes"):
+        for name in MEMORY_PEAKS:
             memory = _cached_choice(
                 table,
                 N_("tight memory ({figure} at batch {batch}, {caches}) on {where}"),

@@ -1,7 +1,8 @@
 """The claims check's vocabulary: a claims row, its verdicts, and the rules that decide one from figures.
 
 A claims row (``Claim``) sets one of the article's published figures beside fwbench's counterpart, or beside the
-article's own figures, where agreement is CONSISTENT, never CONFIRMED (``self_consistent``). Every verdict is
+article's own figures, where agreement is CONSISTENT, never CONFIRMED, and disagreement INCONSISTENT, never
+CONTRADICTED, which is kept for what fwbench's records contradict (``self_consistent``). Every verdict is
 computed: the article's figures come from ``data/article_figures.json`` (transcribed, with sections), fwbench's
 from the records (``generator.verdicts.article``). A measurement is judged only where the comparability rules
 (``data/comparability.json``) hold, else it is "not comparable" with the broken rules named; where its 95 %
@@ -24,11 +25,13 @@ CONFIRMED = N_("confirmed")
 #: a statement of the article that its own figures bear out: arithmetic on what it published, which no measurement
 #: of fwbench's confirms (``self_consistent``)
 CONSISTENT = N_("consistent with its own figures")
+#: a statement of the article that its own figures go against: the article disagrees with itself
+INCONSISTENT = N_("inconsistent with its own figures")
 CONTRADICTED = N_("contradicted")
 NOT_COMPARABLE = N_("not comparable")
 #: every verdict, in the order the claims page counts them; the fourth is ``stats.WITHIN_NOISE`` (the intervals
 #: cannot tell), spelled out to mark it for the catalogue
-VERDICTS = (CONFIRMED, CONSISTENT, CONTRADICTED, N_("within noise"), NOT_COMPARABLE)
+VERDICTS = (CONFIRMED, CONSISTENT, CONTRADICTED, INCONSISTENT, N_("within noise"), NOT_COMPARABLE)
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,15 @@ def load_article_figures() -> dict[str, Any]:
 
 def self_consistent(verdict: str) -> str:
     """A rule's verdict on the article checked against its own figures: CONSISTENT where the rule found it
-    CONFIRMED (the article agrees with itself, no measurement confirms it), any other verdict as it is."""
-    return CONSISTENT if verdict == CONFIRMED else verdict
+    CONFIRMED (the article agrees with itself, no measurement confirms it), INCONSISTENT where it found it
+    CONTRADICTED (the article disagrees with itself, no measurement contradicts it), any other verdict as it is."""
+    return {CONFIRMED: CONSISTENT, CONTRADICTED: INCONSISTENT}.get(verdict, verdict)
+
+
+def own_figures_verdict(holds: bool) -> str:
+    """The verdict on a statement of the article checked against its own figures: CONSISTENT when they bear it
+    out, INCONSISTENT when they do not."""
+    return CONSISTENT if holds else INCONSISTENT
 
 
 def within_bound(measured: float, bound: float, tolerance: float) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from generator.i18n import _, part_separator
 from generator.records.platform_issues import Pair
 from generator.spacing import fill
-from generator.verdicts.claims import CONTRADICTED, Claim
+from generator.verdicts.claims import CONTRADICTED, INCONSISTENT, Claim
 from generator.verdicts.platform_issue import sizes
 from generator.views.fmt import cell
 from generator.views.verdict_text import claim_text, verdict_words
@@ -35,7 +35,7 @@ class Finding:
 
 def article_arithmetic(internal: list[Claim]) -> list[Finding]:
     """Each statement of the article that its own table contradicts."""
-    worded = [claim_text(c) for c in internal if c.verdict == CONTRADICTED]
+    worded = [claim_text(c) for c in internal if c.verdict == INCONSISTENT]
     return [
         Finding(
             fill(_("§{section}: the text and its own table disagree"), section=c.section),

@@ -14,7 +14,16 @@ from generator.verdicts.article import own_tables
 from generator.verdicts.article import probes as probe_claims
 from generator.verdicts.article import remaining as article_checks
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
-from generator.verdicts.claims import CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE, Claim, load_article_figures
+from generator.verdicts.claims import (
+    CONFIRMED,
+    CONSISTENT,
+    CONTRADICTED,
+    INCONSISTENT,
+    NOT_COMPARABLE,
+    VERDICTS,
+    Claim,
+    load_article_figures,
+)
 from generator.views.verdict_text import claim_text
 
 COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
@@ -81,12 +90,12 @@ def by_claim(rows: list[Claim]) -> dict[str, Claim]:
 def test_every_row_is_a_claim_with_a_known_verdict_and_its_conditions(article, probes):
     rows = article_checks.article_claims(article, probes)
     assert rows and all(isinstance(row, Claim) for row in rows)
-    assert all(row.verdict in (CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE) and row.conditions for row in rows)
+    assert all(row.verdict in VERDICTS and row.conditions for row in rows)
 
 
-def test_the_introductions_3090_contradicts_the_setups_4090(article):
+def test_the_introductions_3090_is_inconsistent_with_the_setups_4090(article):
     row = claim_text(article_checks.gpu_mentions_claim(article))
-    assert row.verdict == CONTRADICTED
+    assert row.verdict == INCONSISTENT
     assert "RTX 3090" in row.article and "RTX 4090" in row.article
 
 
@@ -143,9 +152,9 @@ def test_tensorflows_200_line_stack_against_the_captured_tracebacks(article, pro
 
 def test_stated_line_counts_against_the_articles_own_snippets(article):
     rows = by_claim(article_checks.code_size_claims(article))
-    assert rows["PyTorch: the snippet's length"].verdict == CONTRADICTED  # 12 stated, 8 (10) counted
+    assert rows["PyTorch: the snippet's length"].verdict == INCONSISTENT  # 12 stated, 8 (10) counted
     assert rows["TensorFlow: the snippet's length"].verdict == CONSISTENT  # 10 stated, 10 with layout
-    assert rows["JAX: the snippet's length"].verdict == CONTRADICTED  # 15 stated, 9 (11) counted
+    assert rows["JAX: the snippet's length"].verdict == INCONSISTENT  # 15 stated, 9 (11) counted
     longest = rows["JAX's snippet is the longest"]
     assert longest.verdict == CONSISTENT and "restored with one statement per line" in "; ".join(longest.reason)
 
@@ -198,7 +207,7 @@ def test_the_same_seed_spread_is_read_at_the_bounds_precision_as_the_articles_ow
     assert "against the bound at its precision: 0.2 stands for anything up to 0.25." in within.reason[0]
     beyond = article_checks.seed_spread_claim(article, [run(accuracy=a) for a in (0.9174, 0.92, 0.9226)])
     assert beyond.verdict == CONTRADICTED
-    for spread, verdict in ((0.24, CONSISTENT), (0.26, CONTRADICTED)):  # its own table by the same rule
+    for spread, verdict in ((0.24, CONSISTENT), (0.26, INCONSISTENT)):  # its own table by the same rule
         table = {**article["accuracy"], "table": {"torch": {"mean": 92.4, "std": spread}}}
         assert own_tables.internal_claims({**article, "accuracy": table})[-1].verdict == verdict
     both = [run(fw, accuracy=a) for fw in ("torch", "jax") for a in (0.9176, 0.92, 0.9224)]

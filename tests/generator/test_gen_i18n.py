@@ -21,8 +21,10 @@ from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, language, translations
 from generator.records.load import load_results
 from generator.records.probes import CAST_WORDS, cast_evidence_text
 from generator.site import STATIC_PAGES, speed
+from generator.site.versions import article_badge
 from generator.views import sitedata
 from generator.views.record_text import recorded
+from generator.views.table_view import setting_word
 from runners.host_memory import BASES, basis_text
 
 pytestmark = pytest.mark.slow
@@ -77,7 +79,7 @@ def test_the_catalogue_translates_every_message_the_sources_mark():
     for message in extract():
         if not message.id:
             continue
-        found = catalogue.get(message.id)
+        found = catalogue.get(message.id, message.context)
         assert found is not None, f"not in the zh catalogue (run python -m generator.catalogue): {message.id!r}"
         strings = found.string if isinstance(found.string, tuple) else (found.string,)
         assert all(strings) and not found.fuzzy, f"untranslated or fuzzy in the zh catalogue: {message.id!r}"
@@ -192,3 +194,11 @@ def test_every_memory_basis_and_cast_wording_fwbench_writes_reads_in_chinese():
         for basis in (*(basis_text(b) for b in BASES), V1_HOST_PEAK_BASIS):
             assert "peak RSS" not in recorded(basis), basis
         assert cast_evidence_text(warned) == "一条警告称 float64 输入被转换为 float32"
+
+
+def test_a_word_with_two_senses_is_translated_by_its_context():
+    # "article" is a profile's name (a setting) and the badge of the article's release on the versions page
+    with language("zh"):
+        assert setting_word("article") == "article 配置档"
+        assert article_badge() == "原文"
+    assert setting_word("article") == article_badge() == "article"

@@ -18,7 +18,7 @@ from generator.records.aggregate import summarise
 from generator.records.load import Loaded
 from runners import budget, cli, machine_load, matrix, plan_preview, profiles, provenance, run
 from runners.budget import Budget
-from runners.comparisons import comparisons
+from runners.comparisons import DECIDES, comparisons
 from runners.compile_cache import FILLED_BY
 from runners.executor import Finished, Started, Target
 from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
@@ -50,23 +50,34 @@ def order_of(*frameworks: str, batch_sizes=(32,)) -> list[profiles.RunConfig]:
     return interleaved_order(configs)
 
 
-def ran(config: profiles.RunConfig, rate: float, seconds: float = 60.0, load: dict | None = None) -> dict:
-    """The record of ``config`` at ``rate`` images/s, taking ``seconds``, as ``runners run`` writes it."""
+def ran(
+    config: profiles.RunConfig,
+    rate: float,
+    seconds: float = 60.0,
+    load: dict | None = None,
+    compile_seconds: float | None = None,
+    host_bytes: int = 1 << 30,
+    nvml_bytes: int | None = None,
+) -> dict:
+    """The record of ``config`` at ``rate`` images/s, taking ``seconds``, compiling ``compile_seconds`` (default: an
+    epoch's time) and peaking at ``host_bytes`` of host memory, as ``runners run`` writes it: a repeat finds warm
+    compile caches, as the local executor gives it."""
     steps = config.epoch_train_images // config.batch_size
     epoch = steps * config.batch_size / rate
     windows = run.window_sizes(steps)
     measured = Measured(
-        first_step_seconds=2 * epoch,
+        first_step_seconds=(epoch if compile_seconds is None else compile_seconds) + epoch / steps,
         epoch_seconds=[epoch],
         window_step_seconds=[epoch / steps] * len(windows),
         window_steps=windows,
         epochs=[{"epoch": 1, "train_loss": 2.0, "train_accuracy": 0.1, "test_loss": 2.0, "test_accuracy": 0.1}],
         framework_memory={"allocator_peak_bytes": None, "allocator_reserved_bytes": None},
-        nvml_peak_bytes=None,
-        host_self_peak_bytes=1 << 30,
+        nvml_peak_bytes=nvml_bytes,
+        host_self_peak_bytes=host_bytes,
         host_children_peak_bytes=0,
         data_bytes=1 << 20,
         load=load or machine_load.load_section(QUIET, QUIET, 0.0),
+        compile_cache="warm" if config.repeat else "cold",
     )
     hardware = {**provenance.hardware_for("cpu"), "machine_id": MACHINE}
     finished = f"2026-12-01T10:{int(seconds) // 60:02d}:{int(seconds) % 60:02d}.000Z"
@@ -82,8 +93,17 @@ class Runs:
 
     name = "fake"
 
-    def __init__(self, rates: dict[tuple[str, int], float], spread=TIGHT, seconds: float = 60.0, clock=None):
+    def __init__(
+        self,
+        rates: dict[tuple[str, int], float],
+        spread=TIGHT,
+        seconds: float = 60.0,
+        clock=None,
+        compiles: dict[str, float] | None = None,
+        memory: dict[str, int] | None = None,
+    ):
         self.rates, self.spread, self.seconds, self.clock = rates, spread, seconds, clock
+        self.compiles, self.memory = compiles or {}, memory or {}  # by framework, spread by repeat as the rates are
         self.jobs = []
 
     def execute(self, jobs):
@@ -91,10 +111,16 @@ class Runs:
             self.jobs.append(job)
             yield Started(job, "")
             config = job.config
-            rate = self.rates[config.framework, config.batch_size] * (1 + self.spread[config.repeat])
+            spread = 1 + self.spread[config.repeat]
+            rate = self.rates[config.framework, config.batch_size] * spread
+            compiled = self.compiles.get(config.framework)
+            figures = {"compile_seconds": compiled * spread if compiled else None}
+            figures |= (
+                {"host_bytes": int(self.memory[config.framework] * spread)} if config.framework in self.memory else {}
+            )
             if self.clock:
                 self.clock.now += self.seconds
-            yield Finished(job, ran(config, rate, self.seconds), "", self.seconds)
+            yield Finished(job, ran(config, rate, self.seconds, **figures), "", self.seconds)
 
     def ran(self) -> list[str]:
         return [job.config.label for job in self.jobs]
@@ -118,6 +144,7 @@ def run_repeats(out: Path, order, executor, repeats: Repeats, minutes: float | N
 
 
 AUTO = Repeats(5, auto=True)
+EVERY_FIGURE = tuple(DECIDES)
 
 
 def strip_repeat(labels: list[str]) -> list[str]:
@@ -408,8 +435,8 @@ def test_dry_run_prints_the_plan_and_an_estimate_and_writes_nothing(tmp_path, ca
     assert cli.main(fresh) == 0
     assert (
         "budget: 12.5 min; it has room for the first runs at the end batch sizes (6), 7 of their repeats to n = 3 "
-        "(10) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s; bf16 at 32 is not an end
-    ) in capsys.readouterr().out
+        "(13) (run again to go on)"  # the profile's guess, 55 s a run: 13 runs in 750 s; bf16 at 32 is not an end;
+    ) in capsys.readouterr().out  # 13: bs 32's 3 + 2; bs 256's 6 + 2, its start-up and memory count warm runs alone
 
 
 def test_the_dry_run_counts_no_repeat_of_a_comparison_the_records_here_decided(tmp_path, capsys):
@@ -445,6 +472,9 @@ def test_the_fewest_repeats_take_every_competitor_to_n_2_and_the_two_cheapest_to
     ]
     assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}, {}, {2: 30.0}]) == [10.0, 10.0]  # one at n = 3 already
     assert plan_preview.fewest_repeats([{1: 10.0, 2: 10.0}]) == []  # nothing to compare
+    # a warm figure does not count the cold first run: every competitor to repeat 2, the two cheapest to repeat 3
+    warm = [{1: 10.0, 2: 10.0, 3: 10.0}, {1: 50.0, 2: 50.0, 3: 50.0}, {1: 30.0, 2: 30.0, 3: 30.0}]
+    assert plan_preview.fewest_repeats(warm, cold_counts=False) == [10.0, 10.0, 50.0, 50.0, 30.0, 30.0, 10.0, 30.0]
 
 
 @pytest.mark.parametrize(
@@ -468,14 +498,17 @@ def test_bad_repeats_and_budget_are_usage_errors(tmp_path, capsys, flag, value):
 
 
 def test_quick_repeats_automatically_and_the_others_once():
-    assert matrix_repeats("quick") == Repeats(5, auto=True)
-    assert matrix_repeats("smoke") == matrix_repeats("article") == matrix_repeats("versions") == Repeats(1)
+    assert matrix_repeats("quick") == Repeats(5, auto=True, decides=EVERY_FIGURE)
+    assert matrix_repeats("article") == matrix_repeats("versions") == Repeats(1, decides=EVERY_FIGURE)
+    # throughput alone: the GPT's page gives no start-up or memory verdict, and smoke only checks that runs run
+    assert matrix_repeats("quick-gpt") == Repeats(5, auto=True)
+    assert matrix_repeats("smoke") == Repeats(1) and matrix_repeats("smoke", "auto") == Repeats(5, auto=True)
 
 
-def matrix_repeats(name: str) -> Repeats:
+def matrix_repeats(name: str, given: str | None = None) -> Repeats:
     from runners.repeats import repeats_of
 
-    return repeats_of(profiles.profile(name))
+    return repeats_of(profiles.profile(name), given)
 
 
 def test_dry_run_names_the_environments_it_would_build_and_builds_none(tmp_path, monkeypatch, capsys):
@@ -564,3 +597,79 @@ def test_every_record_says_what_its_matrix_planned(tmp_path):
     assert [(p["config_id"], p["framework"], p["batch_size"], p["precision"]) for p in plans[0]] == [
         (c.config_id, c.framework, c.batch_size, "fp32") for c in order
     ]
+
+
+def test_start_up_and_memory_run_the_largest_batch_again_until_its_warm_runs_decide_them(tmp_path, capsys):
+    order = order_of("torch", "jax", batch_sizes=(32, 64))
+    rates = {(fw, bs): rate for fw, rate in (("torch", 100), ("jax", 50)) for bs in (32, 64)}
+    compiles, memory = {"torch": 2.0, "jax": 1.0}, {"torch": 3 << 29, "jax": 1 << 30}
+    executor = Runs(rates, compiles=compiles, memory=memory)
+    outcome = run_repeats(tmp_path, order, executor, Repeats(5, auto=True, decides=EVERY_FIGURE))
+    # three runs decide throughput at both sizes, but the first run compiled cold and counts for neither start-up nor
+    # memory: the largest batch runs a fourth time, so that each framework has three warm runs
+    assert sorted(r.config.label for r in outcome.results[12:]) == [
+        "jax/compiled bs64 seed0 r3",
+        "torch/compiled bs64 seed0 r3",
+    ]
+    assert outcome.stop.reason == "all decided"
+    assert closing_lines(outcome)[1:] == [
+        "bs 32: PyTorch ahead of JAX (n=3, 3)",
+        "bs 64: PyTorch ahead of JAX (n=4, 4)",
+        "bs 64 warm compile_seconds: JAX ahead of PyTorch (n=3, 3)",
+        "bs 64 warm host_peak_rss_bytes: JAX ahead of PyTorch (n=3, 3)",
+    ]
+    # the dry run of a matrix whose records decided throughput alone counts the largest batch's repeats still due
+    repeats = Repeats(5, auto=True, decides=EVERY_FIGURE)
+    for config in order:
+        for r in range(3):
+            again = dataclasses.replace(config, repeat=r)
+            record = ran(again, rates[config.framework, config.batch_size], compile_seconds=compiles[config.framework])
+            write_record(record_path(tmp_path / "dry", MACHINE, again), record)
+    lines = plan_preview.preview(Target((MACHINE,), {}), order, tmp_path / "dry", repeats, Budget(None), [])
+    printed = "\n".join(lines)
+    assert (
+        "2 of 4 comparisons are decided by this machine's records already: the 2 configurations whose every " in printed
+    )
+    assert "more for 2 to 4 repeats" in printed  # bs 64's, r3 and r4 of each
+
+
+def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_none_above_the_noise():
+    order = order_of("torch", "tensorflow", "jax")
+    repeats = range(4)
+    compiles = {"torch": 3.0, "tensorflow": 4.0, "jax": 0.0}  # JAX's warm compile within its steps' noise
+    runs = {
+        c.config_id: [
+            ran(
+                dataclasses.replace(c, repeat=r),
+                100.0 * (1 + TIGHT[r]),
+                compile_seconds=40.0 if r == 0 else compiles[c.framework] * (1 + TIGHT[r]),
+                nvml_bytes=None if c.framework == "tensorflow" else (2 << 30) + r,
+            )
+            for r in repeats
+        ]
+        for c in order
+    }
+    throughput, start_up, memory = comparisons(order, runs, cap=5, decides=EVERY_FIGURE)
+    assert {c.name for c in throughput.ranked} == {"PyTorch", "TensorFlow", "JAX"}  # JAX's throughput still counts
+    # the cold first run's 40 s is not among the warm ones; JAX has nothing a run would add, so it is not in it
+    assert [(c.name, c.n, round(c.stats.mean, 1)) for c in start_up.ranked] == [
+        ("PyTorch", 3, 3.0),
+        ("TensorFlow", 3, 4.0),
+    ]
+    assert start_up.decided and start_up.line("") == "bs 32 warm compile_seconds: PyTorch ahead of TensorFlow (n=3, 3)"
+    # the driver's view of the GPU process where two frameworks carry it, as the choose page reads it first
+    assert memory.figure.name == "warm nvml_process_peak_bytes" and [c.name for c in memory.ranked] == [
+        "PyTorch",
+        "JAX",
+    ]
+    alone = comparisons([c for c in order if c.framework != "tensorflow"], runs, cap=5, decides=EVERY_FIGURE)[1]
+    assert alone.line("") == "bs 32 warm compile_seconds: only PyTorch has a figure, nothing to compare"
+    assert not alone.to_run_again()
+
+
+@pytest.mark.parametrize("decides", [["memory"], ["throughput", "speed"], ["throughput", "memory", "memory"]])
+def test_a_profile_that_decides_an_unknown_figure_is_refused_naming_the_field(decides):
+    from runners.repeats import repeats_of
+
+    with pytest.raises(ValueError, match=r"^decides: expected throughput, then any of start-up, memory, got"):
+        repeats_of({"repeats": "auto", "max_repeats": 5, "decides": decides})

@@ -1,5 +1,6 @@
 """The article checked against its own tables: its stated speed-ups, orderings, overhead and spread. Where they
-agree the verdict is CONSISTENT (``claims.self_consistent``): the article agrees with itself, nothing confirms it."""
+agree the verdict is CONSISTENT, where they do not INCONSISTENT (``claims.self_consistent``): the article agrees or
+disagrees with itself, and no measurement confirms or contradicts it."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from generator.message import Message, parenthesised
 from generator.verdicts.article import article_frameworks
 from generator.verdicts.claims import (
     CONFIRMED,
-    CONSISTENT,
-    CONTRADICTED,
     Claim,
     bound_reading,
     order_text,
+    own_figures_verdict,
     ranking,
     self_consistent,
     within_absolute,
@@ -78,7 +78,7 @@ def internal_claims(article: dict[str, Any]) -> list[Claim]:
                     N_("order holds at {wins} of {sizes} batch sizes of its table"),
                     {"wins": len(wins), "sizes": len(spec["table"])},
                 ),
-                CONSISTENT if len(wins) == len(spec["table"]) else CONTRADICTED,
+                own_figures_verdict(len(wins) == len(spec["table"])),
                 (Message(N_("ranking of each row of the article's own table")),),
                 own_figures,
             )

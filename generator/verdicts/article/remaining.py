@@ -26,7 +26,7 @@ from generator.verdicts.article.ecosystem import ecosystem_gap_claims
 from generator.verdicts.article.probes import message_claims, traceback_claims
 from generator.verdicts.article.seeds import seed_spread_claim
 from generator.verdicts.article.snippets import code_size_claims
-from generator.verdicts.claims import CONFIRMED, CONSISTENT, CONTRADICTED, NOT_COMPARABLE, Claim
+from generator.verdicts.claims import CONFIRMED, NOT_COMPARABLE, Claim, own_figures_verdict
 
 #: the claims page's heading for these rows
 SCOPE = N_("The article's remaining figures")
@@ -65,7 +65,7 @@ def gpu_mentions_claim(article: dict[str, Any]) -> Claim:
         claim=Message(N_("the GPU the figures are about")),
         article=Message(N_("introduction: {introduction}; setup: {setup}"), gpus),
         ours=Message(N_("the same GPU")) if same else Message(N_("two different GPUs")),
-        verdict=CONSISTENT if same else CONTRADICTED,
+        verdict=own_figures_verdict(same),
         reason=(
             Message(N_("the article's own text"))
             if same

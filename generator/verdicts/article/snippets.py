@@ -1,5 +1,5 @@
 """The article's 4.2 line counts beside the lines of its own snippets, counted as ``article_figures.json`` says:
-the article against itself, so a match is CONSISTENT, not CONFIRMED."""
+the article against itself, so a match is CONSISTENT, not CONFIRMED, and a mismatch INCONSISTENT, not CONTRADICTED."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fwbench.frameworks import label
 from generator.i18n import N_
 from generator.message import Joined, Message, parenthesised
 from generator.verdicts.article import article_frameworks
-from generator.verdicts.claims import CONSISTENT, CONTRADICTED, Claim
+from generator.verdicts.claims import Claim, own_figures_verdict
 
 
 def code_size_claims(article: dict[str, Any]) -> list[Claim]:
@@ -37,7 +37,7 @@ def code_size_claims(article: dict[str, Any]) -> list[Claim]:
                     N_("{code} code lines, {layout} with its comment and blank line"),
                     {"code": strict[fw], "layout": layout[fw]},
                 ),
-                verdict=CONSISTENT if matches else CONTRADICTED,
+                verdict=own_figures_verdict(bool(matches)),
                 reason=(
                     Message(N_("matches the count {count}"), {"count": Message(matches[0])})
                     if matches
@@ -59,7 +59,7 @@ def code_size_claims(article: dict[str, Any]) -> list[Claim]:
             claim=Message(N_("{framework}'s snippet is the longest"), {"framework": label(longest)}),
             article=Joined(tuple(f"{label(fw)} {stated[fw]}" for fw in frameworks)),
             ours=Joined(tuple(parenthesised(f"{label(fw)} {strict[fw]}", str(layout[fw])) for fw in frameworks)),
-            verdict=CONSISTENT if holds else CONTRADICTED,
+            verdict=own_figures_verdict(holds),
             reason=(Joined((Message(N_("code lines (with layout).")), Message(spec["counting"])), " "),),
             conditions=conditions,
         )

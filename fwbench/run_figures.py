@@ -1,6 +1,7 @@
 """Figures read from one run record before any pooling: its time to a target accuracy, whether its compile time is
-a measurement at all, and whether it found warm compiler caches (``aggregate.Summary`` pools them over a
-configuration's runs, never cold with warm where a figure includes compile work)."""
+a measurement at all, whether it found warm compiler caches, and which memory peaks a choice reads. The site
+(``generator.records.aggregate.Summary``) pools them over a configuration's runs, never cold with warm where a figure
+includes compile work; the matrix (``runners.comparisons``) reads them to decide when to stop repeating."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ def warm_cache(record: dict[str, Any]) -> bool:
     """Whether a run found the compiler caches an earlier run left (``timing.compile_cache``); a record that does not
     say compiled cold, as every run did before repeats shared a cache."""
     return (record.get("timing") or {}).get("compile_cache") == "warm"
+
+
+#: the memory peaks the leanest framework is judged by, the first that the runs carry: the driver's view of the GPU
+#: process, the framework's own allocator (both on a GPU), the host's resident memory (a CPU)
+MEMORY_PEAKS = ("nvml_process_peak_bytes", "allocator_peak_bytes", "host_peak_rss_bytes")
 
 
 def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
