@@ -83,6 +83,7 @@ class LocalExecutor(Interpreters):
         with tempfile.TemporaryDirectory(prefix="fwbench-run-") as scratch, tempfile.TemporaryFile() as stderr:
             command = self.command(config, position, Path(scratch), cache)
             # its temporary files go in the scratch directory too, so that a run killed at its timeout leaves none
+            # (those of the training itself go in the cache's folder: runners.compile_cache.temporary_folder)
             environment = {**os.environ, "TMPDIR": scratch}
             with configuration_process(
                 command, (scratch,), cwd=provenance.REPO_ROOT, env=environment, stdout=subprocess.PIPE, stderr=stderr

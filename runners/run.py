@@ -32,7 +32,7 @@ import numpy as np
 from fwbench.frameworks import framework
 from fwbench.timestamps import utc_now
 from runners import data, machine_load, provenance
-from runners.compile_cache import cache_environment, cache_state
+from runners.compile_cache import cache_environment, cache_state, temporary_folder
 from runners.frameworks.trainer import Trainer
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
@@ -283,7 +283,8 @@ def measure_or_fail(
         with _cache_directory(compile_cache) as directory:
             state = cache_state(config.framework, directory)  # before this run writes there
             os.environ.update(framework_environment(config.device, directory, persistent=compile_cache is not None))
-            return _measure(config, data_dir, progress, run_order, load, state)
+            with temporary_folder(directory):
+                return _measure(config, data_dir, progress, run_order, load, state)
     except (KeyboardInterrupt, data.DataError):
         raise
     except Exception as exc:  # any framework error is a result: record it

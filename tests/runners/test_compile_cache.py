@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from fwbench.records import read_record
 from runners import compile_cache
-from runners.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory
+from runners.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory, temporary_folder
 
 
 def test_a_run_finds_the_cache_warm_only_where_its_framework_left_entries(tmp_path):
@@ -34,6 +35,16 @@ def test_a_run_finds_the_cache_warm_only_where_its_framework_left_entries(tmp_pa
     (tmp_path / "other" / FILLED_BY).parent.mkdir()
     (tmp_path / "other" / FILLED_BY).write_text("x")
     assert cache_state("torch", str(tmp_path / "other")) == "cold", "the stamp alone is no compiled code"
+
+
+def test_a_run_keeps_its_temporary_files_in_its_cache_directory_and_leaves_the_process_as_it_was(tmp_path):
+    before = os.environ.get("TMPDIR"), tempfile.tempdir
+    with temporary_folder(str(tmp_path)) as folder:
+        assert folder == str(tmp_path / compile_cache.TEMPORARY) and Path(folder).is_dir()
+        assert os.environ["TMPDIR"] == tempfile.gettempdir() == folder
+        assert Path(tempfile.mkdtemp()).parent == Path(folder)
+    assert (os.environ.get("TMPDIR"), tempfile.tempdir) == before
+    assert cache_state("torch", str(tmp_path)) == "cold", "temporary files are no compiled code"
 
 
 def test_jax_keeps_compiled_code_only_when_the_cache_is_shared(tmp_path):
@@ -117,6 +128,12 @@ def smoke(framework: str, cache: Path, out: Path, temporary: Path) -> dict:
     return read_record(done.stdout.strip())
 
 
+def precompiled_headers(cache: Path) -> dict[Path, int]:
+    """Inductor's precompiled C++ headers in ``cache``'s temporary folder, with the time each was written."""
+    headers = (cache / compile_cache.TEMPORARY).glob("torchinductor_*/precompiled_headers/*.gch")
+    return {path: path.stat().st_mtime_ns for path in headers}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("framework, folder", [("torch", "inductor"), ("jax", "jax"), ("tensorflow", "tensorflow")])
 def test_a_second_run_with_the_same_cache_compiles_warm(tmp_path, framework, folder):
@@ -124,6 +141,7 @@ def test_a_second_run_with_the_same_cache_compiles_warm(tmp_path, framework, fol
     temporary.mkdir()
     cold = smoke(framework, cache, tmp_path / "first", temporary)
     entries = [path for path in cache.rglob("*") if path.is_file()]
+    headers_after_cold = precompiled_headers(cache)
     warm = smoke(framework, cache, tmp_path / "second", temporary)
     cold_s, warm_s = cold["timing"]["compile_seconds"], warm["timing"]["compile_seconds"]
     print(
@@ -134,3 +152,6 @@ def test_a_second_run_with_the_same_cache_compiles_warm(tmp_path, framework, fol
     assert entries and any(path.is_relative_to(cache / folder) for path in entries)
     # the runs end without atexit handlers (runners/cli.py), where TensorFlow's autograph deletes its files
     assert not any(temporary.iterdir()), "the runs' temporary files are gone"
+    if framework == "torch":  # Inductor's precompiled header, in the cache's temporary folder, is not built again
+        assert headers_after_cold, "the cold run built its header in the cache's temporary folder"
+        assert precompiled_headers(cache) == headers_after_cold, "the warm run found the header the cold run built"
