@@ -41,8 +41,8 @@ PHASE_TITLE = N_("NVML peak by phase")
 #: configuration's first run, and what Which to choose judges. No memory figure pools the two: every one a record
 #: holds is a peak over the whole run, its first step's compile included (runners/record.py: the samplers start
 #: before the trainer is built, the allocator's peak is the larger of its two phases'), and the records show the
-#: states apart where they hold both (the committed CPU records: the host peak RSS 120–230 MiB higher cold for JAX
-#: and TensorFlow, 310–590 for PyTorch, whose compiler workers take 333–537 MiB cold and at most 30 warm; the GPU
+#: states apart where they hold both (the committed CPU records: the host peak RSS 110–210 MiB higher cold for JAX
+#: and TensorFlow, 330–590 for PyTorch, whose compiler workers take 333–537 MiB cold and at most 30 warm; the GPU
 #: figures have no warm run yet, and follow the same rule). The
 #: timed phase of ``memory.phases`` alone starts after the compile, but it shares a cell with the first step's, so
 #: its table is split with it.
