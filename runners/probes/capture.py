@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from runners.compile_cache import cache_environment
+from runners.compile_cache import TEMPORARY, cache_environment
 from runners.probes.catalog import REPO_ROOT, ProbeSpec, program_module
 from runners.probes.child import RESULT_PREFIX
 
@@ -193,9 +193,10 @@ class ProbeProcesses:
     one zygote alive at a time (probes come grouped by framework and version), else in a fresh interpreter.
 
     Either way each probe compiles into an empty cache directory of its own (``compile_cache.cache_environment``,
-    as a run without ``--compile-cache``): Inductor's cache otherwise persists in /tmp between processes, and the
-    five compiled PyTorch 2.14 probes took 27 s to their errors with empty ones, 10 s where earlier probes had
-    filled it (benchmarks/probe_processes.py). Its capture says so (``compile_cache``: ``cold``).
+    as a run without ``--compile-cache``), with an empty temporary directory in it: Inductor's cache otherwise
+    persists in /tmp between processes, and the five compiled PyTorch 2.14 probes took 27 s to their errors with
+    empty ones, 10 s where earlier probes had filled it (benchmarks/probe_processes.py). Its capture says so
+    (``compile_cache``: ``cold``).
     """
 
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, fork: bool = sys.platform == "linux") -> None:
@@ -208,9 +209,13 @@ class ProbeProcesses:
         """Run ``spec`` in ``python``'s environment (default this interpreter's); see ``capture_of``."""
         cache = Path(self.workdir.name) / f"{spec.record_id}-cache"
         shutil.rmtree(cache, ignore_errors=True)
-        # temporary files in the pool's directory, removed with it: a forked probe ends without the atexit
-        # handlers that delete what TensorFlow's autograph writes there
-        environment = cache_environment(str(cache), persistent=False) | {"TMPDIR": self.workdir.name}
+        temporary = cache / TEMPORARY
+        temporary.mkdir(parents=True)
+        # temporary files in an empty folder of the probe's own: Inductor's precompiled C++ header is built there
+        # (compile_cache.temporary_folder), and a probe that found an earlier probe's would not compile cold; the
+        # pool's directory holds it, so it goes with the pool (a forked probe ends without the atexit handlers
+        # that delete what TensorFlow's autograph writes there)
+        environment = cache_environment(str(cache), persistent=False) | {"TMPDIR": str(temporary)}
         if not self.fork:
             return run_child(spec, self.timeout_s, python, environment) | {"compile_cache": "cold"}
         if self.key != (spec.framework, python) or not self.zygote.running:

@@ -149,11 +149,14 @@ def test_each_probe_compiles_into_an_empty_cache_of_its_own(monkeypatch):
     assert "cache_files=0" in first["result"] and "cache_files=0" in second["result"]
 
 
-def test_what_a_forked_probe_leaves_in_its_temporary_directory_goes_with_the_pool(tmp_path, monkeypatch):
+def test_each_probe_has_a_temporary_directory_of_its_own_that_goes_with_the_pool(tmp_path, monkeypatch):
     # a fork ends without atexit handlers, which is where TensorFlow's autograph deletes the files it wrote
     monkeypatch.setattr(capture, "program_module", lambda framework: STANDIN)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with ProbeProcesses() as processes:
-        written = Path(processes.run(probe("dtype"))["result"].split("tmp=")[1])
-        assert written.parent == Path(processes.workdir.name) and written.is_file()
+        written = [Path(processes.run(probe("dtype", tooling))["result"].split("tmp=")[1]) for tooling in (False, True)]
+        pool = Path(processes.workdir.name)
+        assert all(path.is_file() and pool in path.parents for path in written)
+        # each probe's own folder, as Inductor's precompiled header would be: a later probe compiles without it
+        assert written[0].parent != written[1].parent and list(written[1].parent.iterdir()) == [written[1]]
     assert not any(tmp_path.iterdir()), "nothing is left where the pool started"
