@@ -88,6 +88,14 @@ def prepare_directory(directory: Path, repeat: bool) -> None:
     stamp.write_text(code)
 
 
+def temporary_directory(directory: str) -> str:
+    """``directory``/tmp, created if missing: the temporary directory of what compiles into ``directory``'s caches
+    (``temporary_folder`` says why), for a child process's ``TMPDIR`` or this one's."""
+    folder = os.path.join(directory, TEMPORARY)
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 @contextlib.contextmanager
 def temporary_folder(directory: str) -> Iterator[str]:
     """Within the block, ``directory``/tmp (created here) is this process's temporary directory, ``TMPDIR`` and
@@ -99,8 +107,7 @@ def temporary_folder(directory: str) -> Iterator[str]:
     2-core CPU: compile 11 s instead of 3 s, and 500 MiB of child processes in the memory peak). Here the header
     lasts as long as the configuration's caches: a repeat finds it, and a first run, whose directory was emptied,
     builds it, as on a new machine. The other files the frameworks leave there go with the caches too."""
-    folder = os.path.join(directory, TEMPORARY)
-    os.makedirs(folder, exist_ok=True)
+    folder = temporary_directory(directory)
     before = os.environ.get("TMPDIR"), tempfile.tempdir
     os.environ["TMPDIR"] = tempfile.tempdir = folder
     try:

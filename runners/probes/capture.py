@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from runners.compile_cache import TEMPORARY, cache_environment
+from runners.compile_cache import cache_environment, temporary_directory
 from runners.probes.catalog import REPO_ROOT, ProbeSpec, program_module
 from runners.probes.child import RESULT_PREFIX
 
@@ -209,13 +209,11 @@ class ProbeProcesses:
         """Run ``spec`` in ``python``'s environment (default this interpreter's); see ``capture_of``."""
         cache = Path(self.workdir.name) / f"{spec.record_id}-cache"
         shutil.rmtree(cache, ignore_errors=True)
-        temporary = cache / TEMPORARY
-        temporary.mkdir(parents=True)
-        # temporary files in an empty folder of the probe's own: Inductor's precompiled C++ header is built there
-        # (compile_cache.temporary_folder), and a probe that found an earlier probe's would not compile cold; the
-        # pool's directory holds it, so it goes with the pool (a forked probe ends without the atexit handlers
-        # that delete what TensorFlow's autograph writes there)
-        environment = cache_environment(str(cache), persistent=False) | {"TMPDIR": str(temporary)}
+        # temporary files in the probe's cache directory, as a run's: Inductor's precompiled C++ header is built
+        # there, and a probe that found an earlier probe's would not compile cold; the pool's directory holds it,
+        # so it goes with the pool (a forked probe ends without the atexit handlers that delete what TensorFlow's
+        # autograph writes there)
+        environment = cache_environment(str(cache), persistent=False) | {"TMPDIR": temporary_directory(str(cache))}
         if not self.fork:
             return run_child(spec, self.timeout_s, python, environment) | {"compile_cache": "cold"}
         if self.key != (spec.framework, python) or not self.zygote.running:
