@@ -15,6 +15,7 @@ from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths
 from generator.records.load import load_roots
+from generator.views.charts import cjk_font
 
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
@@ -34,6 +35,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
     check_site_dir(args.site_dir)
+    if args.strict and not cjk_font():
+        print(
+            "generator build: no font that draws Chinese was found, so the Chinese pages' charts would keep English "
+            "labels (--strict); install one (Debian, Ubuntu: apt-get install fonts-noto-cjk) or build without "
+            "--strict",
+            file=sys.stderr,
+        )
+        return 1
     try:
         results = load_roots(args.results or [Path("results")], strict=args.strict, progress=True)
     except RecordError as exc:
@@ -106,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--strict",
         action="store_true",
-        help="fail (exit 1) on the first invalid or unreadable record instead of skipping it",
+        help="fail (exit 1) on the first invalid or unreadable record instead of skipping it, and before any work "
+        "when no installed font draws Chinese (the Chinese charts would keep English labels): the build a published "
+        "site comes from",
     )
     build.add_argument(
         "--frameworks-dir",

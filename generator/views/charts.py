@@ -43,7 +43,8 @@ SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 
 VERSIONS_FLAT = 4
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
-#: CJK font families, preferred first (Debian's fonts-noto-cjk, then other common ones)
+#: CJK font families, preferred first: Debian's fonts-noto-cjk (what `make site` installs), other Linux ones, then
+#: those macOS and Windows ship (their names as their font files give them; not yet tried on either system)
 CJK_FAMILIES = (
     "Noto Sans CJK SC",
     "Noto Sans CJK JP",
@@ -53,9 +54,14 @@ CJK_FAMILIES = (
     "WenQuanYi Micro Hei",
     "AR PL UMing CN",
     "Droid Sans Fallback",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Arial Unicode MS",
+    "Microsoft YaHei",
+    "SimHei",
 )
 #: a font file that may hold them, for fonts installed after matplotlib cached its font list
-CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback")
+CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback|pingfang|hiragino|msyh|simhei")
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 

@@ -11,6 +11,7 @@ import zipfile
 import gen_records
 import pytest
 
+from generator import cli
 from generator.cli import main
 
 pytestmark = pytest.mark.slow
@@ -118,10 +119,20 @@ def test_empty_results_build_with_empty_states(tmp_path):
     assert "questions asked with the tag within the window" in community and "142,000+" in community
 
 
-def test_strict_fails_on_the_invalid_record(results_dir, tmp_path, capsys):
+def test_strict_fails_on_the_invalid_record(results_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "cjk_font", lambda: "Noto Sans CJK SC")  # whatever fonts this machine has
     assert main(["build", "--strict", "--results", str(results_dir), "--site-dir", str(tmp_path / "site")]) == 1
     err = capsys.readouterr().err
     assert "invalid_run.json" in err and "timing.epoch_seconds" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_strict_fails_before_any_work_where_no_font_draws_chinese(results_dir, tmp_path, capsys, monkeypatch):
+    # the published site's Chinese charts would otherwise keep English labels without a word in the Pages log
+    monkeypatch.setattr(cli, "cjk_font", lambda: None)
+    assert main(["build", "--strict", "--results", str(results_dir), "--site-dir", str(tmp_path / "site")]) == 1
+    err = capsys.readouterr().err
+    assert "no font that draws Chinese" in err and "fonts-noto-cjk" in err and "invalid_run.json" not in err
     assert not (tmp_path / "site").exists()
 
 
