@@ -39,6 +39,8 @@ THEME = {
     "axes.spines.right": False,
 }
 SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 13 pt text stays legible
+#: the room above a chart's highest point and error bar that starts from 0, as a share of its height
+HEADROOM = 0.06
 #: up to this many versions on an x axis, their labels stay level
 VERSIONS_FLAT = 4
 #: below this many charts one process draws them all
@@ -143,44 +145,52 @@ def _x_axis(axes, chart: Chart) -> None:
 def draw(chart: Chart) -> bytes:
     """The chart as PNG bytes, its legend under the plot."""
     with rc_context(THEME | _fonts(chart)):
-        figure = Figure(figsize=SIZE)
-        axes = figure.subplots()
-        for line in chart.series:
-            xs = [date.fromisoformat(x) if chart.x == "date" else x for x, _, _ in line.points]
-            errors = [e for _, _, e in line.points]
-            axes.errorbar(
-                xs,
-                [y for _, y, _ in line.points],
-                yerr=errors if any(errors) else None,
-                capsize=3,
-                markersize=6,
-                color=line.colour,
-                marker=line.marker,
-                linestyle=line.linestyle,
-                label=line.label or None,
-            )
-        _x_axis(axes, chart)
-        axes.set_ylabel(chart.ylabel)
-        axes.grid(True)
-        if chart.from_zero:
-            axes.set_ylim(bottom=0)
-        if chart.x == "date":
-            figure.autofmt_xdate()
-        handles = list(axes.get_legend_handles_labels()[0])
-        handles += [
-            Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)
-            for k in chart.keys
-        ]
-        if handles:
-            axes.legend(
-                handles=handles,
-                loc="upper center",
-                bbox_to_anchor=(0.5, -0.22),
-                ncols=min(3, len(handles)),
-                columnspacing=1.0,
-                handlelength=1.8,
-            )
-        return _png(figure)
+        return _png(figure_of(chart))
+
+
+def figure_of(chart: Chart) -> Figure:
+    """The chart drawn on a figure of its own, its legend under the plot (inside the caller's ``rc_context``)."""
+    figure = Figure(figsize=SIZE)
+    axes = figure.subplots()
+    for line in chart.series:
+        xs = [date.fromisoformat(x) if chart.x == "date" else x for x, _, _ in line.points]
+        errors = [e for _, _, e in line.points]
+        axes.errorbar(
+            xs,
+            [y for _, y, _ in line.points],
+            yerr=errors if any(errors) else None,
+            capsize=3,
+            markersize=6,
+            color=line.colour,
+            marker=line.marker,
+            linestyle=line.linestyle,
+            label=line.label or None,
+        )
+    _x_axis(axes, chart)
+    axes.set_ylabel(chart.ylabel)
+    axes.grid(True)
+    if chart.from_zero:
+        # up from 0, as far as the highest point and its error bar with room above them: matplotlib's margin is a
+        # share of the data's span, so points in a narrow band far above 0 would touch the frame, their marks cut
+        highest = max((y + error for line in chart.series for _, y, error in line.points), default=0.0)
+        axes.set_ylim(0, highest * (1 + HEADROOM) if highest > 0 else None)
+    if chart.x == "date":
+        figure.autofmt_xdate()
+    handles = list(axes.get_legend_handles_labels()[0])
+    handles += [
+        Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)
+        for k in chart.keys
+    ]
+    if handles:
+        axes.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.22),
+            ncols=min(3, len(handles)),
+            columnspacing=1.0,
+            handlelength=1.8,
+        )
+    return figure
 
 
 def draw_all(charts: dict[str, Chart]) -> dict[str, bytes]:

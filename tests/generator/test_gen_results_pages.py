@@ -4,6 +4,7 @@ agree to the image, a known platform issue is sized from the records, and charts
 from __future__ import annotations
 
 import gen_records
+from matplotlib import rc_context
 
 from fwbench.frameworks import REGISTRY
 from fwbench.records import write_record
@@ -12,7 +13,7 @@ from generator.message import parts
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.accuracy import diverged, image_agreement, undertrained
-from generator.views import chart_data
+from generator.views import chart_data, charts
 from generator.views.verdict_text import text
 
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
@@ -120,6 +121,18 @@ def test_charts_take_each_frameworks_colour_and_marker_from_the_registry(tmp_pat
     assert [(s.colour, s.marker) for s in chart.series] == [
         (REGISTRY[fw].colour, REGISTRY[fw].marker) for fw in ("torch", "tensorflow", "jax")
     ]
+
+
+def test_a_chart_from_zero_leaves_room_above_its_highest_point_and_error_bar():
+    # the versions chart of PyTorch on 846125: four points between 25.6 and 28.5 img/s, the highest cut by the frame
+    line = charts.Series("bs 32", "#E69F00", "o", "-", ((0, 27.2, 0.0), (1, 28.5, 0.0)))
+    other = charts.Series("bs 256", "#56B4E9", "s", "--", ((0, 28.0, 0.4), (1, 25.6, 0.0)))
+    chart = charts.Chart(
+        "version", "version", "images per second", (line, other), from_zero=True, categories=("a", "b")
+    )
+    with rc_context(charts.THEME):
+        bottom, top = charts.figure_of(chart).axes[0].get_ylim()
+    assert bottom == 0 and top >= 28.5 * 1.05
 
 
 def test_eager_mode_shows_first_step_overhead_not_a_compile_time(tmp_path):
