@@ -15,7 +15,7 @@ from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths
 from generator.records.load import load_roots
-from generator.views.charts import cjk_font
+from generator.views.charts import CJK_FONT_HINT, cjk_font
 
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
@@ -38,8 +38,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.strict and not cjk_font():
         print(
             "generator build: no font that draws Chinese was found, so the Chinese pages' charts would keep English "
-            "labels (--strict); install one (Debian, Ubuntu: apt-get install fonts-noto-cjk) or build without "
-            "--strict",
+            f"labels (--strict); install one ({CJK_FONT_HINT}) or build without --strict",
             file=sys.stderr,
         )
         return 1

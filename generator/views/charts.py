@@ -62,6 +62,8 @@ CJK_FAMILIES = (
     "Microsoft YaHei",
     "SimHei",
 )
+#: how to install the first of them, for the messages of a build that finds none
+CJK_FONT_HINT = "Debian, Ubuntu: apt-get install fonts-noto-cjk"
 #: a font file that may hold them, for fonts installed after matplotlib cached its font list
 CJK_FILE = re.compile(r"(?i)cjk|wqy|sourcehan|notosanssc|uming|droidsansfallback|pingfang|hiragino|msyh|simhei")
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")

@@ -36,7 +36,7 @@ from generator.verdicts.accuracy import Agreement, diverged, image_agreement, un
 from generator.verdicts.article import ecosystem, machine, own_tables, probes, remaining
 from generator.verdicts.choices import Choice, measured_choices, other_choices
 from generator.verdicts.leads import Lead, leads_by_batch
-from generator.views.charts import Chart, cjk_font
+from generator.views.charts import CJK_FONT_HINT, Chart, cjk_font
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 log = logging.getLogger(__name__)
@@ -60,7 +60,8 @@ def chart_language() -> str:
 @cache
 def _note_english_charts(language: str) -> None:
     log.warning(
-        "no CJK font found (Debian: apt-get install fonts-noto-cjk): the %s pages' charts keep their English labels",
+        "no CJK font found (%s): the %s pages' charts keep their English labels",
+        CJK_FONT_HINT,
         i18n.LANGUAGES[language],
     )
 
