@@ -87,7 +87,8 @@ REGISTRY: dict[str, Framework] = {
             training_modes=("compiled",),
             probe_modes=("eager", "compiled"),
             layer_class="Linear",
-            companions=("jaxlib", "flax", "optax", "numpy"),
+            # the CUDA plugin is a release of its own (jax[cuda13] / jax[cuda12]): a GPU record names it
+            companions=("jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "flax", "optax", "numpy"),
             stackoverflow_tags=("jax", "flax"),
             github_repos=("jax-ml/jax", "google/flax"),
             pypi_packages=("jax", "flax"),

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from generator.records.bisects import companions
 from runners import cpu_identity, provenance
 
 CPUINFO = """processor\t: 0
@@ -105,6 +106,24 @@ def test_gpu_machine_ids_stay_the_gpu_name():
         "device_count": 1,
     }
     assert provenance.machine_id(hardware) == "nvidia-h200"
+
+
+def test_a_jax_gpu_record_names_the_cuda_plugin_it_ran_through(monkeypatch):
+    """jax[cuda13] installs jax-cuda13-plugin, a release of its own beside jaxlib: the software section names it, and
+    the versions pages list it among JAX's companions; on a CPU it is absent and nothing lists it."""
+    installed = {"jax": "0.11.2", "jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.2", "flax": "0.12.10"}
+
+    def version(name):
+        if name not in installed:
+            raise provenance.metadata.PackageNotFoundError(name)
+        return installed[name]
+
+    monkeypatch.setattr(provenance.metadata, "version", version)
+    packages = provenance.software_info()["packages"]
+    assert packages["jax-cuda13-plugin"] == "0.11.2" and packages["jax-cuda12-plugin"] is None
+    assert companions("jax", packages) == ("jaxlib 0.11.2", "jax-cuda13-plugin 0.11.2", "flax 0.12.10")
+    del installed["jax-cuda13-plugin"]
+    assert companions("jax", provenance.software_info()["packages"]) == ("jaxlib 0.11.2", "flax 0.12.10")
 
 
 def test_env_shows_the_fingerprint_and_the_benchmark_version():
