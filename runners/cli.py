@@ -32,7 +32,7 @@ from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from fwbench.records import write_record
 from fwbench.tuning import tuning_environment
 from runners import data, provenance
-from runners.config_flags import PROFILE_FLAGS, add_config_flags, chosen_profile, profile_overrides
+from runners.config_flags import PROFILE_FLAGS, add_config_flags, check_device_here, chosen_profile, profile_overrides
 from runners.frameworks.trainer import check_mode
 from runners.profiles import RunConfig, expand, for_device, given, load_profiles, profile
 
@@ -68,6 +68,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
         if args.framework is None:
             raise UsageError("--framework: required (or --config-json)")
         check_runnable(args.framework, args.mode or "compiled")
+        check_device_here(args)
         name, overrides = chosen_profile(args), profile_overrides(args)
         (config,) = expand(
             name,

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from fwbench.cliargs import UsageError, positive_int
-from runners import data
+from runners import data, provenance
 from runners.profiles import DATASETS, DEVICES, load_profiles, profile_for
 from runners.recipe import PRECISION_POLICIES
 from runners.workloads import WORKLOADS
@@ -64,7 +64,7 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         "--device",
         choices=DEVICES,
         help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
-        "takes its GPU sizes when NVML sees a GPU (default auto)",
+        "takes its GPU sizes when NVML sees a GPU; gpu where NVML sees no NVIDIA GPU is a usage error (default auto)",
     )
     parser.add_argument(
         "--precision",
@@ -96,6 +96,16 @@ def chosen_profile(args: argparse.Namespace) -> str:
         return profile_for(name, args.workload)
     except ValueError as exc:
         raise UsageError(f"--workload {args.workload}: {exc}") from None
+
+
+#: ``--device gpu`` where NVML sees no GPU: every framework would fail to find one, each run writing a failed record
+NO_NVIDIA_GPU = "--device gpu: NVML sees no NVIDIA GPU on this machine"
+
+
+def check_device_here(args: argparse.Namespace) -> None:
+    """UsageError (``NO_NVIDIA_GPU``) for ``--device gpu`` where NVML sees no NVIDIA GPU, before any work."""
+    if args.device == "gpu" and provenance.nvidia_info() is None:
+        raise UsageError(NO_NVIDIA_GPU)
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:

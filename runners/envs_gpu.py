@@ -22,6 +22,7 @@ from pathlib import Path
 from fwbench.cliargs import UsageError
 from fwbench.frameworks import framework
 from runners import envs
+from runners.config_flags import NO_NVIDIA_GPU
 from runners.env_build import MARKER, EnvError, Recipe, current, interpreter, machine_arch, make, python_tag, uv
 from runners.provenance import framework_version
 
@@ -199,5 +200,5 @@ def gpu_for(dry: bool, cuda_driver: str | None) -> Gpu:
     found = detect()
     if found is None:
         hint = "; a dry run can name a driver instead: --cuda-driver MAJOR.MINOR, e.g. 13.0" if dry else ""
-        raise UsageError(f"--device gpu: NVML sees no NVIDIA GPU on this machine{hint}")
+        raise UsageError(f"{NO_NVIDIA_GPU}{hint}")
     return found

@@ -30,7 +30,7 @@ from fwbench.cliargs import (
     positive_int,
 )
 from fwbench.frameworks import TRAINING_MODES
-from runners.config_flags import add_config_flags, chosen_profile, profile_overrides
+from runners.config_flags import add_config_flags, check_device_here, chosen_profile, profile_overrides
 from runners.profiles import RunConfig, load_profiles
 from runners.repeats import repeats_value
 
@@ -59,6 +59,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     budget = Budget(args.budget, args.deadline)  # counted from here: building environments and surveying count too
     on_ray = check_executor_flags(args)
+    if not on_ray:  # a cluster's GPUs are on its nodes, whatever this machine has
+        check_device_here(args)
     if args.dry_run_child:
         from runners.dry_run import refuse_results_dir
 

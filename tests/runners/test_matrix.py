@@ -237,6 +237,26 @@ def test_usage_errors_name_the_flag_exit_2_and_write_nothing(tmp_path, args, fla
     assert not out.exists() or not any(out.rglob("*"))
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--framework", "torch"],
+        ["run", "--framework", "torch", "--dry-run"],
+        ["matrix", "--profile", "smoke"],
+        ["matrix", "--dry-run"],
+    ],
+)
+def test_device_gpu_where_nvml_sees_no_gpu_is_a_usage_error_before_any_run(monkeypatch, tmp_path, args, capsys):
+    """Every framework would fail to find a GPU, each run writing a failed record into this machine's results."""
+    monkeypatch.setattr(provenance, "nvidia_info", lambda: None)
+    out = tmp_path / "out"
+    assert cli.main([*args, "--device", "gpu", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"runners {args[0]}: error: --device gpu: NVML sees no NVIDIA GPU on this machine"
+    ]
+    assert not out.exists()
+
+
 def test_unwritable_output_directory_is_a_usage_error(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

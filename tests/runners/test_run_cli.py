@@ -7,11 +7,15 @@ import json
 import pytest
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK
+from runners import provenance
 from runners.cli import main as runners_main
 
 
 @pytest.mark.slow
-def test_a_failed_run_prints_its_reason_before_the_record_path(tmp_path, capsys):
+def test_a_failed_run_prints_its_reason_before_the_record_path(monkeypatch, tmp_path, capsys):
+    # NVML "sees" a GPU that PyTorch cannot use (no CUDA build here): the run starts, and fails in the framework
+    gpu = {"device_name": "NVIDIA H200", "device_count": 1, "gpu_driver": "580.159.04", "device_memory_bytes": 1 << 37}
+    monkeypatch.setattr(provenance, "nvidia_info", lambda: gpu)
     code = runners_main(
         [
             "run",
