@@ -16,6 +16,7 @@ from fwbench.cliargs import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,
+    Parser,
     UsageError,
     add_frameworks_flag,
     examples,
@@ -56,7 +57,7 @@ exit status: 0 printed; 1 no snapshot yet (--out missing or empty) or an unreada
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `ecosystem` command."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ecosystem",
         description=__doc__,
         **examples("ecosystem collect --out results/ecosystem && ecosystem show"),

@@ -12,6 +12,7 @@ import datetime
 import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 
 def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
@@ -59,6 +60,16 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 class UsageError(ValueError):
     """Bad command-line input; the message names the flag. The commands print it on one line and exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """The console scripts' parser: argparse's own errors (a bad value, an unknown flag or choice) are one line
+    naming the flag and the value, like a ``UsageError``'s, not a usage block of up to twenty lines that ends in
+    it. Subcommands' parsers are of the same class (``add_subparsers`` takes its parser's)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE`` and where the flags are listed; exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def csv_of(kind, allowed: tuple[str, ...] | None = None):

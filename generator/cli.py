@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from fwbench.cliargs import EXIT_USAGE, UsageError, examples, existing_directory
+from fwbench.cliargs import EXIT_USAGE, Parser, UsageError, examples, existing_directory
 from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths
@@ -83,7 +83,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``generator`` console script."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="generator",
         description="Build fwbench's MkDocs Material site from the records under results/.",
         **examples("generator build", "generator check results/runs"),

@@ -20,6 +20,7 @@ from fwbench.cliargs import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,
+    Parser,
     UsageError,
     aliases_text,
     ensure_writable,
@@ -190,7 +191,7 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for all ``runners`` subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="runners",
         description="Benchmark the same CIFAR-10 ResNet-18 (and, with --workload gpt, a small GPT) in PyTorch, "
         "TensorFlow and JAX, and probe their errors.",

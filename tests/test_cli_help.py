@@ -37,3 +37,30 @@ def test_every_commands_help_has_examples(name, parser):
     # each example a line of its own, a line that explains it indented further
     examples = [line for line in section if not line.startswith("      ")]
     assert examples and all(line.startswith(f"  {name.split()[0]} ") for line in examples), section
+
+
+@pytest.mark.parametrize(
+    "build, argv, line",
+    [
+        (
+            runners_parser,
+            ["matrix", "--repeats", "0"],
+            "runners matrix: error: argument --repeats: expected a positive integer or auto, got '0'",
+        ),
+        (
+            runners_parser,
+            ["envs", "build", "--device", "tpu"],
+            "runners envs build: error: argument --device: invalid choice: 'tpu' (choose from 'cpu', 'gpu')",
+        ),
+        (generator_parser, ["build", "--results", "/nonexistent"], "generator build: error: argument --results: "),
+        (ecosystem_parser, ["collect", "--bogus"], "ecosystem: error: unrecognized arguments: --bogus"),
+    ],
+)
+def test_a_bad_flag_is_one_line_naming_it_and_its_value_exit_2(build, argv, line, capsys):
+    """The design's convention (docs/design.md, "Command-line conventions"): argparse's own errors too, not its
+    usage block with the error at its end."""
+    with pytest.raises(SystemExit) as exit_info:
+        build().parse_args(argv)
+    (printed,) = capsys.readouterr().err.splitlines()
+    assert exit_info.value.code == 2 and printed.startswith(line)
+    assert printed.endswith(f"(see `{line.split(':')[0]} --help`)")
