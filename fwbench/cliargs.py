@@ -62,14 +62,35 @@ class UsageError(ValueError):
     """Bad command-line input; the message names the flag. The commands print it on one line and exit 2."""
 
 
+#: the namespace attribute naming the parser left with arguments it does not know: the deepest subcommand's
+_UNKNOWN_TO = "_cliargs_unknown_to"
+
+
 class Parser(argparse.ArgumentParser):
     """The console scripts' parser: argparse's own errors (a bad value, an unknown flag or choice) are one line
     naming the flag and the value, like a ``UsageError``'s, not a usage block of up to twenty lines that ends in
-    it. Subcommands' parsers are of the same class (``add_subparsers`` takes its parser's)."""
+    it; an unknown flag is reported by the subcommand it was given to, whose ``--help`` lists the flags there.
+    Subcommands' parsers are of the same class (``add_subparsers`` takes its parser's)."""
 
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: error: MESSAGE`` and where the flags are listed; exit 2."""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, noting the first parser to finish with unknown arguments: a subcommand finishes before the
+        command that handed it the rest (argparse copies its namespace into the command's)."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(parsed, _UNKNOWN_TO):
+            setattr(parsed, _UNKNOWN_TO, self)
+        return parsed, extras
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, with unknown arguments reported by the subcommand that was given them."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        parser = vars(parsed).pop(_UNKNOWN_TO, self)
+        if extras:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def csv_of(kind, allowed: tuple[str, ...] | None = None):

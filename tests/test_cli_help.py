@@ -53,7 +53,11 @@ def test_every_commands_help_has_examples(name, parser):
             "runners envs build: error: argument --device: invalid choice: 'tpu' (choose from 'cpu', 'gpu')",
         ),
         (generator_parser, ["build", "--results", "/nonexistent"], "generator build: error: argument --results: "),
-        (ecosystem_parser, ["collect", "--bogus"], "ecosystem: error: unrecognized arguments: --bogus"),
+        # an unknown flag: reported by the subcommand it was given to, whose --help lists the flags there
+        (ecosystem_parser, ["collect", "--bogus"], "ecosystem collect: error: unrecognized arguments: --bogus"),
+        (runners_parser, ["probes", "--device", "gpu"], "runners probes: error: unrecognized arguments: --device gpu"),
+        (runners_parser, ["envs", "build", "--bogus"], "runners envs build: error: unrecognized arguments: --bogus"),
+        (runners_parser, ["--bogus", "env"], "runners: error: unrecognized arguments: --bogus"),
     ],
 )
 def test_a_bad_flag_is_one_line_naming_it_and_its_value_exit_2(build, argv, line, capsys):
