@@ -139,9 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
         "'Submissions'): valid against the schema (upgraded as the build does), complete provenance with a commit "
         "in this repository's history, physically possible figures (MFU at most 1, images/s that add up, the "
         "allocator's peak within NVML's), the first losses within the precision's bound of fwbench's float64 "
-        "reference, no record id twice on one machine, each record in its own machine's folder. Prints one line per "
-        "failing file and a note for each rule it could not apply; exits 0 when every file passes, 1 otherwise.",
-        **examples("generator check results/runs", "generator check results/runs/nvidia-h200/*.json"),
+        "reference, no record id twice on one machine, each record in its own machine's folder. In a whole results "
+        "folder, the probe records, ecosystem snapshots and bisect reports are checked against their own schemas only. "
+        "Prints one line per failing file and a note for each rule it could not apply; exits 0 when every file "
+        "passes, 1 otherwise.",
+        **examples(
+            "generator check results/runs",
+            "generator check results/runs/nvidia-h200/*.json",
+            "generator check results      # everything the site is built from",
+        ),
     )
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a record file or a folder of them")
     check.add_argument(

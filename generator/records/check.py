@@ -5,6 +5,12 @@ A file passes when it is a valid run record (upgraded as the build does), its pr
 are physically possible, its first losses show it trained fwbench's network on fwbench's data (``check_rules``),
 its id is no other file's on its machine and it lies in its own machine's folder. Checking never raises: a file that
 is not a record, a link, a folder named like a record or a huge file each get their one line.
+
+A folder given may be a whole results folder: where the results layout keeps other records
+(``generator.records.load``: probes/, ecosystem/, a bisect's report in bisect/<machine>/), a file passes when it is a
+valid record of that kind, and a note says the submission rules were not applied to it; the runs behind a bisect
+(bisect/<machine>/runs/) are run records of that machine. So ``generator check results`` checks what the build reads.
+A file named on the command line is a submission's: a run record.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ from fwbench.cliargs import UsageError
 from fwbench.records import RUN_SCHEMA, RecordError, read_record
 from generator.records import check_rules
 from generator.records.check_rules import Commits, Finding, References
-from generator.records.load import candidate_paths
+from generator.records.load import BISECT_RUNS, KINDS, candidate_paths
 
-SCHEMA, PLACE, CHECK = "schema", "place", "check"
+SCHEMA, PLACE, CHECK, NOT_A_RUN = "schema", "place", "check", "not a run record"
 
 
 @dataclass
@@ -43,19 +49,31 @@ class Report:
         return [f"note: {count} file(s): {rule}: {text}" for (rule, text), count in sorted(Counter(self.notes).items())]
 
 
-def submission_files(paths: list[Path]) -> list[Path]:
-    """The files a check covers: each path given, and every ``*.json`` under a folder given (links and folders so
-    named included, to be refused). UsageError naming the path when one does not exist."""
-    found = []
+def submission_files(paths: list[Path]) -> list[tuple[Path, str]]:
+    """The files a check covers, each with the kind of record kept there (``layout_kind``): each path given, a run
+    record, and every ``*.json`` under a folder given (links and folders so named included, to be refused).
+    UsageError naming the path when one does not exist."""
+    found: dict[Path, str] = {}
     for path in paths:
         if not os.path.lexists(path):
             raise UsageError(f"PATH {path}: does not exist")
         if path.is_dir() and not path.is_symlink():
             listed, unlisted = candidate_paths(path)
-            found += listed + [folder for folder, _why in unlisted]
+            found |= {file: layout_kind(path, file) for file in listed + [folder for folder, _why in unlisted]}
         else:
-            found.append(path)
-    return sorted(set(found))
+            found[path] = "runs"
+    return sorted(found.items())
+
+
+def layout_kind(folder: Path, path: Path) -> str:
+    """The kind of record (``load.KINDS``' keys, or ``BISECT_RUNS``) that a results folder keeps at ``path`` under
+    ``folder``, as ``load_results`` files them: by the first folder below the results root, which is ``folder`` or,
+    where ``folder`` is named like a kind (results/probes), the one above it; ``runs`` anywhere else, as in a
+    submission's own folder."""
+    parts = path.relative_to(folder).parts
+    parts = (folder.name, *parts) if folder.name in KINDS else parts
+    kind = parts[0] if len(parts) > 1 and parts[0] in KINDS else "runs"
+    return BISECT_RUNS if kind == "bisect" and path.parent.name == "runs" else kind
 
 
 def read_one(path: Path) -> dict:
@@ -80,13 +98,18 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     in (None: not looked up, and the output says so)."""
     references = references or check_rules.load_references()
     commits, report = Commits(repo), Report()
-    seen: dict[tuple[str, str], Path] = {}
-    for path in submission_files(paths):
+    seen: dict[tuple[str, str, str], Path] = {}
+    for path, kind in submission_files(paths):
         report.files.append(path)
         try:
-            record = read_one(path)
-            failures, notes = check_record(record, references, commits)
-            failures += place(path, record, seen)
+            if kind in KINDS and kind != "runs":
+                read_record(path, kind=KINDS[kind])  # RecordError: its schema line, as a run record's
+                judged = f"valid {KINDS[kind]} records in {kind}/; the submission rules judge runs"
+                failures, notes = [], [(NOT_A_RUN, judged)]
+            else:
+                record = read_one(path)
+                failures, notes = check_record(record, references, commits)
+                failures += place(path, record, seen, kind)
         except RecordError as exc:
             failures, notes = [(SCHEMA, str(exc).removeprefix(f"{path}: "))], []
         except Exception as exc:  # noqa: BLE001 - a valid record no rule foresaw: its line, never a crash
@@ -97,14 +120,16 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     return report
 
 
-def place(path: Path, record: dict, seen: dict[tuple[str, str], Path]) -> list[Finding]:
-    """A record lies in its machine's folder, and no other file holds its id on its machine (``seen``: (machine, id)
-    → first file). A record id names a configuration, so two machines' records of one share it."""
+def place(path: Path, record: dict, seen: dict[tuple[str, str, str], Path], kind: str = "runs") -> list[Finding]:
+    """A record lies in its machine's folder (a bisect's runs in its ``runs/``), and no other file of its ``kind``
+    holds its id on its machine (``seen``: (kind, machine, id) → first file). A record id names a configuration, so
+    two machines' records of one share it, as do a machine's runs and the runs behind its bisect."""
     found = []
-    machine = (record.get("hardware") or {}).get("machine_id") or path.parent.name
-    if path.parent.name != machine:
-        found.append((PLACE, f"a record of machine {machine} under {path.parent.name}/"))
-    first = seen.setdefault((machine, record["record_id"]), path)
+    folder = path.parent.parent if kind == BISECT_RUNS else path.parent
+    machine = (record.get("hardware") or {}).get("machine_id") or folder.name
+    if folder.name != machine:
+        found.append((PLACE, f"a record of machine {machine} under {folder.name}/"))
+    first = seen.setdefault((kind, machine, record["record_id"]), path)
     if first != path:
         found.append((PLACE, f"duplicate record id {record['record_id']} (also {first})"))
     return found

@@ -86,6 +86,37 @@ def test_the_committed_records_pass():
     assert "same work: not checkable" in notes and "MFU not checked" in notes
 
 
+def test_a_whole_results_folder_passes_with_its_probes_bisect_reports_and_the_runs_behind_them():
+    """What the build reads (results/): the probe records and bisect reports valid against their own schemas, the
+    runs behind a bisect (bisect/<machine>/runs/) in their machine's place, sharing ids with that machine's runs."""
+    results = REPO / "results"
+    report = check_paths([results], repo=REPO)
+    assert not report.failure_lines()
+    assert len(report.files) == len(list(results.rglob("*.json")))
+    notes = "\n".join(report.note_lines())
+    probes = len(list((results / "probes").rglob("*.json")))
+    assert f"note: {probes} file(s): not a run record: valid fwbench.probe/1 records in probes/" in notes
+    assert "valid fwbench.bisect/1 records in bisect/" in notes
+
+
+def test_a_record_of_another_kind_is_a_run_record_wherever_a_submission_puts_it(tmp_path):
+    """Only the results layout's own folders hold other kinds: a probe record among a submission's runs, or named on
+    the command line, fails as a run record would; a bad one in probes/ fails against the probe schema."""
+    probe = next((REPO / "results" / "probes").rglob("*.json"))
+    root = tmp_path / "results"
+    among_runs = root / "runs" / "some-machine" / probe.name
+    in_probes = root / "probes" / "some-machine" / probe.name
+    for path in (among_runs, in_probes):
+        path.parent.mkdir(parents=True)
+        path.write_text(probe.read_text())
+    expected = "schema: field 'schema' is 'fwbench.probe/1', expected 'fwbench.run/3'"
+    assert [line for _, line in zip_lines(check_paths([root], repo=REPO))] == [f"{among_runs}: {expected}"]
+    assert zip_lines(check_paths([in_probes], repo=REPO)) == [(in_probes, f"{in_probes}: {expected}")]
+    in_probes.write_text(json.dumps({**json.loads(probe.read_text()), "framework": 3}))
+    (failing,) = zip_lines(check_paths([root / "probes"], repo=REPO))
+    assert failing[0] == in_probes and "schema" in failing[1] and "framework" in failing[1]
+
+
 def test_a_record_that_trained_the_same_network_passes_without_a_same_work_note(tmp_path):
     place(tmp_path, submitted())
     place(tmp_path, submitted(H200, rate=5000.0))
