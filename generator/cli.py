@@ -7,6 +7,7 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,13 +23,17 @@ SITE_URL_ENV = "FWBENCH_SITE_URL"
 
 def check_site_dir(site_dir: Path) -> None:
     """UsageError unless ``site_dir`` is a directory, or can be made one, that this process may write; checked
-    before any work, and nothing is created (a build that fails on its records leaves no site behind)."""
+    before any work by making a folder in its nearest existing directory and removing it, so nothing stays (a build
+    that fails on its records leaves no site behind). ``os.access`` alone answers yes to root everywhere, /proc
+    included."""
     existing = next((p for p in (site_dir, *site_dir.parents) if p.exists()), site_dir)
     where = "" if existing == site_dir else f" ({existing})"
     if not existing.is_dir():
         raise UsageError(f"--site-dir {site_dir}: not a directory{where}")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(f"--site-dir {site_dir}: not writable{where}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fwbench-write-check-", dir=existing))
+    except OSError as exc:
+        raise UsageError(f"--site-dir {site_dir}: not writable{where} ({exc.strerror or exc})") from None
 
 
 def cmd_build(args: argparse.Namespace) -> int:

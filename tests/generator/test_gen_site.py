@@ -7,6 +7,7 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 
 import gen_records
 import pytest
@@ -155,6 +156,14 @@ def test_a_site_dir_that_is_a_file_is_a_usage_error(results_dir, tmp_path, capsy
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "--site-dir" in err[0] and str(site_dir) in err[0] and "not a directory" in err[0]
     assert sorted(tmp_path.rglob("*")) == before and readme.read_text() == "not a site\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_site_dir_where_no_folder_can_be_made_is_a_usage_error_for_root_too(results_dir, capsys):
+    """os.access says root may write in /proc; making the site there failed only inside mkdocs, with a traceback."""
+    assert main(["build", "--results", str(results_dir), "--site-dir", "/proc/fwbench-site"]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.startswith("generator build: error: --site-dir /proc/fwbench-site: not writable (/proc)")
 
 
 def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_headline(tmp_path):
