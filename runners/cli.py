@@ -136,8 +136,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     ensure_writable(args.out)
     if args.compile_cache is not None:
         ensure_writable(args.compile_cache, "--compile-cache")
-    if config.epoch_train_images < config.batch_size:
-        raise UsageError(f"--batch-size {config.batch_size}: larger than --train-images {config.train_images}")
     from runners.record import record_path, run_order
     from runners.run import measure_or_fail
 

@@ -52,7 +52,7 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         "--train-images",
         type=positive_int,
         help="training images (the GPT: sequences) requested per epoch; the epoch "
-        "trains the whole batches among them (default: the profile's; quick: 256 on a CPU, 8,192 on "
+        "trains the whole batches among them, at least one (default: the profile's; quick: 256 on a CPU, 8,192 on "
         "a GPU)",
     )
     parser.add_argument(
