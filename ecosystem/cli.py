@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from fwbench.cliargs import (
     Parser,
     UsageError,
     add_frameworks_flag,
+    check_creatable,
     examples,
     positive_float,
     positive_int,
@@ -127,18 +127,9 @@ def snapshot_directory(text: str) -> Path:
     return path
 
 
-def _check_writable(directory: Path) -> None:
-    """UsageError unless ``directory`` is, or can be made, a writable directory; checked before any request (a
-    collection whose snapshot cannot be written would only spend the API quotas) and creating nothing."""
-    existing = next(path for path in (directory, *directory.absolute().parents) if path.exists())
-    if not existing.is_dir():
-        raise UsageError(f"--out: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(f"--out: cannot write to {existing}")
-
-
 def _collect(args: argparse.Namespace) -> int:
-    _check_writable(args.out)
+    # before any request: a collection whose snapshot cannot be written would only spend the API quotas
+    check_creatable(args.out, "--out")
     settings = Settings(
         out_dir=args.out,
         sources=(args.only,) if args.only else SOURCES,

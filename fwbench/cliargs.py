@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -172,6 +173,21 @@ def ensure_writable(directory: Path, flag: str = "--out") -> None:
             pass
     except OSError as exc:
         raise UsageError(f"{flag}: cannot write to {directory} ({exc.strerror or exc})") from exc
+
+
+def check_creatable(directory: Path, flag: str) -> None:
+    """UsageError naming ``flag`` unless ``directory`` is a directory, or can be made one, that this process may
+    write, creating nothing: for a command that must not leave an empty output behind when it fails later. It makes
+    a folder in the nearest existing directory and removes it; ``os.access`` alone answers yes to root everywhere,
+    /proc included."""
+    existing = next((p for p in (directory, *directory.absolute().parents) if p.exists()), directory)
+    where = "" if existing == directory else f" ({existing})"
+    if not existing.is_dir():
+        raise UsageError(f"{flag} {directory}: not a directory{where}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fwbench-write-check-", dir=existing))
+    except OSError as exc:
+        raise UsageError(f"{flag} {directory}: not writable{where} ({exc.strerror or exc})") from None
 
 
 EXAMPLES_HEADING = "examples:"

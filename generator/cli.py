@@ -7,11 +7,10 @@ import argparse
 import logging
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from fwbench.cliargs import EXIT_USAGE, Parser, UsageError, examples, existing_directory
+from fwbench.cliargs import EXIT_USAGE, Parser, UsageError, check_creatable, examples, existing_directory
 from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths
@@ -21,25 +20,11 @@ from generator.views.charts import CJK_FONT_HINT, cjk_font
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 
 
-def check_site_dir(site_dir: Path) -> None:
-    """UsageError unless ``site_dir`` is a directory, or can be made one, that this process may write; checked
-    before any work by making a folder in its nearest existing directory and removing it, so nothing stays (a build
-    that fails on its records leaves no site behind). ``os.access`` alone answers yes to root everywhere, /proc
-    included."""
-    existing = next((p for p in (site_dir, *site_dir.parents) if p.exists()), site_dir)
-    where = "" if existing == site_dir else f" ({existing})"
-    if not existing.is_dir():
-        raise UsageError(f"--site-dir {site_dir}: not a directory{where}")
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".fwbench-write-check-", dir=existing))
-    except OSError as exc:
-        raise UsageError(f"--site-dir {site_dir}: not writable{where} ({exc.strerror or exc})") from None
-
-
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
-    check_site_dir(args.site_dir)
+    # nothing is created before the build: one that fails on its records leaves no site behind
+    check_creatable(args.site_dir, "--site-dir")
     if args.strict and not cjk_font():
         print(
             "generator build: no font that draws Chinese was found, so the Chinese pages' charts would keep English "

@@ -155,7 +155,9 @@ def test_an_out_that_cannot_be_written_is_a_usage_error_before_any_request(tmp_p
     with responses.RequestsMock() as rsps:  # any request would fail the test: none is registered
         assert cli.main(["collect", "--out", str(blocker / "eco"), "--no-progress"]) == 2
         assert not rsps.calls
-    assert capsys.readouterr().err.startswith(f"ecosystem collect: --out: {blocker} is not a directory")
+    assert capsys.readouterr().err.startswith(
+        f"ecosystem collect: --out {blocker / 'eco'}: not a directory ({blocker})"
+    )
 
 
 @pytest.mark.parametrize("command", ["collect", "show"])
