@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _collect(args) if args.command == "collect" else _show(args)
     except UsageError as exc:
-        print(f"ecosystem {args.command}: {exc}", file=sys.stderr)
+        print(f"ecosystem {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # last line of defence: an unexpected error must not print a credential
         print(f"ecosystem: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)

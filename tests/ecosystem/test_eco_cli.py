@@ -156,7 +156,7 @@ def test_an_out_that_cannot_be_written_is_a_usage_error_before_any_request(tmp_p
         assert cli.main(["collect", "--out", str(blocker / "eco"), "--no-progress"]) == 2
         assert not rsps.calls
     assert capsys.readouterr().err.startswith(
-        f"ecosystem collect: --out {blocker / 'eco'}: not a directory ({blocker})"
+        f"ecosystem collect: error: --out {blocker / 'eco'}: not a directory ({blocker})"
     )
 
 
