@@ -24,7 +24,7 @@ from fwbench.cliargs import UsageError
 from fwbench.records import RUN_SCHEMA, RecordError, read_record
 from generator.records import check_rules
 from generator.records.check_rules import Commits, Finding, References
-from generator.records.load import BISECT_RUNS, KINDS, candidate_paths
+from generator.records.load import BISECT_RUNS, KINDS, SCHEMAS, candidate_paths
 
 SCHEMA, PLACE, CHECK, NOT_A_RUN = "schema", "place", "check", "not a run record"
 
@@ -76,11 +76,11 @@ def layout_kind(folder: Path, path: Path) -> str:
     return BISECT_RUNS if kind == "bisect" and path.parent.name == "runs" else kind
 
 
-def read_one(path: Path) -> dict:
-    """The record in ``path``; RecordError (one line) when it is not a run record or is a link."""
+def read_one(path: Path, schema: str = RUN_SCHEMA) -> dict:
+    """The record in ``path``; RecordError (one line) when it is not a record of ``schema`` or is a link."""
     if path.is_symlink():
         raise RecordError(f"{path}: a link, not a record file (a submission holds the files themselves)")
-    return read_record(path, kind=RUN_SCHEMA)
+    return read_record(path, kind=schema)
 
 
 def check_record(record: dict, references: References, commits: Commits) -> tuple[list[Finding], list[Finding]]:
@@ -102,12 +102,11 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     for path, kind in submission_files(paths):
         report.files.append(path)
         try:
-            if kind in KINDS and kind != "runs":
-                read_record(path, kind=KINDS[kind])  # RecordError: its schema line, as a run record's
-                judged = f"valid {KINDS[kind]} records in {kind}/; the submission rules judge runs"
+            record = read_one(path, SCHEMAS[kind])
+            if SCHEMAS[kind] != RUN_SCHEMA:
+                judged = f"valid {SCHEMAS[kind]} records in {kind}/; the submission rules judge runs"
                 failures, notes = [], [(NOT_A_RUN, judged)]
             else:
-                record = read_one(path)
                 failures, notes = check_record(record, references, commits)
                 failures += place(path, record, seen, kind)
         except RecordError as exc:
