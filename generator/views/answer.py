@@ -8,8 +8,6 @@ machine has no lead to judge; "no verdict yet" is an answer.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
 from generator.i18n import _, ngettext, part_separator
 from generator.message import Message, and_list
@@ -58,15 +56,23 @@ def _findings(view: TableView, site: SiteData) -> list[str]:
     return judged + ([_too_few(too_few)] if too_few else [])
 
 
-def _where(view: TableView, repeated: bool) -> str:
-    """The machine as the sentence names it, with the setting when the machine has several tables and the
-    precision always (it decides a GPU's speed more than the framework does)."""
-    where, setting = device_title(view.machine, view.table.machine_id), view.table.setting
+def _where(view: TableView, machine_views: list[TableView]) -> str:
+    """The machine as the sentence names it, with what tells this table from the machine's others (its setting's
+    words that not all of them share) and the precision always (it decides a GPU's speed more than the framework
+    does): ``strict FP32 (TF32 off)`` beside ``bfloat16``, not the whole setting twice."""
+    parts = setting_label(view.table.setting).split(" · ")
+    shared = set(parts).intersection(*(setting_label(v.table.setting).split(" · ") for v in machine_views))
+    precision = precision_words(view.table.setting)
     return fill(
         _("{machine}, {setting}"),
-        machine=where,
-        setting=setting_label(setting) if repeated else precision_words(setting),
+        machine=device_title(view.machine, view.table.machine_id),
+        setting=" · ".join(part for part in parts if part not in shared or part == precision),
     )
+
+
+def _of_machine(found: list[TableView], view: TableView) -> list[TableView]:
+    """The tables of ``found`` on ``view``'s machine."""
+    return [v for v in found if v.table.machine_id == view.table.machine_id]
 
 
 def _no_lead(view: TableView, where: str) -> str:
@@ -83,10 +89,9 @@ def transformer(site: SiteData) -> list[str]:
     """One sentence per out-of-the-box table of the transformer beside the article (GPU machines first), from its
     leads as the answer's: present only where transformer records exist."""
     found = gpu_first(views(site, [t for t in site.transformer_tables if not t.setting.tuning]))
-    tables_per_machine = Counter(v.table.machine_id for v in found)
     said = []
     for view in found:
-        where = _where(view, tables_per_machine[view.table.machine_id] > 1)
+        where = _where(view, _of_machine(found, view))
         findings = _findings(view, site)
         said.append(
             fill(
@@ -104,10 +109,9 @@ def answer(site: SiteData) -> list[str]:
     """The answer's paragraphs (Markdown), one per out-of-the-box table, GPU machines first: its leads, then the
     frameworks not measured there."""
     found = gpu_first(views(site, site.out_of_box))
-    tables_per_machine = Counter(v.table.machine_id for v in found)
     paragraphs = []
     for view in found:
-        where = _where(view, tables_per_machine[view.table.machine_id] > 1)
+        where = _where(view, _of_machine(found, view))
         findings = _findings(view, site)
         said = [
             fill(

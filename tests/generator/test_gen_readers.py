@@ -16,6 +16,7 @@ from generator.records.load import load_results
 from generator.views.ecosystem import metric_text
 from generator.views.gpu_stack import cuda_version, cudnn_version
 from generator.views.repository import portable_paths
+from runners.profiles import expand
 
 GPU = "nvidia-h200"
 H200_PEAK = 67e12
@@ -59,6 +60,24 @@ def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(t
     assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
     chinese = build_pages(results, language="zh")["index.md"]
     assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
+
+
+def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apart(tmp_path):
+    quick = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+    runs = [
+        gen_records.as_recorded(config, gen_records.one_epoch(config, 30.0), ["runners", "matrix"])
+        for config in quick
+        if config.batch_size == 32
+    ]
+    assert {run["config"]["precision"] for run in runs} == {"fp32", "bf16"}
+    found = _results(tmp_path, runs)
+    answer = build_pages(found)["index.md"].split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
+    machine = "On the Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c)"
+    assert f"{machine}, strict FP32 (TF32 off), in compiled mode: " in answer
+    assert f"{machine}, bfloat16, in compiled mode: " in answer
+    assert "quick" not in answer and "training images" not in answer  # the words both tables share: their headings'
+    chinese = build_pages(found, language="zh")["index.md"]
+    assert "（CPU，2 线程，指纹 1a2b3c）· bfloat16 · 编译模式：" in chinese
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):
