@@ -8,11 +8,13 @@ and a figure with compile work inside never pools cold with warm, so only its re
 
 A comparison is made from the judged runs this machine recorded for the matrix's configurations (status ok, not
 busy-flagged, as the site's verdicts take them), every seed and repeat pooled as the generator pools them, existing
-records included. A framework whose runs ended ok but none counts yet (all on a busy machine; no warm run) is in it
-without a figure, and runs again; one whose counted runs hold no figure (a warm compile within the steps' noise) has
-nothing a run would add and is left out, as is one whose runs all failed. A comparison is decided when the two 95 %
-intervals do not overlap (``fwbench.stats.separation``, the rule of the site's verdicts, which needs n ≥ 3 each), and
-it ends "within noise" when they still overlap after both reached the cap. ``runners.repeats`` runs again the
+records included, less those made alone in their sitting (``fwbench.sittings``: no other competitor ran beside them,
+so a change of the machine's speed between days could decide the comparison). A framework whose runs ended ok but
+none counts yet (all on a busy machine, or alone; no warm run) is in it without a figure, and runs again; one whose
+counted runs hold no figure (a warm compile within the steps' noise) has nothing a run would add and is left out, as
+is one whose runs all failed. A comparison is decided when the two 95 % intervals do not overlap
+(``fwbench.stats.separation``, the rule of the site's verdicts, which needs n ≥ 3 each), and it ends "within noise"
+when they still overlap after both reached the cap. ``runners.repeats`` runs again the
 configurations of the comparisons not decided yet.
 """
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from fwbench.frameworks import label
 from fwbench.records import throughput
 from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
+from fwbench.sittings import made_alone
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
 from runners.profiles import RunConfig
 from runners.recipe import REFERENCE_PRECISION
@@ -102,9 +105,17 @@ class Comparison:
         return separation(first, second) if first and second else TOO_FEW_RUNS
 
     @property
+    def waiting(self) -> list[Competitor]:
+        """The competitors after the runner-up that ran ok but have no figure yet (their runs busy or lone, or none
+        warm): they run again, beside the leader, while the cap allows."""
+        return [c for c in self.ranked[2:] if c.stats is None]
+
+    @property
     def decided(self) -> bool:
-        """Apart, or within noise with both at the cap: nothing a further run would change."""
-        return self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
+        """Apart, or within noise with both at the cap, and no competitor waiting for a figure that could still run:
+        nothing a further run would change."""
+        settled = self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
+        return settled and all(c.at_cap for c in self.waiting)
 
     def config_ids(self) -> set[str]:
         """The ids of its competitors' configurations."""
@@ -133,11 +144,14 @@ class Comparison:
             return f"{where}: only {self.ranked[0].name} {alone}, nothing to compare"
         first, second = self.ranked[0], self.ranked[1]
         n = f"n={first.n}" + (f", {second.n}" if second.n != first.n else "")
+        waiting = f"; no run of {', '.join(c.name for c in self.waiting)} counted yet" if self.waiting else ""
         if self.status == APART:
-            return f"{where}: {first.name} ahead of {second.name} (n={first.n}, {second.n})"
+            return f"{where}: {first.name} ahead of {second.name} (n={first.n}, {second.n}){waiting}" + (
+                "" if self.decided else f" ({stopped})"
+            )
         if self.decided:
-            return f"{where}: within noise at {n}"
-        return f"{where}: undecided at {n} ({stopped})"
+            return f"{where}: within noise at {n}{waiting}"
+        return f"{where}: undecided at {n}{waiting} ({stopped})"
 
 
 def due_again(found: list[Comparison]) -> set[str]:
@@ -168,15 +182,25 @@ def comparisons(
             largest[precision] = max(batch_size, largest.get(precision, 0))
     found = []
     for (mode, batch_size, precision), competitors in groups.items():
+        alone = _made_alone(competitors, runs)
         figures = [THROUGHPUT]
         if mode == "compiled" and batch_size == largest[precision]:
             figures += [WARM_COMPILE] if "start-up" in decides else []
             figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
         for figure in figures:
-            ranked = _ranked(competitors, runs, cap, figure, several_versions)
+            ranked = _ranked(competitors, runs, cap, figure, several_versions, alone)
             tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
             found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure))
     return found
+
+
+def _made_alone(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> set[int]:
+    """The ids (``id``) of the judged runs of ``competitors`` made alone in their sitting (``fwbench.sittings``)."""
+    judged_runs = [
+        [r for config in configs for r in runs.get(config.config_id, []) if judged(r)]
+        for configs in competitors.values()
+    ]
+    return {id(record) for record in made_alone(judged_runs)}
 
 
 def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> str:
@@ -203,15 +227,16 @@ def _ranked(
     cap: int,
     figure: Figure,
     several_versions: bool,
+    alone: set[int],
 ) -> list[Competitor]:
     """The competitors with ok runs by ``figure``, the best first, those without a figure yet last; without one whose
-    counted runs hold no figure."""
+    counted runs hold no figure. ``alone``: the ids of the runs made alone in their sitting, which never count."""
     ranked = []
     for (framework, version), configs in competitors.items():
         records = [r for config in configs for r in runs.get(config.config_id, [])]
         if not any(r["status"] == "ok" for r in records):
             continue
-        counted = [r for r in records if judged(r) and (warm_cache(r) or not figure.warm_only)]
+        counted = [r for r in records if judged(r) and id(r) not in alone and (warm_cache(r) or not figure.warm_only)]
         values = [value for r in counted if (value := figure.value(r)) is not None]
         if counted and not values:
             continue

@@ -285,9 +285,9 @@ def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spen
     if not repeats.auto:
         runs = f"{repeats.runs} run{'s' if repeats.runs > 1 else ''}"
         return Stop("repeats done", f"{runs} of each configuration", f"repeats {repeats.runs}")
-    statuses = [c.status for _, found in final for c in found]
-    if all(status is None for status in statuses):
+    found = [c for _, compared in final for c in compared]
+    if all(c.status is None for c in found):
         return Stop("nothing to compare", "no batch size has two frameworks that ran ok", "")
-    if all(status in (APART, None) for status in statuses):
+    if all(c.status is None or (c.status == APART and c.decided) for c in found):
         return Stop("all decided", "every comparison's leader is apart from its runner-up", "")
     return Stop("cap reached", f"at most {repeats.runs} runs of each configuration", "cap")

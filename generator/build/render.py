@@ -14,6 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from fwbench.sittings import SITTING_GAP_HOURS
 from generator import i18n
 from generator.message import parenthesised
 from generator.records.identity import first_step
@@ -58,7 +59,14 @@ def environment() -> Environment:
     )
     env.policies["ext.i18n.trimmed"] = True
     env.newstyle_gettext = True  # type: ignore[attr-defined]  # trans blocks hand their values to the callables
-    env.globals.update(gettext=_gettext, ngettext=_ngettext, fmt=fmt, label=fmt.label, first_step=first_step)
+    env.globals.update(
+        gettext=_gettext,
+        ngettext=_ngettext,
+        fmt=fmt,
+        label=fmt.label,
+        first_step=first_step,
+        sitting_gap_hours=SITTING_GAP_HOURS,  # a lone run's sitting, as the tables' warnings and the home page say
+    )
     env.filters.update(
         cell=fmt.cell,
         code=fmt.code_span,

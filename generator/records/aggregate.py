@@ -3,17 +3,14 @@
 A configuration's identity includes the framework's version: runs of two versions are never seeds of one
 configuration; a table that holds two versions of a framework gives each its own column.
 
-Busy-flagged runs (``load.busy``) and older records (upgraded from an earlier schema) are kept and shown, but a
-configuration's figures leave them out whenever it has clean runs, and only clean runs enter a verdict. A
-configuration measured under an older timing protocol than the newest one its machine holds for the same setting
-is superseded: shown as older, never judged.
+Flagged runs (``generator.records.flags``) are shown, never judged; so is a configuration measured under an older
+timing protocol than the newest one its machine holds for the same setting (superseded: shown as older).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -22,22 +19,12 @@ from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
 from generator.message import Joined, Message
+from generator.records.flags import LONE, OLDER, flags_of, lone_ids
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
 
 #: a failed status -> how many runs ended so, in words
 FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
-#: why a run is shown but never judged
-BUSY = N_("busy")
-OLDER = N_("older record")
-#: flag -> the runs it marks, in words (translated where shown)
-FLAGGED_RUNS = {BUSY: N_("busy-flagged runs"), OLDER: N_("older records")}
-
-
-def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
-    """Why a run may be shown but never judged: BUSY (the machine was busy), OLDER (upgraded from an older schema)."""
-    flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
-    return flags + ((OLDER,) if record.get("upgraded_from") else ())
 
 
 def config_key(item: Loaded) -> ConfigKey:
@@ -49,7 +36,7 @@ def config_key(item: Loaded) -> ConfigKey:
 
 def _any_protocol(key: ConfigKey) -> tuple[str, Setting]:
     """The machine and setting of a configuration, whatever its timing protocol."""
-    return key.machine_id, dataclasses.replace(key.setting, protocol=0)
+    return key.machine_id, replace(key.setting, protocol=0)
 
 
 @dataclass
@@ -57,12 +44,17 @@ class Summary:
     """All runs of one configuration and their statistics.
 
     The statistics come from the counted runs: the successful clean ones, or, where a configuration has
-    none, its successful flagged ones (busy or older), so that they are still shown — marked, and never judged.
+    none, its successful flagged ones (``flags``), so that they are still shown — marked, and never judged.
     """
 
     key: ConfigKey
     runs: list[Loaded] = field(default_factory=list)
     superseded: bool = False  # its machine holds the same setting under a newer timing protocol
+    lone: frozenset[int] = frozenset()  # ``id``s of the runs of its row made alone in their sitting (``summarise``)
+
+    def flags_of(self, record: dict[str, Any]) -> tuple[str, ...]:
+        """Why one of its runs may be shown but never judged: ``flags_of``'s reasons, and LONE."""
+        return flags_of(record) + ((LONE,) if id(record) in self.lone else ())
 
     @cached_property
     def _ok_records(self) -> list[dict[str, Any]]:
@@ -70,7 +62,7 @@ class Summary:
 
     @cached_property
     def _clean_records(self) -> list[dict[str, Any]]:
-        return [] if self.superseded else [rec for rec in self._ok_records if not flags_of(rec)]
+        return [] if self.superseded else [rec for rec in self._ok_records if not self.flags_of(rec)]
 
     @property
     def counted(self) -> list[dict[str, Any]]:
@@ -90,12 +82,12 @@ class Summary:
         """The counted runs' flags (none when clean; a superseded configuration's are older): why never judged."""
         if self.judgeable:
             return []
-        return sorted({f for rec in self.counted for f in flags_of(rec)} | ({OLDER} if self.superseded else set()))
+        return sorted({f for rec in self.counted for f in self.flags_of(rec)} | ({OLDER} if self.superseded else set()))
 
     @property
     def flagged(self) -> Counter:
         """Flag -> how many successful runs carry it."""
-        return Counter(f for rec in self._ok_records for f in flags_of(rec))
+        return Counter(f for rec in self._ok_records for f in self.flags_of(rec))
 
     @property
     def left_out(self) -> Counter:
@@ -134,7 +126,7 @@ class Summary:
 
     @property
     def n_clean(self) -> int:
-        """Number of successful runs that may enter a verdict (neither busy nor older)."""
+        """Number of successful runs that may enter a verdict (neither busy, older nor lone)."""
         return len(self._clean_records)
 
     @property
@@ -178,7 +170,7 @@ class Summary:
         neither): what a figure that includes compile work is read from, as a cold run compiles and a warm one loads
         what an earlier run compiled, so the two never pool. Counted as the class says: within the state."""
         runs = [r for r in self.runs if r.record["status"] != "ok" or warm_cache(r.record) == warm]
-        return Summary(self.key, runs, self.superseded)
+        return Summary(self.key, runs, self.superseded, self.lone)
 
     def _compile_timings(self, warm: bool) -> list[dict[str, Any]]:
         """The timings holding a compile time of the counted runs with cold or warm caches (``cached``)."""
@@ -246,7 +238,8 @@ def rate_of(summary: Summary) -> Stats | None:
 
 def summarise(runs: list[Loaded]) -> list[Summary]:
     """One Summary per configuration, sorted by machine, setting, column order and batch size; those of an older
-    timing protocol than the newest their machine holds for the same setting are marked superseded."""
+    timing protocol than the newest their machine holds for the same setting are marked superseded, and the runs
+    made alone in their sitting among their row's (machine, setting, mode, batch size) are marked lone."""
     groups: dict[ConfigKey, Summary] = {}
     for item in runs:
         key = config_key(item)
@@ -256,6 +249,13 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
         newest[_any_protocol(key)] = max(newest.get(_any_protocol(key), 0), key.setting.protocol)
     for key, summary in groups.items():
         summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
+    rows: dict[tuple, list[Summary]] = defaultdict(list)
+    for s in groups.values():
+        rows[(s.key.machine_id, s.key.setting, s.key.mode, s.key.batch_size)].append(s)
+    for row in rows.values():
+        lone = lone_ids([[] if s.superseded else s._ok_records for s in row])
+        for s in row:
+            s.lone = lone  # the row's: ids of other configurations' records never match this one's
     return sorted(
         groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
     )

@@ -8,7 +8,7 @@ from typing import Any
 from fwbench.records import RUN_SCHEMA
 from generator.i18n import N_, _, list_separator, part_separator
 from generator.records import platform_issues
-from generator.records.aggregate import BUSY, OLDER, flags_of
+from generator.records.flags import BUSY, LONE, OLDER, flags_of
 from generator.site import Page
 from generator.spacing import fill, spaced
 from generator.views import answer, findings, headline
@@ -108,6 +108,7 @@ def context(site: SiteData) -> dict[str, Any]:
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
+        "lone_runs": sum(s.flagged[LONE] for s in site.summaries),
         "older_schemas": list_separator().join(code_span(s) for s in written_as([r.record for r in runs])),
         "current_schema": code_span(RUN_SCHEMA),
     }

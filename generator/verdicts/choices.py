@@ -17,8 +17,9 @@ from fwbench.run_figures import MEMORY_PEAKS
 from fwbench.stats import Stats
 from generator.i18n import N_, Nn_
 from generator.message import AND, Joined, Message, Spread, Text, and_list, labelled, parts
-from generator.records.aggregate import FLAGGED_RUNS, Summary, Table
+from generator.records.aggregate import Summary, Table
 from generator.records.codesize import SourceFile
+from generator.records.flags import FLAGGED_RUNS
 from generator.records.identity import BF16, CACHE_WORDS, FP32, PRECISION_WORDS
 from generator.records.load import Loaded
 from generator.records.machines import Machine, machine_title, no_bf16_isa

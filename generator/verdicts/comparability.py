@@ -20,7 +20,8 @@ from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from generator.data_text import DATA_DIR, source_data
 from generator.i18n import N_
 from generator.message import OR, Joined, Message, Text, and_list, labelled, parenthesised
-from generator.records.aggregate import FLAGGED_RUNS, Summary, Table
+from generator.records.aggregate import Summary, Table
+from generator.records.flags import FLAGGED_RUNS
 from generator.records.identity import DEFAULT_PRECISION, FP32, precision_policy
 from generator.records.machines import Machine
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
 from generator.i18n import _, ngettext, part_separator
 from generator.message import Message, and_list
-from generator.records.aggregate import FLAGGED_RUNS
+from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill, spaced
 from generator.verdicts.leads import Lead
 from generator.views.sitedata import SiteData

@@ -1,7 +1,7 @@
 """The text of a results table's cell: a figure with its spread and run count, its marks, or why there is none.
 
 Cells are compact so that a table with one column per framework fits a phone: ``9.07 ± 0.30 s`` and, smaller,
-``n=3`` with any mark (``◌`` older record, ``⚑`` busy) — the page's legend says what they mean.
+``n=3`` with any mark (``◌`` older record, ``⚑`` busy, ``◇`` lone) — the page's legend says what they mean.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from fwbench.stats import Stats
 from generator.i18n import N_, _, ngettext, translate
-from generator.records.aggregate import BUSY, OLDER, Column, Summary, Table, rate_of
+from generator.records.aggregate import Column, Summary, Table, rate_of
+from generator.records.flags import BUSY, LONE, OLDER
 from generator.records.metrics import MIB
 from generator.spacing import fill
 from generator.views import fmt
@@ -18,7 +19,11 @@ from generator.views.verdict_text import text
 
 #: the mark a cell carries when its figures come from flagged runs only (shown, never judged), and what a pointer
 #: at it says; the pages' legend says what each means
-FLAG_MARKS = {BUSY: ("⚑", N_("busy-flagged run")), OLDER: ("◌", N_("older record"))}
+FLAG_MARKS = {
+    BUSY: ("⚑", N_("busy-flagged run")),
+    OLDER: ("◌", N_("older record")),
+    LONE: ("◇", N_("lone run: no other framework of its row ran in its sitting")),
+}
 
 
 def flag_mark(flag: str) -> str:
@@ -31,6 +36,8 @@ def left_out_text(flag: str, n: int) -> str:
     """``2 busy runs left out``: runs of a configuration that its figures leave out."""
     if flag == BUSY:
         return fill(ngettext("{n} busy run left out", "{n} busy runs left out", n), n=n)
+    if flag == LONE:
+        return fill(ngettext("{n} lone run left out", "{n} lone runs left out", n), n=n)
     return fill(ngettext("{n} older record run left out", "{n} older record runs left out", n), n=n)
 
 

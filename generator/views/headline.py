@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from fwbench.frameworks import REGISTRY
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL, Stats
 from generator.i18n import _, ngettext, translate
-from generator.records.aggregate import FLAGGED_RUNS, Column, Summary, Table
+from generator.records.aggregate import Column, Summary, Table
+from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill
 from generator.verdicts.leads import Lead, lead_verdict, throughput_of
 from generator.verdicts.payoff import Payoff, payoff

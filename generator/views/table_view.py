@@ -8,7 +8,8 @@ from typing import Any
 from fwbench.frameworks import FRAMEWORKS, label
 from generator.i18n import N_, translate
 from generator.message import Message, Text, and_list, parts
-from generator.records.aggregate import BUSY, Table
+from generator.records.aggregate import Table
+from generator.records.flags import BUSY, LONE
 from generator.records.identity import BF16, PRECISION_WORDS, Setting
 from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.plans import Planned
@@ -192,6 +193,11 @@ class TableView:
     def busy_runs(self) -> int:
         """Busy-flagged successful runs in the table."""
         return sum(s.flagged[BUSY] for s in self.table.summaries)
+
+    @property
+    def lone_runs(self) -> int:
+        """Successful runs in the table made alone in their sitting (``fwbench.sittings``)."""
+        return sum(s.flagged[LONE] for s in self.table.summaries)
 
     @property
     def versions(self) -> list[str]:

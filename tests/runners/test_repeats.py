@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import read_record, write_record
+from fwbench.sittings import made_alone
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
 from runners import budget, cli, machine_load, matrix, plan_preview, profiles, provenance, run
@@ -58,10 +59,11 @@ def ran(
     compile_seconds: float | None = None,
     host_bytes: int = 1 << 30,
     nvml_bytes: int | None = None,
+    started: str = "2026-12-01T10:00:00",
 ) -> dict:
-    """The record of ``config`` at ``rate`` images/s, taking ``seconds``, compiling ``compile_seconds`` (default: an
-    epoch's time) and peaking at ``host_bytes`` of host memory, as ``runners run`` writes it: a repeat finds warm
-    compile caches, as the local executor gives it."""
+    """The record of ``config`` at ``rate`` images/s, started at ``started`` (UTC) and taking ``seconds``, compiling
+    ``compile_seconds`` (default: an epoch's time) and peaking at ``host_bytes`` of host memory, as ``runners run``
+    writes it: a repeat finds warm compile caches, as the local executor gives it."""
     steps = config.epoch_train_images // config.batch_size
     epoch = steps * config.batch_size / rate
     windows = run.window_sizes(steps)
@@ -80,10 +82,17 @@ def ran(
         compile_cache="warm" if config.repeat else "cold",
     )
     hardware = {**provenance.hardware_for("cpu"), "machine_id": MACHINE}
-    finished = f"2026-12-01T10:{int(seconds) // 60:02d}:{int(seconds) % 60:02d}.000Z"
+    start = datetime.datetime.fromisoformat(started)
+    finished = start + datetime.timedelta(seconds=int(seconds))
     command = ["runners/cli.py", "run", "--config-json", config.to_json()]  # as the local executor starts it
     return ok_record(
-        config, hardware, "2026-12-01T10:00:00.000Z", finished, measured, software=SOFTWARE, command=command
+        config,
+        hardware,
+        f"{start.isoformat()}.000Z",
+        f"{finished.isoformat()}.000Z",
+        measured,
+        software=SOFTWARE,
+        command=command,
     )
 
 
@@ -222,6 +231,49 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
     outcome = run_repeats(tmp_path / "alone", order_of("torch"), alone, AUTO)
     assert len(alone.jobs) == 1 and outcome.stop.reason == "nothing to compare"
     assert closing_lines(outcome)[-1] == "bs 32: only PyTorch ran ok, nothing to compare"
+
+
+def test_runs_less_than_an_hour_apart_make_one_sitting_and_only_a_sitting_without_a_competitor_is_lone():
+    torch, jax = order_of("torch", "jax")
+    # a sitting chained over two hours by runs less than an hour apart, and a JAX run two days later
+    torch_runs = [ran(torch, 100, started=f"2026-12-01T{hour}:00:00") for hour in (10, 11)]
+    jax_runs = [ran(jax, 50, started="2026-12-01T11:50:00"), ran(jax, 50, started="2026-12-03T09:00:00")]
+    assert made_alone([torch_runs, jax_runs]) == [jax_runs[1]]
+    assert made_alone([torch_runs]) == []  # one competitor: nothing to be alone from
+    late = ran(torch, 100, started="2026-12-01T12:51:00")  # an hour after the last finish: a sitting of its own
+    assert made_alone([[*torch_runs, late], jax_runs]) == [late, jax_runs[1]]
+
+
+def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside_the_leader(tmp_path):
+    order = order_of("torch", "tensorflow", "jax")
+    rates = {"torch": 100, "tensorflow": 50, "jax": 120}
+    earlier = {c.config_id: [ran(c, rates[c.framework], started="2026-11-28T10:00:00")] * 3 for c in order[:2]}
+    lone_jax = ran(order[2], rates["jax"], started="2026-12-01T10:00:00")  # faster, but measured days later
+    (comparison,) = comparisons(order, {**earlier, order[2].config_id: [lone_jax] * 3}, cap=5)
+    assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
+    assert comparison.status == "apart" and comparison.waiting and not comparison.decided
+    assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
+    assert comparison.line("cap") == "bs 32: PyTorch ahead of TensorFlow (n=3, 3); no run of JAX counted yet (cap)"
+
+    # the matrix resumes: its repeats put PyTorch beside JAX in today's sitting, which judges JAX's runs
+    for config in order[:2]:
+        for repeat in range(3):
+            done = dataclasses.replace(config, repeat=repeat)
+            path = record_path(tmp_path, MACHINE, done)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_record(path, ran(done, rates[config.framework], started="2026-11-28T10:00:00"))
+    executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    # PyTorch's repeats 1 and 2 are on disk; its fourth run is the first beside JAX, and TensorFlow, apart from
+    # PyTorch on its own day, never runs again
+    assert executor.ran() == [
+        "jax/compiled bs32 seed0",
+        "jax/compiled bs32 seed0 r1",
+        "jax/compiled bs32 seed0 r2",
+        "torch/compiled bs32 seed0 r3",
+    ]
+    assert outcome.stop.reason == "all decided"
+    assert closing_lines(outcome)[-1] == "bs 32: JAX ahead of PyTorch (n=3, 4)"
 
 
 def test_a_fixed_count_runs_every_configuration_that_often(tmp_path):

@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.i18n import Nn_
 from generator.message import Message, Text
-from generator.records.aggregate import flags_of
+from generator.records.flags import flags_of
 from generator.records.load import Loaded
 
 

@@ -2,7 +2,7 @@
 
 Each row is a ``generator.verdicts.claims.Claim`` whose verdict is computed from the figures transcribed in
 ``data/article_figures.json`` and, where records can speak to them, from the run and probe records. Run
-records flagged busy or older (``aggregate.flags_of``) are listed but never enter a verdict. Setup rows
+records flagged busy or older (``flags.flags_of``) are listed but never enter a verdict. Setup rows
 (versions, GPU stack, data set, seeds) are confirmed when judgeable records were made under the article's
 condition and not comparable when they were not: they say how far fwbench's figures are like-for-like,
 not whether the article's machine was as described; the seeds' row comes from ``seeds``. The 4.1 rows (messages
@@ -18,7 +18,7 @@ from typing import Any
 from fwbench.frameworks import label
 from generator.i18n import N_
 from generator.message import OR, Joined, Message, Text, labelled, parts
-from generator.records.aggregate import FLAGGED_RUNS, flags_of
+from generator.records.flags import FLAGGED_RUNS, flags_of
 from generator.records.identity import RESNET18, release, workload_of
 from generator.records.load import Loaded, Results
 from generator.verdicts.article import article_frameworks, judgeable_runs, left_out_reason

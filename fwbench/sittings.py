@@ -1,0 +1,47 @@
+"""Which runs were made beside a competitor: a run alone in its sitting is not judged.
+
+A machine's speed can change between sittings under one fingerprint: on these 2-core VMs a whole session ran a third
+slower than the one before it. The matrix interleaves the frameworks (``runners.order``), which guards a comparison
+only among runs made together, so a run made in a sitting where no other framework of its comparison ran (a
+framework added on another day: ``runners matrix --frameworks jax``) is shown but never judged. A sitting is a
+stretch of one comparison's judged runs, taken by start, in which each run starts less than ``SITTING_GAP`` after
+the latest finish before it.
+
+Shared by the generator (``generator.records.aggregate``: such runs are flagged ``ALONE``) and the runners
+(``runners.comparisons``: the matrix runs again, beside a competitor, what is undecided), so both judge the same runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+#: a pause between runs this long or longer starts a new sitting (a matrix's runs follow each other within seconds,
+#: and a repeat round comes back to a configuration within minutes)
+SITTING_GAP_HOURS = 1
+SITTING_GAP = timedelta(hours=SITTING_GAP_HOURS)
+
+
+def made_alone(competitors: Sequence[Sequence[dict]]) -> list[dict]:
+    """The run records of ``competitors`` (each one's judged runs at one batch size, mode and precision) made in a
+    sitting that holds no run of another competitor; none when fewer than two competitors ran."""
+    timed = sorted(
+        (datetime.fromisoformat(record["started_at"]), datetime.fromisoformat(record["finished_at"]), side, index)
+        for side, runs in enumerate(competitors)
+        for index, record in enumerate(runs)
+    )
+    if len({side for _start, _finish, side, _index in timed}) < 2:
+        return []
+    sittings: list[list[tuple[int, int]]] = []  # each: (the competitor's position, the run's position in its runs)
+    latest_finish: datetime | None = None
+    for started, finished, side, index in timed:
+        if latest_finish is None or started - latest_finish >= SITTING_GAP:
+            sittings.append([])
+        sittings[-1].append((side, index))
+        latest_finish = finished if latest_finish is None else max(latest_finish, finished)
+    return [
+        competitors[side][index]
+        for sitting in sittings
+        if len({side for side, _index in sitting}) == 1
+        for side, index in sitting
+    ]

@@ -1,0 +1,37 @@
+"""Why a run is shown but never judged: the flags a run record carries, and the lone runs of a row.
+
+Busy-flagged runs (``load.busy``), older records (upgraded from an earlier schema) and lone runs (made in a sitting
+where no other framework of their row ran: ``fwbench.sittings``) are kept and shown, but a configuration's figures
+leave them out whenever it has clean runs, and only clean runs enter a verdict (``aggregate.Summary``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fwbench.sittings import made_alone
+from generator.i18n import N_
+
+BUSY = N_("busy")
+OLDER = N_("older record")
+LONE = N_("lone")
+#: flag -> the runs it marks, in words (translated where shown)
+FLAGGED_RUNS = {
+    BUSY: N_("busy-flagged runs"),
+    OLDER: N_("older records"),
+    LONE: N_("lone runs (no other framework ran in their sitting)"),
+}
+
+
+def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
+    """Why a run may be shown but never judged, from its record alone: BUSY (the machine was busy), OLDER (upgraded
+    from an older schema)."""
+    flags = (BUSY,) if (record.get("load") or {}).get("busy") else ()
+    return flags + ((OLDER,) if record.get("upgraded_from") else ())
+
+
+def lone_ids(row: list[list[dict[str, Any]]]) -> frozenset[int]:
+    """The ``id``s of the runs of a row (each column's successful runs: one batch size, mode and setting of a
+    machine) that are flagged LONE: judged by their own flags, but made alone in their sitting."""
+    judged = [[record for record in column if not flags_of(record)] for column in row]
+    return frozenset(id(record) for record in made_alone(judged))

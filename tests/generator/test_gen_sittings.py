@@ -1,0 +1,61 @@
+"""Runs made alone in their sitting (``fwbench.sittings``): a framework measured on another day than the others of
+its row is shown, marked ◇ lone, and never judged, in both languages; once a run of another framework is made beside
+it, its runs count. Records are built as ``runners matrix`` writes them (``runners.record.ok_record``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import gen_records
+
+from fwbench.records import write_record
+from generator.build.render import build_pages
+from generator.records.load import load_results
+from runners.profiles import RunConfig, expand
+
+QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+
+
+def at_32(framework: str) -> RunConfig:
+    """The quick profile's fp32 configuration of ``framework`` at batch 32."""
+    return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
+
+
+def runs(framework: str, rate: float, day: int, repeats: range) -> list[dict]:
+    """``framework``'s runs at ``rate`` images/s on 2026-12-``day``, a few minutes apart, one per repeat."""
+    made = []
+    for repeat in repeats:
+        config = dataclasses.replace(at_32(framework), repeat=repeat)
+        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1:02d}:00.000Z"
+        measured = gen_records.one_epoch(config, rate)
+        made.append(gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished))
+    return made
+
+
+def pages(root: Path, records: list[dict], language: str = "en") -> dict[str, str]:
+    for record in records:
+        write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    return build_pages(load_results(root), language=language)
+
+
+def answer_of(home: str) -> str:
+    return home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
+
+
+def test_a_framework_measured_on_another_day_is_marked_lone_and_never_judged_until_a_run_is_made_beside_it(tmp_path):
+    side_by_side = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
+    days_later = runs("jax", 60.0, 3, range(3))  # the fastest figure, but nothing ran beside it
+    built = pages(tmp_path, side_by_side + days_later)
+    assert "PyTorch is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
+    assert "3 lone runs (◇): made in a sitting where no other framework of their row ran" in built["index.md"]
+    speed = built["results/speed.md"]
+    assert '<span title="lone run: no other framework of its row ran in its sitting">◇</span>' in speed
+    assert "3 lone runs" in speed and "less than 1 h apart" in speed
+    chinese = pages(tmp_path, [], language="zh")
+    assert "3 次孤立运行（◇）" in chinese["index.md"] and "◇" in chinese["results/speed.md"]
+
+    beside = runs("torch", 30.0, 3, range(3, 4))  # a PyTorch run on JAX's day: that sitting now compares them
+    built = pages(tmp_path, beside)
+    assert "JAX is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
+    assert "lone run" not in built["index.md"] and "◇</span>" not in built["results/speed.md"]
