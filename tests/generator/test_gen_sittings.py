@@ -52,6 +52,7 @@ def test_a_framework_measured_on_another_day_is_marked_lone_and_never_judged_unt
     speed = built["results/speed.md"]
     assert '<span title="lone run: no other framework of its row ran in its sitting">◇</span>' in speed
     assert "3 lone runs" in speed and "less than 1 h apart" in speed
+    assert "runs less than 1 h apart make a sitting" in " ".join(built["method.md"].split())
     chinese = pages(tmp_path, [], language="zh")
     assert "3 次孤立运行（◇）" in chinese["index.md"] and "◇" in chinese["results/speed.md"]
 
