@@ -7,7 +7,7 @@ framework added on another day: ``runners matrix --frameworks jax``) is shown bu
 stretch of one comparison's judged runs, taken by start, in which each run starts less than ``SITTING_GAP`` after
 the latest finish before it.
 
-Shared by the generator (``generator.records.aggregate``: such runs are flagged ``ALONE``) and the runners
+Shared by the generator (``generator.records.flags``: such runs are flagged ``LONE``) and the runners
 (``runners.comparisons``: the matrix runs again, beside a competitor, what is undecided), so both judge the same runs.
 """
 
