@@ -12,10 +12,11 @@ records included, less those made alone in their sitting (``fwbench.sittings``: 
 so a change of the machine's speed between days could decide the comparison). A framework whose runs ended ok but
 none counts yet (all on a busy machine, or alone; no warm run) is in it without a figure, and runs again; one whose
 counted runs hold no figure (a warm compile within the steps' noise) has nothing a run would add and is left out, as
-is one whose runs all failed. A comparison is decided when the two 95 % intervals do not overlap
-(``fwbench.stats.separation``, the rule of the site's verdicts, which needs n ≥ 3 each), and it ends "within noise"
-when they still overlap after both reached the cap. ``runners.repeats`` runs again the
-configurations of the comparisons not decided yet.
+is one whose runs all failed. Where the others are done (at the cap, or their runs made on an earlier day), the leader
+runs once more, past the cap if need be, beside a framework whose runs were all made alone (``to_run_beside``). A
+comparison is decided when the two 95 % intervals do not overlap (``fwbench.stats.separation``, the rule of the
+site's verdicts, which needs n ≥ 3 each), and it ends "within noise" when they still overlap after both reached the
+cap. ``runners.repeats`` runs again the configurations of the comparisons not decided yet.
 """
 
 from __future__ import annotations
@@ -66,12 +67,14 @@ DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "me
 @dataclass(frozen=True)
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
-    (None: none counted yet), and whether each configuration has run as often as the cap allows."""
+    (None: none counted yet), whether each configuration has run as often as the cap allows, and whether any of its
+    runs was made alone in its sitting."""
 
     name: str
     configs: tuple[RunConfig, ...]
     stats: Stats | None
     at_cap: bool
+    alone: bool = False
 
     @property
     def n(self) -> int:
@@ -129,6 +132,18 @@ class Comparison:
         leader, *rest = self.ranked
         close = [c for c in rest if not leader.apart_from(c)]
         return [config for competitor in (leader, *close) for config in competitor.configs]
+
+    def to_run_beside(self) -> list[RunConfig]:
+        """The leader's configurations, to run once more (past the cap if need be) where a competitor has no counted
+        run because it ran alone in its sitting (measured on another day than the others, which are done): one run of
+        the leader in that competitor's sitting makes its runs there count."""
+        leader = self.ranked[0] if self.ranked else None
+        return list(leader.configs) if leader and leader.stats and self.measured_alone else []
+
+    @property
+    def measured_alone(self) -> list[Competitor]:
+        """The competitors with no counted run because their runs were made alone in their sitting."""
+        return [c for c in self.ranked if c.stats is None and c.alone]
 
     def line(self, stopped: str, with_mode: bool = False) -> str:
         """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``, ``bs 32 bf16: …`` for a precision
@@ -242,7 +257,8 @@ def _ranked(
             continue
         name = label(framework) + (f" {version}" if several_versions else "")
         at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
-        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap))
+        made_alone = any(id(r) in alone for r in records)
+        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap, made_alone))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

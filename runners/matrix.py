@@ -166,10 +166,8 @@ class Matrix:
         order; none of a framework not installed there."""
         rounds = []
         for target, order in self.plan:
-            if self.repeats.auto:
-                chosen = due_again(self.compared(target, runs[target]))
-            else:
-                chosen = {config.config_id for config in order}
+            found = self.compared(target, runs[target]) if self.repeats.auto else []
+            chosen = due_again(found) if self.repeats.auto else {config.config_id for config in order}
             at_end = at_ends(order)
             again = [
                 replace(config, repeat=repeat)
@@ -178,9 +176,25 @@ class Matrix:
                 and at_end(config) == ends
                 and config.framework not in target.not_installed
             ]
+            again += self.beside(target, found, again, runs[target])
             if again:
                 rounds.append((target, again))
         return rounds
+
+    def beside(
+        self, target: Target, found: list[Comparison], again: list[RunConfig], runs: dict[str, list[dict]]
+    ) -> list[RunConfig]:
+        """After a round's repeats ``again``: the next run (past the cap if need be) of each leader whose comparison
+        has a competitor measured alone (``Comparison.to_run_beside``) that runs in this round while the leader's
+        own repeat does not, so that the two share a sitting."""
+        running = {c.config_id for c in again if not completed(c, self.out, target.machine_ids)}
+        extra = []
+        for comparison in found:
+            leaders = comparison.to_run_beside()
+            alone = {c.config_id for competitor in comparison.measured_alone for c in competitor.configs}
+            if leaders and running & alone and not running & {c.config_id for c in leaders}:
+                extra += [replace(c, repeat=1 + max(r["config"]["repeat"] for r in runs[c.config_id])) for c in leaders]
+        return extra
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
         """Run one round's ``plan``; its results in plan order."""
@@ -233,6 +247,9 @@ class Matrix:
         if not self.repeats.auto or config.repeat == 0:
             return None
         found = self.compared(target)
+        if config.repeat >= self.repeats.runs:  # past the cap: a run beside a competitor measured alone (``beside``)
+            beside = {c.config_id for comparison in found for c in comparison.to_run_beside()}
+            return None if config.config_id in beside else "no competitor waits for a run beside it now"
         if config.config_id in due_again(found):
             return None
         own = [comparison for comparison in found if config.config_id in comparison.config_ids()]

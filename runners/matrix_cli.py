@@ -208,7 +208,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "is reached, the smallest and largest batch size in the main precision (first runs and repeats) before "
         "the others (the middle batch sizes, an extra precision), so that a --budget too short for all decides "
         "those two; a repeat that the runs before it in its round made needless (its comparison decided) is not "
-        "made. Every record carries what its matrix planned. The last lines say why the matrix stopped "
+        "made. A framework whose runs were all made alone (another day than the others': no other framework "
+        "ran within an hour of them) is not judged; it runs again, with the leader's next run beside it, past the "
+        "cap if need be. Every record carries what its matrix planned. The last lines say why the matrix stopped "
         "and how each comparison ended. A "
         "configuration's processes die with the matrix, also when it is killed.",
         **examples(

@@ -120,7 +120,7 @@ class Runs:
             self.jobs.append(job)
             yield Started(job, "")
             config = job.config
-            spread = 1 + self.spread[config.repeat]
+            spread = 1 + self.spread[config.repeat % len(self.spread)]  # a run past the cap: past the spreads
             rate = self.rates[config.framework, config.batch_size] * spread
             compiled = self.compiles.get(config.framework)
             figures = {"compile_seconds": compiled * spread if compiled else None}
@@ -264,16 +264,54 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
             write_record(path, ran(done, rates[config.framework], started="2026-11-28T10:00:00"))
     executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
     outcome = run_repeats(tmp_path, order, executor, AUTO)
-    # PyTorch's repeats 1 and 2 are on disk; its fourth run is the first beside JAX, and TensorFlow, apart from
-    # PyTorch on its own day, never runs again
+    # PyTorch's repeats 1 and 2 are on disk, so its next run (r3) follows JAX's second in round 1, beside it; round 2
+    # finds it made. TensorFlow, apart from PyTorch on its own day, never runs again
     assert executor.ran() == [
         "jax/compiled bs32 seed0",
         "jax/compiled bs32 seed0 r1",
-        "jax/compiled bs32 seed0 r2",
         "torch/compiled bs32 seed0 r3",
+        "jax/compiled bs32 seed0 r2",
     ]
     assert outcome.stop.reason == "all decided"
     assert closing_lines(outcome)[-1] == "bs 32: JAX ahead of PyTorch (n=3, 4)"
+
+
+def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_beside_it_past_the_cap(tmp_path, capsys):
+    order = order_of("torch", "tensorflow", "jax")
+    rates = {"torch": 100, "tensorflow": 99, "jax": 50}  # PyTorch and TensorFlow within noise at the cap
+    for config in order[:2]:
+        for repeat in range(AUTO.runs):
+            done = dataclasses.replace(config, repeat=repeat)
+            path = record_path(tmp_path, MACHINE, done)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_record(path, ran(done, rates[config.framework] * (1 + TIGHT[repeat]), started="2026-11-28T10:00:00"))
+    executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet (cap)"
+    assert executor.ran() == [
+        "jax/compiled bs32 seed0",
+        "jax/compiled bs32 seed0 r1",
+        "torch/compiled bs32 seed0 r5",
+    ]  # JAX's two runs now count, and the leader and the runner-up are done: nothing a run would change
+    assert closing_lines(outcome)[-1] == "bs 32: within noise at n=6, 5"
+    (comparison,) = outcome.comparisons[0][1]
+    assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
+    assert comparison.ranked[2].n == 2 and not comparison.measured_alone and comparison.decided
+    assert "not run" not in capsys.readouterr().err  # the leader's own repeats are on disk: "done before"
+
+
+def test_a_run_past_the_cap_is_not_made_once_a_competitor_ran_beside_the_lone_framework(tmp_path):
+    order = order_of("torch", "tensorflow", "jax")
+    target = Target((MACHINE,), {})
+    lone = {order[2].config_id: [ran(order[2], 50, started="2026-12-01T10:00:00")]}
+    earlier = {c.config_id: [ran(c, 100, started="2026-11-28T10:00:00")] * 5 for c in order[:2]}
+    m = matrix.Matrix([(target, order)], tmp_path, Runs({}), False, AUTO, Budget(), False)
+    past_cap = dataclasses.replace(order[0], repeat=5)
+    m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone}, cap=5)
+    assert m.not_needed(target, past_cap) is None
+    beside = ran(order[1], 100, started="2026-12-01T10:00:00")  # TensorFlow ran beside JAX since
+    m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone, order[1].config_id: [beside]}, cap=5)
+    assert m.not_needed(target, past_cap) == "no competitor waits for a run beside it now"
 
 
 def test_a_fixed_count_runs_every_configuration_that_often(tmp_path):
