@@ -244,6 +244,18 @@ def test_runs_less_than_an_hour_apart_make_one_sitting_and_only_a_sitting_withou
     assert made_alone([[*torch_runs, late], jax_runs]) == [late, jax_runs[1]]
 
 
+def stored_days_ago(out: Path, configs, rates: dict[str, float], runs: int, spread=TIGHT) -> None:
+    """Write ``runs`` records of each of ``configs`` under ``out`` as a matrix wrote them days before today's runs,
+    at its framework's rate spread by repeat."""
+    for config in configs:
+        for repeat in range(runs):
+            done = dataclasses.replace(config, repeat=repeat)
+            path = record_path(out, MACHINE, done)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rate = rates[config.framework] * (1 + spread[repeat])
+            write_record(path, ran(done, rate, started="2026-11-28T10:00:00"))
+
+
 def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside_the_leader(tmp_path):
     order = order_of("torch", "tensorflow", "jax")
     rates = {"torch": 100, "tensorflow": 50, "jax": 120}
@@ -256,12 +268,7 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
     assert comparison.line("cap") == "bs 32: PyTorch ahead of TensorFlow (n=3, 3); no run of JAX counted yet (cap)"
 
     # the matrix resumes: its repeats put PyTorch beside JAX in today's sitting, which judges JAX's runs
-    for config in order[:2]:
-        for repeat in range(3):
-            done = dataclasses.replace(config, repeat=repeat)
-            path = record_path(tmp_path, MACHINE, done)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_record(path, ran(done, rates[config.framework], started="2026-11-28T10:00:00"))
+    stored_days_ago(tmp_path, order[:2], rates, runs=3, spread=(0.0,) * 3)
     executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     # PyTorch's repeats 1 and 2 are on disk, so its next run (r3) follows JAX's second in round 1, beside it; round 2
@@ -279,12 +286,7 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
 def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_beside_it_past_the_cap(tmp_path, capsys):
     order = order_of("torch", "tensorflow", "jax")
     rates = {"torch": 100, "tensorflow": 99, "jax": 50}  # PyTorch and TensorFlow within noise at the cap
-    for config in order[:2]:
-        for repeat in range(AUTO.runs):
-            done = dataclasses.replace(config, repeat=repeat)
-            path = record_path(tmp_path, MACHINE, done)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_record(path, ran(done, rates[config.framework] * (1 + TIGHT[repeat]), started="2026-11-28T10:00:00"))
+    stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
     executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet (cap)"
