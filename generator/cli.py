@@ -45,11 +45,18 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"{len(results.bisects)} bisect reports ({len(results.bisect_runs)} runs behind them), "
         f"{len(results.skipped)} skipped"
     )
+    if args.this_machine and args.this_machine not in {run.machine_id for run in results.runs}:
+        print(
+            f"generator build: --this-machine {args.this_machine}: no run record of that machine under "
+            f"{', '.join(str(root) for root in args.results or [Path('results')])}, so the home page answers for no "
+            "machine first",
+            file=sys.stderr,
+        )
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s %(message)s")
     from mkdocs.exceptions import MkDocsException
 
     try:
-        build_site(results, args.site_dir, args.frameworks_dir, args.site_url)
+        build_site(results, args.site_dir, args.frameworks_dir, args.site_url, args.this_machine)
     except MkDocsException as exc:
         print(f"generator build: mkdocs build failed (strict): {exc}", file=sys.stderr)
         return 1
@@ -90,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
             "generator build                                  # results/ -> site/",
             "generator build --results results --results ~/my-results --site-dir /tmp/site",
             "generator build --site-url https://OWNER.github.io/REPO/",
+            'generator build --this-machine "$(runners envs plan --machine-id)"   # as make site builds it',
         ),
     )
     build.add_argument(
@@ -120,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get(SITE_URL_ENV),
         help="the URL the site will be served from, e.g. https://OWNER.github.io/REPO/ for GitHub Pages: its 404 "
         f"page then works at any depth (default ${SITE_URL_ENV}; unset: links relative to the site root)",
+    )
+    build.add_argument(
+        "--this-machine",
+        metavar="MACHINE_ID",
+        help="the machine id (its folder under runs/) of the machine building the site, as `make site` gives it "
+        "(`runners envs plan --machine-id`): the home page answers for it first, labelled as the machine that "
+        "built the site (default: none, every machine alike: the build a published site comes from)",
     )
     build.set_defaults(func=cmd_build)
     check = sub.add_parser(

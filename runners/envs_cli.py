@@ -126,6 +126,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         gpu = envs_gpu.Gpu(args.fake_gpu, envs_gpu.cuda_version(args.cuda_driver))
     else:
         gpu = envs_gpu.detect()
+    if args.machine_id:
+        print(site_plan.machine_id_of(gpu))
+        return EXIT_OK
     try:
         lines = site_plan.plan(gpu, args.out, budget=args.budget, workloads=args.workloads, deadline=args.deadline)
         print(*lines, sep="\n")
@@ -206,6 +209,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     plan.add_argument("--fake-gpu", metavar="NAME", help="plan for a machine with this NVIDIA GPU (with --cuda-driver)")
     plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
+    plan.add_argument(
+        "--machine-id",
+        action="store_true",
+        help="print only the machine id the plan's matrices write under (the GPU's, else this CPU's), which make site "
+        "gives generator build --this-machine",
+    )
     plan.add_argument(
         "--out", type=Path, default=DEFAULT_RUNS_OUT, help="where the matrix writes (default %(default)s)"
     )

@@ -16,6 +16,7 @@ from fwbench.frameworks import FRAMEWORKS
 from fwbench.timestamps import utc_iso_seconds
 from runners import envs_gpu
 from runners.env_build import interpreter
+from runners.provenance import hardware_for, machine_id
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
@@ -42,6 +43,17 @@ def shared_deadlines(deadline: float, now: float, count: int) -> list[float]:
     ``deadline`` equally: each ends by its share, and one that ends early leaves its time to the next."""
     left = max(0.0, deadline - now)
     return [now + left * (k + 1) / count for k in range(count)]
+
+
+def machine_id_of(gpu: envs_gpu.Gpu | None) -> str:
+    """The machine id the plan's matrices write under on a machine with ``gpu``: the GPU's as NVML names it (a
+    faked one's from its name alone), else this CPU's; what ``make site`` gives ``generator build --this-machine``."""
+    if gpu is None:
+        return hardware_for("cpu")["machine_id"]
+    here = hardware_for("gpu")
+    if here["device_kind"] == "gpu" and here["device_name"] == gpu.name:
+        return here["machine_id"]
+    return machine_id({"device_kind": "gpu", "device_name": gpu.name, "device_count": 1})
 
 
 def plan(

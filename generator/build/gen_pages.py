@@ -30,6 +30,7 @@ def generate() -> None:
         repo_url=repository_url(config.repo_url, REPO_ROOT),
         language=language,
         shared=given.shared,
+        this_machine=given.this_machine,
     )
     for path, content in files.items():
         with mkdocs_gen_files.open(path, "wb" if isinstance(content, bytes) else "w") as handle:

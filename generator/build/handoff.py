@@ -3,8 +3,8 @@
 mkdocs-gen-files runs ``gen_pages.py`` as a script inside ``mkdocs build``, so nothing can be passed to it as an
 argument: ``build_site`` sets ``current`` for as long as its builds run, and the script reads it. Under
 ``mkdocs serve`` no ``build_site`` runs; the script then loads the records itself (``from_environment``), from
-``$FWBENCH_RESULTS`` (default ``results``, relative to the repository; several roots separated by ``os.pathsep``)
-and ``$FWBENCH_FRAMEWORKS_DIR``.
+``$FWBENCH_RESULTS`` (default ``results``, relative to the repository; several roots separated by ``os.pathsep``),
+``$FWBENCH_FRAMEWORKS_DIR`` and ``$FWBENCH_THIS_MACHINE``.
 """
 
 from __future__ import annotations
@@ -20,15 +20,18 @@ from generator.records.load import Results, load_roots
 
 RESULTS_ENV = "FWBENCH_RESULTS"
 FRAMEWORKS_ENV = "FWBENCH_FRAMEWORKS_DIR"
+THIS_MACHINE_ENV = "FWBENCH_THIS_MACHINE"
 
 
 @dataclass(frozen=True)
 class Handoff:
-    """The records of one build, where the framework implementations live (None: this repository's), and the
-    language-neutral values the first language's pages computed from them, which the next one reuses."""
+    """The records of one build, where the framework implementations live (None: this repository's), the machine id
+    of the machine building the site (None: not given), and the language-neutral values the first language's pages
+    computed from them, which the next one reuses."""
 
     results: Results
     frameworks_dir: Path | None = None
+    this_machine: str | None = None
     shared: dict[str, Any] = field(default_factory=dict)
 
 
@@ -51,4 +54,4 @@ def from_environment(repo_root: Path) -> Handoff:
     """The handoff of a build that no ``build_site`` started (``mkdocs serve``), from the environment variables."""
     frameworks = os.environ.get(FRAMEWORKS_ENV)
     roots = [repo_root / root for root in os.environ.get(RESULTS_ENV, "results").split(os.pathsep)]
-    return Handoff(load_roots(roots), Path(frameworks) if frameworks else None)
+    return Handoff(load_roots(roots), Path(frameworks) if frameworks else None, os.environ.get(THIS_MACHINE_ENV))

@@ -23,20 +23,25 @@ def language_builds() -> list[tuple[Path, str]]:
 
 
 def build_site(
-    results: Results, site_dir: Path, frameworks_dir: Path | None = None, site_url: str | None = None
+    results: Results,
+    site_dir: Path,
+    frameworks_dir: Path | None = None,
+    site_url: str | None = None,
+    this_machine: str | None = None,
 ) -> None:
     """Run ``mkdocs build --strict`` on the loaded ``results`` into ``site_dir``, once per language: English at
     its root, Chinese under ``zh/``, both from the same records.
 
     ``site_url`` is where the site will be served (e.g. a GitHub Pages project URL): mkdocs then gives the 404
     page links that work at any depth under it. Raises mkdocs' Abort/ConfigurationError on a broken page or
-    link (strict mode).
+    link (strict mode). ``this_machine``: the machine id of the machine building the site (``make site``'s), which
+    the home page answers for first.
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
-    with handing(Handoff(results, frameworks_dir.resolve() if frameworks_dir else None)):
+    with handing(Handoff(results, frameworks_dir.resolve() if frameworks_dir else None, this_machine)):
         for config_file, folder in language_builds():
             overrides = {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
             config = load_config(

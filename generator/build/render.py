@@ -102,10 +102,12 @@ def build_pages(
     repo_url: str | None = None,
     language: str = i18n.SOURCE,
     shared: dict[str, Any] | None = None,
+    this_machine: str | None = None,
 ) -> dict[str, Any]:
     """Every file of the generated site in ``language``: Markdown pages (str), charts (bytes), CSV and JSON
     downloads. A translated site also gets a stand-in for each page written by hand (``STATIC_PAGES``).
-    ``shared`` carries the language-neutral values from one language's build to the next (``SiteData.neutral``)."""
+    ``shared`` carries the language-neutral values from one language's build to the next (``SiteData.neutral``);
+    ``this_machine``, the machine id of the machine building the site, which the home page answers for first."""
     with i18n.language(language):
         site = SiteData(
             results,
@@ -113,6 +115,7 @@ def build_pages(
             repo_root,
             repo_url,
             shared=shared if shared is not None else {},
+            this_machine=this_machine,
         )
         env = environment()
         pages = {module.PAGE.path: render_page(env, module, site) for module in page_modules()}

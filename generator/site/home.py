@@ -15,7 +15,7 @@ from generator.views import answer, findings, headline
 from generator.views.fmt import code_span
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, gpu_first, setting_word, views, written_as
+from generator.views.table_view import TableView, answer_order, setting_word, views, written_as
 
 PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
@@ -102,7 +102,7 @@ def context(site: SiteData) -> dict[str, Any]:
         },
         "skipped": site.results.skipped,
         "answer": answer.answer(site) + answer.transformer(site),
-        "headlines": [_headline(site, v) for v in gpu_first(views(site, site.out_of_box))],
+        "headlines": [_headline(site, v) for v in answer_order(views(site, site.out_of_box), site.this_machine)],
         "tuned": list(dict.fromkeys(t.setting.tuning for t in site.tuned)),  # one label per variable set, not per table
         "findings": _findings(site),
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),

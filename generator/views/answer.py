@@ -1,6 +1,6 @@
-"""The home page's first sentences: on each machine, GPU first, which framework trained fastest in compiled mode
-and whether the records can tell (the leads' status, ``generator.verdicts.leads``), and which frameworks were not
-measured there.
+"""The home page's first sentences: on each machine, the one that built the site first (``make site``'s: the answer
+on the reader's own machine, labelled so), then GPUs, which framework trained fastest in compiled mode and whether the
+records can tell (the leads' status, ``generator.verdicts.leads``), and which frameworks were not measured there.
 
 Every sentence stands on a verdict: a lead's status (beyond the noise, within noise, too few runs), or that a
 machine has no lead to judge; "no verdict yet" is an answer.
@@ -15,7 +15,7 @@ from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill, spaced
 from generator.verdicts.leads import Lead
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, device_title, gpu_first, precision_words, setting_label, views
+from generator.views.table_view import TableView, answer_order, device_title, precision_words, setting_label, views
 from generator.views.verdict_text import text
 
 
@@ -85,15 +85,23 @@ def _no_lead(view: TableView, where: str) -> str:
     return fill(_("On the {where}: no verdict, its runs are {runs}, shown but never judged."), where=where, runs=runs)
 
 
+def _labelled(view: TableView, site: SiteData, sentences: list[str]) -> str:
+    """The paragraph of ``sentences``, led by a label where ``view`` is a table of the machine that built the site."""
+    if view.table.machine_id != site.this_machine:
+        return spaced(sentences)
+    label = _("The machine that built this site:")
+    return spaced([f"**{label}**", *sentences])
+
+
 def transformer(site: SiteData) -> list[str]:
     """One sentence per out-of-the-box table of the transformer beside the article (GPU machines first), from its
     leads as the answer's: present only where transformer records exist."""
-    found = gpu_first(views(site, [t for t in site.transformer_tables if not t.setting.tuning]))
+    found = answer_order(views(site, [t for t in site.transformer_tables if not t.setting.tuning]), site.this_machine)
     said = []
     for view in found:
         where = _where(view, _of_machine(found, view))
         findings = _findings(view, site)
-        said.append(
+        sentence = (
             fill(
                 _("On the transformer, on the {where}, in compiled mode: {findings}."),
                 where=where,
@@ -102,13 +110,14 @@ def transformer(site: SiteData) -> list[str]:
             if findings
             else fill(_("On the transformer, on the {where}: nothing to compare yet."), where=where)
         )
+        said.append(_labelled(view, site, [sentence]))
     return said
 
 
 def answer(site: SiteData) -> list[str]:
-    """The answer's paragraphs (Markdown), one per out-of-the-box table, GPU machines first: its leads, then the
-    frameworks not measured there."""
-    found = gpu_first(views(site, site.out_of_box))
+    """The answer's paragraphs (Markdown), one per out-of-the-box table, the machine that built the site first, then
+    GPU machines: its leads, then the frameworks not measured there."""
+    found = answer_order(views(site, site.out_of_box), site.this_machine)
     paragraphs = []
     for view in found:
         where = _where(view, _of_machine(found, view))
@@ -133,5 +142,5 @@ def answer(site: SiteData) -> list[str]:
                     frameworks=text(and_list(view.not_measured)),
                 )
             )
-        paragraphs.append(spaced(said))
+        paragraphs.append(_labelled(view, site, said))
     return paragraphs

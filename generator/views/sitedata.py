@@ -77,6 +77,7 @@ class SiteData:
     files: dict[str, str | bytes] = field(default_factory=dict)
     charts: dict[str, Chart] = field(default_factory=dict)
     shared: dict[str, Any] = field(default_factory=dict)  # language-neutral values by name, see ``neutral``
+    this_machine: str | None = None  # the machine id of the machine that built the site (``make site``), if given
 
     def neutral(self, name: str, compute: Callable[[], Any]) -> Any:
         """A value that no language changes, computed once for every SiteData given the same ``shared``."""

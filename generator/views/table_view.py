@@ -221,6 +221,7 @@ def views(site: SiteData, tables: list[Table]) -> list[TableView]:
     return [TableView(t, site.machine_by_id.get(t.machine_id), tuple(site.not_run_yet(t))) for t in tables]
 
 
-def gpu_first(found: list[TableView]) -> list[TableView]:
-    """``found`` with the GPU machines' tables first, each group in its order."""
-    return sorted(found, key=lambda v: not (v.machine and v.machine.is_gpu))
+def answer_order(found: list[TableView], this_machine: str | None = None) -> list[TableView]:
+    """``found`` with the tables of ``this_machine`` (the machine that built the site) first, then the GPU machines',
+    each group in its order."""
+    return sorted(found, key=lambda v: (v.table.machine_id != this_machine, not (v.machine and v.machine.is_gpu)))

@@ -3,6 +3,7 @@ results roots (the published records and a user's own) without copying them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import gen_records
@@ -10,6 +11,7 @@ import pytest
 
 from fwbench.cliargs import EXIT_USAGE, UsageError
 from fwbench.records import write_record
+from generator.build import handoff
 from generator.build.render import build_pages
 from generator.cli import main
 from generator.records.load import load_roots
@@ -92,14 +94,39 @@ def test_two_roots_load_as_one_and_a_machine_in_both_is_an_error_naming_both(tmp
         load_roots([published, published])
 
 
+def test_a_machine_that_built_the_site_with_no_run_is_named_and_the_site_is_built(tmp_path, capsys):
+    published = gen_records.write_results(tmp_path / "published")
+    site = tmp_path / "site"
+    assert main(["build", "--results", str(published), "--site-dir", str(site), "--this-machine", "cpu-lab-7"]) == 0
+    assert (
+        f"generator build: --this-machine cpu-lab-7: no run record of that machine under {published}, so the home "
+        "page answers for no machine first"
+    ) in capsys.readouterr().err
+    assert "The machine that built this site" not in (site / "index.html").read_text()
+
+
+def test_mkdocs_serve_takes_the_roots_and_the_machine_that_builds_from_the_environment(tmp_path, monkeypatch):
+    published = gen_records.write_results(tmp_path / "published")
+    own = write_own(tmp_path / "own")
+    monkeypatch.setenv(handoff.RESULTS_ENV, os.pathsep.join([str(published), str(own)]))
+    monkeypatch.setenv(handoff.THIS_MACHINE_ENV, "cpu-own-cpu-4t-9f8e7d")  # as make serve sets it
+    given = handoff.from_environment(tmp_path)
+    assert given.this_machine == "cpu-own-cpu-4t-9f8e7d" and "cpu-own-cpu-4t-9f8e7d" in given.results.machines
+
+
 def test_generator_build_takes_two_roots(tmp_path, capsys):
     published = gen_records.write_results(tmp_path / "published")
     own = write_own(tmp_path / "own")
     site = tmp_path / "site"
-    assert main(["build", "--results", str(published), "--results", str(own), "--site-dir", str(site)]) == 0
+    roots = ["--results", str(published), "--results", str(own)]
+    assert main(["build", *roots, "--site-dir", str(site), "--this-machine", "cpu-own-cpu-4t-9f8e7d"]) == 0
     page = (site / "results" / "machines.html").read_text()
     assert "machine-cpu-own-cpu-4t-9f8e7d" in page and f"machine-{gen_records.CPU_MACHINE}" in page
     assert (site / "zh" / "results" / "machines.html").exists()
+    answer = (site / "index.html").read_text().split('class="fw-answer"')[1].split("</div>")[0]
+    assert answer.split("<p>")[1].startswith("<strong>The machine that built this site:</strong> On the Test CPU")
+    assert "nothing to compare yet" in answer.split("<p>")[1]  # the user's own machine first: only PyTorch ran there
+    assert "this site" not in capsys.readouterr().err
     clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
     assert main(["build", "--results", str(published), "--results", str(clash), "--site-dir", str(site)]) == EXIT_USAGE
     assert f"has records in both {published} and {clash}" in capsys.readouterr().err

@@ -62,6 +62,22 @@ def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(t
     assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
 
 
+def test_the_machine_that_built_the_site_is_answered_first_and_labelled_so(tmp_path):
+    results = _results(
+        tmp_path,
+        [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
+    )
+    home = build_pages(results, this_machine=gen_records.CPU_MACHINE)["index.md"]
+    answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
+    first, second = answer.strip().split("\n\n")
+    assert first.startswith("**The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
+    assert second.startswith("On the NVIDIA H200 (GPU)")  # the other machines as before: GPUs first, unlabelled
+    assert home.index("### Test CPU @ 2.0GHz (CPU, ") < home.index("### NVIDIA H200 (GPU) · ")  # its table first too
+    assert "built this site" not in build_pages(results)["index.md"]  # a published build names no machine
+    chinese = build_pages(results, language="zh", this_machine=gen_records.CPU_MACHINE)["index.md"]
+    assert "**构建本站的这台机器：**" in chinese
+
+
 def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apart(tmp_path):
     quick = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
     runs = [

@@ -17,6 +17,7 @@ from fwbench.cliargs import EXIT_OK, EXIT_USAGE
 from fwbench.frameworks import FRAMEWORKS
 from runners import env_build, envs, envs_gpu, site_plan
 from runners.cli import main as runners_main
+from runners.provenance import hardware_for
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -168,12 +169,19 @@ def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp
     assert calls == [["envs", "build", "--device", "gpu"]]  # no matrix without an environment
 
 
-def test_make_site_runs_the_plan():
+def test_make_site_runs_the_plan_and_builds_the_site_for_the_machine_the_plan_ran_on():
     site = textwrap.dedent((REPOSITORY / "Makefile").read_text().split("\nsite:")[1].split("\n\n")[0])
     plan = "runners envs plan --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS)"
     assert plan in site
     assert "> $(VENV)/site-plan.sh" in site
     assert "sh -v $(VENV)/site-plan.sh" in site
+    assert '--this-machine "$$($(BIN)/runners envs plan --machine-id)"' in site
+
+
+def test_the_plan_names_the_machine_its_matrices_write_under(capsys, monkeypatch):
+    monkeypatch.delenv("FWBENCH_MACHINE_ID", raising=False)
+    assert plan_lines(capsys, "--machine-id", "--fake-gpu", "NVIDIA H200", "--cuda-driver", "13.0") == ["nvidia-h200"]
+    assert plan_lines(capsys, "--machine-id") == [hardware_for("cpu")["machine_id"]]  # no GPU on the test machines
 
 
 def test_make_site_fixes_its_deadline_when_it_starts_and_runs_the_probes_before_the_matrix():
