@@ -67,14 +67,14 @@ DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "me
 @dataclass(frozen=True)
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
-    (None: none counted yet), whether each configuration has run as often as the cap allows, and whether any of its
-    runs was made alone in its sitting."""
+    (None: none counted yet), whether each configuration has run as often as the cap allows, and how many of its
+    judged runs were made alone in their sitting."""
 
     name: str
     configs: tuple[RunConfig, ...]
     stats: Stats | None
     at_cap: bool
-    alone: bool = False
+    alone: int = 0
 
     @property
     def n(self) -> int:
@@ -145,13 +145,17 @@ class Comparison:
         """The competitors with no counted run because their runs were made alone in their sitting."""
         return [c for c in self.ranked if c.stats is None and c.alone]
 
+    def where(self, with_mode: bool = False) -> str:
+        """The comparison's name in the matrix's lines: ``bs 32``, ``bs 32 bf16``, ``bs 256 warm compile_seconds``."""
+        where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
+        where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
+        return where + (f" {self.figure.name}" if self.figure.name else "")
+
     def line(self, stopped: str, with_mode: bool = False) -> str:
         """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``, ``bs 32 bf16: …`` for a precision
         other than fp32, ``bs 256 warm compile_seconds: …`` for a figure other than throughput); ``stopped``: why the
         matrix stopped, named after an undecided one (``undecided at n=2 (budget)``)."""
-        where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
-        where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
-        where += f" {self.figure.name}" if self.figure.name else ""
+        where = self.where(with_mode)
         if not self.ranked:
             return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
         if len(self.ranked) == 1:
@@ -257,8 +261,8 @@ def _ranked(
             continue
         name = label(framework) + (f" {version}" if several_versions else "")
         at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
-        made_alone = any(id(r) in alone for r in records)
-        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap, made_alone))
+        lone = sum(1 for r in records if id(r) in alone)
+        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap, lone))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

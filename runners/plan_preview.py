@@ -4,7 +4,7 @@ written.
 The plan is the configurations in their order, the repeats policy and its cap, the environments that would be built,
 and a time estimate per run (``runners.budget``: this machine's records of the configuration, else the profile's
 guess), counting what earlier matrices finished as done, and, with auto repeats, no repeat of a comparison they
-decided.
+decided, and the leader's run beside a framework whose runs here were all made alone (``alone_lines``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from fwbench.sittings import SITTING_GAP_HOURS
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from fwbench.timestamps import utc_clock
 from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
-from runners.comparisons import comparisons
+from runners.comparisons import THROUGHPUT, Comparison, comparisons
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
@@ -31,7 +32,7 @@ def preview(
     """The dry run's lines for the matrix of ``order`` on ``target``, its records kept under ``out``; ``to_build``:
     the environments it would build first."""
     label = labeller(order)
-    rows, first, later = [], [], []
+    rows, first, later, warm_of = [], [], [], {}
     at_end = at_ends(order)
     # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
@@ -48,6 +49,7 @@ def preview(
         done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
+        warm_of[config.config_id] = warm
         first.append((0.0 if 0 in done else cold, source))
         to_make = [] if config.config_id in settled else [r for r in range(1, repeats.runs) if r not in done]
         later += [warm] * len(to_make)
@@ -67,6 +69,18 @@ def preview(
         fewest += due
         if repeats.auto:
             sequence[end][1].extend(due)
+    alone = [c for c in standing if c.figure is THROUGHPUT and c.measured_alone] if repeats.auto else []
+    for comparison in alone:  # the leader's run beside a lone framework's next run (Matrix.beside)
+        end = at_end(comparison.ranked[0].configs[0])
+        key = (end, comparison.mode, comparison.batch_size, comparison.precision)
+        nexts = []  # a lone framework's next run: fewest_repeats counts its runs as if judged, and they are not
+        for competitor in comparison.measured_alone:
+            own = needed[key].get((competitor.configs[0].framework, competitor.configs[0].framework_version), {})
+            nexts += [own[min(own)]] if own and min(own) >= MIN_RUNS_FOR_INTERVAL - 1 else []
+        if any(not competitor.at_cap for competitor in comparison.measured_alone):
+            beside = [warm_of[config.config_id] for config in comparison.to_run_beside()]
+            later, fewest = later + beside, fewest + nexts[:1] + beside
+            sequence[end][1].extend(nexts[:1] + beside)
     first_s = sum(seconds for seconds, _ in first)
     guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
     to_make = sum(1 for seconds, _ in first if seconds)
@@ -98,6 +112,7 @@ def preview(
             f"  {decided} of {len(standing)} comparisons are decided by this machine's records already: the "
             f"{len(settled)} configurations whose every comparison is decided run no more repeats"
         )
+    lines += [line for comparison in alone for line in alone_lines(comparison, repeats)]
     middle = bool(sequence[False][0] or sequence[False][1])  # runs to make besides the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
     steps = [
@@ -112,6 +127,26 @@ def preview(
             budget, steps, "more repeats run while a comparison is undecided and there is room" if undecided else ""
         )
     )
+    return lines
+
+
+def alone_lines(comparison: Comparison, repeats: Repeats) -> list[str]:
+    """Why a comparison's frameworks with runs here, all made alone in their sitting, are not judged, and what the
+    matrix does about it: the leader's next run beside theirs, or, where they reached the cap, a fixed count."""
+    leader, lines = comparison.ranked[0], []
+    for competitor in comparison.measured_alone:
+        said = (
+            f"  {comparison.where()}: {competitor.name}'s {competitor.alone} runs here were made alone (no other "
+            f"framework ran within {SITTING_GAP_HOURS} h of them), so none is judged"
+        )
+        if competitor.at_cap:
+            said += (
+                f"; it is at the cap: a fixed --repeats N above {repeats.runs} runs every framework N - {repeats.runs} "
+                "more times, side by side"
+            )
+        elif leader.stats:
+            said += f"; its next run has {leader.name}'s next beside it{', past the cap' if leader.at_cap else ''}"
+        lines.append(said)
     return lines
 
 

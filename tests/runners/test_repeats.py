@@ -302,6 +302,32 @@ def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_besi
     assert "not run" not in capsys.readouterr().err  # the leader's own repeats are on disk: "done before"
 
 
+def test_the_dry_run_says_which_runs_were_made_alone_and_counts_the_leaders_run_beside_them(tmp_path):
+    order = order_of("torch", "tensorflow", "jax")
+    stored_days_ago(tmp_path, order[:2], {"torch": 100, "tensorflow": 99}, runs=AUTO.runs)
+
+    def jax_alone(repeats: range) -> list[str]:
+        """The dry run's lines once JAX's runs ``repeats`` are stored, made days after the others'."""
+        for repeat in repeats:
+            config = dataclasses.replace(order[2], repeat=repeat)
+            write_record(record_path(tmp_path, MACHINE, config), ran(config, 50, started="2026-12-01T10:00:00"))
+        return plan_preview.preview(Target((MACHINE,), {}), order, tmp_path, AUTO, Budget(), [])
+
+    lines = jax_alone(range(2))
+    assert (
+        "  bs 32: JAX's 2 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
+        "its next run has PyTorch's next beside it, past the cap"
+    ) in lines
+    # at the least JAX's third run and PyTorch's beside it, as the matrix makes them; at the most JAX to the cap too
+    assert any("more for 2 to 4 repeats" in line for line in lines)
+    lines = jax_alone(range(2, AUTO.runs))
+    assert (
+        "  bs 32: JAX's 5 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
+        "it is at the cap: a fixed --repeats N above 5 runs every framework N - 5 more times, side by side"
+    ) in lines
+    assert not any("more for" in line for line in lines)
+
+
 def test_a_run_past_the_cap_is_not_made_once_a_competitor_ran_beside_the_lone_framework(tmp_path):
     order = order_of("torch", "tensorflow", "jax")
     target = Target((MACHINE,), {})
