@@ -22,26 +22,32 @@ SITTING_GAP_HOURS = 1
 SITTING_GAP = timedelta(hours=SITTING_GAP_HOURS)
 
 
-def made_alone(competitors: Sequence[Sequence[dict]]) -> list[dict]:
-    """The run records of ``competitors`` (each one's judged runs at one batch size, mode and precision) made in a
-    sitting that holds no run of another competitor; none when fewer than two competitors ran."""
+def sittings(competitors: Sequence[Sequence[dict]]) -> list[list[tuple[int, int]]]:
+    """The sittings of ``competitors``' run records (each competitor's runs at one batch size, mode and precision),
+    in time order: each a list of (the competitor's position, the run's position in its runs)."""
     timed = sorted(
         (datetime.fromisoformat(record["started_at"]), datetime.fromisoformat(record["finished_at"]), side, index)
         for side, runs in enumerate(competitors)
         for index, record in enumerate(runs)
     )
-    if len({side for _start, _finish, side, _index in timed}) < 2:
-        return []
-    sittings: list[list[tuple[int, int]]] = []  # each: (the competitor's position, the run's position in its runs)
+    found: list[list[tuple[int, int]]] = []
     latest_finish: datetime | None = None
     for started, finished, side, index in timed:
         if latest_finish is None or started - latest_finish >= SITTING_GAP:
-            sittings.append([])
-        sittings[-1].append((side, index))
+            found.append([])
+        found[-1].append((side, index))
         latest_finish = finished if latest_finish is None else max(latest_finish, finished)
+    return found
+
+
+def made_alone(competitors: Sequence[Sequence[dict]]) -> list[dict]:
+    """The run records of ``competitors`` (each one's judged runs at one batch size, mode and precision) made in a
+    sitting that holds no run of another competitor; none when fewer than two competitors ran."""
+    if sum(1 for runs in competitors if runs) < 2:
+        return []
     return [
         competitors[side][index]
-        for sitting in sittings
+        for sitting in sittings(competitors)
         if len({side for side, _index in sitting}) == 1
         for side, index in sitting
     ]

@@ -5,6 +5,7 @@ it, its runs count. Records are built as ``runners matrix`` writes them (``runne
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from pathlib import Path
 
 import gen_records
@@ -14,6 +15,7 @@ from generator.build.render import build_pages
 from generator.records.load import load_results
 from runners.profiles import RunConfig, expand
 
+REPO = Path(__file__).resolve().parents[2]
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
 
 
@@ -60,3 +62,31 @@ def test_a_framework_measured_on_another_day_is_marked_lone_and_never_judged_unt
     built = pages(tmp_path, beside)
     assert "JAX is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
     assert "lone run" not in built["index.md"] and "◇</span>" not in built["results/speed.md"]
+
+
+def test_the_drift_benchmark_sets_each_sitting_of_a_row_beside_the_first_and_names_unequal_shares(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("sitting_drift", REPO / "benchmarks" / "sitting_drift.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    side_by_side = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
+    pages(tmp_path, side_by_side)
+    assert benchmark.main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "1 row: 1 in one sitting, 0 in several\n"
+    # two days later, JAX with one PyTorch run beside it, a fifth slower than on the first day
+    pages(tmp_path, runs("torch", 24.0, 3, range(3, 4)) + runs("jax", 60.0, 3, range(3)))
+    assert benchmark.main([str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(" · compiled · bs 32: 2 sittings, 47.9 h apart")
+    assert lines[1:4] == [
+        "  torch 2.14.1       3 × 30.0 | 1 × 24.0  →  0.80 × its first sitting's",
+        "  tensorflow 2.21.0  3 × 20.0 | —",
+        "  jax 0.10.2         — | 3 × 60.0",
+    ]
+    assert lines[4].startswith("  runs per sitting: torch 2.14.1 3+1; tensorflow 2.21.0 3+0; jax 0.10.2 0+3: unequal")
+    assert lines[5] == (
+        "1 row: 0 in one sitting, 1 in several; a framework's later sitting against its first: 0.80–0.80 ×"
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert benchmark.main([str(empty)]) == 1
+    assert f"no run records under {empty / 'runs'}" in capsys.readouterr().err
