@@ -221,6 +221,10 @@ def differences(rows: list[Summary], titles: dict[str, str]) -> list[str]:
 def context(site: SiteData) -> dict[str, Any]:
     """The Machines page's context."""
     titles = {m.machine_id: device_title(m, m.machine_id) for m in site.machines}
+    if site.this_machine in titles:  # the reader's own machine among the published ones (make site's)
+        titles[site.this_machine] = fill(
+            _("{machine}: the machine that built this site"), machine=titles[site.this_machine]
+        )
     shared = shared_configurations(site.summaries)
     return {
         "shared": [

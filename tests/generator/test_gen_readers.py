@@ -67,13 +67,18 @@ def test_the_machine_that_built_the_site_is_answered_first_and_labelled_so(tmp_p
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
     )
-    home = build_pages(results, this_machine=gen_records.CPU_MACHINE)["index.md"]
+    built = build_pages(results, this_machine=gen_records.CPU_MACHINE)
+    home = built["index.md"]
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
     first, second = answer.strip().split("\n\n")
     assert first.startswith("**The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
     assert second.startswith("On the NVIDIA H200 (GPU)")  # the other machines as before: GPUs first, unlabelled
     assert home.index("### Test CPU @ 2.0GHz (CPU, ") < home.index("### NVIDIA H200 (GPU) · ")  # its table first too
-    assert "built this site" not in build_pages(results)["index.md"]  # a published build names no machine
+    mine = "Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c): the machine that built this site"
+    assert f"### {mine} (`{gen_records.CPU_MACHINE}`)" in built["results/machines.md"]  # beside the published ones
+    assert f"| [{mine}](#machine-{gen_records.CPU_MACHINE}) |" in built["results/machines.md"]
+    published = build_pages(results)
+    assert "built this site" not in published["index.md"] + published["results/machines.md"]  # names no machine
     chinese = build_pages(results, language="zh", this_machine=gen_records.CPU_MACHINE)["index.md"]
     assert "**构建本站的这台机器：**" in chinese
 
