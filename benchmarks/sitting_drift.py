@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
@@ -23,22 +22,13 @@ from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory
 from fwbench.records import throughput
 from fwbench.sittings import sittings
 from generator.records.aggregate import Summary, summarise
-from generator.records.flags import flags_of
+from generator.records.flags import by_row, unflagged
 from generator.records.load import load_results
-
-
-def rows_of(summaries: list[Summary]) -> dict[tuple, list[Summary]]:
-    """The summaries by row (machine, setting, mode, batch size), without those of an older timing protocol."""
-    rows: dict[tuple, list[Summary]] = defaultdict(list)
-    for s in summaries:
-        if not s.superseded:
-            rows[(s.key.machine_id, s.key.setting, s.key.mode, s.key.batch_size)].append(s)
-    return rows
 
 
 def judged_runs(summary: Summary) -> list[dict]:
     """A configuration's runs that a verdict could take by their own record: ok, neither busy nor older."""
-    return [r.record for r in summary.runs if r.record["status"] == "ok" and not flags_of(r.record)]
+    return unflagged([r.record for r in summary.runs if r.record["status"] == "ok"])
 
 
 def mean(values: list[float]) -> float:
@@ -96,12 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         "results", nargs="?", type=existing_directory, default=Path("results"), help="a results folder (runs/ in it)"
     )
     args = parser.parse_args(argv)
-    rows = rows_of(summarise(load_results(args.results).runs))
+    rows = [[s for s in row if not s.superseded] for row in by_row(summarise(load_results(args.results).runs)).values()]
+    rows = [row for row in rows if row]  # an older timing protocol's rows are never judged
     if not rows:
         print(f"no run records under {args.results / 'runs'}", file=sys.stderr)
         return EXIT_FAILURE
     several, ratios = 0, []
-    for row in rows.values():
+    for row in rows:
         lines, moved = row_lines(row)
         several += bool(lines)
         ratios += moved

@@ -187,7 +187,8 @@ class Matrix:
         """After a round's repeats ``again``: the next run (past the cap if need be) of each leader whose comparison
         has a competitor measured alone (``Comparison.to_run_beside``) that runs in this round while the leader's
         own repeat does not, so that the two share a sitting."""
-        running = {c.config_id for c in again if not completed(c, self.out, target.machine_ids)}
+        made = {(c, r["config"]["repeat"]) for c, records in runs.items() for r in records if r["status"] == "ok"}
+        running = {c.config_id for c in again if (c.config_id, c.repeat) not in made}
         extra = []
         for comparison in found:
             leaders = comparison.to_run_beside()

@@ -19,7 +19,7 @@ from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
 from generator.message import Joined, Message
-from generator.records.flags import LONE, OLDER, flags_of, lone_ids
+from generator.records.flags import LONE, OLDER, by_row, flags_of, lone_ids
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
 
@@ -249,10 +249,7 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
         newest[_any_protocol(key)] = max(newest.get(_any_protocol(key), 0), key.setting.protocol)
     for key, summary in groups.items():
         summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
-    rows: dict[tuple, list[Summary]] = defaultdict(list)
-    for s in groups.values():
-        rows[(s.key.machine_id, s.key.setting, s.key.mode, s.key.batch_size)].append(s)
-    for row in rows.values():
+    for row in by_row(groups.values()).values():
         lone = lone_ids([[] if s.superseded else s._ok_records for s in row])
         for s in row:
             s.lone = lone  # the row's: ids of other configurations' records never match this one's

@@ -7,6 +7,8 @@ leave them out whenever it has clean runs, and only clean runs enter a verdict (
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from fwbench.sittings import made_alone
@@ -30,8 +32,21 @@ def flags_of(record: dict[str, Any]) -> tuple[str, ...]:
     return flags + ((OLDER,) if record.get("upgraded_from") else ())
 
 
+def by_row(summaries: Iterable[Any]) -> dict[tuple, list[Any]]:
+    """Configurations' summaries (``aggregate.Summary``) by row: machine, setting, mode and batch size, the
+    configurations one table row compares and whose runs the lone rule sets side by side."""
+    rows: dict[tuple, list[Any]] = defaultdict(list)
+    for s in summaries:
+        rows[(s.key.machine_id, s.key.setting, s.key.mode, s.key.batch_size)].append(s)
+    return rows
+
+
+def unflagged(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of ``records`` that their own flags (``flags_of``) leave to be judged."""
+    return [record for record in records if not flags_of(record)]
+
+
 def lone_ids(row: list[list[dict[str, Any]]]) -> frozenset[int]:
     """The ``id``s of the runs of a row (each column's successful runs: one batch size, mode and setting of a
     machine) that are flagged LONE: judged by their own flags, but made alone in their sitting."""
-    judged = [[record for record in column if not flags_of(record)] for column in row]
-    return frozenset(id(record) for record in made_alone(judged))
+    return frozenset(id(record) for record in made_alone([unflagged(column) for column in row]))

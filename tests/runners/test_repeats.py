@@ -256,6 +256,13 @@ def stored_days_ago(out: Path, configs, rates: dict[str, float], runs: int, spre
             write_record(path, ran(done, rate, started="2026-11-28T10:00:00"))
 
 
+def resumed_today(out: Path, order, rates: dict[str, float]) -> tuple[Runs, matrix.Outcome]:
+    """The fake executor and the outcome of an auto matrix of ``order`` at batch 32 over the records under ``out``,
+    each framework at its rate."""
+    executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
+    return executor, run_repeats(out, order, executor, AUTO)
+
+
 def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside_the_leader(tmp_path):
     order = order_of("torch", "tensorflow", "jax")
     rates = {"torch": 100, "tensorflow": 50, "jax": 120}
@@ -269,8 +276,7 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
 
     # the matrix resumes: its repeats put PyTorch beside JAX in today's sitting, which judges JAX's runs
     stored_days_ago(tmp_path, order[:2], rates, runs=3, spread=(0.0,) * 3)
-    executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
-    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    executor, outcome = resumed_today(tmp_path, order, rates)
     # PyTorch's repeats 1 and 2 are on disk, so its next run (r3) follows JAX's second in round 1, beside it; round 2
     # finds it made. TensorFlow, apart from PyTorch on its own day, never runs again
     assert executor.ran() == [
@@ -287,8 +293,7 @@ def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_besi
     order = order_of("torch", "tensorflow", "jax")
     rates = {"torch": 100, "tensorflow": 99, "jax": 50}  # PyTorch and TensorFlow within noise at the cap
     stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
-    executor = Runs({(framework, 32): rate for framework, rate in rates.items()})
-    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    executor, outcome = resumed_today(tmp_path, order, rates)
     # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet (cap)"
     assert executor.ran() == [
         "jax/compiled bs32 seed0",
