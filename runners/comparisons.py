@@ -16,7 +16,10 @@ is one whose runs all failed. Where the others are done (at the cap, or their ru
 runs once more, past the cap if need be, beside a framework whose runs were all made alone (``to_run_beside``). A
 comparison is decided when the two 95 % intervals do not overlap (``fwbench.stats.separation``, the rule of the
 site's verdicts, which needs n ≥ 3 each), and it ends "within noise" when they still overlap after both reached the
-cap. ``runners.repeats`` runs again the configurations of the comparisons not decided yet.
+cap. The cap counts the runs that count (judged, and not alone), so that runs on a busy machine or alone do not use it
+up; a configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in all runs no more, as Phoronix Test Suite's
+dynamic run count stops at twice its default count. ``runners.repeats`` runs again the configurations of the
+comparisons not decided yet.
 """
 
 from __future__ import annotations
@@ -62,24 +65,33 @@ THROUGHPUT = Figure("", _throughput)
 WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
 #: the figures a profile's ``decides`` may name (throughput first, always), each with its words
 DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
+#: a configuration runs at most this many times its cap in all, counted or not (busy, alone, failed)
+RUNS_LIMIT_FACTOR = 2
 
 
 @dataclass(frozen=True)
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
-    (None: none counted yet), whether each configuration has run as often as the cap allows, and how many of its
+    (None: none counted yet), its configurations below the cap (fewer counted runs than the cap, and fewer runs in
+    all than the limit), how many runs of each count (judged, not alone; in ``configs``' order) and how many of its
     judged runs were made alone in their sitting."""
 
     name: str
     configs: tuple[RunConfig, ...]
     stats: Stats | None
-    at_cap: bool
+    below_cap: tuple[RunConfig, ...] = ()
+    counted: tuple[int, ...] = ()
     alone: int = 0
 
     @property
     def n(self) -> int:
         """Its judged runs."""
         return self.stats.n if self.stats else 0
+
+    @property
+    def at_cap(self) -> bool:
+        """Whether every configuration has as many counted runs as the cap asks, or as many runs as the limit allows."""
+        return not self.below_cap
 
     def apart_from(self, other: Competitor) -> bool:
         """Whether the two figures' 95 % intervals do not overlap."""
@@ -114,11 +126,16 @@ class Comparison:
         return [c for c in self.ranked[2:] if c.stats is None]
 
     @property
+    def settled(self) -> bool:
+        """The leader and the runner-up apart, or within noise with both at the cap: nothing a run of theirs would
+        change."""
+        return self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
+
+    @property
     def decided(self) -> bool:
-        """Apart, or within noise with both at the cap, and no competitor waiting for a figure that could still run:
-        nothing a further run would change."""
-        settled = self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
-        return settled and all(c.at_cap for c in self.waiting)
+        """Settled, and no competitor waiting for a figure that could still run: nothing a further run would
+        change."""
+        return self.settled and all(c.at_cap for c in self.waiting)
 
     def config_ids(self) -> set[str]:
         """The ids of its competitors' configurations."""
@@ -126,12 +143,12 @@ class Comparison:
 
     def to_run_again(self) -> list[RunConfig]:
         """The configurations to run again while undecided: the leader's and those of every competitor not apart
-        from it (the runner-up, and a third that overlaps too)."""
+        from it (the runner-up, and a third that overlaps too), those below the cap."""
         if self.status is None or self.decided:
             return []
         leader, *rest = self.ranked
         close = [c for c in rest if not leader.apart_from(c)]
-        return [config for competitor in (leader, *close) for config in competitor.configs]
+        return [config for competitor in (leader, *close) for config in competitor.below_cap]
 
     def to_run_beside(self) -> list[RunConfig]:
         """The leader's configurations, to run once more (past the cap if need be) where a competitor has no counted
@@ -184,12 +201,18 @@ def judged(record: dict) -> bool:
 
 
 def comparisons(
-    order: list[RunConfig], runs: dict[str, list[dict]], cap: int, decides: tuple[str, ...] = ("throughput",)
+    order: list[RunConfig],
+    runs: dict[str, list[dict]],
+    cap: int,
+    decides: tuple[str, ...] = ("throughput",),
+    limit: int | None = None,
 ) -> list[Comparison]:
     """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
-    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: runs a configuration may
-    have; ``decides``: the figures to compare (``DECIDES``): throughput at every batch size, start-up and memory at
-    the largest in compiled mode, after its throughput."""
+    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: counted runs a
+    configuration needs; ``limit``: the runs in all at which it stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the
+    cap; a fixed count gives its own); ``decides``: the figures to compare (``DECIDES``): throughput at every batch
+    size, start-up and memory at the largest in compiled mode, after its throughput."""
+    limit = RUNS_LIMIT_FACTOR * cap if limit is None else limit
     several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
     groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
     for config in order:
@@ -207,7 +230,7 @@ def comparisons(
             figures += [WARM_COMPILE] if "start-up" in decides else []
             figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
         for figure in figures:
-            ranked = _ranked(competitors, runs, cap, figure, several_versions, alone)
+            ranked = _ranked(competitors, runs, (cap, limit), figure, several_versions, alone)
             tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
             found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure))
     return found
@@ -243,13 +266,15 @@ def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], run
 def _ranked(
     competitors: dict[tuple[str, str | None], list[RunConfig]],
     runs: dict[str, list[dict]],
-    cap: int,
+    cap_and_limit: tuple[int, int],
     figure: Figure,
     several_versions: bool,
     alone: set[int],
 ) -> list[Competitor]:
     """The competitors with ok runs by ``figure``, the best first, those without a figure yet last; without one whose
-    counted runs hold no figure. ``alone``: the ids of the runs made alone in their sitting, which never count."""
+    counted runs hold no figure. ``alone``: the ids of the runs made alone in their sitting, which never count;
+    ``cap_and_limit``: the counted runs a configuration needs, and its runs in all at which it stops anyway."""
+    cap, limit = cap_and_limit
     ranked = []
     for (framework, version), configs in competitors.items():
         records = [r for config in configs for r in runs.get(config.config_id, [])]
@@ -260,9 +285,12 @@ def _ranked(
         if counted and not values:
             continue
         name = label(framework) + (f" {version}" if several_versions else "")
-        at_cap = all(len(runs.get(c.config_id, [])) >= cap for c in configs)
+        counts = tuple(sum(judged(r) and id(r) not in alone for r in runs.get(c.config_id, [])) for c in configs)
+        below = tuple(
+            c for c, n in zip(configs, counts, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit
+        )
         lone = sum(1 for r in records if id(r) in alone)
-        ranked.append(Competitor(name, tuple(configs), describe(values), at_cap, lone))
+        ranked.append(Competitor(name, tuple(configs), describe(values), below, counts, lone))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

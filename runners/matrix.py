@@ -128,6 +128,7 @@ class Matrix:
         self.orders = dict(plan)
         self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
         self.spent = False  # the budget stopped a round
+        self.besides: set[tuple[str, int]] = set()  # (config id, repeat) of the runs ``beside`` planned
 
     def run(self) -> Outcome:
         """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
@@ -138,7 +139,7 @@ class Matrix:
             if self.spent or not first_round:
                 continue
             results += self.round(first_round)
-            for repeat in range(1, self.repeats.runs):
+            for repeat in range(1, self.repeats.limit):
                 if self.spent:
                     break
                 runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
@@ -195,6 +196,7 @@ class Matrix:
             alone = {c.config_id for competitor in comparison.measured_alone for c in competitor.configs}
             if leaders and running & alone and not running & {c.config_id for c in leaders}:
                 extra += [replace(c, repeat=1 + max(r["config"]["repeat"] for r in runs[c.config_id])) for c in leaders]
+        self.besides |= {(c.config_id, c.repeat) for c in extra}
         return extra
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
@@ -242,30 +244,35 @@ class Matrix:
 
     def not_needed(self, target: Target, config: RunConfig) -> str | None:
         """Why an auto repeat of ``config`` planned for this round need not run any more, or None: the runs made
-        since the round was planned decided its comparisons (the leader and the runner-up apart), or set its framework
-        apart from the leader. Asked as the executor takes each job: the local executor takes them one at a time,
-        so the third framework's repeat is not made once the first two are apart; Ray's takes a round at once."""
+        since the round was planned decided its comparisons (the leader and the runner-up apart), set its framework
+        apart from the leader, or made its runs count up to the cap (runs of another framework beside its lone ones);
+        for a run beside a competitor measured alone (``beside``), no competitor waits for it any more. Asked as the
+        executor takes each job: the local executor takes them one at a time, so the third framework's repeat is not
+        made once the first two are apart; Ray's takes a round at once."""
         if not self.repeats.auto or config.repeat == 0:
             return None
         found = self.compared(target)
-        if config.repeat >= self.repeats.runs:  # past the cap: a run beside a competitor measured alone (``beside``)
-            beside = {c.config_id for comparison in found for c in comparison.to_run_beside()}
-            return None if config.config_id in beside else "no competitor waits for a run beside it now"
         if config.config_id in due_again(found):
             return None
+        if (config.config_id, config.repeat) in self.besides:
+            beside = {c.config_id for comparison in found for c in comparison.to_run_beside()}
+            return None if config.config_id in beside else "no competitor waits for a run beside it now"
         own = [comparison for comparison in found if config.config_id in comparison.config_ids()]
         if not own:
             return None
         if all(comparison.decided for comparison in own):
             lines = "; ".join(comparison.line(stopped="") for comparison in own)
             return f"its comparison{'s are' if len(own) > 1 else ' is'} decided ({lines})"
+        below = {c.config_id for comparison in own for competitor in comparison.ranked for c in competitor.below_cap}
+        if config.config_id not in below:
+            return f"{self.repeats.runs} of its runs count now (the cap)"
         return "it is apart from the leader now"
 
     def compared(self, target: Target, runs: dict[str, list[dict]] | None = None) -> list[Comparison]:
         """The comparisons of ``target``'s matrix, from ``runs`` (config id → records; default: its records now)."""
         order = self.orders[target]
         runs = runs_here(order, self.out, target.machine_ids) if runs is None else runs
-        return comparisons(order, runs, self.repeats.runs, self.repeats.decides)
+        return comparisons(order, runs, self.repeats.runs, self.repeats.decides, self.repeats.limit)
 
     def expected(self, target: Target, config: RunConfig) -> float:
         """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records
@@ -308,4 +315,6 @@ def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spen
         return Stop("nothing to compare", "no batch size has two frameworks that ran ok", "")
     if all(c.status is None or (c.status == APART and c.decided) for c in found):
         return Stop("all decided", "every comparison's leader is apart from its runner-up", "")
-    return Stop("cap reached", f"at most {repeats.runs} runs of each configuration", "cap")
+    return Stop(
+        "cap reached", f"{repeats.runs} runs that count, or {repeats.limit} in all, of each configuration", "cap"
+    )

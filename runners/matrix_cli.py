@@ -205,7 +205,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "undecided (the leader's and the runner-up's 95 % intervals of throughput overlap, or n < 3; "
         "quick also compares, at its largest batch size, the warm runs' compile time and memory peak, which the "
         "choose page judges) run again, round after round, with warm compile caches, until it is decided or the cap "
-        "is reached, the smallest and largest batch size in the main precision (first runs and repeats) before "
+        "is reached (max_repeats runs that count: on a quiet machine, beside another framework; at most twice as "
+        "many in all), the smallest and largest batch size in the main precision (first runs and repeats) before "
         "the others (the middle batch sizes, an extra precision), so that a --budget too short for all decides "
         "those two; a repeat that the runs before it in its round made needless (its comparison decided) is not "
         "made. A framework whose runs were all made alone (another day than the others': no other framework "
@@ -254,8 +255,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--repeats",
         type=repeats_value,
         metavar="N|auto",
-        help="runs of each configuration: N, or auto: again while its comparison is undecided, at most the "
-        "profile's max_repeats (default: the profile's; quick: auto, at most 5)",
+        help="runs of each configuration: N, or auto: again while its comparison is undecided, until the "
+        "profile's max_repeats of its runs count, at most twice as many in all (default: the profile's; quick: "
+        "auto, 5 that count, at most 10)",
     )
     matrix.add_argument(
         "--budget",

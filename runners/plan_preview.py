@@ -39,48 +39,59 @@ def preview(
     # per comparison, each competitor's repeats still to make, by repeat: what auto needs at the least
     needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
-    standing = comparisons(order, found, repeats.runs, repeats.decides)
+    standing = comparisons(order, found, repeats.runs, repeats.decides, repeats.limit)
+    counted = {  # config id → its runs that count (judged, and not alone in their sitting)
+        config.config_id: n
+        for comparison in standing
+        if comparison.figure is THROUGHPUT
+        for competitor in comparison.ranked
+        for config, n in zip(competitor.configs, competitor.counted, strict=True)
+    }
     # auto repeats nothing of a configuration whose every comparison this machine's records decided already
     in_decided = set().union(*(comparison.config_ids() for comparison in standing if comparison.decided))
     in_undecided = set().union(*(comparison.config_ids() for comparison in standing if not comparison.decided))
     settled = in_decided - in_undecided if repeats.auto else set()
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
-        done = [r for r in range(repeats.runs) if completed(replace(config, repeat=r), out, target.machine_ids)]
+        done = [r for r in range(repeats.limit) if completed(replace(config, repeat=r), out, target.machine_ids)]
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
         warm_of[config.config_id] = warm
         first.append((0.0 if 0 in done else cold, source))
-        to_make = [] if config.config_id in settled else [r for r in range(1, repeats.runs) if r not in done]
+        count = counted.get(config.config_id, 0)
+        to_make = [] if config.config_id in settled else repeats_to_make(done, count, repeats)
         later += [warm] * len(to_make)
         comparison = needed.setdefault((at_end(config), config.mode, config.batch_size, config.precision), {})
         competitor = comparison.setdefault((config.framework, config.framework_version), {})
-        for r in to_make:
-            competitor[r] = competitor.get(r, 0.0) + warm
+        # keyed by the repeat each would be if every run counted: what fewest_repeats reads the n from
+        for made in range(len(to_make)):
+            key = count + (0 if 0 in done else 1) + made
+            competitor[key] = competitor.get(key, 0.0) + warm
         first_runs, repeat_runs = sequence[at_end(config)]
         first_runs += [] if 0 in done else [cold]
         repeat_runs += [] if repeats.auto else [warm] * len(to_make)
-        rows.append([label(config), f"{len(done)} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
-    fewest = []  # the repeats before auto can decide anything
+        runs_done = f"{len(done)}" + (f" ({count} count)" if repeats.auto and count != len(done) else "")
+        rows.append([label(config), f"{runs_done} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
     # where a comparison counts warm runs alone (start-up, memory), the first run is not among its n
     warm_only = {(c.mode, c.batch_size, c.precision) for c in standing if c.figure.warm_only}
-    for (end, *group), competitors in needed.items():
-        due = fewest_repeats(list(competitors.values()), cold_counts=tuple(group) not in warm_only)
-        fewest += due
-        if repeats.auto:
-            sequence[end][1].extend(due)
+    dues = {  # per comparison, the repeats before auto can decide it, in the order they are made
+        key: fewest_repeats(list(competitors.values()), cold_counts=tuple(key[1:]) not in warm_only)
+        for key, competitors in needed.items()
+    }
     alone = [c for c in standing if c.figure is THROUGHPUT and c.measured_alone] if repeats.auto else []
     for comparison in alone:  # the leader's run beside a lone framework's next run (Matrix.beside)
-        end = at_end(comparison.ranked[0].configs[0])
-        key = (end, comparison.mode, comparison.batch_size, comparison.precision)
-        nexts = []  # a lone framework's next run: fewest_repeats counts its runs as if judged, and they are not
-        for competitor in comparison.measured_alone:
-            own = needed[key].get((competitor.configs[0].framework, competitor.configs[0].framework_version), {})
-            nexts += [own[min(own)]] if own and min(own) >= MIN_RUNS_FOR_INTERVAL - 1 else []
+        key = (at_end(comparison.ranked[0].configs[0]), comparison.mode, comparison.batch_size, comparison.precision)
         if any(not competitor.at_cap for competitor in comparison.measured_alone):
             beside = [warm_of[config.config_id] for config in comparison.to_run_beside()]
-            later, fewest = later + beside, fewest + nexts[:1] + beside
-            sequence[end][1].extend(nexts[:1] + beside)
+            if comparison.settled:  # the leader and the runner-up are done: one run of the lone framework decides it
+                lone = comparison.measured_alone[0].configs[0]
+                own = needed[key].get((lone.framework, lone.framework_version), {})
+                dues[key] = [own[min(own)]] if own else []
+            later, dues[key] = later + beside, dues[key] + beside
+    fewest = [seconds for due in dues.values() for seconds in due]
+    if repeats.auto:
+        for (end, *_group), due in dues.items():
+            sequence[end][1].extend(due)
     first_s = sum(seconds for seconds, _ in first)
     guessed = sum(1 for seconds, source in first if seconds and source == FROM_PROFILE)
     to_make = sum(1 for seconds, _ in first if seconds)
@@ -141,13 +152,23 @@ def alone_lines(comparison: Comparison, repeats: Repeats) -> list[str]:
         )
         if competitor.at_cap:
             said += (
-                f"; it is at the cap: a fixed --repeats N above {repeats.runs} runs every framework N - {repeats.runs} "
-                "more times, side by side"
+                f"; it has the {repeats.limit} runs that auto makes at most: a fixed --repeats N above "
+                f"{repeats.limit} runs every framework up to N times, side by side"
             )
         elif leader.stats:
             said += f"; its next run has {leader.name}'s next beside it{', past the cap' if leader.at_cap else ''}"
         lines.append(said)
     return lines
+
+
+def repeats_to_make(done: list[int], counted: int, repeats: Repeats) -> list[int]:
+    """The repeats of a configuration still to make, from the repeats ``done`` here and how many of its runs count:
+    a fixed count's every repeat not done; auto's, those that bring its counted runs to the cap if each counts,
+    within the limit (the first run, when not made, counts as one)."""
+    free = [r for r in range(1, repeats.limit) if r not in done]
+    if not repeats.auto:
+        return free
+    return free[: max(0, repeats.runs - counted - (0 if 0 in done else 1))]
 
 
 def fewest_repeats(competitors: list[dict[int, float]], cold_counts: bool = True) -> list[float]:

@@ -9,6 +9,7 @@ import dataclasses
 import datetime
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ from runners.summary import closing_lines
 REPO = Path(__file__).resolve().parents[2]
 MACHINE = "m"
 QUIET = {"load_avg_1m": 0.1, "load_avg_5m": 0.1, "other_cpu_percent": 1.0, "cpu_count": 2}
+BUSY = {**QUIET, "other_cpu_percent": 90.0}
 SOFTWARE = {
     "python": "3.11.7",
     "os": "Linux 6.8.0 (x86_64)",
@@ -110,9 +112,11 @@ class Runs:
         clock=None,
         compiles: dict[str, float] | None = None,
         memory: dict[str, int] | None = None,
+        busy=lambda config: False,
     ):
         self.rates, self.spread, self.seconds, self.clock = rates, spread, seconds, clock
         self.compiles, self.memory = compiles or {}, memory or {}  # by framework, spread by repeat as the rates are
+        self.busy = busy  # which runs find the machine busy
         self.jobs = []
 
     def execute(self, jobs):
@@ -127,6 +131,8 @@ class Runs:
             figures |= (
                 {"host_bytes": int(self.memory[config.framework] * spread)} if config.framework in self.memory else {}
             )
+            if self.busy(config):
+                figures["load"] = machine_load.load_section(BUSY, BUSY, 0.0)
             if self.clock:
                 self.clock.now += self.seconds
             yield Finished(job, ran(config, rate, self.seconds, **figures), "", self.seconds)
@@ -188,7 +194,7 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     ]
     assert outcome.stop.reason == "cap reached"
     assert closing_lines(outcome)[1:] == ["bs 32: PyTorch ahead of TensorFlow (n=3, 3)", "bs 64: within noise at n=5"]
-    assert closing_lines(outcome)[0] == "stopped: cap reached: at most 5 runs of each configuration"
+    assert closing_lines(outcome)[0] == "stopped: cap reached: 5 runs that count, or 10 in all, of each configuration"
 
 
 def test_a_third_framework_that_overlaps_the_leader_runs_again_too():
@@ -214,9 +220,8 @@ def test_auto_stops_when_every_comparison_is_decided(tmp_path):
 
 
 def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_repeated(tmp_path):
-    busy = {**QUIET, "other_cpu_percent": 90.0}
     order = order_of("torch", "jax")
-    record = ran(order[0], 100.0, load=machine_load.load_section(busy, busy, 0.0))
+    record = ran(order[0], 100.0, load=machine_load.load_section(BUSY, BUSY, 0.0))
     path = record_path(tmp_path, MACHINE, order[0])
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(record))
@@ -231,6 +236,41 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
     outcome = run_repeats(tmp_path / "alone", order_of("torch"), alone, AUTO)
     assert len(alone.jobs) == 1 and outcome.stop.reason == "nothing to compare"
     assert closing_lines(outcome)[-1] == "bs 32: only PyTorch ran ok, nothing to compare"
+
+
+def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machine_always_busy(tmp_path):
+    order = order_of("torch", "jax")
+    rates = {("torch", 32): 100, ("jax", 32): 50}
+    # PyTorch's first three runs find the machine busy: the cap of 5 would leave it at n = 2, undecided
+    executor = Runs(rates, busy=lambda config: config.framework == "torch" and config.repeat < 3)
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    assert executor.ran()[-1] == "torch/compiled bs32 seed0 r5"  # its third run that counts, past five in all
+    assert outcome.stop.reason == "all decided"
+    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 5)"
+
+    always = Runs(rates, busy=lambda config: config.framework == "torch")
+    outcome = run_repeats(tmp_path / "always", order, always, AUTO)
+    assert strip_repeat(always.ran()).count("torch/compiled bs32 seed0") == AUTO.limit == 10
+    assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.runs  # all five count
+    assert closing_lines(outcome) == [
+        "stopped: cap reached: 5 runs that count, or 10 in all, of each configuration",
+        "bs 32: undecided at n=5, 0 (cap)",
+    ]
+
+
+def test_lone_runs_do_not_use_up_the_cap(tmp_path):
+    order = order_of("torch", "tensorflow", "jax")
+    rates = {"torch": 100, "tensorflow": 99, "jax": 50}
+    stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
+    for repeat in range(AUTO.runs):  # five runs of JAX alone, on the day the matrix runs again
+        config = dataclasses.replace(order[2], repeat=repeat)
+        write_record(record_path(tmp_path, MACHINE, config), ran(config, 50))
+    executor, outcome = resumed_today(tmp_path, order, rates)
+    # JAX's next run, with the leader's beside it, makes its runs of the day count
+    assert executor.ran() == ["jax/compiled bs32 seed0 r5", "torch/compiled bs32 seed0 r5"]
+    assert closing_lines(outcome)[-1] == "bs 32: within noise at n=6, 5"
+    (comparison,) = outcome.comparisons[0][1]
+    assert comparison.ranked[2].n == AUTO.runs + 1 and comparison.decided
 
 
 def test_runs_less_than_an_hour_apart_make_one_sitting_and_only_a_sitting_without_a_competitor_is_lone():
@@ -318,17 +358,21 @@ def test_the_dry_run_says_which_runs_were_made_alone_and_counts_the_leaders_run_
             write_record(record_path(tmp_path, MACHINE, config), ran(config, 50, started="2026-12-01T10:00:00"))
         return plan_preview.preview(Target((MACHINE,), {}), order, tmp_path, AUTO, Budget(), [])
 
-    lines = jax_alone(range(2))
+    for made in (2, AUTO.runs):  # lone runs do not use up the cap
+        lines = jax_alone(range(made))
+        assert (
+            f"  bs 32: JAX's {made} runs here were made alone (no other framework ran within 1 h of them), so none is "
+            "judged; its next run has PyTorch's next beside it, past the cap"
+        ) in lines
+        # at the least JAX's next run and PyTorch's beside it, as the matrix makes them (that gives JAX a figure, and
+        # the leader and the runner-up are done); at the most JAX to the cap of runs that count
+        assert any("more for 2 to 6 repeats" in line for line in lines)
+        assert re.search(rf"jax/compiled bs32 seed0 +{made} \(0 count\) of 5", "\n".join(lines))
+    lines = jax_alone(range(AUTO.runs, AUTO.limit))
     assert (
-        "  bs 32: JAX's 2 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
-        "its next run has PyTorch's next beside it, past the cap"
-    ) in lines
-    # at the least JAX's third run and PyTorch's beside it, as the matrix makes them; at the most JAX to the cap too
-    assert any("more for 2 to 4 repeats" in line for line in lines)
-    lines = jax_alone(range(2, AUTO.runs))
-    assert (
-        "  bs 32: JAX's 5 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
-        "it is at the cap: a fixed --repeats N above 5 runs every framework N - 5 more times, side by side"
+        "  bs 32: JAX's 10 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
+        "it has the 10 runs that auto makes at most: a fixed --repeats N above 10 runs every framework up to N times, "
+        "side by side"
     ) in lines
     assert not any("more for" in line for line in lines)
 
@@ -341,9 +385,12 @@ def test_a_run_past_the_cap_is_not_made_once_a_competitor_ran_beside_the_lone_fr
     m = matrix.Matrix([(target, order)], tmp_path, Runs({}), False, AUTO, Budget(), False)
     past_cap = dataclasses.replace(order[0], repeat=5)
     m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone}, cap=5)
+    assert m.not_needed(target, past_cap) == "5 of its runs count now (the cap)"  # not planned beside JAX
+    m.besides.add((past_cap.config_id, past_cap.repeat))
     assert m.not_needed(target, past_cap) is None
     beside = ran(order[1], 100, started="2026-12-01T10:00:00")  # TensorFlow ran beside JAX since
-    m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone, order[1].config_id: [beside]}, cap=5)
+    since = {**earlier, **lone, order[1].config_id: [*earlier[order[1].config_id], beside]}
+    m.compared = lambda _target, runs=None: comparisons(order, since, cap=5)
     assert m.not_needed(target, past_cap) == "no competitor waits for a run beside it now"
 
 
