@@ -73,8 +73,8 @@ RUNS_LIMIT_FACTOR = 2
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
     (None: none counted yet), its configurations below the cap (fewer counted runs than the cap, and fewer runs in
-    all than the limit), how many runs of each count (judged, not alone; in ``configs``' order) and how many of its
-    judged runs were made alone in their sitting."""
+    all than the limit), how many runs of each count (judged, not alone; in ``configs``' order), how many of its
+    judged runs were made alone in their sitting and how many of its ok runs on a busy machine."""
 
     name: str
     configs: tuple[RunConfig, ...]
@@ -82,6 +82,7 @@ class Competitor:
     below_cap: tuple[RunConfig, ...] = ()
     counted: tuple[int, ...] = ()
     alone: int = 0
+    busy: int = 0
 
     @property
     def n(self) -> int:
@@ -92,6 +93,13 @@ class Competitor:
     def at_cap(self) -> bool:
         """Whether every configuration has as many counted runs as the cap asks, or as many runs as the limit allows."""
         return not self.below_cap
+
+    def not_counted(self) -> str:
+        """Why none of its runs counts, for a competitor without a figure: ``no run of JAX counted yet, 3 made alone``
+        (or ``…, 2 on a busy machine``, or ``…, no warm run`` where only warm runs count)."""
+        why = [f"{self.busy} on a busy machine"] if self.busy else []
+        why += [f"{self.alone} made alone"] if self.alone else []
+        return f"no run of {self.name} counted yet, " + (" and ".join(why) or "no warm run")
 
     def apart_from(self, other: Competitor) -> bool:
         """Whether the two figures' 95 % intervals do not overlap."""
@@ -180,7 +188,7 @@ class Comparison:
             return f"{where}: only {self.ranked[0].name} {alone}, nothing to compare"
         first, second = self.ranked[0], self.ranked[1]
         n = f"n={first.n}" + (f", {second.n}" if second.n != first.n else "")
-        waiting = f"; no run of {', '.join(c.name for c in self.waiting)} counted yet" if self.waiting else ""
+        waiting = "".join(f"; {c.not_counted()}" for c in self.ranked if c.stats is None)
         if self.status == APART:
             return f"{where}: {first.name} ahead of {second.name} (n={first.n}, {second.n}){waiting}" + (
                 "" if self.decided else f" ({stopped})"
@@ -290,7 +298,8 @@ def _ranked(
             c for c, n in zip(configs, counts, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit
         )
         lone = sum(1 for r in records if id(r) in alone)
-        ranked.append(Competitor(name, tuple(configs), describe(values), below, counts, lone))
+        busy = sum(1 for r in records if r["status"] == "ok" and not judged(r))
+        ranked.append(Competitor(name, tuple(configs), describe(values), below, counts, lone, busy))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

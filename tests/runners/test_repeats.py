@@ -254,7 +254,7 @@ def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machin
     assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.runs  # all five count
     assert closing_lines(outcome) == [
         "stopped: cap reached: 5 runs that count, or 10 in all, of each configuration",
-        "bs 32: undecided at n=5, 0 (cap)",
+        "bs 32: undecided at n=5, 0; no run of PyTorch counted yet, 10 on a busy machine (cap)",
     ]
 
 
@@ -312,7 +312,9 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
     assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
     assert comparison.status == "apart" and comparison.waiting and not comparison.decided
     assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
-    assert comparison.line("cap") == "bs 32: PyTorch ahead of TensorFlow (n=3, 3); no run of JAX counted yet (cap)"
+    assert comparison.line("cap") == (
+        "bs 32: PyTorch ahead of TensorFlow (n=3, 3); no run of JAX counted yet, 3 made alone (cap)"
+    )
 
     # the matrix resumes: its repeats put PyTorch beside JAX in today's sitting, which judges JAX's runs
     stored_days_ago(tmp_path, order[:2], rates, runs=3, spread=(0.0,) * 3)
@@ -334,7 +336,7 @@ def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_besi
     rates = {"torch": 100, "tensorflow": 99, "jax": 50}  # PyTorch and TensorFlow within noise at the cap
     stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
     executor, outcome = resumed_today(tmp_path, order, rates)
-    # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet (cap)"
+    # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet, 5 made alone"
     assert executor.ran() == [
         "jax/compiled bs32 seed0",
         "jax/compiled bs32 seed0 r1",
@@ -835,6 +837,13 @@ def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_non
     alone = comparisons([c for c in order if c.framework != "tensorflow"], runs, cap=5, decides=EVERY_FIGURE)[1]
     assert alone.line("") == "bs 32 warm compile_seconds: only PyTorch has a figure, nothing to compare"
     assert not alone.to_run_again()
+    # after the first round, no warm run counts yet: the line says so of each framework
+    first_runs = {config_id: records[:1] for config_id, records in runs.items()}
+    start_up = comparisons(order[:2], first_runs, cap=5, decides=EVERY_FIGURE)[1]
+    assert start_up.line("budget") == (
+        "bs 32 warm compile_seconds: undecided at n=0; no run of PyTorch counted yet, no warm run; "
+        "no run of TensorFlow counted yet, no warm run (budget)"
+    )
 
 
 @pytest.mark.parametrize("decides", [["memory"], ["throughput", "speed"], ["throughput", "memory", "memory"]])
