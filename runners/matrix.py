@@ -34,7 +34,7 @@ from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
 from runners.store import completed, runs_here, stored_path
-from runners.summary import outcome
+from runners.summary import busy_note, outcome
 
 
 @dataclass(frozen=True)
@@ -288,6 +288,7 @@ class Matrix:
             record = {**record, "matrix": self.planned[job.target]}
             write_record(stored_path(self.out, record), record)
         line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
+        line += f"; {busy}" if record and (busy := busy_note(record)) else ""
         self.done(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
 
     def done(self, results: dict[Job, Result | None], job: Job, result: Result, line: str) -> None:

@@ -61,6 +61,20 @@ def outcome(record: dict) -> str:
     return record["status"] if record["status"] == "ok" else f"{record['status']} ({failure.get('exception_type')})"
 
 
+def busy_note(record: dict) -> str:
+    """Why an ok run does not count, where its machine was busy (``load.busy``): how much of the CPUs other processes
+    took, against the limit; "" otherwise."""
+    load = record.get("load") or {}
+    if record["status"] != "ok" or not load.get("busy"):
+        return ""
+    during = (load.get("during_clock") or {}).get("mean_other_cpu_percent")
+    taken = max(load["start"]["other_cpu_percent"], load["end"]["other_cpu_percent"] if during is None else during)
+    return (
+        f"the machine was busy (other processes took {taken:.0f} % of the CPUs, above "
+        f"{load['threshold_cpu_percent']:g} %): shown, not judged"
+    )
+
+
 def machine_of(record: dict | None) -> str:
     """The machine id a record carries ("—" for none)."""
     return ((record or {}).get("hardware") or {}).get("machine_id") or "—"
@@ -81,7 +95,7 @@ def summary_table(results: list[Result]) -> str:
             or memory.get("nvml_process_peak_bytes")
             or memory.get("host_peak_rss_bytes")
         )
-        why = note or ((record or {}).get("failure") or {}).get("message") or ""
+        why = note or ((record or {}).get("failure") or {}).get("message") or (busy_note(record) if record else "")
         row = [
             config.framework,
             config.framework_version or "—",

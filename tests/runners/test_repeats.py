@@ -27,7 +27,7 @@ from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cac
 from runners.order import at_ends, interleaved_order
 from runners.record import Measured, ok_record, record_path
 from runners.repeats import Repeats
-from runners.summary import closing_lines
+from runners.summary import closing_lines, summary_table
 
 REPO = Path(__file__).resolve().parents[2]
 MACHINE = "m"
@@ -238,12 +238,18 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
     assert closing_lines(outcome)[-1] == "bs 32: only PyTorch ran ok, nothing to compare"
 
 
-def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machine_always_busy(tmp_path):
+def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machine_always_busy(tmp_path, capsys):
     order = order_of("torch", "jax")
     rates = {("torch", 32): 100, ("jax", 32): 50}
     # PyTorch's first three runs find the machine busy: the cap of 5 would leave it at n = 2, undecided
     executor = Runs(rates, busy=lambda config: config.framework == "torch" and config.repeat < 3)
     outcome = run_repeats(tmp_path, order, executor, AUTO)
+    # each busy run's line says so as it ends, and the summary's note too
+    assert (
+        "torch/compiled bs32 seed0: ok in 60 s; the machine was busy (other processes took 90 % of the CPUs, above "
+        "12.5 %): shown, not judged"
+    ) in capsys.readouterr().err
+    assert "shown, not judged" in summary_table(outcome.results).splitlines()[2]
     assert executor.ran()[-1] == "torch/compiled bs32 seed0 r5"  # its third run that counts, past five in all
     assert outcome.stop.reason == "all decided"
     assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 5)"
