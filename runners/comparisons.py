@@ -208,6 +208,12 @@ def judged(record: dict) -> bool:
     return record["status"] == "ok" and not (record.get("load") or {}).get("busy")
 
 
+def counts(record: dict, alone: set[int]) -> bool:
+    """Whether a run counts (towards a figure and the cap): judged, and not among ``alone``, the ids of the runs made
+    alone in their sitting."""
+    return judged(record) and id(record) not in alone
+
+
 def comparisons(
     order: list[RunConfig],
     runs: dict[str, list[dict]],
@@ -288,18 +294,18 @@ def _ranked(
         records = [r for config in configs for r in runs.get(config.config_id, [])]
         if not any(r["status"] == "ok" for r in records):
             continue
-        counted = [r for r in records if judged(r) and id(r) not in alone and (warm_cache(r) or not figure.warm_only)]
+        counted = [r for r in records if counts(r, alone) and (warm_cache(r) or not figure.warm_only)]
         values = [value for r in counted if (value := figure.value(r)) is not None]
         if counted and not values:
             continue
         name = label(framework) + (f" {version}" if several_versions else "")
-        counts = tuple(sum(judged(r) and id(r) not in alone for r in runs.get(c.config_id, [])) for c in configs)
+        per_config = tuple(sum(counts(r, alone) for r in runs.get(c.config_id, [])) for c in configs)
         below = tuple(
-            c for c, n in zip(configs, counts, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit
+            c for c, n in zip(configs, per_config, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit
         )
         lone = sum(1 for r in records if id(r) in alone)
         busy = sum(1 for r in records if r["status"] == "ok" and not judged(r))
-        ranked.append(Competitor(name, tuple(configs), describe(values), below, counts, lone, busy))
+        ranked.append(Competitor(name, tuple(configs), describe(values), below, per_config, lone, busy))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

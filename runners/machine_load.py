@@ -152,18 +152,23 @@ def wait_for_quiet(
     return current, waited
 
 
-def load_section(start: dict, end: dict, waited_seconds: float, during_clock: dict | None = None) -> dict:
-    """The record's ``load``: ``busy`` when the start sample (after waiting) or the mean over the timed region
-    (``ClockLoad.stop()``; None when the run never reached its clock) is over the busy rule's threshold for the
-    machine's CPU count; the end sample stands in for the timed region where it has no sample."""
-    limit = busy_threshold(start["cpu_count"])
+def judged_share(start: dict, end: dict, during_clock: dict | None) -> float:
+    """The share of the machine other work took that the busy rule judges (percent): the larger of the start sample
+    (after waiting) and the mean over the timed region (``ClockLoad.stop()``; None when the run never reached its
+    clock), the end sample standing in for the timed region where it has no sample."""
     during = (during_clock or {}).get("mean_other_cpu_percent")
-    shares = [start["other_cpu_percent"], end["other_cpu_percent"] if during is None else during]
+    return max(start["other_cpu_percent"], end["other_cpu_percent"] if during is None else during)
+
+
+def load_section(start: dict, end: dict, waited_seconds: float, during_clock: dict | None = None) -> dict:
+    """The record's ``load``: ``busy`` when the share the busy rule judges (``judged_share``) is over its threshold
+    for the machine's CPU count."""
+    limit = busy_threshold(start["cpu_count"])
     return {
         "start": start,
         "end": end,
         "during_clock": during_clock,
         "waited_seconds": waited_seconds,
-        "busy": max(shares) > limit,
+        "busy": judged_share(start, end, during_clock) > limit,
         "threshold_cpu_percent": limit,
     }

@@ -33,7 +33,7 @@ from runners.order import at_ends, labeller, matrix_plan
 from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
-from runners.store import completed, runs_here, stored_path
+from runners.store import completed, ok_repeats, runs_here, stored_path
 from runners.summary import busy_note, outcome
 
 
@@ -188,7 +188,7 @@ class Matrix:
         """After a round's repeats ``again``: the next run (past the cap if need be) of each leader whose comparison
         has a competitor measured alone (``Comparison.to_run_beside``) that runs in this round while the leader's
         own repeat does not, so that the two share a sitting."""
-        made = {(c, r["config"]["repeat"]) for c, records in runs.items() for r in records if r["status"] == "ok"}
+        made = {(c, repeat) for c, records in runs.items() for repeat in ok_repeats(records)}
         running = {c.config_id for c in again if (c.config_id, c.repeat) not in made}
         extra = []
         for comparison in found:

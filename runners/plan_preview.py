@@ -9,7 +9,6 @@ decided, and the leader's run beside a framework whose runs here were all made a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from tabulate import tabulate
@@ -23,7 +22,7 @@ from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
 from runners.repeats import Repeats
-from runners.store import completed, runs_here
+from runners.store import ok_repeats, runs_here
 
 
 def preview(
@@ -53,7 +52,7 @@ def preview(
     settled = in_decided - in_undecided if repeats.auto else set()
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
-        done = [r for r in range(repeats.limit) if completed(replace(config, repeat=r), out, target.machine_ids)]
+        done = sorted(r for r in ok_repeats(runs) if r < repeats.limit)
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
         warm_of[config.config_id] = warm

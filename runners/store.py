@@ -37,6 +37,11 @@ def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[di
     return [record for path in paths if (record := readable(path, config))]
 
 
+def ok_repeats(records: Iterable[dict]) -> set[int]:
+    """The repeats (0: the first run) that have an ok record among one configuration's ``records`` (``runs_of``)."""
+    return {record["config"].get("repeat") or 0 for record in records if record["status"] == "ok"}
+
+
 def runs_here(order: Iterable[RunConfig], out: Path, machine_ids: Iterable[str]) -> dict[str, list[dict]]:
     """Config id → the records of every run of it under ``machine_ids`` (``runs_of``), for the configurations of
     ``order``."""

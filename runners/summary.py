@@ -16,6 +16,7 @@ from tabulate import tabulate
 
 from fwbench.records import throughput
 from fwbench.time_breakdown import breakdown_line, time_breakdown
+from runners.machine_load import judged_share
 
 if TYPE_CHECKING:
     from runners.matrix import Outcome, Result
@@ -67,8 +68,7 @@ def busy_note(record: dict) -> str:
     load = record.get("load") or {}
     if record["status"] != "ok" or not load.get("busy"):
         return ""
-    during = (load.get("during_clock") or {}).get("mean_other_cpu_percent")
-    taken = max(load["start"]["other_cpu_percent"], load["end"]["other_cpu_percent"] if during is None else during)
+    taken = judged_share(load["start"], load["end"], load.get("during_clock"))
     return (
         f"the machine was busy (other processes took {taken:.0f} % of the CPUs, above "
         f"{load['threshold_cpu_percent']:g} %): shown, not judged"
