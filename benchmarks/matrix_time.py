@@ -12,8 +12,11 @@ ones is printed too: a projection from measured run times, not a run. Where the 
 (``runners matrix --repeats``), each repeat round's time inside its runs is set beside the first runs of the same
 configurations, with how many ran with warm compile caches: a repeat round should cost at most ``--repeat-ratio``
 (0.6) of its first round. Beside it, the round's training steps alone (its first steps, warm compile included, and
-its timed epochs) against the same first runs: the least the round could cost if imports, set-up, evaluation and the
-record took no time.
+its timed epochs) against the same first runs: what the round would cost if imports, set-up, evaluation and the
+record took no time in the repeats; and the floor: its training steps less their warm compile against the first
+runs' training steps with their cold compile, what it would cost if those took no time in either round and a warm
+compile none. A floor above the target says that no harness meets it on that machine: only faster training steps
+would, since a warm cache removes a cold compile and nothing else.
 """
 
 from __future__ import annotations
@@ -49,15 +52,19 @@ def framework_spans(records: list[dict]) -> dict[str, list[dict]]:
 
 def repeat_lines(records: list[dict], most: float) -> list[str]:
     """One line per repeat round of ``records``: its runs' time against their first runs', whether the ratio is at
-    most ``most``, and the ratio of its training steps alone."""
+    most ``most``, the ratio of its training steps alone, and the floor no harness passes (``repeat_rounds``)."""
     lines = []
     for repeat, round_ in repeat_rounds(records).items():
         ratio = round_["seconds"] / round_["first_seconds"]
+        floor = round_["uncompiled_seconds"] / round_["first_steps_seconds"]
         lines.append(
             f"  repeat {repeat:<4} {round_['runs']} runs ({round_['warm']} warm) {round_['seconds']:.0f} s against "
             f"{round_['first_seconds']:.0f} s for their first runs  →  {ratio:.2f} × "
             f"({'at most' if ratio <= most else 'above'} {most:g}); its training steps alone "
-            f"{round_['steps_seconds']:.0f} s  →  {round_['steps_seconds'] / round_['first_seconds']:.2f} ×"
+            f"{round_['steps_seconds']:.0f} s  →  {round_['steps_seconds'] / round_['first_seconds']:.2f} ×; "
+            f"floor {floor:.2f} × ({'a harness could meet' if floor <= most else 'no harness meets'} {most:g}: "
+            f"{round_['uncompiled_seconds']:.0f} s of steps without compile against "
+            f"{round_['first_steps_seconds']:.0f} s with the cold compile)"
         )
     return lines
 

@@ -31,11 +31,19 @@ def repeat_rounds(records: list[dict]) -> dict[int, dict]:
     (the first step, compile included, and the timed epochs: what no cache or quicker start-up removes), and the
     ``first_seconds`` of the first runs of the same configurations (repeats of the same record id, without its
     ``-r<k>``), for the rounds after the first; from ``ok`` records only, and only for configurations whose first run
-    is among them."""
+    is among them.
+
+    Beside them, the floor no harness can go under: ``uncompiled_seconds``, the round's training steps less their
+    (warm) compile, against ``first_steps_seconds``, the first runs' training steps with their cold compile: the
+    ratio a round would cost if imports, set-up, evaluation and the record took no time in either round and a warm
+    compile none at all. Where it is above a target, only faster training steps could meet it."""
     ok = [r for r in records if r["status"] == "ok"]
-    first = {r["record_id"]: wall_seconds(r) for r in ok if not r["config"].get("repeat")}
+    first = {r["record_id"]: r for r in ok if not r["config"].get("repeat")}
     rounds: dict[int, dict] = defaultdict(
-        lambda: {"runs": 0, "warm": 0, "seconds": 0.0, "steps_seconds": 0.0, "first_seconds": 0.0}
+        lambda: dict.fromkeys(
+            ("runs", "warm", "seconds", "steps_seconds", "uncompiled_seconds", "first_seconds", "first_steps_seconds"),
+            0,
+        )
     )
     for record in ok:
         repeat, config_id = record["config"].get("repeat") or 0, config_id_of(record["record_id"])
@@ -44,11 +52,16 @@ def repeat_rounds(records: list[dict]) -> dict[int, dict]:
             round_["runs"] += 1
             round_["warm"] += (record.get("timing") or {}).get("compile_cache") == "warm"
             round_["seconds"] += wall_seconds(record)
-            round_["steps_seconds"] += record["timing"]["first_step_seconds"] + sum(
-                record["timing"]["epoch_seconds_each"]
-            )
-            round_["first_seconds"] += first[config_id]
+            round_["steps_seconds"] += steps_seconds(record)
+            round_["uncompiled_seconds"] += steps_seconds(record) - record["timing"]["compile_seconds"]
+            round_["first_seconds"] += wall_seconds(first[config_id])
+            round_["first_steps_seconds"] += steps_seconds(first[config_id])
     return dict(sorted(rounds.items()))
+
+
+def steps_seconds(record: dict) -> float:
+    """A run's training steps: its first step (its compile included) and its timed epochs."""
+    return record["timing"]["first_step_seconds"] + sum(record["timing"]["epoch_seconds_each"])
 
 
 def time_breakdown(records: list[dict]) -> dict[str, float]:
