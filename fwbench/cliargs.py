@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import NoReturn
+
+from fwbench.timestamps import utc_iso_seconds
 
 
 def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
     try:
         value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        value = None
+    if value is None or not math.isfinite(value):  # float() reads 'nan' and 'inf', which no count or limit can be
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     if value < minimum or (value == minimum and not inclusive):
         bound = f"at least {minimum:g}" if inclusive else f"above {minimum:g}"
         raise argparse.ArgumentTypeError(f"must be {bound}, got {text!r}")
@@ -38,7 +44,7 @@ def non_negative_int(text: str) -> int:
 
 
 def positive_float(text: str) -> float:
-    """A number > 0."""
+    """A finite number > 0."""
     return _number(text, float, 0, False, "a positive number")
 
 
@@ -53,6 +59,14 @@ def moment(text: str) -> float:
             f"expected an ISO 8601 time with its zone (2026-12-02T15:00:00Z), got {text!r}"
         )
     return when.timestamp()
+
+
+def future_moment(text: str) -> float:
+    """A ``moment`` that is still to come: a deadline already past leaves nothing to do, and is a slip."""
+    when = moment(text)
+    if when <= time.time():
+        raise argparse.ArgumentTypeError(f"{utc_iso_seconds(when)} is in the past (now {utc_iso_seconds(time.time())})")
+    return when
 
 
 #: exit codes shared by the three console scripts
@@ -95,11 +109,13 @@ class Parser(argparse.ArgumentParser):
 
 
 def csv_of(kind, allowed: tuple[str, ...] | None = None):
-    """An argparse type for comma-separated values, each converted by ``kind`` and checked against ``allowed``."""
+    """An argparse type for comma-separated values, each converted by ``kind`` and checked against ``allowed``, none
+    given twice (an alias and its name count as one value)."""
 
     def parse(text: str) -> list:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
         try:
-            items = [kind(part.strip()) for part in text.split(",") if part.strip()]
+            items = [kind(part) for part in parts]
         except (ValueError, argparse.ArgumentTypeError) as exc:
             raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
         bad = [i for i in items if allowed and i not in allowed]
@@ -107,6 +123,12 @@ def csv_of(kind, allowed: tuple[str, ...] | None = None):
             raise argparse.ArgumentTypeError(
                 f"unknown value(s) {', '.join(map(str, bad)) or repr(text)}; choose from {', '.join(allowed or ())}"
             )
+        spelled: dict = {}  # value → how it was first spelled: a value given twice would plan the same runs twice
+        for part, item in zip(parts, items, strict=True):
+            if item in spelled:
+                both = "" if spelled[item] == part else f" (as {spelled[item]} and {part})"
+                raise argparse.ArgumentTypeError(f"{item} given twice{both}")
+            spelled[item] = part
         return items
 
     return parse

@@ -130,24 +130,37 @@ def _field_path(error: jsonschema.ValidationError) -> str:
     return path.lstrip(".") or "(top level)"
 
 
-def validate(record: Any, source: str | os.PathLike = "<record>", kind: str | None = None) -> None:
-    """Raise RecordError naming ``source`` and the first offending field unless ``record`` is valid.
+#: the schema keywords whose subschema applies only where another field has some value (a run's ``status``)
+_CONDITIONAL = {"then", "else"}
 
-    ``kind`` pins the expected schema; by default the record's own ``schema`` field chooses it.
+
+def _relevance(error: jsonschema.ValidationError) -> tuple:
+    """jsonschema's relevance, an error of a field's own rule first: one in a conditional branch follows from
+    another field's value (a ``status`` of "weird" takes the failed runs' branch, where ``failure`` must be an
+    object), so the field's own error names the cause."""
+    return (not _CONDITIONAL & set(error.absolute_schema_path), *jsonschema.exceptions.relevance(error))
+
+
+def validate(record: Any, source: str | os.PathLike = "<record>", kind: str | None = None) -> None:
+    """Raise RecordError naming ``source``, the offending field and its value unless ``record`` is valid.
+
+    ``kind`` pins the expected schema; by default the record's own ``schema`` field chooses it. Of several errors
+    the one naming the cause is reported (``_relevance``; below an ``anyOf``, the branch that matched deepest, as
+    ``best_match`` descends), not one that quotes a whole section.
     """
     if not isinstance(record, dict):
         raise RecordError(f"{source}: a record must be a JSON object, got {type(record).__name__}")
     declared = record.get("schema")
+    shown = repr(declared) if "schema" in record else "missing"
     if kind is not None and declared != kind:
-        raise RecordError(f"{source}: field 'schema' is {declared!r}, expected {kind!r}")
+        raise RecordError(f"{source}: field 'schema' is {shown}, expected {kind!r}")
     if not isinstance(declared, str) or declared not in SCHEMA_FILES:
-        raise RecordError(f"{source}: field 'schema' is {declared!r}, expected one of {', '.join(SCHEMA_FILES)}")
-    validator = _validator(declared)
-    errors = sorted(validator.iter_errors(record), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
+        raise RecordError(f"{source}: field 'schema' is {shown}, expected one of {', '.join(SCHEMA_FILES)}")
+    errors = list(_validator(declared).iter_errors(record))
     if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-        raise RecordError(f"{source}: field '{_field_path(first)}': {first.message}{more}")
+        best = jsonschema.exceptions.best_match(errors, key=_relevance)
+        more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+        raise RecordError(f"{source}: field '{_field_path(best)}': {best.message}{more}")
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:

@@ -9,20 +9,64 @@ import os
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fwbench.cliargs import EXIT_USAGE, Parser, UsageError, check_creatable, examples, existing_directory
 from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
-from generator.records.check import check_paths
+from generator.records.check import check_paths, counted
+from generator.records.check_rules import is_checkout
+from generator.records.codesize import measure
 from generator.records.load import load_roots
 from generator.views.charts import CJK_FONT_HINT, cjk_font
+from generator.views.sitedata import REPO_ROOT
 
 SITE_URL_ENV = "FWBENCH_SITE_URL"
+DEFAULT_RESULTS, DEFAULT_SITE_DIR = [Path("results")], Path("site")
+
+
+def site_url(args: argparse.Namespace) -> str | None:
+    """The URL the site will be served from (--site-url, else $FWBENCH_SITE_URL; None when neither is set);
+    UsageError naming where it came from unless it is an http or https URL with a host: mkdocs would refuse it only
+    after every record was read."""
+    given, where = (
+        (args.site_url, "--site-url") if args.site_url else (os.environ.get(SITE_URL_ENV), f"${SITE_URL_ENV}")
+    )
+    if not given:
+        return None
+    try:
+        parts = urlsplit(given)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port is None or parts.port > 0)
+    except ValueError:  # an unclosed [ of an IPv6 host, a port that is no number or out of range
+        valid = False
+    if not valid:
+        raise UsageError(
+            f"{where} {given!r}: not an http or https URL with a host (e.g. https://OWNER.github.io/REPO/)"
+        )
+    return given
+
+
+def check_frameworks_dir(frameworks_dir: Path | None) -> None:
+    """UsageError naming --frameworks-dir when it holds none of the implementation files the code-size page counts:
+    every one of them would show as missing."""
+    files = measure(frameworks_dir) if frameworks_dir is not None else []
+    if files and all(found.text is None for found in files):
+        names = ", ".join(found.path.name for found in files)
+        raise UsageError(f"--frameworks-dir {frameworks_dir}: holds none of the implementation files ({names})")
+
+
+def make_serve_shows(roots: list[Path], site_dir: Path) -> bool:
+    """Whether `make serve` shows the site a build of ``roots`` into ``site_dir`` wrote: it renders this repository's
+    results/ live, so only a build of those records into its site/ is the same site."""
+    served = [REPO_ROOT / root for root in DEFAULT_RESULTS], REPO_ROOT / DEFAULT_SITE_DIR
+    return ([Path(root).resolve() for root in roots], site_dir.resolve()) == served
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
+    url = site_url(args)
+    check_frameworks_dir(args.frameworks_dir)
     # nothing is created before the build: one that fails on its records leaves no site behind
     check_creatable(args.site_dir, "--site-dir")
     if args.strict and not cjk_font():
@@ -32,37 +76,38 @@ def cmd_build(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    roots = args.results or DEFAULT_RESULTS
     try:
-        results = load_roots(args.results or [Path("results")], strict=args.strict, progress=True)
+        results = load_roots(roots, strict=args.strict, progress=True)
     except RecordError as exc:
         print(f"generator build: invalid record (--strict): {exc}", file=sys.stderr)
         return 1
     for skipped in results.skipped:
         print(f"generator build: skipped {skipped.message}", file=sys.stderr)
     print(
-        f"generator build: {len(results.runs)} runs, {len(results.probes)} probes, "
-        f"{len(results.snapshots)} ecosystem snapshots, "
-        f"{len(results.bisects)} bisect reports ({len(results.bisect_runs)} runs behind them), "
-        f"{len(results.skipped)} skipped"
+        f"generator build: {counted(len(results.runs), 'run')}, {counted(len(results.probes), 'probe')}, "
+        f"{counted(len(results.snapshots), 'ecosystem snapshot')}, {counted(len(results.bisects), 'bisect report')} "
+        f"({counted(len(results.bisect_runs), 'run')} behind them), {len(results.skipped)} skipped"
     )
     if args.this_machine and args.this_machine not in {run.machine_id for run in results.runs}:
         print(
             f"generator build: --this-machine {args.this_machine}: no run record of that machine under "
-            f"{', '.join(str(root) for root in args.results or [Path('results')])}, so the home page answers for no "
-            "machine first",
+            f"{', '.join(map(str, roots))}, so the home page answers for no machine first",
             file=sys.stderr,
         )
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s %(message)s")
     from mkdocs.exceptions import MkDocsException
 
     try:
-        build_site(results, args.site_dir, args.frameworks_dir, args.site_url, args.this_machine)
+        build_site(results, args.site_dir, args.frameworks_dir, url, args.this_machine)
     except MkDocsException as exc:
         print(f"generator build: mkdocs build failed (strict): {exc}", file=sys.stderr)
         return 1
+    served = make_serve_shows(roots, args.site_dir)
+    browse = "Browse it live with `make serve` (mkdocs serve), or open" if served else "Open"
     print(
         f"generator build: site written to {args.site_dir} in {time.perf_counter() - started:.1f} s. "
-        "Browse it live with `make serve` (mkdocs serve), or open its index.html from disk."
+        f"{browse} {args.site_dir.resolve() / 'index.html'} in a browser."
     )
     return 0
 
@@ -70,12 +115,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check records as a submission: one line per failing file, then the notes and a summary; exit 1 on a
     failure."""
-    report = check_paths(args.paths, repo=args.repo)
+    if args.repo is not None and not is_checkout(args.repo):
+        raise UsageError(f"--repo {args.repo}: not a git checkout (no .git in it)")
+    report = check_paths(args.paths, repo=args.repo or REPO_ROOT)
     for line in report.failure_lines() + report.note_lines():
         print(line)
-    failing = len(report.failures)
-    print(f"generator check: {len(report.files)} files, {len(report.files) - failing} pass, {failing} fail")
-    return 1 if failing else 0
+    print(f"generator check: {report.summary_line()}")
+    return 1 if report.failures else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         "results); give it again to build one site from several, such as the published records and your own "
         "(a machine in two of them is an error)",
     )
-    build.add_argument("--site-dir", type=Path, default=Path("site"), help="output directory (default: site)")
+    build.add_argument("--site-dir", type=Path, default=DEFAULT_SITE_DIR, help="output directory (default: site)")
     build.add_argument(
         "--strict",
         action="store_true",
@@ -118,16 +164,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument(
         "--frameworks-dir",
-        type=Path,
+        type=existing_directory,
         default=None,
-        help="where the framework implementations live for the code-size page "
+        help="existing directory of the framework implementations (<framework>_model.py, <framework>_train.py) for "
+        "the code-size page "
         "(default: runners/frameworks in this repository)",
     )
     build.add_argument(
         "--site-url",
-        default=os.environ.get(SITE_URL_ENV),
-        help="the URL the site will be served from, e.g. https://OWNER.github.io/REPO/ for GitHub Pages: its 404 "
-        f"page then works at any depth (default ${SITE_URL_ENV}; unset: links relative to the site root)",
+        help="the http or https URL the site will be served from, e.g. https://OWNER.github.io/REPO/ for GitHub Pages: "
+        f"its 404 page then works at any depth (default ${SITE_URL_ENV}; unset: links relative to the site root)",
     )
     build.add_argument(
         "--this-machine",
@@ -147,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         "reference, no record id twice on one machine, each record in its own machine's folder. In a whole results "
         "folder, the probe records, ecosystem snapshots and bisect reports are checked against their own schemas only. "
         "Prints one line per failing file and a note for each rule it could not apply; exits 0 when every file "
-        "passes, 1 otherwise.",
+        "passes, 1 otherwise, 2 when a PATH does not exist or holds no record, or --repo is not a git checkout.",
         **examples(
             "generator check results/runs",
             "generator check results/runs/nvidia-h200/*.json",
@@ -158,8 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--repo",
         type=existing_directory,
-        default=Path(__file__).resolve().parents[1],
-        help="the git checkout whose history each record's commit must be in (default: this one)",
+        help="the git checkout whose history each record's commit must be in (default: this one; where this one is "
+        "no checkout, as in an installed copy, the commits are not looked up and a note says so)",
     )
     check.set_defaults(func=cmd_check)
     return parser

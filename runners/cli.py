@@ -23,17 +23,24 @@ from fwbench.cliargs import (
     Parser,
     UsageError,
     aliases_text,
+    check_creatable,
     ensure_writable,
     examples,
     framework_name,
     non_negative_int,
-    positive_int,
 )
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from fwbench.records import write_record
 from fwbench.tuning import tuning_environment
 from runners import data, provenance
-from runners.config_flags import PROFILE_FLAGS, add_config_flags, check_device_here, chosen_profile, profile_overrides
+from runners.config_flags import (
+    NUMBER_FIELDS,
+    PROFILE_FLAGS,
+    add_config_flags,
+    check_device_here,
+    chosen_profile,
+    profile_overrides,
+)
 from runners.frameworks.trainer import check_mode
 from runners.profiles import RunConfig, expand, for_device, given, load_profiles, profile
 
@@ -87,8 +94,13 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     try:
         config = RunConfig.from_json(args.config_json)
         framework(config.framework)
-        load_profiles()[config.profile]
-    except (ValueError, KeyError) as exc:
+        profile(config.profile)
+        for field, check in NUMBER_FIELDS.items():  # as the field's flag would check it
+            try:
+                check(str(getattr(config, field)))
+            except argparse.ArgumentTypeError as exc:
+                raise ValueError(f"{field}: {exc}") from None
+    except ValueError as exc:
         raise UsageError(f"--config-json: {exc}") from None
     check_runnable(config.framework, config.mode)
     here = provenance.framework_version(config.framework), tuple(tuning_environment().items())
@@ -127,15 +139,19 @@ def findable(module: str) -> bool:
 def cmd_run(args: argparse.Namespace) -> int:
     """Measure one configuration in this process and write its record; print the record's path."""
     config = run_config(args)
+    outputs = {"--out": args.out, "--compile-cache": args.compile_cache}
+    for flag, directory in outputs.items():  # all of them, before any is created (the dry run's too)
+        if directory is not None:
+            check_creatable(directory, flag)
     if args.dry_run:
         return preview_run(config, args.out)
     if args.dry_run_child:
         from runners.dry_run import refuse_results_dir
 
         refuse_results_dir(args.out)
-    ensure_writable(args.out)
-    if args.compile_cache is not None:
-        ensure_writable(args.compile_cache, "--compile-cache")
+    for flag, directory in outputs.items():
+        if directory is not None:
+            ensure_writable(directory, flag)
     from runners.record import record_path, run_order
     from runners.run import measure_or_fail
 
@@ -230,11 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--batch-size",
-        type=positive_int,
+        type=NUMBER_FIELDS["batch_size"],
         help="images (the GPT: sequences) per step (default: the profile's first for the device; smoke: 32, "
         "smoke-gpt: 8)",
     )
-    run.add_argument("--seed", type=non_negative_int, help="weights init and data order (default 0)")
+    run.add_argument("--seed", type=NUMBER_FIELDS["seed"], help="weights init and data order (default 0)")
     run.add_argument(
         "--config-json",
         metavar="JSON",
@@ -268,7 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
         "persistent cache, XLA's persistent cache in TensorFlow) (default: a fresh temporary directory, a cold "
         "compile)",
     )
-    add_config_flags(run, default_profile="smoke")
+    add_config_flags(
+        run,
+        default_profile="smoke",
+        precision_default="the profile's; smoke: fp32; quick: fp32 on a CPU, default on a GPU",
+    )
     run.set_defaults(func=cmd_run)
     from runners.matrix_cli import register as register_matrix
 
@@ -293,16 +313,18 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``runners`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the subcommand as its own parser names it in argparse's errors: ``runners envs plan``, ``runners matrix``
+    prog = " ".join(["runners", args.command, *([args.action] if hasattr(args, "action") else [])])
     try:
         return args.func(args)
     except UsageError as exc:
-        print(f"runners {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except data.DataError as exc:  # CIFAR-10 cannot be downloaded or read: a failure, nothing the flags can fix
-        print(f"runners {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
-        print(f"runners {args.command}: interrupted; finished records are kept", file=sys.stderr)
+        print(f"{prog}: interrupted; finished records are kept", file=sys.stderr)
         return 130
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fwbench.cliargs import UsageError, positive_int
+from fwbench.cliargs import UsageError, non_negative_int, positive_int
 from runners import data, provenance
 from runners.profiles import DATASETS, DEVICES, load_profiles, profile_for
 from runners.recipe import PRECISION_POLICIES
-from runners.workloads import WORKLOADS
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 #: flag → the ``argparse`` destination of the flags that override a profile (None when not given)
@@ -25,10 +25,38 @@ PROFILE_FLAGS = {
     "--device": "device",
     "--precision": "precision",
 }
+#: the argparse type of each flag that sets a number of a configuration, by its field: ``runners run
+#: --config-json`` checks those fields with the same
+NUMBER_FIELDS = {
+    "batch_size": positive_int,
+    "seed": non_negative_int,
+    "epochs": positive_int,
+    "train_images": positive_int,
+    "test_images": positive_int,
+}
+#: what each data set is, for ``--dataset``'s help
+DATASET_NOTES = {
+    "synthetic": "offline, CIFAR-shaped, never compared with CIFAR-10",
+    "cifar10": "downloaded or found under --data-dir",
+    "grammar": "an offline English-like byte stream",
+}
 
 
-def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> None:
-    """The profile, the flags that override it (``PROFILE_FLAGS``), and where the records go."""
+def dataset_help() -> str:
+    """``--dataset``'s help: each workload's data sets, and each profile's."""
+    per_workload = "; ".join(
+        f"{w.name}: " + " or ".join(f"{d} ({DATASET_NOTES[d]})" for d in w.datasets) for w in WORKLOADS.values()
+    )
+    profiles_of: dict[str, list[str]] = {}
+    for name, spec in load_profiles().items():
+        profiles_of.setdefault(spec["dataset"], []).append(name)
+    defaults = "; ".join(f"{dataset} for {', '.join(names)}" for dataset, names in profiles_of.items())
+    return f"the data set, one its workload trains on: {per_workload} (default: the profile's: {defaults})"
+
+
+def add_config_flags(parser: argparse.ArgumentParser, default_profile: str, precision_default: str) -> None:
+    """The profile, the flags that override it (``PROFILE_FLAGS``), and where the records go; ``precision_default``
+    says in ``--precision``'s help what runs without it."""
     profiles = tuple(load_profiles())
     parser.add_argument(
         "--profile",
@@ -41,23 +69,18 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         help="what is trained: resnet18 (ResNet-18 on CIFAR-shaped images, the article's) or gpt (a 6-layer GPT on "
         "bytes); runs the profile's variant for it (quick → quick-gpt, smoke → smoke-gpt) (default: the profile's)",
     )
-    parser.add_argument(
-        "--dataset",
-        choices=DATASETS,
-        help="cifar10 (downloaded or found under --data-dir) or "
-        "synthetic (offline, CIFAR-shaped, never compared with CIFAR-10)",
-    )
-    parser.add_argument("--epochs", type=positive_int, help="timed epochs (default: the profile's)")
+    parser.add_argument("--dataset", choices=DATASETS, help=dataset_help())
+    parser.add_argument("--epochs", type=NUMBER_FIELDS["epochs"], help="timed epochs (default: the profile's)")
     parser.add_argument(
         "--train-images",
-        type=positive_int,
+        type=NUMBER_FIELDS["train_images"],
         help="training images (the GPT: sequences) requested per epoch; the epoch "
         "trains the whole batches among them, at least one (default: the profile's; quick: 256 on a CPU, 8,192 on "
         "a GPU)",
     )
     parser.add_argument(
         "--test-images",
-        type=positive_int,
+        type=NUMBER_FIELDS["test_images"],
         help="test images evaluated after each epoch (default: the profile's; quick: 128 on a CPU, 1,024 on a GPU)",
     )
     parser.add_argument(
@@ -70,9 +93,8 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str) -> N
         "--precision",
         choices=tuple(PRECISION_POLICIES),
         help="precision policy: fp32 (true float32, TF32 off everywhere: the parity reference), default (each "
-        "framework as installed: what the article ran) or bf16 (each framework's bfloat16 mixed precision); runs "
-        "this policy alone (default: the profile's, and its extra precisions unless batch sizes are given; quick: "
-        "fp32 on a CPU, default on a GPU, and bf16 at batch 32)",
+        "framework as installed: what the article ran) or bf16 (each framework's bfloat16 mixed precision; not the "
+        f"GPT's); runs this policy alone (default: {precision_default})",
     )
     parser.add_argument(
         "--data-dir",
@@ -109,6 +131,14 @@ def check_device_here(args: argparse.Namespace) -> None:
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:
-    """The flags shared by ``run`` and ``matrix`` that override the profile (None: the profile's)."""
+    """The flags shared by ``run`` and ``matrix`` that override the profile (None: the profile's); UsageError for a
+    ``--dataset`` or ``--precision`` that the profile's workload does not train with."""
+    spec = workload(load_profiles()[chosen_profile(args)].get("workload", DEFAULT_WORKLOAD))
+    for flag, value, allowed, verb in (
+        ("--dataset", args.dataset, spec.datasets, "trains on"),
+        ("--precision", args.precision, spec.precisions, "trains in"),
+    ):
+        if value is not None and value not in allowed:
+            raise UsageError(f"{flag} {value}: the {spec.name} workload {verb} {', '.join(allowed)} only")
     overrides = {dest: getattr(args, dest) for dest in PROFILE_FLAGS.values()}
     return {**overrides, "device": None if args.device == "auto" else args.device}

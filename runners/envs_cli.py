@@ -20,6 +20,8 @@ VERSIONS_HELP = (
     "FRAMEWORK=V1,V2 (repeatable): versions of one framework, each a release, 'article' (the article's) or "
     "'installed' (this interpreter's)"
 )
+#: how NVML's names of NVIDIA GPUs begin (``NVIDIA H200``; older boards ``Tesla T4``, ``Quadro RTX 8000``)
+NVIDIA_NAMES = ("NVIDIA ", "Tesla ", "Quadro ", "GeForce ", "TITAN ")
 
 
 def parse_versions(values: list[str], flag: str = "--versions") -> dict[str, list[str]]:
@@ -79,7 +81,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     for flag, given in (("--dry-run", args.dry_run), ("--cuda-driver", args.cuda_driver), ("--arch", args.arch)):
         if given:
             raise UsageError(f"{flag}: only with --device gpu")
-    for name, version in concrete(parse_versions(args.versions, flag="runners envs build") or article_versions()):
+    for name, version in concrete(parse_versions(args.versions, flag="version") or article_versions()):
         try:
             print(envs.build(name, version, log=lambda line: print(line, flush=True)))
         except envs.EnvError as exc:
@@ -118,6 +120,17 @@ def workload_list(text: str) -> tuple[str, ...]:
     return names
 
 
+def nvidia_gpu(text: str) -> str:
+    """``--fake-gpu NAME``: an NVIDIA GPU as NVML names it; the plan for it builds CUDA environments, and its records
+    go under the machine id its name gives."""
+    if not text.startswith(NVIDIA_NAMES):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: not an NVIDIA GPU as NVML names one ({', '.join(f'{n}…' for n in NVIDIA_NAMES)}), and the "
+            "plan builds CUDA environments"
+        )
+    return text
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print what ``make site`` runs to benchmark on this machine (``--fake-gpu``: on one with that GPU)."""
     if (args.fake_gpu is None) != (args.cuda_driver is None):
@@ -140,7 +153,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     """Delete the environments asked for."""
     missing = 0
-    for name, version in concrete(parse_versions(args.versions, flag="runners envs remove")):
+    for name, version in concrete(parse_versions(args.versions, flag="version")):
         if removed := envs.remove(name, version):
             print(*(f"removed {path}" for path in removed), sep="\n")
         else:
@@ -170,12 +183,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser(
-        "list", help="the known version sets and the environments built", **examples("runners envs list")
+        "list",
+        help="the known version sets and the environments built",
+        description="Print one row per known version set and per environment built: the framework, the version "
+        "(and whether it is the article's), built or not, how long its build took, and its path, else a note (such "
+        "as why it cannot run here). Writes nothing.",
+        **examples("runners envs list"),
     )
     listing.set_defaults(func=cmd_list)
     build = actions.add_parser(
         "build",
         help="build environments (default: the article's versions)",
+        description="Build a virtual environment with uv for each version given (default: the article's version of "
+        "each framework), skipping those already built, and print its path; with --device gpu, one CUDA environment "
+        "per framework at the installed version, for the GPU NVML sees. Environments go under "
+        f"${envs.ENVS_DIR_ENV} (default ~/.cache/fwbench/envs), each written whole or not at all; --dry-run prints "
+        "what uv resolves and writes nothing.",
         **examples(
             "runners envs build                      # the article's versions of all three",
             "runners envs build jax=0.4.26,0.6.2",
@@ -205,9 +228,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan = actions.add_parser(
         "plan",
         help="what make site runs to benchmark: on the GPU where NVML sees one",
+        description="Print, as a shell script, what make site runs to benchmark this machine: where NVML sees an "
+        "NVIDIA GPU (or --fake-gpu names one), build each framework's CUDA environment and run the quick matrix on "
+        "the GPU through them, else the quick matrix on the CPU; one matrix per workload, with its budget or its "
+        "share of the deadline. Writes nothing itself: the script's matrices write their records under --out.",
         **examples("runners envs plan", "runners envs plan --fake-gpu 'NVIDIA H200' --cuda-driver 13.0"),
     )
-    plan.add_argument("--fake-gpu", metavar="NAME", help="plan for a machine with this NVIDIA GPU (with --cuda-driver)")
+    plan.add_argument(
+        "--fake-gpu",
+        type=nvidia_gpu,
+        metavar="NAME",
+        help="plan for a machine with this NVIDIA GPU, named as NVML names it (with --cuda-driver)",
+    )
     plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
     plan.add_argument(
         "--machine-id",
@@ -238,6 +270,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     remove = actions.add_parser(
         "remove",
         help="delete environments",
+        description="Delete the environments of the versions given (and a version's probe environment, if any), "
+        "printing each path removed; a version with no environment is named, and the command exits 1.",
         **examples("runners envs remove torch=article", "runners envs remove jax=0.4.26"),
     )
     remove.add_argument("versions", nargs="+", metavar="FRAMEWORK=V1,V2", help=VERSIONS_HELP)

@@ -39,6 +39,9 @@ CUDA_BUILDS = {
 }
 #: the CUDA majors JAX publishes plugins for, newest first
 JAX_CUDA = (13, 12)
+#: the oldest CUDA a driver must run for any framework's CUDA build here: JAX's plugins (``JAX_CUDA``),
+#: tensorflow[and-cuda]'s NVIDIA cu12 wheels and PyTorch's builds (cu126 and later) all need CUDA 12 (driver 525+)
+MIN_DRIVER_CUDA = 12
 #: NVIDIA's CUDA runtime wheel, whose version's major is the CUDA a resolved set runs on
 CUDA_RUNTIME = re.compile(r"nvidia-cuda-runtime(-cu\d+)?==(\d+)\.")
 
@@ -74,10 +77,16 @@ def detect() -> Gpu | None:
 
 
 def cuda_version(text: str) -> tuple[int, int]:
-    """``--cuda-driver MAJOR.MINOR`` as a tuple; UsageError naming the value otherwise."""
+    """``--cuda-driver MAJOR.MINOR`` as a tuple; UsageError naming the value when it is not one, or is older than
+    every framework's CUDA build (``MIN_DRIVER_CUDA``)."""
     match = re.fullmatch(r"(\d+)\.(\d+)", text.strip())
     if not match:
         raise UsageError(f"--cuda-driver {text!r}: expected MAJOR.MINOR, e.g. 13.0")
+    if int(match[1]) < MIN_DRIVER_CUDA:
+        raise UsageError(
+            f"--cuda-driver {text}: no framework has a CUDA build for it (each needs CUDA {MIN_DRIVER_CUDA}.0 or "
+            "later: NVIDIA driver 525 or later)"
+        )
     return int(match[1]), int(match[2])
 
 

@@ -20,11 +20,12 @@ from fwbench.cliargs import (
     EXIT_OK,
     UsageError,
     add_frameworks_flag,
+    check_creatable,
     csv_of,
     ensure_writable,
     examples,
     framework_values,
-    moment,
+    future_moment,
     non_negative_int,
     positive_float,
     positive_int,
@@ -61,6 +62,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     on_ray = check_executor_flags(args)
     if not on_ray:  # a cluster's GPUs are on its nodes, whatever this machine has
         check_device_here(args)
+    overrides = profile_overrides(args)
+    check_creatable(args.out, "--out")  # before any environment is built, and in a dry run too
     if args.dry_run_child:
         from runners.dry_run import refuse_results_dir
 
@@ -81,7 +84,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         "modes": args.modes,
         "batch_sizes": args.batch_sizes,
         "seeds": args.seeds,
-        **profile_overrides(args),
+        **overrides,
     }
     if not on_ray:
         from runners.executor import Target
@@ -228,9 +231,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     add_frameworks_flag(matrix)
-    matrix.add_argument("--modes", type=csv_of(str, TRAINING_MODES), metavar="A,B", help="e.g. compiled,eager")
-    matrix.add_argument("--batch-sizes", type=csv_of(positive_int), metavar="A,B", help="e.g. 32,64,128,256")
-    matrix.add_argument("--seeds", type=csv_of(non_negative_int), metavar="A,B", help="e.g. 0,1,2")
+    quick = load_profiles()["quick"]  # the default profile, whose lists the help quotes
+
+    def listed(field: str) -> str:
+        return f"default: the profile's; quick: {','.join(map(str, quick[field]))}"
+
+    matrix.add_argument(
+        "--modes",
+        type=csv_of(str, TRAINING_MODES),
+        metavar="A,B",
+        help=f"comma-separated, from {', '.join(TRAINING_MODES)} ({listed('modes')})",
+    )
+    matrix.add_argument(
+        "--batch-sizes",
+        type=csv_of(positive_int),
+        metavar="A,B",
+        help=f"comma-separated, e.g. 32,256; no extra precisions then ({listed('batch_sizes')})",
+    )
+    matrix.add_argument("--seeds", type=csv_of(non_negative_int), metavar="A,B", help=f"e.g. 0,1,2 ({listed('seeds')})")
     matrix.add_argument(
         "--python",
         action="append",
@@ -268,7 +286,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     matrix.add_argument(
         "--deadline",
-        type=moment,
+        type=future_moment,
         metavar="TIME",
         help="start no run that would end past this time (ISO 8601 with its zone: 2026-12-02T15:00:00Z); make site "
         "gives its own, so that its set-up and probes count too; with --budget, the nearer one stops the matrix",
@@ -304,5 +322,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     # runners.dry_run: every run writes a record without training, to test the executors
     matrix.add_argument("--dry-run-child", action="store_true", help=argparse.SUPPRESS)
-    add_config_flags(matrix, default_profile="quick")
+    add_config_flags(
+        matrix,
+        default_profile="quick",
+        precision_default="the profile's, and its extra precisions unless --batch-sizes is given; quick: fp32 on a "
+        "CPU, default on a GPU, and bf16 at batch 32",
+    )
     matrix.set_defaults(func=cmd_matrix)

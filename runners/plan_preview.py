@@ -106,8 +106,7 @@ def preview(
         ),
         f"repeats: {repeats.describe()}",
         "environments to build first: " + ("; ".join(to_build) or "none"),
-        f"estimate: first round {minutes(first_s)} ({to_make} of {len(order)} runs to make, {guessed} of them at "
-        f"the profile's guess: no record of them on this machine)",
+        estimate_line(first_s, to_make, len(order), guessed),
     ]
     if later and repeats.auto:
         lines.append(
@@ -138,6 +137,15 @@ def preview(
         )
     )
     return lines
+
+
+def estimate_line(seconds: float, to_make: int, runs: int, guessed: int) -> str:
+    """The first round's estimate: ``seconds`` for the ``to_make`` of its ``runs`` not made yet, ``guessed`` of
+    them at the profile's guess."""
+    if not to_make:
+        return f"estimate: first round: nothing to make (all {runs} runs done)"
+    guess = f", {guessed} of them at the profile's guess: no record of them on this machine" if guessed else ""
+    return f"estimate: first round {minutes(seconds)} ({to_make} of {runs} runs to make{guess})"
 
 
 def alone_lines(comparison: Comparison, repeats: Repeats) -> list[str]:

@@ -176,7 +176,7 @@ def profile(name: str) -> dict:
     """One profile; ValueError naming the profile when unknown."""
     profiles = load_profiles()
     if name not in profiles:
-        raise ValueError(f"--profile: unknown profile {name!r}; choose from {', '.join(profiles)}")
+        raise ValueError(f"profile {name!r}: unknown; choose from {', '.join(profiles)}")
     return profiles[name]
 
 

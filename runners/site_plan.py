@@ -22,11 +22,27 @@ from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
 BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix runs the others"
 NONE_BUILT = "runners envs build: no CUDA environment was built: nothing runs on the GPU"
+#: a matrix this close to its deadline when its turn comes starts no run: it is not started (its own start-up would
+#: take some of it, and it refuses a deadline already past)
+LAST_SECONDS = 60
+DEADLINE_PASSED = (
+    f"runners matrix: not started, less than {LAST_SECONDS} s were left before its deadline (what ran before it took "
+    "the time: raise SITE_MINUTES)"
+)
 
 
 def step(command: list[str], failed: str) -> str:
     """One line of the script: ``command``, and ``failed`` echoed when it fails."""
     return f"{shlex.join(command)} || echo {shlex.quote(failed)}"
+
+
+def before(end: float | None, line: str) -> str:
+    """``line`` run only while the clock is ``LAST_SECONDS`` or more before ``end`` (Unix seconds; None: always),
+    else ``DEADLINE_PASSED`` echoed: the set-up and the CUDA builds before a matrix can use up its time."""
+    if end is None:
+        return line
+    latest = int(end) - LAST_SECONDS
+    return f'if [ "$(date +%s)" -le {latest} ]; then {line}; else echo {shlex.quote(DEADLINE_PASSED)}; fi'
 
 
 def workloads_line(workloads: tuple[str, ...]) -> str:
@@ -67,18 +83,18 @@ def plan(
     """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``: one matrix
     per workload (``profile``'s variant for it, ``--workload``), each within ``budget`` minutes (None: no budget)
     and, given a ``deadline`` (Unix seconds), by its share of the time until then (``shared_deadlines``)."""
-    ends = shared_deadlines(deadline, time.time(), len(workloads)) if deadline is not None else []
+    ends = shared_deadlines(deadline, time.time(), len(workloads)) if deadline is not None else [None] * len(workloads)
     matrices = []
-    for k, name in enumerate(workloads):
+    for name, end in zip(workloads, ends, strict=True):
         matrix = ["runners", "matrix", "--profile", profile, "--out", str(out)]
         matrix += [] if name == DEFAULT_WORKLOAD else ["--workload", name]
         matrix += ["--budget", f"{budget:g}"] if budget else []
-        matrices.append(matrix + (["--deadline", utc_iso_seconds(ends[k])] if ends else []))
+        matrices.append(matrix + (["--deadline", utc_iso_seconds(end)] if end is not None else []))
     if gpu is None:
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
             workloads_line(workloads),
-            *(step(matrix, MATRIX_FAILED) for matrix in matrices),
+            *(before(end, step(matrix, MATRIX_FAILED)) for matrix, end in zip(matrices, ends, strict=True)),
         ]
     lines = [
         f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment (those that built)",
@@ -90,8 +106,8 @@ def plan(
         python = shlex.quote(str(interpreter(envs_gpu.env_path(name, envs_gpu.installed_version(name)))))
         built = f'frameworks="${{frameworks:+$frameworks,}}{name}"'  # a comma-separated list, built in sh
         lines.append(f'test -x {python} && {built} && set -- "$@" --python {name}={python}')
-    for matrix in matrices:
+    for matrix, end in zip(matrices, ends, strict=True):
         run = step([*matrix, "--device", "gpu"], MATRIX_FAILED)
-        run = run.replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1)
+        run = before(end, run.replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1))
         lines.append(f'if [ -n "$frameworks" ]; then {run}; else echo {shlex.quote(NONE_BUILT)}; fi')
     return lines

@@ -39,6 +39,11 @@ def test_every_commands_help_has_examples(name, parser):
     assert examples and all(line.startswith(f"  {name.split()[0]} ") for line in examples), section
 
 
+@pytest.mark.parametrize("name, parser", ALL, ids=[name for name, _ in ALL])
+def test_every_commands_help_says_what_it_does(name, parser):
+    assert parser.description, f"`{name} --help` has no description"
+
+
 @pytest.mark.parametrize(
     "build, argv, line",
     [
@@ -58,6 +63,17 @@ def test_every_commands_help_has_examples(name, parser):
         (runners_parser, ["probes", "--device", "gpu"], "runners probes: error: unrecognized arguments: --device gpu"),
         (runners_parser, ["envs", "build", "--bogus"], "runners envs build: error: unrecognized arguments: --bogus"),
         (runners_parser, ["--bogus", "env"], "runners: error: unrecognized arguments: --bogus"),
+        # a number that is no limit: the shared cliargs types refuse nan and inf wherever they are used
+        (
+            ecosystem_parser,
+            ["collect", "--max-wait", "nan"],
+            "ecosystem collect: error: argument --max-wait: expected a positive number, got 'nan'",
+        ),
+        (
+            runners_parser,
+            ["envs", "plan", "--budget", "inf"],
+            "runners envs plan: error: argument --budget: expected a positive number, got 'inf'",
+        ),
     ],
 )
 def test_a_bad_flag_is_one_line_naming_it_and_its_value_exit_2(build, argv, line, capsys):

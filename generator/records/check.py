@@ -46,19 +46,35 @@ class Report:
 
     def note_lines(self) -> list[str]:
         """One line per distinct note, with how many files it concerns."""
-        return [f"note: {count} file(s): {rule}: {text}" for (rule, text), count in sorted(Counter(self.notes).items())]
+        return [
+            f"note: {counted(n, 'file')}: {rule}: {text}" for (rule, text), n in sorted(Counter(self.notes).items())
+        ]
+
+    def summary_line(self) -> str:
+        """How many files were checked, passed and failed."""
+        failing = len(self.failures)
+        return f"{counted(len(self.files), 'file')}, {len(self.files) - failing} pass, {failing} fail"
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, with an s unless there is one: the CLI's lines are English (the site's words go
+    through ``ngettext``)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def submission_files(paths: list[Path]) -> list[tuple[Path, str]]:
     """The files a check covers, each with the kind of record kept there (``layout_kind``): each path given, a run
     record, and every ``*.json`` under a folder given (links and folders so named included, to be refused).
-    UsageError naming the path when one does not exist."""
+    UsageError naming the path when one does not exist or is a folder holding no ``*.json``: a check of nothing
+    would pass."""
     found: dict[Path, str] = {}
     for path in paths:
         if not os.path.lexists(path):
             raise UsageError(f"PATH {path}: does not exist")
         if path.is_dir() and not path.is_symlink():
             listed, unlisted = candidate_paths(path)
+            if not listed + unlisted:
+                raise UsageError(f"PATH {path}: no record (*.json) found under it")
             found |= {file: layout_kind(path, file) for file in listed + [folder for folder, _why in unlisted]}
         else:
             found[path] = "runs"

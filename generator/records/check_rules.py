@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fwbench.records import epoch_train_images, throughput
+from fwbench.records import THROUGHPUT_FIELDS, epoch_train_images, throughput
 
 PROVENANCE, PHYSICAL, SAME_WORK = "provenance", "physically possible", "same work"
 #: (section, field) a record must name for its provenance to be complete; ``gpu`` ones only on a GPU
@@ -86,11 +86,16 @@ def record_key(config: dict) -> tuple | None:
     return config["dataset"], images, config["epochs"], config["seed"], config["batch_size"]
 
 
+def is_checkout(repo: Path) -> bool:
+    """Whether ``repo`` is the top of a git checkout (a clone or a worktree): where commits can be looked up."""
+    return (repo / ".git").exists()
+
+
 class Commits:
     """Whether a commit is in a checkout's history (``git cat-file``), asked once per commit."""
 
     def __init__(self, repo: Path | None):
-        self.repo = repo if repo is not None and (repo / ".git").exists() else None
+        self.repo = repo if repo is not None and is_checkout(repo) else None
         self._known: dict[str, bool | None] = {}
 
     def known(self, commit: str) -> bool | None:
@@ -170,8 +175,9 @@ def peak_of(record: dict[str, Any], references: References) -> float | None:
 
 
 def physical(record: dict[str, Any], references: References) -> tuple[list[Finding], list[Finding]]:
-    """No figure negative or NaN; images/s equal to images per epoch ÷ epoch seconds; allocator peak ≤ NVML peak ≤
-    the device's memory (where the record says it); MFU ≤ 1 against the device's peak for the dtype that ran."""
+    """No figure negative or NaN, no epoch seconds or throughput of 0; images/s equal to images per epoch ÷ epoch
+    seconds; allocator peak ≤ NVML peak ≤ the device's memory (where the record says it); MFU ≤ 1 against the
+    device's peak for the dtype that ran."""
     problems = [
         f"{found} is negative or NaN" for s in MEASURED_SECTIONS for found in negative_figures(s, record.get(s))
     ]
@@ -181,6 +187,12 @@ def physical(record: dict[str, Any], references: References) -> tuple[list[Findi
     images = config["images_per_epoch"]
     if images != config["steps_per_epoch"] * config["batch_size"]:
         problems.append(f"config.images_per_epoch {images} is not steps_per_epoch × batch_size")
+    # a run that ended ok trained for some time at some rate: a zero is no measurement (a negative fails above)
+    problems += [
+        f"timing.{name} is 0 in a run that ended ok"
+        for name in ("epoch_seconds", *THROUGHPUT_FIELDS)
+        if timing.get(name) == 0
+    ]
     samples = images * samples_per_item(record)  # the GPT's throughput counts the tokens of its sequences
     if rate and seconds and not math.isclose(rate * seconds, samples, rel_tol=RATE_TOLERANCE):
         problems.append(f"{unit} {rate:.6g} × epoch seconds {seconds:.6g} is not the {samples} samples per epoch")

@@ -9,7 +9,15 @@ from pathlib import Path
 from tabulate import tabulate
 from tqdm import tqdm
 
-from fwbench.cliargs import EXIT_OK, add_frameworks_flag, csv_of, ensure_writable, examples, positive_float
+from fwbench.cliargs import (
+    EXIT_OK,
+    UsageError,
+    add_frameworks_flag,
+    csv_of,
+    ensure_writable,
+    examples,
+    positive_float,
+)
 from fwbench.progress import progress_bar
 from fwbench.records import stored_record, write_record
 from fwbench.timestamps import utc_now
@@ -22,6 +30,8 @@ from runners.probes.versions import Interpreter, build_interpreters, check_versi
 
 DEFAULT_OUT = Path("results/probes")
 TOOLING_CHOICES = {"on": True, "off": False}
+#: the one bug whose probes run with the framework's NaN tooling on and off (``--tooling``)
+TOOLING_BUG = "nan"
 
 
 def chosen(values: list[str] | None, allowed: tuple) -> tuple:
@@ -149,6 +159,11 @@ def summary_table(records: list[dict]) -> str:
 
 def cmd_probes(args: argparse.Namespace) -> int:
     """Run the selected probes, write their records and print the summary table."""
+    if args.tooling and args.bug and TOOLING_BUG not in args.bug:  # the filter would select no probe of its own
+        raise UsageError(
+            f"--tooling {','.join(args.tooling)}: only the {TOOLING_BUG} bug's probes run with NaN tooling on or off; "
+            f"--bug {','.join(args.bug)} selects none of them"
+        )
     checked = check_versions(requested_versions(args.versions, chosen(args.frameworks, FRAMEWORKS)))
     ensure_writable(args.out)
     versions, interpreters = build_interpreters(checked, log=lambda line: print(line, file=sys.stderr, flush=True))
@@ -215,7 +230,8 @@ def register(subparsers) -> None:
         action="extend",
         type=csv_of(str, tuple(TOOLING_CHOICES)),
         metavar="ON_OFF",
-        help="NaN probe only: run with the framework's NaN tooling on, off (default: both)",
+        help=f"{TOOLING_BUG} bug only: its probes with the framework's NaN tooling on, off (default: both; with --bug, "
+        f"only where it includes {TOOLING_BUG})",
     )
     parser.add_argument(
         "--timeout",

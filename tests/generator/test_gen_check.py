@@ -95,7 +95,7 @@ def test_a_whole_results_folder_passes_with_its_probes_bisect_reports_and_the_ru
     assert len(report.files) == len(list(results.rglob("*.json")))
     notes = "\n".join(report.note_lines())
     probes = len(list((results / "probes").rglob("*.json")))
-    assert f"note: {probes} file(s): not a run record: valid fwbench.probe/1 records in probes/" in notes
+    assert f"note: {probes} files: not a run record: valid fwbench.probe/1 records in probes/" in notes
     assert "valid fwbench.bisect/1 records in bisect/" in notes
 
 
@@ -162,6 +162,18 @@ PLANTED = {
         lambda: tampered(submitted(H200, rate=5000.0), "hardware", "gpu_driver", None),
         "provenance: missing hardware.gpu_driver",
     ),
+    "zero-epoch-seconds": (
+        lambda: tampered(submitted(), "timing", "epoch_seconds", 0.0),
+        "physically possible: timing.epoch_seconds is 0 in a run that ended ok",
+    ),
+    "zero-images-per-second": (
+        lambda: tampered(submitted(), "timing", "images_per_second", 0.0),
+        "physically possible: timing.images_per_second is 0 in a run that ended ok",
+    ),
+    "negative-epoch-seconds": (
+        lambda: tampered(submitted(), "timing", "epoch_seconds", -1.6),
+        "schema: field 'timing.epoch_seconds': -1.6 is less than the minimum of 0",
+    ),
 }
 
 
@@ -174,6 +186,38 @@ def test_a_planted_bad_submission_fails_with_its_reason(tmp_path, case):
     place(tmp_path, submitted() if gpu else submitted(H200, rate=5000.0))  # a good neighbour keeps passing
     assert list(failures(tmp_path)) == [path.name]
     assert reason in failures(tmp_path)[path.name]
+
+
+def without(record: dict, name: str) -> dict:
+    """A record with one top-level field removed."""
+    changed = copy.deepcopy(record)
+    del changed[name]
+    return changed
+
+
+#: a record that breaks the schema -> its whole line: the field and its bad value, not the section around it (the
+#: anyOf of an ok run's throughputs) nor what the bad value makes another field owe (a failed run's failure)
+SCHEMA_CAUSES = {
+    "throughput-in-words": (
+        lambda: tampered(submitted(), "timing", "images_per_second", "fast"),
+        "schema: field 'timing.images_per_second': 'fast' is not of type 'number', 'null' (and 1 more problem)",
+    ),
+    "unknown-status": (
+        lambda: gen_records.with_changes(submitted(), status="weird"),
+        "schema: field 'status': 'weird' is not one of ['ok', 'oom', 'error', 'timeout'] (and 1 more problem)",
+    ),
+    "no-schema": (
+        lambda: without(submitted(), "schema"),
+        "schema: field 'schema' is missing, expected 'fwbench.run/3'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SCHEMA_CAUSES)
+def test_a_schema_failure_names_the_field_and_its_bad_value(tmp_path, case):
+    build, line = SCHEMA_CAUSES[case]
+    path = place(tmp_path, build(), folder=gen_records.CPU_MACHINE, name="r.json")
+    assert failures(tmp_path) == {path.name: line}
 
 
 def test_a_record_under_another_machines_folder_fails(tmp_path):
@@ -232,6 +276,39 @@ def test_exit_codes(tmp_path, capsys):
     assert "PATH" in capsys.readouterr().err
 
 
+def test_one_file_is_counted_in_the_singular(tmp_path, capsys):
+    place(tmp_path, submitted())
+    assert main(["check", str(tmp_path)]) == 0  # the commit is looked up in this checkout by default
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "generator check: 1 file, 1 pass, 0 fail"
+    assert "note: 1 file: physically possible: MFU not checked" in out[0] and "not looked up" not in "".join(out)
+
+
+@pytest.mark.parametrize("holds", [None, "notes.txt", "some-machine/notes.txt"])
+def test_a_folder_without_records_is_a_usage_error_not_a_pass(tmp_path, capsys, holds):
+    """A check of nothing would pass: a folder given that holds no *.json is named, even beside one that does."""
+    folder = tmp_path / "my-results"
+    folder.mkdir()
+    if holds:
+        (folder / holds).parent.mkdir(exist_ok=True)
+        (folder / holds).write_text("not a record")
+    place(tmp_path / "good", submitted())
+    assert main(["check", str(tmp_path / "good"), str(folder)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert not captured.out
+    assert captured.err.splitlines() == [f"generator check: error: PATH {folder}: no record (*.json) found under it"]
+
+
+def test_a_repo_that_is_not_a_git_checkout_is_a_usage_error(tmp_path, capsys):
+    place(tmp_path / "records", submitted())
+    assert main(["check", str(tmp_path / "records"), "--repo", str(tmp_path)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert not captured.out
+    assert captured.err.splitlines() == [
+        f"generator check: error: --repo {tmp_path}: not a git checkout (no .git in it)"
+    ]
+
+
 def test_without_a_checkout_the_commit_is_not_looked_up_and_the_output_says_so(tmp_path):
     place(tmp_path, tampered(submitted(), "software", "git_commit", "f" * 40))
     report = check_paths([tmp_path], repo=tmp_path)
@@ -268,6 +345,6 @@ def test_a_framework_imported_without_its_bytecode_is_noted_not_failed(tmp_path)
 
     assert not bytecode_notes(True, tmp_path / "compiled")
     assert bytecode_notes(False, tmp_path / "from-source") == [
-        "note: 1 file(s): provenance: the framework was imported without its bytecode: set-up and compile times "
+        "note: 1 file: provenance: the framework was imported without its bytecode: set-up and compile times "
         "include compiling its Python (make setup compiles it)"
     ]

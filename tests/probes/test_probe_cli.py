@@ -18,6 +18,7 @@ BAD_INPUT = [
     ("--tooling", "yes"),
     ("--timeout", "-1"),
     ("--timeout", "0"),
+    ("--timeout", "nan"),
     ("--versions", "latest"),
     ("--versions", "torch=0.0.1"),
     ("--versions", "mxnet=1.0"),
@@ -124,3 +125,21 @@ def test_a_probe_whose_record_is_up_to_date_is_kept_unless_forced_of_another_rel
     recorded(software, "2026-12-01T08:00:00.000Z", shared)  # an older record, compiled into the shared cache
     (rerun,) = run_probes([spec], tmp_path, progress=False)
     assert ran == [spec, spec, spec] and rerun["compile_cache"] == "cold"
+
+
+def test_tooling_with_bugs_that_have_none_is_a_usage_error(tmp_path, capsys):
+    """--tooling filters the NaN bug's probes (NaN checks on or off); the other bugs have no tooling to turn on."""
+    out = tmp_path / "probes"
+    assert exit_code(["probes", "--out", str(out), "--tooling", "on", "--bug", "dtype"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "runners probes: error: --tooling on: only the nan bug's probes run with NaN tooling on or off; "
+        "--bug dtype selects none of them"
+    ]
+    assert not out.exists()
+    args = build_parser().parse_args(["probes", "--bug", "dtype,nan", "--tooling", "on", "--frameworks", "torch"])
+    assert [s.record_id for s in selected_specs(args)] == [
+        "dtype-torch-eager",
+        "dtype-torch-compiled",
+        "nan-torch-eager-tooling-on",
+        "nan-torch-compiled-tooling-on",
+    ]

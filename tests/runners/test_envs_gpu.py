@@ -107,25 +107,29 @@ def plan_lines(capsys, *flags: str) -> list[str]:
 
 
 def command(line: str) -> list[str]:
-    """A plan line's command, without the ``|| echo`` that says it failed."""
-    return shlex.split(line.split(" || ")[0])
+    """A plan line's command, without the ``|| echo`` that says it failed or the test of the clock before it."""
+    return shlex.split(line.split("; then ", 1)[-1].split(" || ")[0])
 
 
-def run_plan(tmp_path: Path, built: tuple[str, ...], fails: bool = False) -> tuple[subprocess.CompletedProcess, list]:
-    """Run the GPU plan under sh with a stand-in ``runners`` (exit 1 when ``fails``) and an interpreter in the
-    environments of the frameworks ``built``; the plan's output and the stand-in's calls (argument lists)."""
+def run_plan(
+    tmp_path: Path, built: tuple[str, ...], fails: bool = False, deadline: float | None = None
+) -> tuple[subprocess.CompletedProcess, list]:
+    """Run the GPU plan (its matrix by ``deadline``, Unix seconds) under sh with a stand-in ``runners`` (exit 1 when
+    ``fails``) and an interpreter in the environments of the frameworks ``built``; the plan's output and the
+    stand-in's calls (argument lists)."""
     stand_in = tmp_path / "bin" / "runners"
-    stand_in.parent.mkdir()
+    stand_in.parent.mkdir(parents=True)
     calls = tmp_path / "calls"
     stand_in.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexit {int(fails)}\n')
     stand_in.chmod(stand_in.stat().st_mode | stat.S_IEXEC)
     for name in built:
         python = envs_gpu.env_path(name, envs_gpu.installed_version(name)) / "bin" / "python"
-        python.parent.mkdir(parents=True)
+        python.parent.mkdir(parents=True, exist_ok=True)
         python.write_text("#!/bin/sh\n")
         python.chmod(0o755)
     script = tmp_path / "plan.sh"
-    script.write_text("\n".join(site_plan.plan(envs_gpu.Gpu("NVIDIA H200", (13, 0)), tmp_path / "runs")) + "\n")
+    gpu = envs_gpu.Gpu("NVIDIA H200", (13, 0))
+    script.write_text("\n".join(site_plan.plan(gpu, tmp_path / "runs", deadline=deadline)) + "\n")
     done = subprocess.run(
         ["sh", str(script)], capture_output=True, text=True, env={"PATH": f"{stand_in.parent}:/usr/bin:/bin"}
     )
@@ -160,6 +164,18 @@ def test_one_failed_cuda_build_leaves_the_other_frameworks_running_on_the_gpu(en
     assert done.stdout.splitlines() == [site_plan.BUILD_FAILED, site_plan.MATRIX_FAILED]
     assert matrix[matrix.index("--frameworks") + 1] == "torch,jax"
     assert [arg.split("=")[0] for arg in matrix if "=" in arg] == ["torch", "jax"]
+
+
+def test_a_matrix_with_its_deadline_at_hand_is_not_started_and_the_plan_says_so(envs_dir, tmp_path):
+    """The CUDA builds took the time (here: less than LAST_SECONDS were left when the plan ran): the matrix would
+    run nothing, or refuse a --deadline past by then, so the plan does not start it and says why; with time left it
+    runs."""
+    almost = time.time() + site_plan.LAST_SECONDS - 5
+    done, calls = run_plan(tmp_path / "late", built=tuple(FRAMEWORKS), deadline=almost)
+    assert done.returncode == 0 and done.stdout.splitlines() == [site_plan.DEADLINE_PASSED]
+    assert calls == [["envs", "build", "--device", "gpu"]]
+    done, (_build, matrix) = run_plan(tmp_path / "in-time", built=tuple(FRAMEWORKS), deadline=time.time() + 600)
+    assert done.returncode == 0 and not done.stdout and matrix[:3] == ["matrix", "--profile", "quick"]
 
 
 def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp_path):
@@ -230,11 +246,11 @@ def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir,
     monkeypatch.setattr(envs_gpu, "detect", lambda: None)
     assert runners_main(["envs", "build", "--device", "gpu"]) == EXIT_USAGE
     assert capsys.readouterr().err.splitlines() == [
-        "runners envs: error: --device gpu: NVML sees no NVIDIA GPU on this machine"
+        "runners envs build: error: --device gpu: NVML sees no NVIDIA GPU on this machine"
     ]
     assert runners_main(["envs", "build", "--device", "gpu", "--dry-run"]) == EXIT_USAGE
     assert capsys.readouterr().err.splitlines() == [
-        "runners envs: error: --device gpu: NVML sees no NVIDIA GPU on this machine; a dry run can name a driver "
+        "runners envs build: error: --device gpu: NVML sees no NVIDIA GPU on this machine; a dry run can name a driver "
         "instead: --cuda-driver MAJOR.MINOR, e.g. 13.0"
     ]
     assert runners_main(["envs", "build", "--device", "gpu", "--cuda-driver", "13.0"]) == EXIT_USAGE
@@ -245,4 +261,37 @@ def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir,
     assert "--arch aarch64: only with --dry-run" in capsys.readouterr().err
     assert runners_main(["envs", "build", "--arch", "aarch64"]) == EXIT_USAGE
     assert "--arch: only with --device gpu" in capsys.readouterr().err
+    assert not envs_dir.exists()
+
+
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        # a plan for a faked GPU builds CUDA environments: the name must be an NVIDIA GPU's, as NVML gives it
+        (
+            ["plan", "--fake-gpu", "AMD MI300", "--cuda-driver", "13.0"],
+            "runners envs plan: error: argument --fake-gpu: 'AMD MI300': not an NVIDIA GPU as NVML names one",
+        ),
+        # no framework has a CUDA build for a driver older than CUDA 12: refused for all, not JAX alone
+        (
+            ["plan", "--fake-gpu", "Tesla T4", "--cuda-driver", "9.0"],
+            "runners envs plan: error: --cuda-driver 9.0: no framework has a CUDA build for it (each needs CUDA 12.0",
+        ),
+        (
+            ["build", "--device", "gpu", "--dry-run", "--cuda-driver", "11.8"],
+            "runners envs build: error: --cuda-driver 11.8: no framework has a CUDA build for it",
+        ),
+        # each action's errors are its own: one prefix, naming it
+        (["plan", "--fake-gpu", "NVIDIA H200"], "runners envs plan: error: --fake-gpu and --cuda-driver: both"),
+        (["build", "mxnet=1.0"], "runners envs build: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with"),
+        (["remove", "mxnet=1.0"], "runners envs remove: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with"),
+    ],
+)
+def test_a_bad_gpu_or_driver_is_one_line_naming_the_action_and_the_flag(envs_dir, argv, line, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        raise SystemExit(runners_main(["envs", *argv]))
+    printed = capsys.readouterr()
+    assert exit_info.value.code == EXIT_USAGE and not printed.out
+    (said,) = printed.err.splitlines()
+    assert said.startswith(line)
     assert not envs_dir.exists()

@@ -15,7 +15,7 @@ import pytest
 
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import read_record, validate
-from runners import cli, data, interpreters, matrix, profiles, provenance, run, store
+from runners import cli, data, interpreters, matrix, plan_preview, profiles, provenance, run, store
 from runners.executor import Finished, Started, Target
 from runners.interpreters import Installation
 from runners.local_executor import LocalExecutor
@@ -451,3 +451,42 @@ def test_the_run_is_told_its_place_in_the_order(tmp_path):
     assert record["status"] == "error" and "exit code 1" in record["failure"]["message"]
     assert record["config"]["run_order"]["position"] == 3  # also on the record the matrix writes for the run
     assert record["command"][:4] == [str(python), "-m", "runners.cli", "run"]  # what failed: the run's command
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--frameworks", "torch,torch"], "argument --frameworks: torch given twice"),
+        (["--frameworks", "torch,pytorch"], "argument --frameworks: torch given twice (as torch and pytorch)"),
+        (["--batch-sizes", "32,32"], "argument --batch-sizes: 32 given twice"),
+        (["--seeds", "0,0"], "argument --seeds: 0 given twice"),
+        (["--modes", "compiled,compiled"], "argument --modes: compiled given twice"),
+        (["--budget", "nan"], "argument --budget: expected a positive number, got 'nan'"),
+        (["--timeout", "inf"], "argument --timeout: expected a positive number, got 'inf'"),
+        (["--deadline", "2020-01-01T00:00:00Z"], "argument --deadline: 2020-01-01T00:00:00Z is in the past (now "),
+    ],
+)
+def test_a_value_that_plans_the_same_runs_twice_or_no_limit_is_a_usage_error(tmp_path, args, said, capsys):
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["matrix", "--dry-run", *args, "--out", str(out)])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exit_info.value.code == 2 and line.startswith(f"runners matrix: error: {said}")
+    assert not out.exists()
+
+
+def test_the_estimate_reads_naturally_when_nothing_is_left_to_make():
+    assert plan_preview.estimate_line(0.0, 0, 15, 0) == "estimate: first round: nothing to make (all 15 runs done)"
+    assert plan_preview.estimate_line(90.0, 1, 3, 0) == "estimate: first round ≈ 1.5 min (1 of 3 runs to make)"
+    assert plan_preview.estimate_line(90.0, 2, 3, 1) == (
+        "estimate: first round ≈ 1.5 min (2 of 3 runs to make, 1 of them at the profile's guess: no record of them "
+        "on this machine)"
+    )
+
+
+def test_the_list_flags_state_their_defaults(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["matrix", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for flag, quick in (("--modes", "compiled"), ("--batch-sizes", "32,64,128,256"), ("--seeds", "0")):
+        assert f"(default: the profile's; quick: {quick})" in shown.split(f" {flag} A,B ")[1].split(" --")[0], flag
