@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory
 from fwbench.records import throughput
-from fwbench.sittings import sittings
+from fwbench.sittings import sittings, unequal_shares
 from generator.records.aggregate import Summary, summarise
 from generator.records.flags import by_row, unflagged
 from generator.records.load import load_results
@@ -66,14 +66,13 @@ def row_lines(row: list[Summary]) -> tuple[list[str], list[float]]:
         )
         said = f"  →  {', '.join(f'{r:.2f} ×' for r in moved)} its first sitting's" if moved else ""
         lines.append(f"  {name:<18} {cells}{said}")
-    shares = {tuple(n / sum(spread) for n in spread) for spread in counts.values() if sum(spread)}
     spread_text = "; ".join(f"{name} {'+'.join(map(str, spread))}" for name, spread in counts.items())
     lines.append(
         f"  runs per sitting: {spread_text}: "
         + (
-            "equal shares"
-            if len(shares) == 1
-            else "unequal shares: the pooled figures carry part of whatever moved between the sittings"
+            "unequal shares: the pooled figures carry part of whatever moved between the sittings"
+            if unequal_shares(list(counts.values()))
+            else "equal shares"
         )
     )
     return lines, ratios

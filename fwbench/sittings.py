@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from fractions import Fraction
 
 #: a pause between runs this long or longer starts a new sitting (a matrix's runs follow each other within seconds,
 #: and a repeat round comes back to a configuration within minutes)
@@ -51,3 +52,19 @@ def made_alone(competitors: Sequence[Sequence[dict]]) -> list[dict]:
         if len({side for side, _index in sitting}) == 1
         for side, index in sitting
     ]
+
+
+def runs_per_sitting(competitors: Sequence[Sequence[dict]]) -> list[list[int]]:
+    """How many runs each of ``competitors`` (each one's judged runs at one batch size, mode and precision) has in
+    each sitting that holds two competitors or more, in time order: the runs a verdict pools (a lone sitting's are
+    never judged)."""
+    shared = [sitting for sitting in sittings(competitors) if len({side for side, _index in sitting}) > 1]
+    return [[sum(1 for side, _index in sitting if side == k) for sitting in shared] for k in range(len(competitors))]
+
+
+def unequal_shares(counts: Sequence[Sequence[int]]) -> bool:
+    """Whether runs counted per sitting (``runs_per_sitting``) fall in two sittings or more in shares that differ
+    between the competitors: then their pooled figures carry part of whatever changed between the sittings, more of
+    it for the one measured mostly in one sitting."""
+    shares = {tuple(Fraction(n, sum(spread)) for n in spread) for spread in counts if sum(spread)}
+    return len(shares) > 1

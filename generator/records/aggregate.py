@@ -19,7 +19,7 @@ from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
 from generator.message import Joined, Message
-from generator.records.flags import LONE, OLDER, by_row, flags_of, lone_ids
+from generator.records.flags import LONE, OLDER, by_row, flags_of, lone_ids, uneven_sittings
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
 
@@ -51,6 +51,7 @@ class Summary:
     runs: list[Loaded] = field(default_factory=list)
     superseded: bool = False  # its machine holds the same setting under a newer timing protocol
     lone: frozenset[int] = frozenset()  # ``id``s of the runs of its row made alone in their sitting (``summarise``)
+    per_sitting: tuple[int, ...] | None = None  # its judged runs per shared sitting where its row's are uneven
 
     def flags_of(self, record: dict[str, Any]) -> tuple[str, ...]:
         """Why one of its runs may be shown but never judged: ``flags_of``'s reasons, and LONE."""
@@ -238,8 +239,9 @@ def rate_of(summary: Summary) -> Stats | None:
 
 def summarise(runs: list[Loaded]) -> list[Summary]:
     """One Summary per configuration, sorted by machine, setting, column order and batch size; those of an older
-    timing protocol than the newest their machine holds for the same setting are marked superseded, and the runs
-    made alone in their sitting among their row's (machine, setting, mode, batch size) are marked lone."""
+    timing protocol than the newest their machine holds for the same setting are marked superseded, the runs made
+    alone in their sitting among their row's (machine, setting, mode, batch size) lone, and where a row's judged
+    runs fall in several sittings in unequal shares (``uneven_sittings``), each one's runs per sitting kept."""
     groups: dict[ConfigKey, Summary] = {}
     for item in runs:
         key = config_key(item)
@@ -250,9 +252,10 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
     for key, summary in groups.items():
         summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
     for row in by_row(groups.values()).values():
-        lone = lone_ids([[] if s.superseded else s._ok_records for s in row])
-        for s in row:
-            s.lone = lone  # the row's: ids of other configurations' records never match this one's
+        columns = [[] if s.superseded else s._ok_records for s in row]
+        lone = lone_ids(columns)  # the row's: ids of other configurations' records never match this one's
+        for s, per_sitting in zip(row, uneven_sittings(columns), strict=True):
+            s.lone, s.per_sitting = lone, per_sitting
     return sorted(
         groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
     )

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from fwbench.sittings import made_alone
+from fwbench.sittings import made_alone, runs_per_sitting, unequal_shares
 from generator.i18n import N_
 
 BUSY = N_("busy")
@@ -50,3 +50,11 @@ def lone_ids(row: list[list[dict[str, Any]]]) -> frozenset[int]:
     """The ``id``s of the runs of a row (each column's successful runs: one batch size, mode and setting of a
     machine) that are flagged LONE: judged by their own flags, but made alone in their sitting."""
     return frozenset(id(record) for record in made_alone([unflagged(column) for column in row]))
+
+
+def uneven_sittings(row: list[list[dict[str, Any]]]) -> list[tuple[int, ...] | None]:
+    """Each column's judged runs per shared sitting (``fwbench.sittings.runs_per_sitting``) where a row (each column's
+    successful runs, as ``lone_ids`` takes them) pooled them from two sittings or more in unequal shares; a None for
+    each column where it did not."""
+    counts = runs_per_sitting([unflagged(column) for column in row])
+    return [tuple(spread) if unequal_shares(counts) else None for spread in counts]

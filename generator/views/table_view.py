@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import FRAMEWORKS, label
-from generator.i18n import N_, translate
+from generator.i18n import N_, _, translate
 from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import Table
 from generator.records.flags import BUSY, LONE
 from generator.records.identity import BF16, PRECISION_WORDS, Setting
 from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.plans import Planned
+from generator.spacing import fill
 from generator.views import fmt
 from generator.views.gpu_stack import gpu_stack
 from generator.views.sitedata import SiteData
@@ -198,6 +199,26 @@ class TableView:
     def lone_runs(self) -> int:
         """Successful runs in the table made alone in their sitting (``fwbench.sittings``)."""
         return sum(s.flagged[LONE] for s in self.table.summaries)
+
+    @property
+    def uneven_rows(self) -> list[str]:
+        """One line per row whose judged runs fall in several sittings in shares that differ between its columns
+        (``Summary.per_sitting``): the row and each column's runs per sitting, in time order, in the language being
+        written."""
+        lines = []
+        for mode in self.table.modes:
+            for bs in self.table.batch_sizes:
+                cells = [(c, cell) for c in self.table.columns_in(mode) if (cell := self.table.at(c, bs))]
+                if not any(cell.per_sitting for _c, cell in cells):
+                    continue
+                row = fill(_("batch {size}"), size=bs) + (f" {setting_word(mode)}" if len(self.table.modes) > 1 else "")
+                counts = ", ".join(
+                    f"{self.table.column_label(c)} {' + '.join(map(str, cell.per_sitting))}"
+                    for c, cell in cells
+                    if cell.per_sitting
+                )
+                lines.append(f"{row}: {counts}")
+        return lines
 
     @property
     def versions(self) -> list[str]:

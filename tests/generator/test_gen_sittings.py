@@ -58,10 +58,29 @@ def test_a_framework_measured_on_another_day_is_marked_lone_and_never_judged_unt
     chinese = pages(tmp_path, [], language="zh")
     assert "3 次孤立运行（◇）" in chinese["index.md"] and "◇" in chinese["results/speed.md"]
 
+    assert "unequal shares" not in speed  # JAX's day holds no other framework: its runs are lone, not pooled
+
     beside = runs("torch", 30.0, 3, range(3, 4))  # a PyTorch run on JAX's day: that sitting now compares them
     built = pages(tmp_path, beside)
     assert "JAX is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
     assert "lone run" not in built["index.md"] and "◇</span>" not in built["results/speed.md"]
+
+
+def test_a_row_pooled_from_sittings_in_unequal_shares_says_so_with_its_runs_per_sitting(tmp_path):
+    """PyTorch and TensorFlow three runs each on the first day; two days later JAX three and PyTorch one beside it:
+    every run is judged, but PyTorch's figure pools both days, TensorFlow's the first and JAX's the second."""
+    first_day = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
+    built = pages(tmp_path, first_day + runs("torch", 24.0, 3, range(3, 4)) + runs("jax", 60.0, 3, range(3)))
+    speed = " ".join(built["results/speed.md"].split())
+    assert "1 row from sittings in unequal shares" in speed
+    assert "- batch 32: PyTorch 3 + 1, TensorFlow 3 + 0, JAX 0 + 3" in built["results/speed.md"]
+    assert "most for a framework measured mostly in one of them" in speed
+    chinese = pages(tmp_path, [], language="zh")["results/speed.md"]
+    assert "1 行的运行分布在比例不均的多个测量时段中" in chinese and "批大小 32: PyTorch 3 + 1" in chinese
+
+    # the same two days in equal shares: PyTorch and TensorFlow three runs each, then two each
+    again = runs("torch", 24.0, 3, range(3, 5)) + runs("tensorflow", 16.0, 3, range(3, 5))
+    assert "unequal shares" not in pages(tmp_path / "equal", first_day + again)["results/speed.md"]
 
 
 def test_the_drift_benchmark_sets_each_sitting_of_a_row_beside_the_first_and_names_unequal_shares(tmp_path, capsys):
