@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from fwbench.frameworks import label
 from fwbench.records import throughput
 from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
-from fwbench.sittings import made_alone
+from fwbench.sittings import made_alone, runs_per_sitting, unequal_shares
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
 from runners.profiles import RunConfig
 from runners.recipe import REFERENCE_PRECISION
@@ -117,6 +117,9 @@ class Comparison:
     precision: str = REFERENCE_PRECISION
     tried: bool = True  # False: none of its configurations has run yet (a budget stopped the matrix before them)
     figure: Figure = THROUGHPUT
+    #: each competitor's name and judged runs per shared sitting, where those fall in two sittings or more in unequal
+    #: shares (``fwbench.sittings.unequal_shares``): the figures then carry part of what changed between them
+    uneven: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def status(self) -> str | None:
@@ -189,6 +192,9 @@ class Comparison:
         first, second = self.ranked[0], self.ranked[1]
         n = f"n={first.n}" + (f", {second.n}" if second.n != first.n else "")
         waiting = "".join(f"; {c.not_counted()}" for c in self.ranked if c.stats is None)
+        if self.uneven:  # as the site says it under the row's table
+            shares = ", ".join(f"{name} {'+'.join(map(str, spread))}" for name, spread in self.uneven)
+            waiting += f"; pooled from {len(self.uneven[0][1])} sittings in unequal shares ({shares})"
         if self.status == APART:
             return f"{where}: {first.name} ahead of {second.name} (n={first.n}, {second.n}){waiting}" + (
                 "" if self.decided else f" ({stopped})"
@@ -238,7 +244,17 @@ def comparisons(
             largest[precision] = max(batch_size, largest.get(precision, 0))
     found = []
     for (mode, batch_size, precision), competitors in groups.items():
-        alone = _made_alone(competitors, runs)
+        judged_runs = [
+            [r for config in configs for r in runs.get(config.config_id, []) if judged(r)]
+            for configs in competitors.values()
+        ]
+        alone = {id(record) for record in made_alone(judged_runs)}
+        per_sitting = runs_per_sitting(judged_runs)
+        uneven = (
+            tuple((_name(*key, several_versions), tuple(n)) for key, n in zip(competitors, per_sitting, strict=True))
+            if unequal_shares(per_sitting)
+            else ()
+        )
         figures = [THROUGHPUT]
         if mode == "compiled" and batch_size == largest[precision]:
             figures += [WARM_COMPILE] if "start-up" in decides else []
@@ -246,17 +262,13 @@ def comparisons(
         for figure in figures:
             ranked = _ranked(competitors, runs, (cap, limit), figure, several_versions, alone)
             tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
-            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure))
+            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, uneven))
     return found
 
 
-def _made_alone(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> set[int]:
-    """The ids (``id``) of the judged runs of ``competitors`` made alone in their sitting (``fwbench.sittings``)."""
-    judged_runs = [
-        [r for config in configs for r in runs.get(config.config_id, []) if judged(r)]
-        for configs in competitors.values()
-    ]
-    return {id(record) for record in made_alone(judged_runs)}
+def _name(framework: str, version: str | None, several_versions: bool) -> str:
+    """A competitor's name in the matrix's lines: ``PyTorch``, or ``PyTorch 2.2.1`` where versions are compared."""
+    return label(framework) + (f" {version}" if several_versions else "")
 
 
 def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> str:
@@ -298,7 +310,7 @@ def _ranked(
         values = [value for r in counted if (value := figure.value(r)) is not None]
         if counted and not values:
             continue
-        name = label(framework) + (f" {version}" if several_versions else "")
+        name = _name(framework, version, several_versions)
         per_config = tuple(sum(counts(r, alone) for r in runs.get(c.config_id, [])) for c in configs)
         below = tuple(
             c for c, n in zip(configs, per_config, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit

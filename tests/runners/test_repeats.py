@@ -274,7 +274,9 @@ def test_lone_runs_do_not_use_up_the_cap(tmp_path):
     executor, outcome = resumed_today(tmp_path, order, rates)
     # JAX's next run, with the leader's beside it, makes its runs of the day count
     assert executor.ran() == ["jax/compiled bs32 seed0 r5", "torch/compiled bs32 seed0 r5"]
-    assert closing_lines(outcome)[-1] == "bs 32: within noise at n=6, 5"
+    assert closing_lines(outcome)[-1] == (  # the beside run pools two sittings in unequal shares, and says so
+        "bs 32: within noise at n=6, 5; pooled from 2 sittings in unequal shares (PyTorch 5+1, TensorFlow 5+0, JAX 0+6)"
+    )
     (comparison,) = outcome.comparisons[0][1]
     assert comparison.ranked[2].n == AUTO.runs + 1 and comparison.decided
 
@@ -334,7 +336,10 @@ def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside
         "jax/compiled bs32 seed0 r2",
     ]
     assert outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == "bs 32: JAX ahead of PyTorch (n=3, 4)"
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: JAX ahead of PyTorch (n=3, 4); pooled from 2 sittings in unequal shares (PyTorch 3+1, TensorFlow 3+0, "
+        "JAX 0+3)"
+    )
 
 
 def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_beside_it_past_the_cap(tmp_path, capsys):
@@ -348,7 +353,9 @@ def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_besi
         "jax/compiled bs32 seed0 r1",
         "torch/compiled bs32 seed0 r5",
     ]  # JAX's two runs now count, and the leader and the runner-up are done: nothing a run would change
-    assert closing_lines(outcome)[-1] == "bs 32: within noise at n=6, 5"
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: within noise at n=6, 5; pooled from 2 sittings in unequal shares (PyTorch 5+1, TensorFlow 5+0, JAX 0+2)"
+    )
     (comparison,) = outcome.comparisons[0][1]
     assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
     assert comparison.ranked[2].n == 2 and not comparison.measured_alone and comparison.decided
