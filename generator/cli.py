@@ -16,7 +16,7 @@ from fwbench.records import RecordError
 from generator.build.mkdocs_site import build_site
 from generator.records.check import check_paths, counted
 from generator.records.check_rules import is_checkout
-from generator.records.codesize import measure
+from generator.records.codesize import source_paths
 from generator.records.load import load_roots
 from generator.views.charts import CJK_FONT_HINT, cjk_font
 from generator.views.sitedata import REPO_ROOT
@@ -49,9 +49,9 @@ def site_url(args: argparse.Namespace) -> str | None:
 def check_frameworks_dir(frameworks_dir: Path | None) -> None:
     """UsageError naming --frameworks-dir when it holds none of the implementation files the code-size page counts:
     every one of them would show as missing."""
-    files = measure(frameworks_dir) if frameworks_dir is not None else []
-    if files and all(found.text is None for found in files):
-        names = ", ".join(found.path.name for found in files)
+    paths = [path for _part, _framework, path in source_paths(frameworks_dir)] if frameworks_dir is not None else []
+    if paths and not any(path.is_file() for path in paths):  # a look, not a read: the build reads them once
+        names = ", ".join(path.name for path in paths)
         raise UsageError(f"--frameworks-dir {frameworks_dir}: holds none of the implementation files ({names})")
 
 

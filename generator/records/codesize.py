@@ -64,12 +64,19 @@ class SourceFile:
     lines: int | None
 
 
+def source_paths(frameworks_dir: Path) -> list[tuple[str, str, Path]]:
+    """(part, framework, path) of every file of ``PARTS`` under ``frameworks_dir``, found or not."""
+    return [
+        (part, framework, frameworks_dir / f"{framework}_{suffix}.py")
+        for part, suffix in PARTS.items()
+        for framework in FRAMEWORKS
+    ]
+
+
 def measure(frameworks_dir: Path) -> list[SourceFile]:
     """Read and count every file of ``PARTS`` under ``frameworks_dir``; missing files have no text."""
     found = []
-    for part, suffix in PARTS.items():
-        for framework in FRAMEWORKS:
-            path = frameworks_dir / f"{framework}_{suffix}.py"
-            text = path.read_text(encoding="utf-8") if path.is_file() else None
-            found.append(SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None))
+    for part, framework, path in source_paths(frameworks_dir):
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
+        found.append(SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None))
     return found

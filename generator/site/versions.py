@@ -28,7 +28,7 @@ from generator.views import cells, chart_data, fmt
 from generator.views.charts import Chart
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, setting_word, views
+from generator.views.table_view import TableView, row_name, views
 from generator.views.verdict_text import claim_text, text
 
 #: the known-good sets, shared with runners envs (its notes and reasons are prose: ``generator.data_text.PROSE``)
@@ -121,7 +121,7 @@ def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
     lines: dict[str, dict[str, Stats]] = {}
     for mode in table.modes:
         for bs in table.batch_sizes:
-            name = fill(_("batch {size}"), size=bs) + (f" {setting_word(mode)}" if len(table.modes) > 1 else "")
+            name = row_name(table, mode, bs)
             points = {
                 v: s.images_per_second
                 for v in versions

@@ -32,6 +32,11 @@ RECORDED_WORDS = frozenset(
 PROPER_NAMES = {"cifar10": "CIFAR-10"}
 
 
+def row_name(table: Table, mode: str, batch_size: int) -> str:
+    """A row of ``table`` in words: ``batch 32``, and its mode where the table holds several."""
+    return fill(_("batch {size}"), size=batch_size) + (f" {setting_word(mode)}" if len(table.modes) > 1 else "")
+
+
 def setting_word(value: str) -> str:
     """A recorded value of a setting or a column (``quick``, ``synthetic``, ``compiled``) in the language being
     written."""
@@ -211,7 +216,7 @@ class TableView:
                 cells = [(c, cell) for c in self.table.columns_in(mode) if (cell := self.table.at(c, bs))]
                 if not any(cell.per_sitting for _c, cell in cells):
                     continue
-                row = fill(_("batch {size}"), size=bs) + (f" {setting_word(mode)}" if len(self.table.modes) > 1 else "")
+                row = row_name(self.table, mode, bs)
                 counts = ", ".join(
                     f"{self.table.column_label(c)} {' + '.join(map(str, cell.per_sitting))}"
                     for c, cell in cells
