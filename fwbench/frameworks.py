@@ -30,6 +30,13 @@ class Framework:
     github_repos: tuple[str, ...]  # owner/name
     pypi_packages: tuple[str, ...]
     package: str = "runners.frameworks"  # where its ``<name>_train`` and ``<name>_model`` modules live
+    #: the framework whose ``<name>_model`` module it trains (empty: its own): PyTorch via torchax trains PyTorch's
+    model_of: str = ""
+    #: the devices fwbench measures it on (``--device``); a matrix on another device leaves it out, and a page of
+    #: that device says why (``not_measured``)
+    devices: tuple[str, ...] = ("cpu", "gpu")
+    #: device → why fwbench does not measure it there (shown on that device's tables)
+    not_measured: tuple[tuple[str, str], ...] = ()
 
     @property
     def trainer_module(self) -> str:
@@ -39,7 +46,7 @@ class Framework:
     @property
     def model_module(self) -> str:
         """The module holding this framework's ResNet-18."""
-        return f"{self.package}.{self.name}_model"
+        return f"{self.package}.{self.model_of or self.name}_model"
 
 
 REGISTRY: dict[str, Framework] = {
@@ -60,6 +67,7 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("pytorch",),
             github_repos=("pytorch/pytorch",),
             pypi_packages=("torch",),
+            not_measured=(("tpu", "PyTorch reaches a TPU through torchax: see PyTorch via torchax"),),
         ),
         Framework(
             name="tensorflow",
@@ -76,6 +84,13 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("tensorflow", "keras"),
             github_repos=("tensorflow/tensorflow", "keras-team/keras"),
             pypi_packages=("tensorflow",),
+            not_measured=(
+                (
+                    "tpu",
+                    "TensorFlow's TPU build (tensorflow-tpu) is hundreds of megabytes and is not on the TPU machine "
+                    "fwbench could borrow, which has no package registry",
+                ),
+            ),
         ),
         Framework(
             name="jax",
@@ -92,11 +107,44 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("jax", "flax"),
             github_repos=("jax-ml/jax", "google/flax"),
             pypi_packages=("jax", "flax"),
+            devices=("cpu", "gpu", "tpu"),
+        ),
+        Framework(
+            # PyTorch's model and recipe run as a JAX program (torchax, from the PyTorch/XLA project): how PyTorch
+            # trains on a TPU. Its trainer is functional (jax.value_and_grad, optax), since loss.backward() does not
+            # work under torchax; runners/frameworks/torchax_shim.py lets torchax 0.0.13 import on PyTorch >= 2.13.
+            name="torchax",
+            label="PyTorch via torchax",
+            colour="#E69F00",
+            marker="D",
+            import_name="torchax",
+            distributions=("torchax",),
+            training_modes=("compiled",),
+            probe_modes=(),
+            layer_class="Linear",
+            companions=("torch", "jax", "jaxlib", "libtpu", "optax", "numpy"),
+            stackoverflow_tags=(),
+            github_repos=(),
+            pypi_packages=("torchax",),
+            model_of="torch",
+            devices=("tpu",),
         ),
     )
 }
 #: framework keys in display order
 FRAMEWORKS: tuple[str, ...] = tuple(REGISTRY)
+
+
+def measured_on(device: str) -> tuple[str, ...]:
+    """The frameworks fwbench measures on ``device`` (cpu, gpu or tpu), in display order."""
+    return tuple(name for name, entry in REGISTRY.items() if device in entry.devices)
+
+
+def why_not_measured(name: str, device: str) -> str | None:
+    """Why framework ``name`` is not measured on ``device`` (None where it is, or no reason is recorded)."""
+    return dict(REGISTRY[name].not_measured).get(device) if name in REGISTRY else None
+
+
 #: every mode any framework trains in, compiled first
 TRAINING_MODES: tuple[str, ...] = ("compiled", "eager")
 

@@ -29,7 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 #: framework -> its cache folders under the compile-cache directory
-FOLDERS = {"torch": ("inductor", "triton"), "jax": ("jax",), "tensorflow": ("tensorflow",)}
+#: (torchax compiles through JAX: its cache is JAX's)
+FOLDERS = {"torch": ("inductor", "triton"), "jax": ("jax",), "tensorflow": ("tensorflow",), "torchax": ("jax",)}
 #: the file in a configuration's cache directory naming the code that filled it (``code_digest``)
 FILLED_BY = "filled-by"
 #: the folder of a cache directory that is its runs' temporary directory (``temporary_folder``)

@@ -76,18 +76,20 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str, prec
         type=NUMBER_FIELDS["train_images"],
         help="training images (the GPT: sequences) requested per epoch; the epoch "
         "trains the whole batches among them, at least one (default: the profile's; quick: 256 on a CPU, 8,192 on "
-        "a GPU)",
+        "a GPU, 32,768 on a TPU)",
     )
     parser.add_argument(
         "--test-images",
         type=NUMBER_FIELDS["test_images"],
-        help="test images evaluated after each epoch (default: the profile's; quick: 128 on a CPU, 1,024 on a GPU)",
+        help="test images evaluated after each epoch (default: the profile's; quick: 128 on a CPU, 1,024 on a GPU "
+        "or TPU)",
     )
     parser.add_argument(
         "--device",
         choices=DEVICES,
-        help="auto: the GPU when the framework sees one, else CPU; a device-sized profile (quick) "
-        "takes its GPU sizes when NVML sees a GPU; gpu where NVML sees no NVIDIA GPU is a usage error (default auto)",
+        help="auto: the GPU when NVML sees one, else the TPU when this process can open one, else the CPU; a "
+        "device-sized profile (quick) takes that device's sizes; gpu or tpu where there is none is a usage error "
+        "(default auto)",
     )
     parser.add_argument(
         "--precision",
@@ -124,10 +126,17 @@ def chosen_profile(args: argparse.Namespace) -> str:
 NO_NVIDIA_GPU = "--device gpu: NVML sees no NVIDIA GPU on this machine"
 
 
+#: ``--device tpu`` where this process can open no TPU chip (``provenance.tpu_info``)
+NO_TPU = "--device tpu: no TPU chip this process can open (none in /sys/bus/pci with a /dev/vfio or /dev/accel file)"
+
+
 def check_device_here(args: argparse.Namespace) -> None:
-    """UsageError (``NO_NVIDIA_GPU``) for ``--device gpu`` where NVML sees no NVIDIA GPU, before any work."""
+    """UsageError for ``--device gpu`` where NVML sees no NVIDIA GPU (``NO_NVIDIA_GPU``) or ``--device tpu`` where no
+    TPU chip can be opened (``NO_TPU``), before any work: the CPU is never used in an accelerator's place."""
     if args.device == "gpu" and provenance.nvidia_info() is None:
         raise UsageError(NO_NVIDIA_GPU)
+    if args.device == "tpu" and provenance.tpu_info() is None:
+        raise UsageError(NO_TPU)
 
 
 def profile_overrides(args: argparse.Namespace) -> dict:

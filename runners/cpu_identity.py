@@ -50,13 +50,21 @@ CACHE_NAMES = {("1", "Data"): "L1d", ("1", "Instruction"): "L1i", ("2", "Unified
 SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 
+#: x86 vendor ids (/proc/cpuinfo's ``vendor_id``) → the names people know
+X86_VENDORS = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}
+
+
 def cpu_model() -> str:
-    """The CPU's marketing name: /proc/cpuinfo's ``model name`` (x86 Linux), lscpu's vendor and model (Arm Linux,
+    """The CPU's marketing name: /proc/cpuinfo's ``model name`` (x86 Linux; where a sandbox hides it, the vendor,
+    family and model it still shows), lscpu's vendor and model (Arm Linux,
     whose /proc/cpuinfo names no model: ``ARM Neoverse-V1``), sysctl's brand string (macOS: ``Apple M1 Pro``), else
     platform's best guess."""
     fields = cpuinfo_fields(read_text(CPUINFO))
-    if fields.get("model name"):
+    if fields.get("model name", "unknown") != "unknown":
         return fields["model name"]
+    if fields.get("vendor_id"):  # x86 under a sandbox that hides the name (gVisor says "unknown"): what it shows
+        vendor = X86_VENDORS.get(fields["vendor_id"], fields["vendor_id"])
+        return f"{vendor} CPU family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
     if sys.platform == "darwin":
         return (
             colon_fields(command_output(["sysctl", "machdep.cpu.brand_string"])).get("machdep.cpu.brand_string")
@@ -92,8 +100,13 @@ def cpu_fingerprint(
         identity = darwin_identity(sysctl)
     else:
         return None
-    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
-    return {**identity, "kernel": kernel if kernel is not None else platform.release(), "hash": digest}
+    return {**identity, "kernel": kernel if kernel is not None else platform.release(), "hash": identity_hash(identity)}
+
+
+def identity_hash(identity: dict) -> str:
+    """The fingerprint's ``hash``: 8 hex characters of the SHA-256 of its identity fields (all but ``kernel`` and
+    ``hash``), the one rule for the runners and ``generator check``."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def linux_identity(cpuinfo: str, cache_dir: Path = CACHE_DIR) -> dict:

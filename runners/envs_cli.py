@@ -11,9 +11,9 @@ from pathlib import Path
 from tabulate import tabulate
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values, moment, positive_float
-from fwbench.frameworks import FRAMEWORKS
-from runners import envs, envs_gpu, site_plan
-from runners.config_flags import DEFAULT_RUNS_OUT
+from fwbench.frameworks import measured_on
+from runners import envs, envs_gpu, provenance, site_plan
+from runners.config_flags import DEFAULT_RUNS_OUT, NO_TPU
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 VERSIONS_HELP = (
@@ -35,7 +35,7 @@ def parse_versions(values: list[str], flag: str = "--versions") -> dict[str, lis
 
 def article_versions() -> dict[str, list[str]]:
     """The article's version of every framework (what ``runners envs build`` builds when given none)."""
-    return {name: [envs.ARTICLE] for name in FRAMEWORKS}
+    return {name: [envs.ARTICLE] for name in envs.version_sets()["frameworks"]}
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -98,7 +98,7 @@ def build_cuda(args: argparse.Namespace) -> int:
         raise UsageError(f"--arch {args.arch}: only with --dry-run (a build is for this machine)")
     gpu = envs_gpu.gpu_for(args.dry_run, args.cuda_driver)
     failed = 0
-    for name in FRAMEWORKS:
+    for name in measured_on("gpu"):
         try:
             if args.dry_run:
                 print(*envs_gpu.dry_run(name, gpu, args.arch or envs_gpu.default_arch()), sep="\n", flush=True)
@@ -139,15 +139,31 @@ def cmd_plan(args: argparse.Namespace) -> int:
         gpu = envs_gpu.Gpu(args.fake_gpu, envs_gpu.cuda_version(args.cuda_driver))
     else:
         gpu = envs_gpu.detect()
+    tpu = None if gpu else tpu_here(args)
     if args.machine_id:
-        print(site_plan.machine_id_of(gpu))
+        print(provenance.hardware_for("tpu")["machine_id"] if tpu else site_plan.machine_id_of(gpu))
         return EXIT_OK
     try:
-        lines = site_plan.plan(gpu, args.out, budget=args.budget, workloads=args.workloads, deadline=args.deadline)
+        lines = site_plan.plan(
+            gpu, args.out, tpu=tpu, budget=args.budget, workloads=args.workloads, deadline=args.deadline
+        )
         print(*lines, sep="\n")
     except envs.EnvError as exc:
         raise UsageError(str(exc)) from None
     return EXIT_OK
+
+
+def tpu_here(args: argparse.Namespace) -> str | None:
+    """The TPU chip the plan is for: this machine's where one can be opened (``--device`` auto or tpu), or with
+    ``--device tpu --dry-run`` a TPU's plan where there is none; UsageError for ``--device tpu`` without either."""
+    if args.device == "cpu":
+        return None
+    found = provenance.tpu_info()
+    if found:
+        return f"{found['device_name']} ({found['device_count']} chip{'s' if found['device_count'] > 1 else ''})"
+    if args.device == "tpu" and not args.dry_run:
+        raise UsageError(f"{NO_TPU}; --dry-run prints a TPU's plan anyway")
+    return "a TPU (dry run: none here)" if args.device == "tpu" else None
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
@@ -227,12 +243,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     build.set_defaults(func=cmd_build)
     plan = actions.add_parser(
         "plan",
-        help="what make site runs to benchmark: on the GPU where NVML sees one",
+        help="what make site runs to benchmark: on the GPU where NVML sees one, else on the TPU where there is one",
         description="Print, as a shell script, what make site runs to benchmark this machine: where NVML sees an "
         "NVIDIA GPU (or --fake-gpu names one), build each framework's CUDA environment and run the quick matrix on "
-        "the GPU through them, else the quick matrix on the CPU; one matrix per workload, with its budget or its "
-        "share of the deadline. Writes nothing itself: the script's matrices write their records under --out.",
-        **examples("runners envs plan", "runners envs plan --fake-gpu 'NVIDIA H200' --cuda-driver 13.0"),
+        "the GPU through them; on a TPU VM (or with --device tpu --dry-run) install JAX's TPU build and torchax and "
+        "run the quick matrix on the TPU; else the quick matrix on the CPU; one matrix per workload, with its budget "
+        "or its share of the deadline. Writes nothing itself: the script's matrices write their records under --out.",
+        **examples(
+            "runners envs plan",
+            "runners envs plan --fake-gpu 'NVIDIA H200' --cuda-driver 13.0",
+            "runners envs plan --device tpu --dry-run",
+        ),
     )
     plan.add_argument(
         "--fake-gpu",
@@ -241,6 +262,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="plan for a machine with this NVIDIA GPU, named as NVML names it (with --cuda-driver)",
     )
     plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
+    plan.add_argument(
+        "--device",
+        choices=("auto", "cpu", "tpu"),
+        default="auto",
+        help="auto: the GPU where NVML sees one, else the TPU where one can be opened, else the CPU; tpu: a TPU's "
+        "plan (an error where none can be opened, unless --dry-run); cpu: the CPU's plan (default auto)",
+    )
+    plan.add_argument(
+        "--dry-run", action="store_true", help="with --device tpu: print a TPU's plan on a machine without one"
+    )
     plan.add_argument(
         "--machine-id",
         action="store_true",

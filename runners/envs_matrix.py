@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fwbench.cliargs import UsageError
-from fwbench.frameworks import FRAMEWORKS
+from fwbench.frameworks import measured_on
 from runners import envs, envs_gpu
 from runners.interpreters import Interpreters
 from runners.profiles import load_profiles, resolve_device
@@ -33,7 +33,7 @@ def matrix_versions(
     cannot be had, before any run starts."""
     profile_versions = load_profiles()[profile].get("versions")
     if not requested and profile_versions:
-        requested = {name: list(profile_versions) for name in frameworks or FRAMEWORKS}
+        requested = {name: list(profile_versions) for name in frameworks or envs.version_sets()["frameworks"]}
     if not requested:
         return None
     if on_ray:
@@ -62,4 +62,4 @@ def cuda_interpreters(device: str, on_ray: bool) -> dict[str, str]:
     gpu``), when the matrix runs on this machine's GPU (``device`` gpu, or auto where NVML sees one); else empty."""
     if on_ray or resolve_device(device) != "gpu":
         return {}
-    return {name: str(python) for name in FRAMEWORKS if (python := envs_gpu.built(name))}
+    return {name: str(python) for name in measured_on("gpu") if (python := envs_gpu.built(name))}

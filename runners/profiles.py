@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from fwbench.frameworks import FRAMEWORKS, framework
+from fwbench.frameworks import framework, measured_on
 from fwbench.records import epoch_train_images
 from fwbench.tuning import tuning_environment
 from runners import provenance
@@ -21,7 +21,9 @@ from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
 
 #: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
 DATASETS = tuple(dict.fromkeys(d for w in WORKLOADS.values() for d in w.datasets))
-DEVICES = ("auto", "cpu", "gpu")
+#: the devices a run may ask for; ``auto`` resolves to one of the others (``resolve_device``)
+PHYSICAL_DEVICES = ("cpu", "gpu", "tpu")
+DEVICES = ("auto", *PHYSICAL_DEVICES)
 #: full data-set sizes, used when a profile says null
 FULL_SIZES = {"cifar10": (50_000, 10_000), "synthetic": (50_000, 10_000), "grammar": (8_192, 256)}
 
@@ -42,7 +44,7 @@ class RunConfig:
     test_images: int
     device: str = "auto"
     tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from fwbench.tuning.tuning_environment()
-    sized_for: str | None = None  # "cpu"/"gpu": which of a device-sized profile's sizes these are
+    sized_for: str | None = None  # "cpu"/"gpu"/"tpu": which of a device-sized profile's sizes these are
     repeat: int = 0  # 0-based: which run of this configuration (``runners matrix --repeats``); not in its identity
     precision: str = "fp32"  # the precision policy asked for (runners.recipe.PRECISION_POLICIES)
     #: the fewest steps an epoch trains: a batch size whose train_images give fewer trains this many batches
@@ -195,10 +197,16 @@ def profile_for(name: str, workload_name: str | None) -> str:
 
 
 def resolve_device(device: str) -> str:
-    """``cpu`` or ``gpu`` for a requested device; ``auto`` is the GPU when NVML sees one."""
+    """``cpu``, ``gpu`` or ``tpu`` for a requested device; ``auto`` is the GPU when NVML sees one, else the TPU where
+    this process can open one (``provenance.tpu_info``), else the CPU."""
     if device == "auto":
-        return "gpu" if provenance.nvidia_info() else "cpu"
+        return "gpu" if provenance.nvidia_info() else "tpu" if provenance.tpu_info() else "cpu"
     return device
+
+
+def per_device(value) -> bool:
+    """Whether a profile field's ``value`` is given per device (an object keyed by every physical device)."""
+    return isinstance(value, dict) and set(value) == set(PHYSICAL_DEVICES)
 
 
 def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
@@ -206,12 +214,12 @@ def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
     train, test = spec["train_images"], spec["test_images"]
     if not isinstance(train, dict) and not isinstance(test, dict):
         return {}
-    if not (isinstance(train, dict) and isinstance(test, dict) and train.keys() == test.keys() == {"cpu", "gpu"}):
+    if not (per_device(train) and per_device(test)):
         raise ValueError(
             f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
-            "objects with the keys cpu and gpu"
+            f"objects with the keys {', '.join(PHYSICAL_DEVICES)}"
         )
-    return {device: (train[device], test[device]) for device in ("cpu", "gpu")}
+    return {device: (train[device], test[device]) for device in PHYSICAL_DEVICES}
 
 
 def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
@@ -236,7 +244,7 @@ def for_device(merged: dict, field: str):
     """A profile field that may be given per device (``{"cpu": …, "gpu": …}``): the requested device's value
     (``auto`` resolved through NVML), else the value itself."""
     value = merged[field]
-    return value[resolve_device(merged.get("device", "auto"))] if isinstance(value, dict) else value
+    return value[resolve_device(merged.get("device", "auto"))] if per_device(value) else value
 
 
 def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
@@ -250,9 +258,8 @@ def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
     merged = {**spec, **given}
     plan = {for_device(merged, "precision"): list(for_device(merged, "batch_sizes"))}
     if not {"precision", "batch_sizes"} & given.keys():
-        plan.update(
-            {policy: list(extra["batch_sizes"]) for policy, extra in merged.get("extra_precisions", {}).items()}
-        )
+        extra_precisions = for_device({"extra_precisions": {}, **merged}, "extra_precisions")
+        plan.update({policy: list(extra["batch_sizes"]) for policy, extra in extra_precisions.items()})
     return plan
 
 
@@ -281,7 +288,7 @@ def expand(
     out-of-the-box one.
     """
     chosen = given(overrides)
-    spec = {"frameworks": FRAMEWORKS, **profile(name), **chosen}
+    spec = {"frameworks": measured_on(resolve_device(chosen.get("device", "auto"))), **profile(name), **chosen}
     train_images, test_images, sized_for = data_sizes(profile(name), chosen)
     size_as_profiled = "train_images" not in chosen or sized_for is not None  # else a flag changed it: as given
     tuning = tuple(tuning_environment().items())

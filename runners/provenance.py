@@ -44,7 +44,12 @@ def package_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | N
 def framework_version(name: str) -> str | None:
     """The version of framework ``name`` installed in this interpreter (None when not installed), without
     importing it: the version of the first of its distributions that is installed."""
-    versions = package_versions(framework(name).distributions)
+    return first_installed(package_versions(framework(name).distributions))
+
+
+def first_installed(versions: dict[str, str | None]) -> str | None:
+    """The first version in ``versions`` (distribution → version, None where not installed) that is installed: a
+    framework's version from its distributions', in the registry's order."""
     return next((v for v in versions.values() if v), None)
 
 
@@ -138,6 +143,44 @@ def nvidia_info() -> dict | None:
         pynvml.nvmlShutdown()
 
 
+#: where Linux lists PCI devices, and Google's PCI vendor id (TPU chips)
+PCI_DEVICES = Path("/sys/bus/pci/devices")
+GOOGLE_PCI_VENDOR = "0x1ae0"
+#: a TPU chip's PCI device id → the chip's name as JAX reports it (``jax.Device.device_kind``); only ids read off a
+#: real chip are listed: another is named by its id
+TPU_CHIP_NAMES = {"0x0063": "TPU v5 lite"}
+#: the device files through which a process reaches its TPU chips: /dev/accel<N> (TPU VMs up to v4), or VFIO groups
+#: /dev/vfio/<N> (v5e and later); a host may hold more chips than the process is given, and only these count
+TPU_DEVICE_FILES = ("/dev/accel[0-9]*", "/dev/vfio/[0-9]*")
+
+
+def tpu_info(pci_devices: Path = PCI_DEVICES, device_files: tuple[str, ...] = TPU_DEVICE_FILES) -> dict | None:
+    """The TPU chips this process can open: their name, count and libtpu's version, read from sysfs and /dev without
+    opening a chip (only one process at a time may hold it, and opening takes seconds); None where there is none."""
+    kinds = []
+    for device in sorted(pci_devices.glob("*")) if pci_devices.is_dir() else ():
+        try:
+            if (device / "vendor").read_text().strip() == GOOGLE_PCI_VENDOR:
+                kinds.append((device / "device").read_text().strip())
+        except OSError:
+            continue
+    usable = sorted({path for pattern in device_files for path in map(str, Path("/").glob(pattern.lstrip("/")))})
+    if not kinds or not usable:
+        return None
+    count = min(len(usable), len(kinds))
+    return {
+        "device_name": TPU_CHIP_NAMES.get(kinds[0], f"Google TPU (PCI device {kinds[0]})"),
+        "device_count": count,
+        "tpu_topology": SINGLE_HOST_TOPOLOGIES.get(count, f"{count} chips"),
+        "libtpu": package_versions(("libtpu",))["libtpu"],
+    }
+
+
+#: how a single host's chips are arranged, by count (Cloud TPU's slice names: v5litepod-1 is 1x1, -4 2x2, -8 2x4);
+#: a run replaces it with the topology JAX reports
+SINGLE_HOST_TOPOLOGIES = {1: "1x1", 4: "2x2", 8: "2x4"}
+
+
 def _text(value: str | bytes) -> str:
     """Older nvidia-ml-py releases return bytes."""
     return value.decode() if isinstance(value, bytes) else value
@@ -162,14 +205,16 @@ def cuda_libraries() -> dict[str, str | None]:
 
 def hardware_info() -> dict:
     """Host description plus the GPU when NVML sees one, with the CUDA runtime and cuDNN installed for it
-    (``cuda_libraries``). The runner replaces device-specific fields with what the framework reports."""
+    (``cuda_libraries``), or the TPU chips this process can open (``tpu_info``). The runner replaces device-specific
+    fields with what the framework reports."""
     gpu = nvidia_info()
+    tpu = None if gpu else tpu_info()
     threads = os.cpu_count() or 1
     model = cpu_model()  # read once: on Arm Linux and macOS it runs lscpu or sysctl
     info = {
-        "device_kind": "gpu" if gpu else "cpu",
-        "device_name": gpu["device_name"] if gpu else model,
-        "device_count": gpu["device_count"] if gpu else None,
+        "device_kind": "gpu" if gpu else "tpu" if tpu else "cpu",
+        "device_name": gpu["device_name"] if gpu else tpu["device_name"] if tpu else model,
+        "device_count": gpu["device_count"] if gpu else tpu["device_count"] if tpu else None,
         "gpu_driver": gpu["gpu_driver"] if gpu else None,
         "device_memory_bytes": gpu.get("device_memory_bytes") if gpu else None,
         **(cuda_libraries() if gpu else dict.fromkeys(CUDA_DISTRIBUTIONS)),
@@ -179,6 +224,8 @@ def hardware_info() -> dict:
         "host_memory_bytes": psutil.virtual_memory().total,
         "fingerprint": cpu_fingerprint(),
     }
+    if tpu:
+        info.update(tpu_topology=tpu["tpu_topology"], libtpu=tpu["libtpu"])
     info["machine_id"] = machine_id(info)
     return info
 
@@ -188,8 +235,8 @@ def hardware_for(device: str) -> dict:
     also on a GPU machine when the configuration asks for the CPU. What a record made before (or instead of) the run
     carries: a dry run's, a failed run's, the matrix's survey of a machine."""
     hardware = hardware_info()
-    if device == "cpu" and hardware["device_kind"] == "gpu":
-        hardware.update(device_kind="cpu", device_name=hardware["cpu_model"])
+    if device == "cpu" and hardware["device_kind"] != "cpu":
+        hardware.update(device_kind="cpu", device_name=hardware["cpu_model"], device_count=None)
         hardware["machine_id"] = machine_id(hardware)
     return hardware
 
@@ -202,9 +249,18 @@ MACHINE_ID_ENV = "FWBENCH_MACHINE_ID"
 def machine_id(hardware: dict) -> str:
     """A stable id that groups records by hardware: the GPU's name; for CPU runs the CPU model and threads
     plus the first 6 hex characters of the CPU fingerprint's hash, so that two different VMs that report the
-    same model name never merge. ``$FWBENCH_MACHINE_ID``, where set, is the id instead (``MACHINE_ID_ENV``)."""
+    same model name never merge; for a TPU the chip's name and the slice's topology (``tpu-v5-lite-1x1``).
+    ``$FWBENCH_MACHINE_ID``, where set, is the id instead (``MACHINE_ID_ENV``)."""
     if os.environ.get(MACHINE_ID_ENV):
         return slug(os.environ[MACHINE_ID_ENV])
+    return hardware_machine_id(hardware)
+
+
+def hardware_machine_id(hardware: dict) -> str:
+    """The machine id ``hardware`` makes, whatever ``$FWBENCH_MACHINE_ID`` says: what ``generator check``
+    recomputes."""
+    if hardware["device_kind"] == "tpu":
+        return slug(f"{hardware['device_name']} {hardware.get('tpu_topology') or ''}")
     if hardware["device_kind"] == "gpu":
         count = hardware.get("device_count") or 1
         return slug(f"{hardware['device_name']}" + (f" x{count}" if count > 1 else ""))

@@ -160,10 +160,10 @@ def mfu_section(
     the precision that ran (``PEAK_TABLES``), with the table it came from; null with the reason where no peak is known
     (a CPU, a GPU missing from the table)."""
     table = PEAK_TABLES[policy]
-    on_gpu = hardware["device_kind"] == "gpu"
-    peak = peak_flops(hardware["device_name"], table) if on_gpu else None
+    on_accelerator = hardware["device_kind"] != "cpu"
+    peak = peak_flops(hardware["device_name"], table) if on_accelerator else None
     if peak is None:
-        where = f"{hardware['device_name']!r} in device_peaks.json's {table} table" if on_gpu else "a CPU"
+        where = f"{hardware['device_name']!r} in device_peaks.json's {table} table" if on_accelerator else "a CPU"
         reason = f"no known peak {table} FLOP/s for {where}"
     return {
         "value": 3 * spec.flops_per_sample() * samples_per_second / peak if peak else None,

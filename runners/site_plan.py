@@ -1,6 +1,7 @@
 """What ``make site`` runs to benchmark (``runners envs plan``), as a shell script: on an NVIDIA machine the CUDA
-environments (``runners envs build --device gpu``) and the quick matrix on the GPU through them, elsewhere the
-quick matrix on the CPU in this interpreter. Each command's failure is said and passed over: a failed
+environments (``runners envs build --device gpu``) and the quick matrix on the GPU through them; on a TPU VM JAX's
+TPU build and torchax installed into this interpreter and the quick matrix on the TPU (JAX and PyTorch via torchax);
+elsewhere the quick matrix on the CPU in this interpreter. Each command's failure is said and passed over: a failed
 configuration is a record too, and the site is built all the same. On the GPU the matrix runs the frameworks whose
 environment built (an interpreter is there), so one framework without a CUDA build for this driver leaves the
 others' answer standing.
@@ -12,7 +13,7 @@ import shlex
 import time
 from pathlib import Path
 
-from fwbench.frameworks import FRAMEWORKS
+from fwbench.frameworks import measured_on
 from fwbench.timestamps import utc_iso_seconds
 from runners import envs_gpu
 from runners.env_build import interpreter
@@ -20,6 +21,11 @@ from runners.provenance import hardware_for, machine_id
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 MATRIX_FAILED = "runners matrix: some configurations failed; their records say why"
+TPU_SETUP_FAILED = (
+    "uv pip install .[tpu]: JAX's TPU build or torchax did not install (why: above); the matrix runs anyway"
+)
+#: what a TPU VM installs into the interpreter (pyproject.toml's extra), with the pins of the committed records
+TPU_SETUP = ["uv", "pip", "install", "--quiet", "--constraint", "constraints.txt", "-e", ".[tpu]"]
 BUILD_FAILED = "runners envs build: an environment failed to build (why: above); the GPU matrix runs the others"
 NONE_BUILT = "runners envs build: no CUDA environment was built: nothing runs on the GPU"
 #: a matrix this close to its deadline when its turn comes starts no run: it is not started (its own start-up would
@@ -75,12 +81,14 @@ def machine_id_of(gpu: envs_gpu.Gpu | None) -> str:
 def plan(
     gpu: envs_gpu.Gpu | None,
     out: Path,
+    tpu: str | None = None,
     profile: str = "quick",
     budget: float | None = None,
     workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,),
     deadline: float | None = None,
 ) -> list[str]:
-    """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU), the records going to ``out``: one matrix
+    """The script's lines for a machine with ``gpu`` (None: no NVIDIA GPU) or, without one, the TPU chip named
+    ``tpu`` (None: none), the records going to ``out``: one matrix
     per workload (``profile``'s variant for it, ``--workload``), each within ``budget`` minutes (None: no budget)
     and, given a ``deadline`` (Unix seconds), by its share of the time until then (``shared_deadlines``)."""
     ends = shared_deadlines(deadline, time.time(), len(workloads)) if deadline is not None else [None] * len(workloads)
@@ -90,6 +98,17 @@ def plan(
         matrix += [] if name == DEFAULT_WORKLOAD else ["--workload", name]
         matrix += ["--budget", f"{budget:g}"] if budget else []
         matrices.append(matrix + (["--deadline", utc_iso_seconds(end)] if end is not None else []))
+    if gpu is None and tpu is not None:
+        return [
+            f"# {tpu}: the matrix on the TPU, JAX and PyTorch via torchax in this interpreter (TensorFlow is not "
+            "measured on a TPU)",
+            workloads_line(workloads),
+            step([*TPU_SETUP[:3], "--python", "python", *TPU_SETUP[3:]], TPU_SETUP_FAILED),
+            *(
+                before(end, step([*matrix, "--device", "tpu"], MATRIX_FAILED))
+                for matrix, end in zip(matrices, ends, strict=True)
+            ),
+        ]
     if gpu is None:
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
@@ -102,7 +121,7 @@ def plan(
         step(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
         "frameworks=''; set --",
     ]
-    for name in FRAMEWORKS:
+    for name in measured_on("gpu"):
         python = shlex.quote(str(interpreter(envs_gpu.env_path(name, envs_gpu.installed_version(name)))))
         built = f'frameworks="${{frameworks:+$frameworks,}}{name}"'  # a comma-separated list, built in sh
         lines.append(f'test -x {python} && {built} && set -- "$@" --python {name}={python}')

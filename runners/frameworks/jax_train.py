@@ -15,7 +15,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from runners import recipe
+from runners import provenance, recipe
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
 
 # Version shim (drop with Flax < 0.12, i.e. JAX 0.4.26's set in fwbench/version_sets.json): Flax 0.12 names it
@@ -25,16 +25,73 @@ pure = getattr(nnx, "as_pure", None) or getattr(nnx, "pure", lambda tree: tree)
 
 
 def training_device(device: str, precision: str, dtype: np.dtype) -> jax.Device:
-    """The device a trainer trains on (``auto``: the GPU when JAX sees one), after the process-wide settings of the
-    precision (fp32: the highest matmul precision, no TF32) and of the dtype (float64 needs x64); every workload's JAX
-    trainer starts here. RuntimeError for a GPU that is not there."""
+    """The device a trainer trains on (``auto``: the accelerator, a GPU or TPU, when JAX sees one), after the
+    process-wide settings of the precision (fp32: the highest matmul precision, no TF32 or single bf16 pass) and of the
+    dtype (float64 needs x64); every JAX-based trainer starts here. RuntimeError for an accelerator that is not
+    there: the CPU is never used in its place."""
     if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
         jax.config.update("jax_default_matmul_precision", "highest")  # convolutions follow it too
     jax.config.update("jax_enable_x64", dtype == np.float64)
-    gpus = [d for d in jax.devices() if d.platform == "gpu"]
-    if device == "gpu" and not gpus:
-        raise RuntimeError("--device gpu: JAX sees no GPU")
-    return gpus[0] if gpus and device != "cpu" else jax.devices("cpu")[0]
+    if device == "cpu":
+        return jax.devices("cpu")[0]
+    accelerators = [d for d in jax.devices() if d.platform != "cpu" and device in ("auto", d.platform)]
+    if device != "auto" and not accelerators:
+        raise RuntimeError(f"--device {device}: JAX sees no {device.upper()}")
+    return accelerators[0] if accelerators else jax.devices("cpu")[0]
+
+
+def coupled_sgd() -> optax.GradientTransformation:
+    """SGD with momentum and PyTorch's coupled weight decay (g += wd·p), its learning rate an input of each step
+    (``inject_hyperparams``) instead of a constant."""
+    return optax.inject_hyperparams(
+        lambda learning_rate: optax.chain(
+            optax.add_decayed_weights(recipe.WEIGHT_DECAY), optax.sgd(learning_rate, momentum=recipe.SGD_MOMENTUM)
+        )
+    )(learning_rate=0.0)
+
+
+def device_memory(device: jax.Device) -> dict[str, int | None]:
+    """The device allocator's peak and reserved bytes since the start, where the backend reports them."""
+    stats = device.memory_stats() or {}
+    return {
+        "allocator_peak_bytes": stats.get("peak_bytes_in_use"),
+        # 0 where XLA reserves nothing ahead (preallocation is off): not a measurement, so null
+        "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved")) or None,
+    }
+
+
+def device_description(device: jax.Device) -> dict:
+    """What JAX says about ``device``: its kind (cpu, gpu or tpu), name and, on a GPU, the CUDA and cuDNN jaxlib
+    loaded; on a TPU the chips this process sees, their topology and memory, and libtpu's version."""
+    info = {"device_kind": device.platform, "device_name": None, "cuda": None, "cudnn": None, "framework_threads": None}
+    if device.platform == "gpu":
+        info["device_name"] = device.device_kind
+        try:  # jaxlib exposes the CUDA/cuDNN versions it loaded only through this private module
+            from jax._src.lib import cuda_versions
+
+            info["cuda"] = str(cuda_versions.cuda_runtime_get_version())
+            info["cudnn"] = str(cuda_versions.cudnn_get_version())
+        except Exception:
+            pass
+    elif device.platform == "tpu":
+        chips = jax.devices("tpu")
+        info.update(
+            device_name=device.device_kind,
+            device_count=len(chips),
+            tpu_topology=tpu_topology([chip.coords for chip in chips]),
+            device_memory_bytes=(device.memory_stats() or {}).get("bytes_limit"),
+            libtpu=provenance.package_versions(("libtpu",))["libtpu"],
+        )
+    return info
+
+
+def tpu_topology(coords: list[tuple[int, ...]]) -> str:
+    """The chips' grid as TPU slices are named (``1x1``, ``2x2``, ``2x2x2``): the extent of their coordinates, the
+    third axis only where it is used."""
+    extents = [max(c[axis] for c in coords) + 1 for axis in range(len(coords[0]))]
+    while len(extents) > 2 and extents[-1] == 1:
+        extents.pop()
+    return "x".join(str(e) for e in extents)
 
 
 class Trainer:
@@ -62,11 +119,7 @@ class Trainer:
         self.model.train()
         self.graph = nnx.graphdef(self.model)
         # inject_hyperparams makes the learning rate an input of each step instead of a constant
-        self.optimizer = optax.inject_hyperparams(
-            lambda learning_rate: optax.chain(
-                optax.add_decayed_weights(recipe.WEIGHT_DECAY), optax.sgd(learning_rate, momentum=recipe.SGD_MOMENTUM)
-            )
-        )(learning_rate=0.0)
+        self.optimizer = coupled_sgd()
         self.restore(weights)
         self.step_fn = jax.jit(self._step, donate_argnums=(0, 1, 2))
         self.logits_fn = jax.jit(self._logits, static_argnums=3)
@@ -131,12 +184,7 @@ class Trainer:
 
     def memory(self) -> dict[str, int | None]:
         """The device allocator's peak and reserved bytes since the start, where the backend reports them."""
-        stats = self.device.memory_stats() or {}
-        return {
-            "allocator_peak_bytes": stats.get("peak_bytes_in_use"),
-            # 0 where XLA reserves nothing ahead (preallocation is off): not a measurement, so null
-            "allocator_reserved_bytes": stats.get("peak_bytes_reserved", stats.get("bytes_reserved")) or None,
-        }
+        return device_memory(self.device)
 
     def reset_memory_peaks(self) -> bool:
         """False: XLA's allocator keeps its peak (``memory_stats()["peak_bytes_in_use"]``) from the start, and JAX
@@ -144,23 +192,8 @@ class Trainer:
         return False
 
     def device_info(self) -> dict:
-        """The device and, on a GPU, the CUDA and cuDNN jaxlib loaded."""
-        on_gpu = self.device.platform == "gpu"
-        cuda = cudnn = None
-        if on_gpu:
-            try:  # jaxlib exposes the CUDA/cuDNN versions it loaded only through this private module
-                from jax._src.lib import cuda_versions
-
-                cuda, cudnn = str(cuda_versions.cuda_runtime_get_version()), str(cuda_versions.cudnn_get_version())
-            except Exception:
-                pass
-        return {
-            "device_kind": "gpu" if on_gpu else "cpu",
-            "device_name": self.device.device_kind if on_gpu else None,
-            "cuda": cuda,
-            "cudnn": cudnn,
-            "framework_threads": None,
-        }
+        """The device, as ``device_description`` gives it."""
+        return device_description(self.device)
 
     def precision_flags(self) -> dict:
         """The default precision of matmuls and convolutions, as JAX's configuration holds it, and the dtype the

@@ -14,6 +14,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from fwbench.frameworks import why_not_measured
 from runners import recipe
 from runners.frameworks.tensorflow_model import ResNet18, build, export_weights, load_weights
 
@@ -21,7 +22,9 @@ from runners.frameworks.tensorflow_model import ResNet18, build, export_weights,
 def training_device(device: str, precision: str) -> str:
     """The device a trainer trains on (``auto``: the GPU when TensorFlow sees one), after the precision's
     process-wide settings (fp32: TF32 off) and memory growth on every GPU; every workload's TensorFlow trainer starts
-    here. RuntimeError for a GPU that is not there."""
+    here. RuntimeError for a GPU that is not there, and for a TPU."""
+    if device == "tpu":  # never the CPU in an accelerator's place
+        raise RuntimeError(f"--device tpu: {why_not_measured('tensorflow', 'tpu')}")
     if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
         tf.config.experimental.enable_tensor_float_32_execution(False)
     gpus = tf.config.list_physical_devices("GPU")

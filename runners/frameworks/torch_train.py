@@ -11,6 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from fwbench.frameworks import why_not_measured
 from runners import recipe
 from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
 
@@ -19,6 +20,8 @@ def training_device(device: str, precision: str) -> torch.device:
     """The device a trainer trains on (``auto``: the GPU when PyTorch sees one), after the precision's process-wide
     settings (fp32: TF32 off); every workload's PyTorch trainer starts here. RuntimeError for a GPU that is not
     there."""
+    if device == "tpu":  # never the CPU in an accelerator's place
+        raise RuntimeError(f"--device tpu: {why_not_measured('torch', 'tpu')}")
     if precision == "fp32":  # the same in all three: true float32 matmuls and convolutions (no TF32)
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False

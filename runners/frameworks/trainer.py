@@ -52,8 +52,9 @@ class Trainer(Protocol):
         framework cannot (its peaks then keep counting from the start)."""
 
     def device_info(self) -> dict[str, Any]:
-        """What the framework says about its device: ``device_kind`` (cpu or gpu), ``device_name``, ``cuda``,
-        ``cudnn`` and ``framework_threads``; None where it does not say."""
+        """What the framework says about its device: ``device_kind`` (cpu, gpu or tpu), ``device_name``, ``cuda``,
+        ``cudnn`` and ``framework_threads``, and on a TPU ``device_count``, ``tpu_topology``,
+        ``device_memory_bytes`` and ``libtpu``; None where it does not say."""
 
     def precision_flags(self) -> dict[str, Any]:
         """The framework's precision settings as it reports them now (read back, never restated from what was
@@ -85,10 +86,11 @@ def make_trainer(
     **options: Any,
 ) -> Trainer:
     """A trainer of framework ``name`` holding ``weights``: ``mode`` compiled or eager (checked by
-    ``check_mode``), ``device`` auto, cpu or gpu, ``dtype`` float32 (float64 only for the parity tests),
-    ``precision`` the policy it applies (checked by ``check_precision``); ``module`` the module holding the
-    ``Trainer`` (default the framework's ResNet-18 one; ``runners.workloads`` names another workload's) and
-    ``options`` that trainer's own arguments. Checked before the framework is imported."""
+    ``check_mode``), ``device`` auto, cpu, gpu or tpu (RuntimeError where the framework has none there), ``dtype``
+    float32 (float64 only for the parity tests), ``precision`` the policy it applies (checked by
+    ``check_precision``); ``module`` the module holding the ``Trainer`` (default the framework's ResNet-18 one;
+    ``runners.workloads`` names another workload's) and ``options`` that trainer's own arguments. Checked before the
+    framework is imported."""
     check_mode(name, mode)
     check_precision(precision)
     trainer = importlib.import_module(module or framework(name).trainer_module).Trainer

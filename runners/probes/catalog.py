@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from fwbench.frameworks import FRAMEWORKS, REGISTRY, framework
+from fwbench.frameworks import REGISTRY, framework
 
+#: the frameworks the probes cover: those with probe modes (PyTorch via torchax has none: its errors are PyTorch's
+#: or JAX's, which the probes of those two capture)
+FRAMEWORKS = tuple(name for name, entry in REGISTRY.items() if entry.probe_modes)
 BUGS = ("dense_shape", "dtype", "loss_shape", "nan")
 #: every mode any framework is probed in (its ``probe_modes``): unlike training, the probes run JAX op by op too
 MODES = tuple(dict.fromkeys(mode for entry in REGISTRY.values() for mode in entry.probe_modes))

@@ -5,11 +5,10 @@ import sys
 
 import pytest
 
-from fwbench.frameworks import FRAMEWORKS
 from runners.probes import catalog
 
 
-@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("framework", catalog.FRAMEWORKS)
 @pytest.mark.parametrize("bug", catalog.BUGS)
 def test_each_program_marks_each_bug_once(framework, bug):
     line = catalog.planted_line(framework, bug)

@@ -14,10 +14,13 @@ from pathlib import Path
 import pytest
 
 from fwbench.cliargs import EXIT_OK, EXIT_USAGE
-from fwbench.frameworks import FRAMEWORKS
+from fwbench.frameworks import measured_on
 from runners import env_build, envs, envs_gpu, site_plan
 from runners.cli import main as runners_main
 from runners.provenance import hardware_for
+
+#: the frameworks fwbench measures on a GPU, each in its CUDA environment
+GPU_FRAMEWORKS = measured_on("gpu")
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -47,7 +50,7 @@ def test_the_dry_run_resolves_each_frameworks_cuda_build_from_pypi(envs_dir, mon
     printed = capsys.readouterr()
     assert code == EXIT_OK, printed.err
     resolved = sections(printed.out)
-    assert list(resolved) == list(FRAMEWORKS)
+    assert list(resolved) == list(GPU_FRAMEWORKS)
     names = {name: {line.split("==")[0] for line in lines} for name, lines in resolved.items()}
     versions = {name: dict(line.split("==", 1) for line in lines) for name, lines in resolved.items()}
     # PyPI's torch wheel is the CUDA 13 build: its CUDA libraries come with it
@@ -74,7 +77,7 @@ def test_the_dry_run_resolves_the_cuda_builds_for_an_arm_gpu_machine(envs_dir, m
     printed = capsys.readouterr()
     assert code == EXIT_OK, printed.err
     headings = [line for line in printed.out.splitlines() if not line.startswith("  ")]
-    assert all(" on aarch64: " in heading for heading in headings) and len(headings) == len(FRAMEWORKS)
+    assert all(" on aarch64: " in heading for heading in headings) and len(headings) == len(GPU_FRAMEWORKS)
     resolved = sections(printed.out)
     names = {name: {line.split("==")[0] for line in lines} for name, lines in resolved.items()}
     assert envs_gpu.cuda_major(resolved["torch"]) == 13 and "nvidia-cudnn-cu13" in names["torch"]
@@ -139,12 +142,12 @@ def run_plan(
 def test_make_sites_plan_on_an_nvidia_machine_builds_and_runs_on_the_gpu(envs_dir, tmp_path, capsys):
     comment, *_lines = plan_lines(capsys, "--fake-gpu", "NVIDIA H200", "--cuda-driver", "13.0")
     assert comment.startswith("# NVIDIA H200 (CUDA driver 13.0)")
-    done, (build, matrix) = run_plan(tmp_path, built=tuple(FRAMEWORKS))
+    done, (build, matrix) = run_plan(tmp_path, built=tuple(GPU_FRAMEWORKS))
     assert done.returncode == 0 and build == ["envs", "build", "--device", "gpu"]
     assert matrix[:3] == ["matrix", "--profile", "quick"] and "--device gpu" in " ".join(matrix)
-    assert matrix[matrix.index("--frameworks") + 1] == ",".join(FRAMEWORKS)
+    assert matrix[matrix.index("--frameworks") + 1] == ",".join(GPU_FRAMEWORKS)
     pythons = dict(matrix[i + 1].split("=", 1) for i, arg in enumerate(matrix) if arg == "--python")
-    assert list(pythons) == list(FRAMEWORKS)
+    assert list(pythons) == list(GPU_FRAMEWORKS)
     for name, python in pythons.items():
         path = envs_gpu.env_path(name, envs_gpu.installed_version(name))
         assert python == str(path / "bin" / "python") and path.parent == envs_dir and path.name.endswith("-cuda")
@@ -171,10 +174,10 @@ def test_a_matrix_with_its_deadline_at_hand_is_not_started_and_the_plan_says_so(
     run nothing, or refuse a --deadline past by then, so the plan does not start it and says why; with time left it
     runs."""
     almost = time.time() + site_plan.LAST_SECONDS - 5
-    done, calls = run_plan(tmp_path / "late", built=tuple(FRAMEWORKS), deadline=almost)
+    done, calls = run_plan(tmp_path / "late", built=tuple(GPU_FRAMEWORKS), deadline=almost)
     assert done.returncode == 0 and done.stdout.splitlines() == [site_plan.DEADLINE_PASSED]
     assert calls == [["envs", "build", "--device", "gpu"]]
-    done, (_build, matrix) = run_plan(tmp_path / "in-time", built=tuple(FRAMEWORKS), deadline=time.time() + 600)
+    done, (_build, matrix) = run_plan(tmp_path / "in-time", built=tuple(GPU_FRAMEWORKS), deadline=time.time() + 600)
     assert done.returncode == 0 and not done.stdout and matrix[:3] == ["matrix", "--profile", "quick"]
 
 

@@ -488,5 +488,6 @@ def test_the_list_flags_state_their_defaults(capsys):
     with pytest.raises(SystemExit):
         cli.main(["matrix", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
-    for flag, quick in (("--modes", "compiled"), ("--batch-sizes", "32,64,128,256"), ("--seeds", "0")):
+    batch_sizes = "cpu: 32,64,128,256; gpu: 32,64,128,256; tpu: 64,256,1024"  # quick's are per device
+    for flag, quick in (("--modes", "compiled"), ("--batch-sizes", batch_sizes), ("--seeds", "0")):
         assert f"(default: the profile's; quick: {quick})" in shown.split(f" {flag} A,B ")[1].split(" --")[0], flag

@@ -14,7 +14,8 @@ import pytest
 
 from runners import arch, parity
 
-PAIRS = [("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow")]
+# PyTorch via torchax first beside PyTorch: both fold the unbiased batch variance, so no Bessel correction applies
+PAIRS = [("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow"), ("torchax", "torch")]
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from fwbench.frameworks import FRAMEWORKS
+from fwbench.frameworks import measured_on
 from runners import cli, profiles, provenance, run
 from runners.local_executor import LocalExecutor
 
@@ -89,11 +89,15 @@ def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
     assert jax_config("0.4.26").record_id != config.record_id != jax_config(None).record_id
 
 
-def test_a_profile_without_frameworks_runs_all_of_the_registry():
-    assert {c.framework for c in profiles.expand("quick")} == set(FRAMEWORKS)
+def test_a_profile_without_frameworks_runs_every_framework_measured_on_its_device(nvml_sees, monkeypatch):
+    nvml_sees(None)
+    monkeypatch.setattr(provenance, "tpu_info", lambda: None)
+    assert {c.framework for c in profiles.expand("quick")} == set(measured_on("cpu")) == {"torch", "tensorflow", "jax"}
     assert {(c.framework, c.framework_version) for c in profiles.expand("quick")} == {
-        (name, provenance.framework_version(name)) for name in FRAMEWORKS
+        (name, provenance.framework_version(name)) for name in measured_on("cpu")
     }  # this interpreter's, by default
+    monkeypatch.setattr(provenance, "tpu_info", lambda: {"device_name": "TPU v5 lite", "device_count": 1})
+    assert {c.framework for c in profiles.expand("quick")} == {"jax", "torchax"}  # auto: the TPU
 
 
 @pytest.mark.parametrize(
@@ -211,12 +215,12 @@ def test_fp32_keeps_its_old_ids_and_every_other_precision_is_a_configuration_of_
         profiles.RunConfig.from_json(json.dumps(fields))
 
 
-def test_quick_runs_fp32_at_every_batch_size_on_a_cpu_and_bf16_at_batch_32_besides(nvml_sees):
+def test_quick_runs_fp32_at_every_batch_size_on_a_cpu_and_bf16_at_batch_32_besides(nvml_sees, monkeypatch):
     nvml_sees(None)
+    monkeypatch.setattr(provenance, "tpu_info", lambda: None)
+    CPU = measured_on("cpu")
     plan = sorted((c.framework, c.precision, c.batch_size) for c in profiles.expand("quick"))
-    assert plan == sorted(
-        [(f, "fp32", b) for f in FRAMEWORKS for b in (32, 64, 128, 256)] + [(f, "bf16", 32) for f in FRAMEWORKS]
-    )
+    assert plan == sorted([(f, "fp32", b) for f in CPU for b in (32, 64, 128, 256)] + [(f, "bf16", 32) for f in CPU])
     nvml_sees(GPU)  # on a GPU, each framework's default (the article's rule), bf16 at 32 besides
     assert {(c.precision, c.batch_size) for c in profiles.expand("quick")} == {
         *(("default", b) for b in (32, 64, 128, 256)),

@@ -127,6 +127,24 @@ def decay_mask(params) -> object:
     )
 
 
+def clipped_adamw(mask) -> optax.GradientTransformation:
+    """The recipe's optimizer: a global-norm clip, then AdamW decaying the parameters ``mask`` marks (a function of
+    the parameters' tree); its learning rate an input of each step (``inject_hyperparams``), not a constant."""
+    return optax.inject_hyperparams(
+        lambda learning_rate: optax.chain(
+            optax.clip_by_global_norm(recipe.CLIP_NORM),
+            optax.adamw(
+                learning_rate,
+                b1=recipe.ADAM_BETA1,
+                b2=recipe.ADAM_BETA2,
+                eps=recipe.ADAM_EPSILON,
+                weight_decay=recipe.WEIGHT_DECAY,
+                mask=mask,
+            ),
+        )
+    )(learning_rate=0.0)
+
+
 class Trainer(jax_train.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
     are token sequences, ``correct`` counts the tokens predicted right). ``memory``, ``reset_memory_peaks`` and
@@ -151,20 +169,7 @@ class Trainer(jax_train.Trainer):
         self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype))
         use_fused_attention(self.model, precision == "default")  # before the graph is taken: it holds the choice
         self.graph = nnx.graphdef(self.model)
-        # inject_hyperparams makes the learning rate an input of each step instead of a constant
-        self.optimizer = optax.inject_hyperparams(
-            lambda learning_rate: optax.chain(
-                optax.clip_by_global_norm(recipe.CLIP_NORM),
-                optax.adamw(
-                    learning_rate,
-                    b1=recipe.ADAM_BETA1,
-                    b2=recipe.ADAM_BETA2,
-                    eps=recipe.ADAM_EPSILON,
-                    weight_decay=recipe.WEIGHT_DECAY,
-                    mask=decay_mask,
-                ),
-            )
-        )(learning_rate=0.0)
+        self.optimizer = clipped_adamw(decay_mask)
         self.restore(weights)
         self.step_fn = jax.jit(self._step, donate_argnums=(0, 1))
         self.logits_fn = jax.jit(self._logits)

@@ -40,7 +40,9 @@ class CausalSelfAttention(nn.Module):
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         position = torch.arange(length, device=x.device)
         scores = scores.masked_fill(position[None, :] > position[:, None], float("-inf"))  # no later key
-        attention = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), -1).to(v.dtype)
+        # the softmax in float32 at least (float64 stays); the dtype's own size, since torchax has no promote_types
+        upcast = scores.dtype if scores.dtype.itemsize >= 4 else torch.float32
+        attention = torch.softmax(scores.to(upcast), -1).to(v.dtype)
         return self.proj((attention @ v).transpose(1, 2).reshape(batch, length, width))
 
 
@@ -95,7 +97,7 @@ LAYOUT = {
 }
 
 
-def _parameter(model: GPT, key: str) -> tuple[nn.Parameter, callable]:
+def parameter(model: GPT, key: str) -> tuple[nn.Parameter, callable]:
     layer, _, field = key.rpartition(".")
     name, convert = LAYOUT[arch.layer_kind(layer)][field]
     return model.get_submodule(layer).get_parameter(name), convert or (lambda w: w)
@@ -105,7 +107,7 @@ def load_weights(model: GPT, weights: dict[str, np.ndarray]) -> None:
     """Copy canonical NumPy weights into the model in place."""
     with torch.no_grad():
         for key, value in weights.items():
-            tensor, convert = _parameter(model, key)
+            tensor, convert = parameter(model, key)
             tensor.copy_(torch.from_numpy(np.ascontiguousarray(convert(value))))
 
 
@@ -113,7 +115,7 @@ def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
     """The model's weights in the canonical layout."""
     weights = {}
     for key in arch.weight_names(config):
-        tensor, convert = _parameter(model, key)
+        tensor, convert = parameter(model, key)
         weights[key] = np.array(convert(tensor.detach().cpu().numpy()))  # a copy: .numpy() aliases
     return weights
 
@@ -143,7 +145,7 @@ class Trainer(torch_train.Trainer):
         self.model.train()
         decayed = {key: arch.is_decayed(key) for key in arch.weight_names(config)}
         groups = [
-            {"params": [_parameter(self.model, k)[0] for k, d in decayed.items() if d == decay], "weight_decay": wd}
+            {"params": [parameter(self.model, k)[0] for k, d in decayed.items() if d == decay], "weight_decay": wd}
             for decay, wd in ((True, recipe.WEIGHT_DECAY), (False, 0.0))
         ]
         self.optimizer = torch.optim.AdamW(

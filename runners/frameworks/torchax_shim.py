@@ -1,0 +1,118 @@
+"""Importing torchax where PyTorch no longer has some of the aten operators its tables name.
+
+torchax 0.0.13 names aten operators in its decomposition, autocast and operator tables, among them the named-tensor
+overloads (``aten.prod.dim_Dimname``, …) that PyTorch 2.13 removed and ``aten.cholesky``, which 2.14 removed; its
+import (or its environment's creation) then raises AttributeError. ``torchax_environment`` makes torchax's environment
+while a lookup of an aten operator or overload this PyTorch lacks returns a placeholder that matches no operator (the
+tables simply lack those entries; no fwbench model calls them), and restores PyTorch's lookups afterwards. Nothing
+installed is changed. It is applied only where the plain way fails; ``missing`` then lists the names it stood in
+for, and ``SHIM`` is the name records and pages give it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+
+SHIM = "torchax-missing-aten-ops"
+
+#: the aten names the shim stood in for while torchax was imported (empty: not applied)
+missing: list[str] = []
+
+
+class MissingOperator:
+    """Stands for an aten operator or overload this PyTorch does not have: hashable, equal only to itself, never an
+    operator; its attributes (overloads) are missing too."""
+
+    def __init__(self, qualified_name: str):
+        self.qualified_name = qualified_name
+
+    def __getattr__(self, overload: str) -> MissingOperator:
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        return _stand_in(f"{self.qualified_name}.{overload}")
+
+    def __repr__(self) -> str:
+        return f"<aten operator missing from this PyTorch: {self.qualified_name}>"
+
+
+def _stand_in(name: str) -> MissingOperator:
+    if name not in missing:
+        missing.append(name)
+    return MissingOperator(name)
+
+
+@contextlib.contextmanager
+def missing_aten_operators_as_placeholders():
+    """Within the block, ``torch.ops.aten.<op>`` or ``torch.ops.aten.<op>.<overload>`` that this PyTorch lacks is a
+    ``MissingOperator`` instead of an AttributeError; other namespaces (``torch.ops.xla``, whose absence torchax
+    checks for) answer as before."""
+    from torch._ops import OpOverloadPacket, _OpNamespace
+
+    lookups = {OpOverloadPacket: OpOverloadPacket.__getattr__, _OpNamespace: _OpNamespace.__getattr__}
+
+    def tolerant(original, aten_name):
+        def lookup(owner, key: str):
+            try:
+                return original(owner, key)
+            except AttributeError:
+                name = aten_name(owner)
+                if name is None or key.startswith("__"):
+                    raise
+                return _stand_in(f"{name}.{key}")
+
+        return lookup
+
+    OpOverloadPacket.__getattr__ = tolerant(
+        lookups[OpOverloadPacket],
+        lambda p: p._qualified_op_name.replace("::", ".") if p._qualified_op_name.startswith("aten::") else None,
+    )
+    _OpNamespace.__getattr__ = tolerant(lookups[_OpNamespace], lambda n: n.name if n.name == "aten" else None)
+    try:
+        yield
+    finally:
+        for cls, original in lookups.items():
+            cls.__getattr__ = original
+
+
+def torchax_environment():
+    """torchax's default environment (which loads its operator tables on first use), made plainly where that works,
+    else under ``missing_aten_operators_as_placeholders`` (``missing`` then names what was stood in for). Any other
+    error propagates."""
+    try:
+        return importlib.import_module("torchax").default_env()
+    except AttributeError as exc:
+        if "aten" not in str(exc):
+            raise
+        for name in [m for m in sys.modules if m == "torchax" or m.startswith("torchax.")]:
+            del sys.modules[name]  # the half-imported package, so that the import below starts afresh
+    with missing_aten_operators_as_placeholders():
+        return importlib.import_module("torchax").default_env()
+
+
+#: the second shim's name: torchax's autocast table completed with two entries of PyTorch's own autocast lists
+AUTOCAST_SHIM = "torchax-autocast-convolution-linear"
+
+
+@contextlib.contextmanager
+def pytorch_autocast_entries():
+    """Within the block, torchax's autocast casts ``aten.convolution`` and ``linear`` to the lower precision, as
+    PyTorch's autocast does (both are on its lower-precision list). torchax 0.0.13's table names ``aten.conv2d`` and
+    ``aten.linear`` instead, which a module's forward never reaches under torchax (it sees ``aten.convolution`` and
+    the functional ``linear``), so without this its bf16 policy would leave every convolution and the classifier in
+    float32."""
+    import torch
+    from torchax import amp
+
+    added = {
+        op: amp.CastPolicy.LOWER_PRECISION_FP
+        for op in (torch.ops.aten.convolution.default, torch._C._nn.linear)
+        if op not in amp.autocast_policy
+    }
+    amp.autocast_policy.update(added)
+    try:
+        yield sorted(map(str, added))
+    finally:
+        for op in added:
+            del amp.autocast_policy[op]

@@ -1,0 +1,57 @@
+"""The GPT of PyTorch (``torch_gpt``) trained through torchax: ResNet-18's torchax trainer with the GPT's model, the
+weights' import and export, and the JAX trainer's optimizer (a global-norm clip, then AdamW, decaying the parameters
+the recipe names): the optimizer runs in JAX here, as ResNet-18's SGD does, since ``loss.backward()`` does not work
+under torchax. The default precision uses PyTorch's fused attention (``scaled_dot_product_attention``), as the
+PyTorch trainer does; fp32 writes it out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import optax
+import torch
+
+from runners.frameworks import torchax_train
+from runners.workloads.gpt import arch, jax_gpt, torch_gpt
+from runners.workloads.gpt.arch import GPTConfig
+
+
+class Trainer(torchax_train.Trainer):
+    """One PyTorch GPT and its AdamW as a JAX program (the protocol: ``runners.frameworks.trainer.Trainer``; ``x``
+    and ``y`` are token sequences, ``correct`` counts the tokens predicted right)."""
+
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        mode: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        precision: str = "fp32",
+        config: GPTConfig = arch.DEFAULT,
+    ):
+        self.config = config
+        super().__init__(weights, mode, device, dtype, precision)
+
+    def _build_model(self, precision: str) -> torch.nn.Module:
+        model = torch_gpt.GPT(self.config)
+        torch_gpt.use_fused_attention(model, precision == "default")
+        return model
+
+    def _build_optimizer(self) -> optax.GradientTransformation:
+        # torch names its parameters otherwise: which ones AdamW decays, by the canonical names they stand for
+        names = {id(p): name for name, p in self.model.named_parameters()}
+        decayed = {
+            names[id(torch_gpt.parameter(self.model, key)[0])]: arch.is_decayed(key)
+            for key in arch.weight_names(self.config)
+        }
+        return jax_gpt.clipped_adamw(lambda params: {name: decayed[name] for name in params})
+
+    def _load(self, weights: dict[str, np.ndarray]) -> None:
+        torch_gpt.load_weights(self.model, weights)
+
+    def _export(self) -> dict[str, np.ndarray]:
+        return torch_gpt.export_weights(self.model, self.config)
+
+    def _layout(self, x: np.ndarray) -> np.ndarray:
+        """Token ids as they are."""
+        return x

@@ -1,0 +1,67 @@
+"""benchmarks/tpu_kit.sh, with a stand-in python3 that records its calls: what a borrowed TPU machine runs in one
+call (docs/design.md, "On a TPU")."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+STAND_IN = """#!/bin/sh
+echo "$*" >> "$CALLS"
+"""
+
+
+def run_kit(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    checkout = tmp_path / "checkout"
+    (checkout / "benchmarks").mkdir(parents=True)
+    shutil.copy(REPO / "benchmarks" / "tpu_kit.sh", checkout / "benchmarks")
+    (checkout / ".whl-tpu").mkdir()
+    (checkout / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").write_text("")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(STAND_IN)
+    (bin_dir / "python3").chmod(0o755)
+    calls = tmp_path / "calls"
+    done = subprocess.run(
+        ["bash", str(checkout / "benchmarks" / "tpu_kit.sh")],
+        capture_output=True,
+        text=True,
+        env={
+            "PATH": f"{bin_dir}:{os.environ['PATH']}",
+            "CALLS": str(calls),
+            "OUT": str(tmp_path / "out"),
+            "HOME": str(tmp_path),
+            "TPU_KIT_LIB": str(tmp_path / "lib"),
+            **env,
+        },
+        timeout=60,
+    )
+    return done, calls.read_text().splitlines()
+
+
+def test_the_kit_installs_from_the_machines_index_and_the_carried_wheels_then_runs_the_tpu_matrices(tmp_path):
+    done, calls = run_kit(tmp_path)
+    assert done.returncode == 0, done.stderr
+    installs, matrices = calls[:4], calls[4:]
+    assert all("pip install" in call for call in installs)
+    assert "file:///opt/pypi/simple" in installs[0] and "flax optax" in installs[0]
+    assert "--find-links /opt/wheels torch" in installs[1]
+    assert ".whl-tpu/torchax-0.0.13-py3-none-any.whl" in installs[2] and "--no-index" in installs[2]
+    assert installs[3].endswith(" .")  # fwbench itself, so that its records name its version
+    assert [m.split()[:6] for m in matrices] == [
+        ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
+        ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
+    ]
+    assert "quick-gpt" in matrices[0] and "--profile quick " in matrices[1]
+    log = (tmp_path / "out" / "tpu_kit.log").read_text()
+    assert "tpu_kit: done in" in log and (tmp_path / "out" / "tpu_kit.tar.gz").is_file()
+
+
+def test_a_second_call_on_the_same_machine_installs_nothing_and_can_leave_the_gpt_out(tmp_path):
+    (tmp_path / "lib" / "torchax").mkdir(parents=True)  # what the first call installed
+    done, calls = run_kit(tmp_path, TPU_KIT_SKIP_GPT="1")
+    assert done.returncode == 0 and "installed before" in done.stdout
+    assert len(calls) == 1 and "--profile quick " in calls[0]
