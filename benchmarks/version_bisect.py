@@ -34,6 +34,7 @@ from fwbench.records import write_record
 from fwbench.timestamps import utc_now
 from runners import envs
 from runners.local_executor import LocalExecutor
+from runners.output_lock import output_lock
 from runners.profiles import expand
 from runners.provenance import hardware_for
 
@@ -300,12 +301,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Bisect, write the report, print the samples and the result."""
+    """Bisect, write the report, print the samples and the result; the output folder locked meanwhile (one writer
+    per folder: ``runners.output_lock``)."""
     try:
         args = parse_args(argv)
+        with output_lock(args.out):
+            return bisect_and_report(args, argv)
     except UsageError as exc:
         print(f"version_bisect: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def bisect_and_report(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """Bisect, write the report, print the samples and the result."""
     started_at = utc_now()
     runner = Runner(args, args.out)
     result = bisect(args.releases, runner.measure, args.threshold, args.repeats, METRICS[args.metric])

@@ -152,25 +152,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     for flag, directory in outputs.items():
         if directory is not None:
             ensure_writable(directory, flag)
+    from runners.output_lock import output_lock
     from runners.record import record_path, run_order
     from runners.run import measure_or_fail
 
     quiet_wait = load_profiles()[config.profile]["quiet_wait_seconds"] if args.quiet_wait is None else args.quiet_wait
     order = run_order(*args.run_position) if args.run_position else None
-    if args.dry_run_child:
-        from runners.dry_run import dry_run_record
+    with output_lock(args.out):  # one writer per folder (runners.output_lock)
+        if args.dry_run_child:
+            from runners.dry_run import dry_run_record
 
-        record = dry_run_record(config, order)
-    else:
-        record = measure_or_fail(
-            config,
-            args.data_dir,
-            progress=not args.no_progress,
-            run_order=order,
-            quiet_wait_s=quiet_wait,
-            compile_cache=args.compile_cache,
-        )
-    path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
+            record = dry_run_record(config, order)
+        else:
+            record = measure_or_fail(
+                config,
+                args.data_dir,
+                progress=not args.no_progress,
+                run_order=order,
+                quiet_wait_s=quiet_wait,
+                compile_cache=args.compile_cache,
+            )
+        path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
     if record["status"] != "ok" and not args.dry_run_child:  # the reason first: the record is where the detail is
         failure = record["failure"]
         print(f"runners run: {record['status']}: {failure['exception_type']}: {failure['message']}", file=sys.stderr)
@@ -287,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_flags(
         run,
         default_profile="smoke",
-        precision_default="the profile's; smoke: fp32; quick: fp32 on a CPU, default on a GPU",
+        precision_default="the profile's; smoke: fp32; quick: fp32 on a CPU, default on a GPU or TPU",
     )
     run.set_defaults(func=cmd_run)
     from runners.matrix_cli import register as register_matrix

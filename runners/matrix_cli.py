@@ -32,7 +32,7 @@ from fwbench.cliargs import (
 )
 from fwbench.frameworks import TRAINING_MODES
 from runners.config_flags import add_config_flags, check_device_here, chosen_profile, profile_overrides
-from runners.profiles import RunConfig, load_profiles
+from runners.profiles import RunConfig, load_profiles, per_device
 from runners.repeats import repeats_value
 
 if TYPE_CHECKING:
@@ -176,17 +176,19 @@ def run_and_summarise(
     ``--repeats``) within ``budget``; print the orders, then the summary."""
     from runners.matrix import run_matrix
     from runners.order import order_line
+    from runners.output_lock import output_lock
     from runners.repeats import repeats_of
     from runners.summary import report
 
     check_plan(plan)
     ensure_writable(args.out)
-    for target, order in plan:
-        print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
-    repeats = repeats_of(load_profiles()[chosen_profile(args)], args.repeats)
-    matrix = run_matrix(
-        plan, args.out, executor, force=args.force, progress=not args.no_progress, repeats=repeats, budget=budget
-    )
+    with output_lock(args.out):  # one matrix per folder (runners.output_lock)
+        for target, order in plan:
+            print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
+        repeats = repeats_of(load_profiles()[chosen_profile(args)], args.repeats)
+        matrix = run_matrix(
+            plan, args.out, executor, force=args.force, progress=not args.no_progress, repeats=repeats, budget=budget
+        )
     for line in report(matrix, args.out):
         print(line)
     return EXIT_FAILURE if any(r.record and r.record["status"] != "ok" for r in matrix.results) else EXIT_OK
@@ -234,7 +236,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     quick = load_profiles()["quick"]  # the default profile, whose lists the help quotes
 
     def listed(field: str) -> str:
-        return f"default: the profile's; quick: {','.join(map(str, quick[field]))}"
+        value = quick[field]
+        values = (
+            "; ".join(f"{device}: {','.join(map(str, v))}" for device, v in value.items())
+            if per_device(value)
+            else ",".join(map(str, value))
+        )
+        return f"default: the profile's; quick: {values}"
 
     matrix.add_argument(
         "--modes",
@@ -326,6 +334,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         matrix,
         default_profile="quick",
         precision_default="the profile's, and its extra precisions unless --batch-sizes is given; quick: fp32 on a "
-        "CPU, default on a GPU, and bf16 at batch 32",
+        "CPU, default on a GPU or TPU, and bf16 at batch 32 (on a TPU bf16 at every batch size, fp32 at 256)",
     )
     matrix.set_defaults(func=cmd_matrix)

@@ -1,9 +1,11 @@
 """``generator check``: run records checked as a submission, one line per failing file (docs/design.md,
 "Submissions").
 
-A file passes when it is a valid run record (upgraded as the build does), its provenance is complete, its figures
-are physically possible, its first losses show it trained fwbench's network on fwbench's data (``check_rules``),
-its id is no other file's on its machine and it lies in its own machine's folder. Checking never raises: a file that
+A file passes when it is a valid run record (upgraded as the build does), its provenance is complete, every field
+the runner derives from others agrees with the runner's own recomputation, no fact it states twice disagrees, its
+times are in order (``derivations``), its figures are physically possible, its first losses show it trained
+fwbench's network on fwbench's data (``check_rules``), its id is no other file's on its machine and it lies in its
+own machine's folder. Checking never raises: a file that
 is not a record, a link, a folder named like a record or a huge file each get their one line.
 
 A folder given may be a whole results folder: where the results layout keeps other records
@@ -22,11 +24,11 @@ from pathlib import Path
 
 from fwbench.cliargs import UsageError
 from fwbench.records import RUN_SCHEMA, RecordError, read_record
-from generator.records import check_rules
+from generator.records import check_rules, derivations, replay
 from generator.records.check_rules import Commits, Finding, References
 from generator.records.load import BISECT_RUNS, KINDS, SCHEMAS, candidate_paths
 
-SCHEMA, PLACE, CHECK, NOT_A_RUN = "schema", "place", "check", "not a run record"
+SCHEMA, PLACE, CHECK, NOT_A_RUN, DERIVED = "schema", "place", "check", "not a run record", "derived"
 
 
 @dataclass
@@ -102,11 +104,26 @@ def read_one(path: Path, schema: str = RUN_SCHEMA) -> dict:
 def check_record(record: dict, references: References, commits: Commits) -> tuple[list[Finding], list[Finding]]:
     """Every per-record rule over one valid record: (failures, notes)."""
     failures, notes = check_rules.provenance(record, commits)
+    failures, notes = failures + derived(record, commits), notes + not_derived(record)
     if record["status"] == "ok":
         for rule in (check_rules.physical, check_rules.same_work):
             failed, noted = rule(record, references)
             failures, notes = failures + failed, notes + noted
     return failures, notes
+
+
+def derived(record: dict, commits: Commits) -> list[Finding]:
+    """Each derived field, fact stated twice or time out of order that disagrees (``derivations``): ``field: stored
+    X, recomputed Y``."""
+    commit = (record.get("software") or {}).get("git_commit")
+    found = derivations.mismatches(record, commits.date(commit) if commit else None)
+    return [(DERIVED, mismatch.text()) for mismatch in found]
+
+
+def not_derived(record: dict) -> list[Finding]:
+    """A note where the record could not be replayed through the runner (an upgraded record lacking its inputs)."""
+    why = replay.unreplayable(record)
+    return [(DERIVED, f"the runner's figures not recomputed: an older record {why}")] if why else []
 
 
 def check_paths(paths: list[Path], repo: Path | None, references: References | None = None) -> Report:

@@ -15,6 +15,7 @@ import math
 import re
 import subprocess
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -92,11 +93,31 @@ def is_checkout(repo: Path) -> bool:
 
 
 class Commits:
-    """Whether a commit is in a checkout's history (``git cat-file``), asked once per commit."""
+    """Whether a commit is in a checkout's history (``git cat-file``) and its date (``git show``), each asked once
+    per commit."""
 
     def __init__(self, repo: Path | None):
         self.repo = repo if repo is not None and is_checkout(repo) else None
         self._known: dict[str, bool | None] = {}
+        self._dates: dict[str, datetime | None] = {}
+
+    def date(self, commit: str) -> datetime | None:
+        """The commit's committer date; None when no checkout is at hand or the commit is not in it."""
+        if self.repo is None or not COMMIT.fullmatch(commit) or not self.known(commit):
+            return None
+        if commit not in self._dates:
+            try:
+                done = subprocess.run(
+                    ["git", "-C", str(self.repo), "show", "-s", "--format=%cI", commit],
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                    check=True,
+                )
+                self._dates[commit] = datetime.fromisoformat(done.stdout.strip())
+            except (OSError, subprocess.SubprocessError, ValueError):
+                self._dates[commit] = None
+        return self._dates[commit]
 
     def known(self, commit: str) -> bool | None:
         """True or False; None when no checkout is at hand or git cannot answer."""
@@ -169,7 +190,7 @@ def peak_table(record: dict[str, Any]) -> str | None:
 def peak_of(record: dict[str, Any], references: References) -> float | None:
     """The device's peak FLOP/s for the precision that ran, from the shipped table; None when unknown."""
     hardware = record.get("hardware") or {}
-    if hardware.get("device_kind") != "gpu":
+    if hardware.get("device_kind") == "cpu":  # a CPU has no peak in the table: its MFU is null
         return None
     return references.peaks.get(peak_table(record) or "", {}).get(hardware.get("device_name"))
 

@@ -8,6 +8,8 @@ import importlib.util
 import json
 import os
 import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import gen_records
@@ -17,18 +19,39 @@ from fwbench.cliargs import EXIT_USAGE
 from generator.cli import main
 from generator.records.check import check_paths
 from generator.records.check_rules import load_references, record_key
+from runners import machine_load
+from runners.cpu_identity import identity_hash
 from runners.profiles import expand
-from runners.record import config_section, ok_record
+from runners.provenance import hardware_machine_id
+from runners.record import config_section, ok_record, run_order
 
 REPO = Path(__file__).resolve().parents[2]
 HEAD = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+#: a minute after HEAD's commit: a run of HEAD starts no earlier
+HEAD_DATE = subprocess.run(
+    ["git", "-C", str(REPO), "show", "-s", "--format=%cI", "HEAD"], capture_output=True, text=True
+).stdout.strip()
+STARTED = datetime.fromisoformat(HEAD_DATE).astimezone(timezone.utc) + timedelta(minutes=1)
 QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
 H200 = "nvidia-h200"
 
 
+def utc(moment: datetime) -> str:
+    """A record's timestamp."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def hardware(machine_id: str) -> dict:
-    """A machine's hardware as the runners record it: a GPU host has a CPU fingerprint too."""
-    return {**gen_records.hardware(machine_id), "fingerprint": gen_records.fingerprint()}
+    """A machine's hardware as the runners record it: a GPU host has a CPU fingerprint too; the fingerprint's hash
+    and the machine id are what the runners derive from the rest."""
+    fingerprint = gen_records.fingerprint()
+    identity = {k: v for k, v in fingerprint.items() if k not in ("kernel", "hash")}
+    made = {**gen_records.hardware(machine_id), "fingerprint": {**fingerprint, "hash": identity_hash(identity)}}
+    return {**made, "machine_id": hardware_machine_id(made)}
+
+
+#: the test CPU's machine id, as its hardware makes it
+CPU = hardware(gen_records.CPU_MACHINE)["machine_id"]
 
 
 def submitted(machine_id: str = gen_records.CPU_MACHINE, rate: float = 40.0, **changes) -> dict:
@@ -47,12 +70,13 @@ def submitted(machine_id: str = gen_records.CPU_MACHINE, rate: float = 40.0, **c
             **changes,
         },
     )
-    software = {**gen_records.software(), "git_commit": HEAD}
+    kernel = gen_records.fingerprint()["kernel"]
+    software = {**gen_records.software(), "git_commit": HEAD, "os": f"Linux {kernel} (x86_64)"}
     return ok_record(
         config,
         hardware(machine_id),
-        "2026-12-01T10:00:00.000Z",
-        "2026-12-01T10:01:00.000Z",
+        utc(STARTED),
+        utc(STARTED + timedelta(minutes=1)),
         measured,
         software=software,
         command=["runners", "run", "--profile", "smoke"],
@@ -216,13 +240,13 @@ SCHEMA_CAUSES = {
 @pytest.mark.parametrize("case", SCHEMA_CAUSES)
 def test_a_schema_failure_names_the_field_and_its_bad_value(tmp_path, case):
     build, line = SCHEMA_CAUSES[case]
-    path = place(tmp_path, build(), folder=gen_records.CPU_MACHINE, name="r.json")
+    path = place(tmp_path, build(), folder=CPU, name="r.json")
     assert failures(tmp_path) == {path.name: line}
 
 
 def test_a_record_under_another_machines_folder_fails(tmp_path):
     path = place(tmp_path, submitted(), folder=H200)
-    assert failures(tmp_path) == {path.name: f"place: a record of machine {gen_records.CPU_MACHINE} under {H200}/"}
+    assert failures(tmp_path) == {path.name: f"place: a record of machine {CPU} under {H200}/"}
 
 
 def test_a_duplicate_record_id_fails_once(tmp_path):
@@ -234,7 +258,7 @@ def test_a_duplicate_record_id_fails_once(tmp_path):
 
 def test_several_failures_of_one_file_share_its_line(tmp_path):
     record = tampered(submitted(H200, rate=40_000.0), "model", "trainable_params", 1)
-    place(tmp_path, record, folder=gen_records.CPU_MACHINE)
+    place(tmp_path, record, folder=CPU)
     (line,) = failures(tmp_path).values()
     assert "physically possible:" in line and "same work:" in line and "place:" in line
 
@@ -248,7 +272,7 @@ def corrupt_corpus() -> dict[str, tuple[bytes, str]]:
 
 
 def test_every_malformed_file_gets_one_line_and_never_a_crash(tmp_path, capsys):
-    folder = tmp_path / gen_records.CPU_MACHINE
+    folder = tmp_path / CPU
     folder.mkdir()
     corpus = corrupt_corpus()
     for number, (data, _reason) in enumerate(corpus.values()):
@@ -348,3 +372,159 @@ def test_a_framework_imported_without_its_bytecode_is_noted_not_failed(tmp_path)
         "note: 1 file: provenance: the framework was imported without its bytecode: set-up and compile times "
         "include compiling its Python (make setup compiles it)"
     ]
+
+
+#: two of the flags PyTorch reads back under fp32 (``TorchTrainer.precision_flags``): TF32 off, no autocast
+TORCH_FP32_FLAGS = {"torch.backends.cudnn.allow_tf32": False, "torch.get_autocast_dtype": None}
+
+
+def gpu_run() -> dict:
+    """An H200 run whose memory was measured in two phases, the allocator's peaks reset between them."""
+    return submitted(
+        H200,
+        rate=5000.0,
+        first_step_memory={"allocator_peak_bytes": 3 << 29, "allocator_reserved_bytes": 1 << 31},
+        memory_peaks_reset=True,
+        nvml_first_step_peak_bytes=2 << 30,
+        nvml_timed_peak_bytes=3 << 29,
+    )
+
+
+def edited(build, dotted: str, change) -> dict:
+    """The record ``build()`` makes with the field at ``dotted`` replaced by ``change(old value)``: one field
+    edited after the run, the fields derived from it kept."""
+    record = build()
+    *path, last = dotted.split(".", dotted.count(".") if not dotted.startswith("precision.flags") else 2)
+    section = record
+    for part in path:
+        section = section[part]
+    section[last] = change(section[last])
+    return record
+
+
+def with_flags(**flags) -> dict:
+    return submitted(precision_flags={**TORCH_FP32_FLAGS, **flags})
+
+
+def in_a_matrix() -> dict:
+    """The third of 40 runs of a matrix, the load sampled across its clock."""
+    during = {"samples": 3, "interval_seconds": 0.5, "mean_other_cpu_percent": 1.0, "peak_other_cpu_percent": 2.0}
+    load = machine_load.load_section(QUIET, QUIET, waited_seconds=0.0, during_clock=during)
+    return submitted(run_order=run_order(3, 40), load=load)
+
+
+#: a derived field, a fact stated twice or a time -> (the record made, the field edited alone, the edit, the field
+#: the rejection names)
+DERIVATIONS = {
+    "record id": (submitted, "record_id", lambda v: v[:-8] + "00000000", "record_id"),
+    "configuration, id kept": (submitted, "config.seed", lambda v: v + 1, "record_id"),
+    "steps per epoch": (submitted, "config.steps_per_epoch", lambda v: v + 1, "config.steps_per_epoch"),
+    "images per epoch": (submitted, "config.images_per_epoch", lambda v: v + 32, "config.images_per_epoch"),
+    "learning-rate schedule": (submitted, "config.lr_schedule", lambda v: {**v, "peak_lr": 1.0}, "config.lr_schedule"),
+    "compute dtype": (submitted, "precision.compute_dtype", lambda v: "bfloat16", "precision.compute_dtype"),
+    "model name": (submitted, "model.name", lambda v: "resnet50", "model.name"),
+    "model MACs": (submitted, "model.macs_per_image", lambda v: v + 1, "model.macs_per_image"),
+    "epoch seconds": (submitted, "timing.epoch_seconds", lambda v: v * 0.9, "timing.epoch_seconds"),
+    "throughput": (submitted, "timing.images_per_second", lambda v: v * 1.1, "timing.images_per_second"),
+    "compile seconds": (submitted, "timing.compile_seconds", lambda v: v / 2, "timing.compile_seconds"),
+    "article seconds": (submitted, "timing.article_epoch_seconds", lambda v: v - 1, "timing.article_epoch_seconds"),
+    "window count": (submitted, "timing.timed_windows", lambda v: v + 1, "timing.timed_windows"),
+    "window sizes": (submitted, "timing.window_steps", lambda v: [1, *v[1:]], "timing.window_steps"),
+    "epochs timed": (submitted, "timing.epoch_seconds_each", lambda v: v * 2, "timing.epoch_seconds_each"),
+    "final accuracy": (submitted, "accuracy.final_test_accuracy", lambda v: 0.9, "accuracy.final_test_accuracy"),
+    "final loss": (submitted, "accuracy.final_train_loss", lambda v: 0.1, "accuracy.final_train_loss"),
+    "epoch numbers": (submitted, "accuracy.epochs", lambda v: [{**v[0], "epoch": 2}], "accuracy.epochs"),
+    "allocator peak": (gpu_run, "memory.allocator_peak_bytes", lambda v: v // 2, "memory.allocator_peak_bytes"),
+    "NVML peak": (gpu_run, "memory.nvml_process_peak_bytes", lambda v: 1 << 30, "memory.nvml_process_peak_bytes"),
+    "host peak": (submitted, "memory.host_children_peak_rss_bytes", lambda v: 1 << 40, "memory.host_peak_rss_bytes"),
+    "MFU alone on a GPU": (gpu_run, "mfu.value", lambda v: v * 0.8, "mfu.value"),
+    "MFU's peak": (gpu_run, "mfu.peak_flops_per_second", lambda v: v * 2, "mfu.peak_flops_per_second"),
+    "MFU's table": (gpu_run, "mfu.peak_table", lambda v: "tf32", "mfu.peak_table"),
+    "MFU on a CPU": (submitted, "mfu.value", lambda v: 0.5, "mfu.value"),
+    "busy flag": (submitted, "load.busy", lambda v: not v, "load.busy"),
+    "busy threshold": (submitted, "load.threshold_cpu_percent", lambda v: 50.0, "load.threshold_cpu_percent"),
+    "busy samples": (submitted, "load.start", lambda v: {**v, "other_cpu_percent": 40.0}, "load.busy"),
+    "machine id": (submitted, "hardware.machine_id", lambda v: "my-fast-machine", "hardware.machine_id"),
+    "CPU threads, id kept": (submitted, "hardware.cpu_threads", lambda v: 64, "hardware.machine_id"),
+    "fingerprint, hash kept": (submitted, "hardware.fingerprint", lambda v: {**v, "family": "26"}, "fingerprint.hash"),
+    "CPU device name": (submitted, "hardware.device_name", lambda v: "Faster CPU", "hardware.device_name"),
+    "framework version": (submitted, "framework.version", lambda v: "2.15.0", "framework.version"),
+    "precision twice": (submitted, "config.precision", lambda v: "bf16", "config.precision"),
+    "TF32 under fp32": (with_flags, "precision.flags.torch.backends.cudnn.allow_tf32", lambda v: True, "allow_tf32"),
+    "autocast under fp32": (
+        with_flags,
+        "precision.flags.torch.get_autocast_dtype",
+        lambda v: "bfloat16",
+        "precision.flags.torch.get_autocast_dtype",
+    ),
+    "step p90 below its median": (submitted, "timing.step_seconds_p90", lambda v: v / 2, "timing.step_seconds_p90"),
+    "load's mean above its peak": (
+        in_a_matrix,
+        "load.during_clock",
+        lambda v: {**v, "mean_other_cpu_percent": 3.0},
+        "load.during_clock.peak_other_cpu_percent",
+    ),
+    "place beyond the matrix": (in_a_matrix, "config.run_order", lambda v: {**v, "position": 41}, "run_order.total"),
+    "kernel twice": (submitted, "software.os", lambda v: "Linux 6.9.0 (x86_64)", "hardware.fingerprint.kernel"),
+    "finished before started": (submitted, "finished_at", lambda v: "2026-01-01T00:00:00.000Z", "finished_at"),
+    "no time": (submitted, "started_at", lambda v: "yesterday", "started_at"),
+    "finished in the future": (submitted, "finished_at", lambda v: "2099-01-01T00:00:00.000Z", "finished_at"),
+    "started before its commit": (submitted, "started_at", lambda v: "2026-01-01T00:00:00.000Z", "started_at"),
+}
+
+
+@pytest.mark.parametrize("case", DERIVATIONS)
+def test_a_field_edited_alone_is_rejected_naming_it(tmp_path, case):
+    build, dotted, change, named = DERIVATIONS[case]
+    assert not failures(place(tmp_path / "kept", build()).parent.parent)
+    path = place(tmp_path / "edited", edited(build, dotted, change), folder=build()["hardware"]["machine_id"])
+    (line,) = failures(path.parent.parent).values()
+    derived = [part for part in line.split("; ") if part.startswith("derived: ")]
+    assert any(named in part.split(": stored")[0] and ", recomputed " in part for part in derived), line
+
+
+def test_a_rejection_names_the_file_the_field_and_both_values(tmp_path):
+    record = gpu_run()
+    recomputed = record["mfu"]["value"]
+    record["mfu"]["value"] = 0.9
+    path = place(tmp_path, record)
+    (line,) = check_paths([tmp_path], repo=REPO).failure_lines()
+    assert line == f"{path}: derived: mfu.value: stored 0.9, recomputed {recomputed:.10g}"
+
+
+def test_an_older_record_that_names_no_request_is_noted_not_replayed(tmp_path):
+    """A fwbench.run/1 record kept only the images it trained, not those asked for: its configuration, and so what
+    the runner derived from it, cannot be rebuilt."""
+    record = gen_records.as_v1(submitted(machine_id=H200, rate=5000.0))
+    record["config"]["precision"] = "float32 (TF32 off)"
+    place(tmp_path, record)
+    report = check_paths([tmp_path], repo=REPO)
+    assert not [line for line in report.failure_lines() if "derived:" in line]
+    assert any(
+        "the runner's figures not recomputed: an older record without config.train_images" in line
+        for line in report.note_lines()
+    )
+
+
+#: ``generator check`` with every framework's import refused: what the submission workflow installs (no [cpu] extra)
+WITHOUT_FRAMEWORKS = """
+import sys
+class Refuse:
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("torch", "tensorflow", "jax", "jaxlib", "flax", "keras", "optax"):
+            raise ImportError(f"{name}: not installed in the submission workflow")
+sys.meta_path.insert(0, Refuse())
+from generator.cli import main
+sys.exit(main(["check", *sys.argv[1:]]))
+"""
+
+
+def test_the_derivations_replay_the_runner_without_any_framework(tmp_path):
+    good, bad = (
+        place(tmp_path / "good", gpu_run()),
+        place(tmp_path / "bad", edited(gpu_run, "mfu.value", lambda v: 0.9)),
+    )
+    check = [sys.executable, "-c", WITHOUT_FRAMEWORKS, "--repo", str(REPO)]
+    assert subprocess.run([*check, str(good)], cwd=REPO, capture_output=True).returncode == 0
+    done = subprocess.run([*check, str(bad)], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 1 and f"{bad}: derived: mfu.value: stored 0.9" in done.stdout
