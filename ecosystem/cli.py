@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ecosystem.collect import SOURCES, Settings, collect
-from ecosystem.errors import OfflineError
+from ecosystem.errors import MalformedAnswer, OfflineError
 from ecosystem.redact import redact
 from ecosystem.show import show
 from ecosystem.snapshot import ok_count, save_snapshot
@@ -19,6 +19,7 @@ from fwbench.cliargs import (
     UsageError,
     add_frameworks_flag,
     check_creatable,
+    csv_of,
     examples,
     positive_float,
     positive_int,
@@ -33,15 +34,18 @@ _COLLECT_EPILOG = f"""\
 examples:
   ecosystem collect --out {_DEFAULT_OUT}
       every source, for every framework
-  ecosystem collect --frameworks jax,torch --only github --no-progress
+  ecosystem collect --frameworks jax,torch --sources github --no-progress
       GitHub only, for JAX (with Flax) and PyTorch, without a progress bar
+  ecosystem collect --sources pypi
+      PyPI's JSON API only: release cadence, support windows, platforms, vulnerabilities, install sizes
 
 credentials (optional, read from the environment, never written anywhere):
   GITHUB_TOKEN        raises GitHub's limit from 60 to 5000 requests/hour (star growth comes from
                       GitHub's star history with or without it)
   STACK_EXCHANGE_KEY  raises the Stack Exchange quota from 300 to 10000 requests/day
 
-exit status: 0 a complete snapshot was written; 1 offline, partial or not written; 2 usage error.
+exit status: 0 a complete snapshot was written; 1 offline, partial or not written (an answer not in its API's
+documented shape writes nothing and names the package and field); 2 usage error.
 A snapshot never replaces a better one of the same day, and earlier days are never modified.
 """
 
@@ -66,17 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser(
         "collect",
-        help="collect Stack Overflow, GitHub and PyPI statistics",
-        description="Collect Stack Overflow, GitHub and PyPI statistics into "
+        help="collect Stack Overflow, GitHub, pypistats.org and PyPI statistics",
+        description="Collect Stack Overflow, GitHub, pypistats.org and PyPI statistics into "
         "<out>/<UTC date>.json (schema fwbench.ecosystem/1).",
         epilog=_COLLECT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_frameworks_flag(run)
     run.add_argument(
-        "--only",
-        choices=SOURCES,
-        help="collect this source only (default: all; a source, not a framework: see --frameworks)",
+        "--sources",
+        type=csv_of(str, SOURCES),
+        metavar="A,B",
+        help=f"comma-separated sources to collect, from {', '.join(SOURCES)} (default: all; sources, not "
+        "frameworks: see --frameworks)",
     )
     run.add_argument(
         "--window-days",
@@ -132,7 +138,7 @@ def _collect(args: argparse.Namespace) -> int:
     check_creatable(args.out, "--out")
     settings = Settings(
         out_dir=args.out,
-        sources=(args.only,) if args.only else SOURCES,
+        sources=tuple(args.sources or SOURCES),
         frameworks=tuple(args.frameworks or FRAMEWORKS),
         window_days=args.window_days,
         sample=args.sample,
@@ -142,6 +148,9 @@ def _collect(args: argparse.Namespace) -> int:
         record = collect(settings, progress=not args.no_progress)
     except OfflineError as exc:
         print(f"ecosystem: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except MalformedAnswer as exc:
+        print(f"ecosystem: {exc}; nothing was written", file=sys.stderr)
         return EXIT_FAILURE
     for failure in record["failures"][:_MAX_FAILURES_LISTED]:
         print(

@@ -10,7 +10,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ecosystem import github_client, github_stats, pypi_stats, stackexchange_client, stackoverflow_stats
+from uv import find_uv_bin
+
+from ecosystem import (
+    github_client,
+    github_stats,
+    pypi_api,
+    pypi_registry,
+    pypi_stats,
+    stackexchange_client,
+    stackoverflow_stats,
+)
 from ecosystem.errors import OfflineError
 from ecosystem.metric import SourceMetrics
 from ecosystem.network import reachable
@@ -20,8 +30,13 @@ from fwbench.frameworks import FRAMEWORKS
 from fwbench.progress import progress_bar
 from fwbench.timestamps import utc_now
 
-SOURCES = ("stackoverflow", "github", "pypi")
-HOSTS = {"stackoverflow": stackexchange_client.HOST, "github": github_client.HOST, "pypi": pypi_stats.HOST}
+SOURCES = ("stackoverflow", "github", "pypistats", "pypi")
+HOSTS = {
+    "stackoverflow": stackexchange_client.HOST,
+    "github": github_client.HOST,
+    "pypistats": pypi_stats.HOST,
+    "pypi": pypi_api.HOST,
+}
 
 
 @dataclass(frozen=True)
@@ -36,11 +51,14 @@ class Settings:
     max_wait: float = 60.0  # the longest single wait for a backoff, retry or rate-limit reset
 
 
-def progress_steps(source: str, subjects: Subjects) -> int:
-    """Progress steps of a source: the tags call plus one per tag, one per repository, one per package."""
-    return {"stackoverflow": 1 + len(subjects.tags), "github": len(subjects.repos), "pypi": len(subjects.packages)}[
-        source
-    ]
+def progress_steps(source: str, subjects: Subjects, frameworks: tuple[str, ...]) -> int:
+    """Progress steps of a source: the tags call plus one per tag, one per repository, one per package (and stack)."""
+    return {
+        "stackoverflow": 1 + len(subjects.tags),
+        "github": len(subjects.repos),
+        "pypistats": len(subjects.packages),
+        "pypi": pypi_registry.progress_steps(frameworks),
+    }[source]
 
 
 def _warn(message: str) -> None:
@@ -54,12 +72,13 @@ def collect(
     is_reachable: Callable[[str], bool] = reachable,
     progress: bool = True,
     warn: Callable[[str], None] = _warn,
+    uv: Callable[[], str] = find_uv_bin,
 ) -> dict[str, Any]:
     """Collect the selected sources and return the snapshot record (not yet written).
 
     Raises OfflineError, before any request, when none of the sources' hosts can be reached.
     A source whose host is down, or that stops answering, is recorded as failed with the reason; the others
-    are collected.
+    are collected. An answer not in its documented shape raises MalformedAnswer: nothing is to be written.
     """
     env = os.environ if env is None else env
     down = [source for source in settings.sources if not is_reachable(HOSTS[source])]
@@ -73,7 +92,7 @@ def collect(
     subjects = subjects_of(settings.frameworks)
 
     results = []
-    total = sum(progress_steps(source, subjects) for source in settings.sources)
+    total = sum(progress_steps(source, subjects, settings.frameworks) for source in settings.sources)
     with progress_bar(total=total, desc="ecosystem", unit="step", enabled=progress) as bar:
 
         def advance(label: str) -> None:
@@ -83,7 +102,7 @@ def collect(
         for source in settings.sources:
             metrics = SourceMetrics(source, clock)
             if source in down:
-                metrics.stopped = f"cannot reach {HOSTS[source]} (port 443)"
+                metrics.stopped = f"cannot reach {HOSTS[source]} (port 443) from where this snapshot was made"
             if source == "stackoverflow":
                 stackoverflow_stats.collect_stackoverflow(
                     lambda: stackexchange_client.StackClient(key=key, max_wait=settings.max_wait),
@@ -106,6 +125,13 @@ def collect(
                     settings.max_wait,
                     advance,
                 )
+            elif source == "pypi":
+                parts = {part: SourceMetrics(part, clock) for part in pypi_registry.PARTS}
+                parts["pypi"].stopped = metrics.stopped
+                client = pypi_api.PyPIClient(pypi_stats.make_session(settings.max_wait), settings.max_wait)
+                pypi_registry.collect_registry(client, settings.frameworks, now, parts, uv, advance)
+                results.extend(parts.values())
+                continue
             else:
                 pypi_stats.collect_pypi(
                     lambda: pypi_stats.make_session(settings.max_wait),

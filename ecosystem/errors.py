@@ -18,3 +18,8 @@ class SourceStopped(CollectionError):
 
 class OfflineError(Exception):
     """None of the APIs a collection needs can be reached."""
+
+
+class MalformedAnswer(Exception):
+    """An answer not in its API's documented shape: the collection stops and writes nothing (the message names the
+    package and the field)."""

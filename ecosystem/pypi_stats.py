@@ -10,7 +10,7 @@ from urllib3.util.retry import Retry
 
 from ecosystem.errors import CollectionError
 from ecosystem.metric import SourceMetrics
-from ecosystem.transport import TIMEOUT, retry_transient
+from ecosystem.transport import get_json
 
 HOST = "pypistats.org"
 API = f"https://{HOST}/api"
@@ -47,13 +47,7 @@ def recent_downloads(
 ) -> int:
     """Downloads of ``package`` in the last month, from ``/api/packages/{package}/recent``."""
     url = f"{API}/packages/{package}/recent"
-    response = retry_transient(lambda: session.get(url, timeout=TIMEOUT), "pypistats", max_wait, sleep)
-    if response.status_code != 200:
-        raise CollectionError(f"pypistats {url}: HTTP {response.status_code}")
-    try:
-        body = response.json()
-    except ValueError as exc:
-        raise CollectionError(f"pypistats {url}: malformed JSON: {exc}") from None
+    body = get_json(session, url, "pypistats", max_wait, sleep)
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, dict) or "last_month" not in data:
         raise CollectionError(f"pypistats {url}: response lacks field 'data.last_month'")

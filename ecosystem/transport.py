@@ -60,3 +60,22 @@ def retry_transient(
             failure = str(exc) if isinstance(exc, TransientError) else f"{source} request failed: {exc!r}"
             raise SourceStopped(f"{failure} (failed {attempts} times; not asked again in this collection)") from None
     raise AssertionError("unreachable")
+
+
+def get_json(
+    session: requests.Session,
+    url: str,
+    source: str,
+    max_wait: float,
+    sleep: Callable[[float], None] | None = None,
+    malformed: Callable[[str], Exception] = CollectionError,
+) -> object:
+    """The JSON body of ``GET url``, retried as above: CollectionError on an HTTP error, ``malformed(message)`` on a
+    body that is not JSON."""
+    response = retry_transient(lambda: session.get(url, timeout=TIMEOUT), source, max_wait, sleep)
+    if response.status_code != 200:
+        raise CollectionError(f"{source} {url}: HTTP {response.status_code}")
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise malformed(f"{source} {url}: malformed JSON: {exc}") from None

@@ -8,6 +8,7 @@ from typing import Any
 from generator.i18n import N_
 from generator.site import Page
 from generator.verdicts.choices import EVEN_WITHIN, gpus_without_choices
+from generator.verdicts.registry_choices import registry_choices
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import text
 
@@ -18,7 +19,7 @@ def context(site: SiteData) -> dict[str, Any]:
     """The choose page's context: scenarios from out-of-the-box tables, probe scores, code size, the snapshot; the
     GPU machines, and those whose records give no row, with why."""
     return {
-        "choices": site.choices,
+        "choices": site.choices + registry_choices(site.snapshot),
         "even_within": EVEN_WITHIN,
         "gpus": sum(1 for m in site.machines if m.is_gpu),
         "gpus_without": [text(line) for line in gpus_without_choices(site.out_of_box, site.machine_by_id)],

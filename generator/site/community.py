@@ -1,4 +1,4 @@
-"""6.1 Community: Stack Overflow and PyPI figures from the latest ecosystem snapshot beside the article's."""
+"""6.1 Community: Stack Overflow and pypistats.org figures from the latest ecosystem snapshot beside the article's."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def context(site: SiteData) -> dict[str, Any]:
     )
     return {
         "snapshot": snapshot,
-        "sections": source_sections(snapshot, ("stackoverflow", "pypi")),
+        "sections": source_sections(snapshot, ("stackoverflow", "pypistats")),
         "article": article_grid(site.article),
         "history": chart,
     }

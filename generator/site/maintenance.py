@@ -1,4 +1,5 @@
-"""6.3 Maintenance: GitHub figures from the latest ecosystem snapshot beside the article's star growth."""
+"""6.3 Maintenance: release cadence, support windows and known vulnerabilities from PyPI, and GitHub figures, from
+the latest ecosystem snapshot, beside the article's star growth."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from generator.i18n import N_, _
 from generator.records.ecosystem import history
 from generator.site import Page
-from generator.views import chart_data
+from generator.views import chart_data, registry
 from generator.views.ecosystem import source_sections
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
@@ -26,9 +27,20 @@ def context(site: SiteData) -> dict[str, Any]:
         else None
     )
     article = Grid([_("repository"), _("star growth per year")], [[repo, f"{pct} %"] for repo, pct in growth.items()])
+    pypi = bool(snapshot and registry.frameworks_in(snapshot))
     return {
         "snapshot": snapshot,
         "sections": source_sections(snapshot, ("github",)),
         "article": article,
         "history": chart,
+        "pypi": pypi,
+        "cadence": registry.cadence_grid(snapshot) if pypi else None,
+        "support": registry.support_grid(snapshot) if pypi else None,
+        "pure": ", ".join(f"`{p}`" for p in registry.pure_packages(snapshot)) if pypi else "",
+        "vulnerabilities": registry.vulnerability_grid(snapshot) if pypi else None,
+        "releases_chart": (
+            site.add_chart("charts/pypi-releases-per-year.png", lambda: registry.releases_chart(snapshot))
+            if pypi
+            else None
+        ),
     }

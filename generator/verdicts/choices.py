@@ -309,7 +309,8 @@ def other_choices(scores: ProbeScores, sources: list[SourceFile], snapshot: Load
         questions = {
             fw: m["value"]
             for fw in FRAMEWORKS
-            if (m := tagged.get(REGISTRY[fw].stackoverflow_tags[0], {}).get("total_questions"))
+            if REGISTRY[fw].stackoverflow_tags  # torchax has no tag of its own
+            and (m := tagged.get(REGISTRY[fw].stackoverflow_tags[0], {}).get("total_questions"))
             and m["status"] == "ok"
             and m["value"] is not None
         }

@@ -38,7 +38,7 @@ METRICS = {
         "stars_gained_in_window": N_("stars gained within the window"),
         "star_growth_percent_in_window": N_("stars gained within the window as a share of the stars at its start"),
     },
-    "pypi": {"downloads_last_month": N_("PyPI downloads in the last month")},
+    "pypistats": {"downloads_last_month": N_("PyPI downloads in the last month")},
 }
 #: how a snapshot is made, for the maintainers (the reproduce page): collect, then commit the file it writes
 MAINTAINER_COMMANDS = ("GITHUB_TOKEN=… ecosystem collect --out results/ecosystem", "git add results/ecosystem")
@@ -46,7 +46,9 @@ MAINTAINER_COMMANDS = ("GITHUB_TOKEN=… ecosystem collect --out results/ecosyst
 #: stargazer lists (``ecosystem.github_stars.RESTRICTED``), and what a reader reads instead
 RESTRICTED_STARS = "restricted by GitHub since July 2026"
 RESTRICTED_STARS_WORDS = N_("not measured: GitHub restricts stargazer data since July 2026")
-SOURCE_TITLES = {"stackoverflow": "Stack Overflow", "github": "GitHub", "pypi": "PyPI"}
+SOURCE_TITLES = {"stackoverflow": "Stack Overflow", "github": "GitHub", "pypistats": "pypistats.org"}
+#: the start of the reason a snapshot gives for every figure of a source whose host it could not reach
+UNREACHED = "not attempted: cannot reach "
 SHARE_METRICS = {"unanswered_share_in_window", "answered_within_1h_share", "answered_within_24h_share"}
 #: metrics per table: a subject column and this many figures fit a phone's width
 METRICS_PER_TABLE = 3
@@ -134,6 +136,17 @@ class SourceSection:
     definitions: dict[str, str]
     tables: list[MetricTable]
     notes: list[str]
+    unreached: str | None = None  # the host, where no figure was collected because it could not be reached
+
+
+def unreached_host(snapshot: dict[str, Any], source: str) -> str | None:
+    """The host of ``source`` when the snapshot could reach it for none of its figures (None otherwise)."""
+    reasons = {
+        m.get("reason") or "" for metrics in snapshot["sources"].get(source, {}).values() for m in metrics.values()
+    }
+    if len(reasons) != 1 or not (reason := reasons.pop()).startswith(UNREACHED):
+        return None
+    return reason.removeprefix(UNREACHED).split(" ")[0]
 
 
 def source_sections(snapshot: dict[str, Any] | None, sources: tuple[str, ...]) -> list[SourceSection]:
@@ -141,8 +154,9 @@ def source_sections(snapshot: dict[str, Any] | None, sources: tuple[str, ...]) -
     the definitions of what would be measured."""
     sections = []
     for source in sources:
-        tables = metric_tables(snapshot, source) if snapshot else []
-        notes = method_notes(snapshot, source) if snapshot else []
+        unreached = unreached_host(snapshot, source) if snapshot else None
+        tables = metric_tables(snapshot, source) if snapshot and not unreached else []
+        notes = method_notes(snapshot, source) if snapshot and not unreached else []
         definitions = {name: definition(source, name) for name in METRICS[source]}
-        sections.append(SourceSection(source, SOURCE_TITLES[source], definitions, tables, notes))
+        sections.append(SourceSection(source, SOURCE_TITLES[source], definitions, tables, notes, unreached))
     return sections

@@ -187,7 +187,48 @@ def add_github(rsps: responses.RequestsMock, full_name: str, **kwargs: Any) -> N
     add_github_repo(rsps, full_name, **kwargs)
 
 
-def add_pypi(rsps: responses.RequestsMock) -> None:
+def add_pypistats(rsps: responses.RequestsMock) -> None:
     """pypistats.org's recent downloads of every package."""
     for package in PACKAGES:
         rsps.get(f"https://pypistats.org/api/packages/{package}/recent", json=body("pypi_recent.json"))
+
+
+PYPI = "https://pypi.org/pypi"
+#: the projects served the fixture of CPython-specific wheels; every other one is served the pure-Python fixture
+BINARY_PROJECTS = {"torch", "tensorflow", "tensorflow-cpu", "jaxlib", "libtpu", "nvidia-cudnn-cu12"}
+#: what the fake uv resolves every stack to: versions the fixtures hold
+FAKE_PINS = ("torch==2.5.0", "nvidia-cudnn-cu12==2.5.0", "filelock==3.16.1")
+#: stacks whose CPU set is installed wherever fwbench is (requests is one of its dependencies), so that the installed
+#: size is measured in any test environment
+SMALL_STACKS = {fw: {"cpu": ("requests",), "gpu": ("requests",)} for fw in ("torch", "tensorflow", "jax")}
+
+
+def pypi_body(project: str) -> dict[str, Any]:
+    """The JSON API's answer for ``project``: the binary fixture or the pure-Python one."""
+    return body("pypi_json_binary.json" if project in BINARY_PROJECTS else "pypi_json_pure.json")
+
+
+def add_pypi_json(rsps: responses.RequestsMock, answer=pypi_body) -> None:
+    """PyPI's JSON API (``/pypi/<project>/json``) for every project, each answered by ``answer(project)``."""
+
+    def reply(request):
+        return 200, {}, json.dumps(answer(request.url.split("/")[-2]))
+
+    rsps.add_callback(responses.GET, re.compile(rf"{re.escape(PYPI)}/[^/]+/json"), callback=reply)
+
+
+def fake_uv(directory: Path, pins: tuple[str, ...] = FAKE_PINS, by_first: dict[str, tuple[str, ...]] | None = None):
+    """A stand-in for the uv executable: it reads the requirements and prints ``pins`` as ``uv pip compile`` does
+    (a comment line too), or ``by_first[<first requirement>]`` where given; the callable the collector takes,
+    returning its path."""
+
+    def printed(lines: tuple[str, ...]) -> str:
+        return "printf '" + "\\n".join(("# resolved by a fake uv", *lines)) + "\\n'"
+
+    cases = "".join(f"  {first}) {printed(lines)} ;;\n" for first, lines in (by_first or {}).items())
+    script = directory / "uv"
+    script.write_text(
+        f'#!/bin/sh\nread -r first\ncat > /dev/null\ncase "$first" in\n{cases}  *) {printed(pins)} ;;\nesac\n'
+    )
+    script.chmod(0o755)
+    return lambda: str(script)

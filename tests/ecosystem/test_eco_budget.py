@@ -10,10 +10,25 @@ from collections import Counter
 
 import pytest
 import responses
-from eco_mocks import REPOS, SE, TAGS, add_github, add_pypi, add_stackexchange_counts, body, fixed_clock
+from eco_mocks import (
+    FAKE_PINS,
+    PACKAGES,
+    REPOS,
+    SE,
+    SMALL_STACKS,
+    TAGS,
+    add_github,
+    add_pypi_json,
+    add_pypistats,
+    add_stackexchange_counts,
+    body,
+    fake_uv,
+    fixed_clock,
+)
 
-from ecosystem import cli, github_client
+from ecosystem import cli, github_client, pypi_registry
 from ecosystem.collect import collect
+from ecosystem.subjects import REGISTRY_PACKAGES, TPU_PACKAGES
 
 SAMPLE = 300  # the default --sample: three pages of 100 questions per tag
 
@@ -49,7 +64,10 @@ def add_full_size_pages(rsps: responses.RequestsMock, answer_pages: int) -> None
 @pytest.mark.parametrize("answer_pages", [1, 2])
 @responses.activate
 def test_a_collection_without_credentials_fits_the_anonymous_quotas(answer_pages, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock))
+    uv = fake_uv(tmp_path)
+    online = functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock, uv=uv)
+    monkeypatch.setattr(cli, "collect", online)
+    monkeypatch.setattr(pypi_registry, "STACKS", SMALL_STACKS)
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
@@ -58,12 +76,17 @@ def test_a_collection_without_credentials_fits_the_anonymous_quotas(answer_pages
     add_full_size_pages(responses.mock, answer_pages)
     for repo in REPOS:
         add_github(responses.mock, repo)
-    add_pypi(responses.mock)
-    assert cli.main(["collect", "--out", str(tmp_path), "--no-progress", "--sample", str(SAMPLE)]) == 0
+    add_pypistats(responses.mock)
+    add_pypi_json(responses.mock)
+    assert cli.main(["collect", "--out", str(tmp_path / "eco"), "--no-progress", "--sample", str(SAMPLE)]) == 0
     hosts = Counter(c.request.url.split("/")[2].split(":")[0] for c in responses.calls)
     per_tag = 2 + SAMPLE // 100 + SAMPLE // 100 * answer_pages  # counts, question pages, answer pages
     assert hosts["api.stackexchange.com"] == 3 + len(TAGS) * per_tag <= 300  # /sites, tags/info, filters/create
     # repo, pulls, contributors, releases, latest, search, and two pages of star history (30 weeks each)
     assert hosts["api.github.com"] == 8 * len(REPOS) <= 60
     assert sum("/search/" in c.request.url for c in responses.calls) == len(REPOS) <= 10
-    assert hosts["pypistats.org"] == 4
+    assert hosts["pypistats.org"] == len(PACKAGES)
+    # PyPI's JSON API: each project once (the collection's cache), the resolved stacks' too
+    projects = {p for group in (REGISTRY_PACKAGES, TPU_PACKAGES) for ps in group.values() for p in ps}
+    projects |= {pin.split("==")[0] for pin in FAKE_PINS}
+    assert hosts["pypi.org"] == len(projects)

@@ -16,23 +16,30 @@ from eco_mocks import (
     SE,
     SECRET_KEY,
     SECRET_TOKEN,
+    SMALL_STACKS,
     add_github,
-    add_pypi,
+    add_pypi_json,
+    add_pypistats,
     add_stackexchange,
     body,
+    fake_uv,
     fixed_clock,
     network_error,
 )
 
-from ecosystem import cli, github_client
+from ecosystem import cli, github_client, pypi_registry
 from ecosystem.collect import collect
 from fwbench.records import read_record
 
 
 @pytest.fixture
-def online(monkeypatch):
-    """Every host reachable, the fixed test clock, no request pacing, no real sleeping."""
-    monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock))
+def online(monkeypatch, tmp_path_factory):
+    """Every host reachable, the fixed test clock, a fake uv, small stacks, no request pacing, no real sleeping."""
+    uv = fake_uv(tmp_path_factory.mktemp("uv"))
+    monkeypatch.setattr(
+        cli, "collect", functools.partial(collect, is_reachable=lambda host: True, clock=fixed_clock, uv=uv)
+    )
+    monkeypatch.setattr(pypi_registry, "STACKS", SMALL_STACKS)
     monkeypatch.setattr(github_client, "REQUEST_PACE_S", 0.0)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
 
@@ -42,7 +49,8 @@ def mock_all_apis(rsps: responses.RequestsMock) -> None:
     for repo in REPOS:
         add_github(rsps, repo)
     rsps.get("https://pypistats.org/api/packages/torch/recent", json={"error": "busy"}, status=429)
-    add_pypi(rsps)  # torch: 429 first, then this
+    add_pypistats(rsps)  # torch: 429 first, then this
+    add_pypi_json(rsps)
 
 
 @responses.activate
@@ -54,10 +62,18 @@ def test_collect_writes_a_complete_valid_snapshot_without_secrets(online, tmp_pa
     assert cli.main(["collect", "--out", str(tmp_path), "--sample", "5", "--no-progress"]) == 0
     record = read_record(tmp_path / "2025-06-01.json", kind="fwbench.ecosystem/1")
     assert record["complete"]
-    assert record["authenticated"] == {"stackoverflow": True, "github": True, "pypi": False}
-    assert set(record["sources"]) == {"stackoverflow", "github", "pypi"}
-    assert record["sources"]["pypi"]["torch"]["downloads_last_month"]["value"] == 45000000
-    assert "conda" in record["sources"]["pypi"]["torch"]["downloads_last_month"]["method"]["caveat"]
+    assert record["authenticated"] == {"stackoverflow": True, "github": True, "pypistats": False, "pypi": False}
+    assert set(record["sources"]) == {
+        "stackoverflow",
+        "github",
+        "pypistats",
+        "pypi",
+        "pypi_accelerators",
+        "pypi_stacks",
+    }
+    assert record["sources"]["pypistats"]["torch"]["downloads_last_month"]["value"] == 45000000
+    assert "conda" in record["sources"]["pypistats"]["torch"]["downloads_last_month"]["method"]["caveat"]
+    assert record["sources"]["pypi"]["torch"]["current_version"]["value"] == "2.5.0"
     assert record["sources"]["github"]["jax-ml/jax"]["stars_gained_in_window"]["value"] == 365 * 3
     out = capsys.readouterr()
     assert "wrote" in out.out
@@ -74,8 +90,8 @@ def test_failures_and_exceptions_never_carry_secrets(online, tmp_path, monkeypat
     caplog.set_level(logging.DEBUG)
     responses.get(f"{SE}/sites/", json=body("se_sites.json"))  # the rest is refused: errors quote the URL
     responses.get(f"{GH}/repos/pytorch/pytorch", json={"message": "Bad credentials"}, status=401)
-    assert cli.main(["collect", "--out", str(tmp_path), "--only", "stackoverflow", "--no-progress"]) == 1
-    assert cli.main(["collect", "--out", str(tmp_path), "--only", "github", "--no-progress"]) == 1
+    assert cli.main(["collect", "--out", str(tmp_path), "--sources", "stackoverflow", "--no-progress"]) == 1
+    assert cli.main(["collect", "--out", str(tmp_path), "--sources", "github", "--no-progress"]) == 1
     out = capsys.readouterr()
     assert "failed" in out.err and "Bad credentials" in out.err
     files = "".join(p.read_text() for p in tmp_path.glob("*.json"))
@@ -87,7 +103,7 @@ def test_offline_fails_fast_and_writes_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(cli, "collect", functools.partial(collect, is_reachable=lambda host: False))
     assert cli.main(["collect", "--out", str(tmp_path / "eco"), "--no-progress"]) == 1
     err = capsys.readouterr().err
-    assert "offline: cannot reach api.stackexchange.com, api.github.com, pypistats.org" in err
+    assert "offline: cannot reach api.stackexchange.com, api.github.com, pypistats.org, pypi.org" in err
     assert not (tmp_path / "eco").exists()
 
 
@@ -95,13 +111,16 @@ def test_offline_fails_fast_and_writes_nothing(tmp_path, monkeypatch, capsys):
 def test_unreachable_source_is_recorded_as_failed_and_the_rest_collected(tmp_path, monkeypatch, capsys):
     only_pypi = functools.partial(collect, is_reachable=lambda host: host == "pypistats.org", clock=fixed_clock)
     monkeypatch.setattr(cli, "collect", only_pypi)
-    add_pypi(responses.mock)
+    add_pypistats(responses.mock)
     assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1
     record = read_record(tmp_path / "2025-06-01.json")
     assert not record["complete"]
-    assert record["sources"]["pypi"]["jax"]["downloads_last_month"]["status"] == "ok"
-    reason = record["sources"]["github"]["google/flax"]["stars"]["reason"]
-    assert reason == "not attempted: cannot reach api.github.com (port 443)"
+    assert record["sources"]["pypistats"]["jax"]["downloads_last_month"]["status"] == "ok"
+    stars = record["sources"]["github"]["google/flax"]["stars"]
+    assert stars["reason"] == "not attempted: cannot reach api.github.com (port 443) from where this snapshot was made"
+    unreached = [m for part in ("github", "pypi") for s in record["sources"][part].values() for m in s.values()]
+    assert unreached and all(m["status"] == "failed" and m["value"] is None for m in unreached)  # never zero
+    assert all("cannot reach pypi.org" in m["reason"] for m in record["sources"]["pypi"]["torch"].values())
 
 
 @responses.activate
@@ -111,12 +130,13 @@ def test_stack_overflow_timing_out_still_writes_the_github_and_pypi_figures(onli
     responses.get(re.compile(rf"{re.escape(SE)}/(?!sites/).*"), body=network_error("net_read_timeout.json"))
     for repo in REPOS:
         add_github(responses.mock, repo)
-    add_pypi(responses.mock)
+    add_pypistats(responses.mock)
+    add_pypi_json(responses.mock)
     assert cli.main(["collect", "--out", str(tmp_path), "--no-progress"]) == 1  # partial
     record = read_record(tmp_path / "2025-06-01.json", kind="fwbench.ecosystem/1")
     assert not record["complete"]
     assert {m["status"] for subject in record["sources"]["github"].values() for m in subject.values()} == {"ok"}
-    assert record["sources"]["pypi"]["jax"]["downloads_last_month"]["value"] == 45000000
+    assert record["sources"]["pypistats"]["jax"]["downloads_last_month"]["value"] == 45000000
     failed = {f["source"] for f in record["failures"]}
     assert failed == {"stackoverflow"}
     reason = record["sources"]["stackoverflow"]["jax"]["total_questions"]["reason"]
@@ -126,10 +146,11 @@ def test_stack_overflow_timing_out_still_writes_the_github_and_pypi_figures(onli
 
 @responses.activate
 def test_frameworks_choose_the_subjects(online, tmp_path):
-    add_pypi(responses.mock)
-    assert cli.main(["collect", "--frameworks", "jax", "--only", "pypi", "--out", str(tmp_path), "--no-progress"]) == 0
+    add_pypistats(responses.mock)
+    argv = ["collect", "--frameworks", "jax", "--sources", "pypistats", "--out", str(tmp_path), "--no-progress"]
+    assert cli.main(argv) == 0
     record = read_record(tmp_path / "2025-06-01.json")
-    assert list(record["sources"]) == ["pypi"] and list(record["sources"]["pypi"]) == ["jax", "flax"]
+    assert list(record["sources"]) == ["pypistats"] and list(record["sources"]["pypistats"]) == ["jax", "flax"]
 
 
 @pytest.mark.parametrize(
@@ -137,7 +158,8 @@ def test_frameworks_choose_the_subjects(online, tmp_path):
     [
         (["collect", "--window-days", "0"], "--window-days"),
         (["collect", "--sample", "many"], "--sample"),
-        (["collect", "--only", "reddit"], "--only"),
+        (["collect", "--sources", "reddit"], "--sources"),
+        (["collect", "--sources", "pypi,pypi"], "--sources"),
         (["collect", "--frameworks", "jax,mxnet"], "--frameworks"),
         (["collect", "--max-wait", "-1"], "--max-wait"),
         (["show", "--out", "/dev/null"], "--out"),  # exists, and is no directory
