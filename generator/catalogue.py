@@ -16,6 +16,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po, write_po
 
+from fwbench.frameworks import REGISTRY
 from generator.data_text import extract_prose
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, catalogue_path
 
@@ -39,6 +40,9 @@ def extract() -> Catalog:
         GENERATOR_DIR, method_map, options_map, KEYWORDS, (COMMENT_TAG,), strip_comment_tags=True
     ):
         catalog.add(message, None, [(f"generator/{filename}", None)], auto_comments=comments, context=context)
+    for entry in REGISTRY.values():  # why a framework is not measured on a device: that device's tables say it
+        for _device, reason in entry.not_measured:
+            catalog.add(reason, None, [("fwbench/frameworks.py", None)])
     for path in OUTSIDE_DATA:
         with path.open("rb") as handle:
             for _lineno, _funcname, message, _comments in extract_prose(handle, KEYWORDS, (), {}):
@@ -57,6 +61,11 @@ def _write(path: Path, catalog: Catalog) -> None:
         write_po(handle, catalog, width=120, ignore_obsolete=True, include_lineno=False)
 
 
+def translated(string: str | tuple[str, ...]) -> bool:
+    """True when a message's translation is filled in: every form of a plural one (a tuple of forms)."""
+    return all(string) if isinstance(string, tuple) else bool(string)
+
+
 def update() -> list[str]:
     """Write the .pot from the sources and merge it into every language's .po; return what needs a translator."""
     template = extract()
@@ -68,7 +77,7 @@ def update() -> list[str]:
         catalog = read_catalogue(language)
         catalog.update(template)
         _write(catalogue_path(language), catalog)
-        pending += [f"{language}: {m.id!r}" for m in catalog if m.id and (not m.string or m.fuzzy)]
+        pending += [f"{language}: {m.id!r}" for m in catalog if m.id and (not translated(m.string) or m.fuzzy)]
     return pending
 
 

@@ -4,6 +4,7 @@ checks records as a submission."""
 from __future__ import annotations
 
 import argparse
+import datetime
 import logging
 import os
 import sys
@@ -18,8 +19,9 @@ from generator.records.check import check_paths, counted
 from generator.records.check_rules import is_checkout
 from generator.records.codesize import source_paths
 from generator.records.load import load_roots
+from generator.views.answer_table import answer_table
 from generator.views.charts import CJK_FONT_HINT, cjk_font
-from generator.views.sitedata import REPO_ROOT
+from generator.views.sitedata import REPO_ROOT, SiteData
 
 SITE_URL_ENV = "FWBENCH_SITE_URL"
 DEFAULT_RESULTS, DEFAULT_SITE_DIR = [Path("results")], Path("site")
@@ -124,12 +126,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if report.failures else 0
 
 
+def cmd_answer(args: argparse.Namespace) -> int:
+    """Print the current answer as a Markdown table (the README's), from the records and the site's own verdicts."""
+    results = load_roots(args.results or DEFAULT_RESULTS)
+    for skipped in results.skipped:
+        print(f"generator answer: skipped {skipped.message}", file=sys.stderr)
+    site = SiteData(results, REPO_ROOT / "runners" / "frameworks")
+    print(answer_table(site, datetime.datetime.now(datetime.timezone.utc).date()), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``generator`` console script."""
     parser = Parser(
         prog="generator",
         description="Build fwbench's MkDocs Material site from the records under results/.",
-        **examples("generator build", "generator check results/runs"),
+        **examples("generator build", "generator check results/runs", "generator answer"),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     build = sub.add_parser(
@@ -208,6 +220,21 @@ def build_parser() -> argparse.ArgumentParser:
         "no checkout, as in an installed copy, the commits are not looked up and a note says so)",
     )
     check.set_defaults(func=cmd_check)
+    answer = sub.add_parser(
+        "answer",
+        help="print the current answer as a Markdown table, as the README shows it",
+        description="Print which framework trains fastest on each machine and precision (GPUs first), at every batch "
+        "size, as the home page judges it from the records under --results: a small Markdown table, dated, for the "
+        "README.",
+        **examples("generator answer", "generator answer --results results --results ~/my-results"),
+    )
+    answer.add_argument(
+        "--results",
+        type=existing_directory,
+        action="append",
+        help="existing directory of records, as for `generator build` (default: results); give it again for more",
+    )
+    answer.set_defaults(func=cmd_answer)
     return parser
 
 

@@ -1,8 +1,9 @@
 """mkdocs hook (``hooks`` in mkdocs.yml): the repository's address in every page's header.
 
-mkdocs.yml may set ``repo_url``; where it does not, the checkout's ``origin`` remote gives it
-(``generator.views.repository.repository_url``), so a fork's site links to the fork. No address, no link: the
-reproduce page then says how to get the code. ``edit_uri`` stays unset: every page but the design page is
+mkdocs.yml sets ``repo_url`` from ``$FWBENCH_REPO_URL``, which the Pages workflow sets to the repository it builds;
+where that is unset, the checkout's ``origin`` remote gives it (``generator.views.repository.repository_url``), so a
+fork's site links to the fork. No address, no link: the reproduce page then says how to find the code from the
+site's own address. ``edit_uri`` stays unset: every page but the design page is
 generated, and has no file of its own to edit.
 """
 
@@ -20,9 +21,13 @@ def repository_name(url: str) -> str:
     return parsed.path.strip("/").removesuffix(".git") or parsed.netloc
 
 
+#: the names mkdocs gives a repository from its host alone: the header shows its path (``owner/fwbench``) instead
+HOST_NAMES = ("GitHub", "GitLab", "Bitbucket")
+
+
 def on_config(config):
-    """Fill ``repo_url`` (and the name the header shows) from the checkout when mkdocs.yml leaves it unset."""
+    """Fill ``repo_url`` from the checkout when mkdocs.yml leaves it unset, and name it by its path in the header."""
     url = repository_url(config.repo_url, REPO_ROOT)
-    if url and not config.repo_url:
+    if url and (not config.repo_url or config.repo_name in HOST_NAMES):
         config.repo_url, config.repo_name = url, repository_name(url)
     return config

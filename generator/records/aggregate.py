@@ -96,11 +96,6 @@ class Summary:
         return self.flagged if self.judgeable else Counter()
 
     @property
-    def missing(self) -> list[str]:
-        """The fields of the current run record that this configuration's older records lack."""
-        return sorted({name for r in self.runs for name in r.record.get("missing") or ()})
-
-    @property
     def images_per_epoch(self) -> int:
         """Images actually trained per epoch (after drop-last) at this batch size."""
         return self.runs[0].record["config"]["images_per_epoch"]

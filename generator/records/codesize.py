@@ -1,7 +1,9 @@
 """Lines of code of fwbench's framework implementations (comments, docstrings and blank lines excluded).
 
-The files are found by the registry's framework keys: ``<key>_model.py`` and ``<key>_train.py`` under
-``runners/frameworks/`` (``fwbench.frameworks``).
+The files are found through the registry (``fwbench.frameworks``): each framework's model and trainer modules,
+``<key>_model.py`` and ``<key>_train.py`` under ``runners/frameworks/``. A framework that trains another's model
+(``model_of``: PyTorch via torchax trains PyTorch's) is left out of the comparison: its model's lines are the other's,
+and its trainer alone would set a part of one framework against the whole of the others.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from fwbench.frameworks import FRAMEWORKS
+from fwbench.frameworks import REGISTRY
 from generator.i18n import N_
 
-#: what the code-size page compares (English, translated where shown) -> the file name's suffix after the
-#: framework key
-PARTS = {N_("model"): "model", N_("training step"): "train"}
+#: what the code-size page compares (English, translated where shown) -> the registry entry's property naming the
+#: module of that part
+PARTS = {N_("model"): "model_module", N_("training step"): "trainer_module"}
 _NOT_CODE = {
     tokenize.COMMENT,
     tokenize.NL,
@@ -64,12 +66,28 @@ class SourceFile:
     lines: int | None
 
 
+def compared() -> tuple[str, ...]:
+    """The frameworks the code-size page compares, in display order: those that train a model of their own."""
+    return tuple(name for name, entry in REGISTRY.items() if not entry.model_of)
+
+
+def trains_another_model() -> dict[str, str]:
+    """The frameworks left out of the comparison, each with the framework whose model it trains."""
+    return {name: entry.model_of for name, entry in REGISTRY.items() if entry.model_of}
+
+
+def file_name(module: str) -> str:
+    """The file of a module of the frameworks' package (``runners.frameworks.torch_model`` -> ``torch_model.py``)."""
+    return f"{module.rsplit('.', 1)[-1]}.py"
+
+
 def source_paths(frameworks_dir: Path) -> list[tuple[str, str, Path]]:
-    """(part, framework, path) of every file of ``PARTS`` under ``frameworks_dir``, found or not."""
+    """(part, framework, path) of every file of ``PARTS`` of the compared frameworks under ``frameworks_dir``, found
+    or not: the registry names each part's module, the file is its last component."""
     return [
-        (part, framework, frameworks_dir / f"{framework}_{suffix}.py")
-        for part, suffix in PARTS.items()
-        for framework in FRAMEWORKS
+        (part, framework, frameworks_dir / file_name(getattr(REGISTRY[framework], module)))
+        for part, module in PARTS.items()
+        for framework in compared()
     ]
 
 

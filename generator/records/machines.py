@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from generator.i18n import N_
+from generator.i18n import N_, Nn_
 from generator.message import LIST, Joined, Message, Text
 from generator.records.load import Loaded
 
@@ -24,9 +24,14 @@ class Machine:
     last: str
 
     @property
+    def device_kind(self) -> str:
+        """What the runs trained on (``cpu``, ``gpu``, ``tpu``); a machine that recorded no hardware counts as a CPU."""
+        return self.hardware["device_kind"] if self.hardware else "cpu"
+
+    @property
     def is_gpu(self) -> bool:
         """True when the runs used a GPU."""
-        return bool(self.hardware and self.hardware["device_kind"] == "gpu")
+        return self.device_kind == "gpu"
 
     @property
     def device(self) -> str:
@@ -34,14 +39,22 @@ class Machine:
         return self.hardware["device_name"] if self.hardware else self.machine_id
 
 
+#: a TPU machine's title: its chip, how many of them and their topology (``TPU v5 lite (TPU, 1 chip, 1x1)``)
+TPU_TITLE, TPU_TITLE_PLURAL = Nn_("{device} (TPU, {n} chip, {topology})", "{device} (TPU, {n} chips, {topology})")
+
+
 def machine_title(machine: Machine | None, machine_id: str) -> Text:
-    """A machine as every page names it, saying CPU or GPU: ``NVIDIA H200 (GPU)``, ``AMD EPYC (CPU, 2 threads,
-    fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's fingerprint tells them apart); the
-    machine id when no run recorded hardware."""
+    """A machine as every page names it, saying CPU, GPU or TPU: ``NVIDIA H200 (GPU)``, ``TPU v5 lite (TPU, 1 chip,
+    1x1)``, ``AMD EPYC (CPU, 2 threads, fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's
+    fingerprint tells them apart); the machine id when no run recorded hardware."""
     if machine is None or not machine.hardware:
         return machine_id
     if machine.is_gpu:
         return Message(N_("{device} (GPU)"), {"device": machine.device})
+    if machine.device_kind == "tpu":
+        found = machine.hardware
+        values = {"device": machine.device, "n": found["device_count"], "topology": found["tpu_topology"]}
+        return Message(TPU_TITLE, values, TPU_TITLE_PLURAL)
     return Message(
         N_("{device} (CPU, {threads} threads, fingerprint {fingerprint})"),
         {
@@ -61,8 +74,8 @@ X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine")
 def no_bf16_isa(machine: Machine | None) -> Message | None:
     """That a CPU's fingerprint lists none of its architecture's bf16 extensions (``this CPU lists no bf16
     instructions (avx512_bf16, amx_bf16) in its fingerprint``): a fact from the record, set beside its bf16 figures,
-    not a cause; None on a GPU, without a fingerprint (older records), or where it lists one."""
-    fingerprint = (machine.hardware or {}).get("fingerprint") if machine and not machine.is_gpu else None
+    not a cause; None off a CPU, without a fingerprint (older records), or where it lists one."""
+    fingerprint = (machine.hardware or {}).get("fingerprint") if machine and machine.device_kind == "cpu" else None
     if not fingerprint:
         return None
     names = BF16_ISA["x86" if fingerprint.get("vendor") in X86_VENDORS else "arm"]

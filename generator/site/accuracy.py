@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.i18n import N_, _, list_separator, ngettext, part_separator
-from generator.message import Message, parts
+from generator.message import Message, and_list, parts
 from generator.records.aggregate import Summary
 from generator.records.identity import ConfigKey
 from generator.site import Page
@@ -18,12 +18,14 @@ from generator.verdicts.accuracy import DIVERGED_ABOVE, MIN_EPOCHS_FOR_CURVE, Ag
 from generator.views import cells, chart_data, fmt
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, setting_word, views
+from generator.views.table_view import TableView, chart_title, device_title, setting_word, views
 from generator.views.verdict_text import text
 
 PAGE = Page("results/accuracy.md", "accuracy.md.j2", N_("3.3 Accuracy and convergence"), N_("3 Results"), 3.3)
 #: where the parity tests live: the evidence that the frameworks compute the same thing
 PARITY_TESTS = "tests/runners/test_parity.py"
+#: the command whose runs train long enough to mean something: CIFAR-10, 5 epochs, 5 seeds (runners/profiles.json)
+TRAINS_LONG_ENOUGH = "runners matrix --profile article --out results/runs"
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,9 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
         for metric, scale in (("test_accuracy", 100), ("train_loss", 1)):
             path = site.add_chart(
                 f"charts/{metric}-{slug}.png",
-                lambda metric=metric, scale=scale: chart_data.convergence(table, metric, _curve_label(metric), scale),
+                lambda metric=metric, scale=scale: chart_data.convergence(
+                    table, metric, _curve_label(metric), scale, title=chart_title(view.machine, table)
+                ),
             )
             curves.append(
                 (fill(_("{figure} per epoch on {device}"), figure=_curve_label(metric), device=view.device), path)
@@ -173,9 +177,22 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
     )
 
 
+def _says_nothing(site: SiteData, view: TableView) -> bool:
+    """Whether every configuration of the table with a successful run is flagged as not trained long enough: then
+    none of its accuracies means anything. A diverged one keeps its table: its training made the model worse, a
+    finding of its own."""
+    undertrained = site.undertrained(view.table)
+    ran = [s.key for s in view.table.summaries if s.n_ok]
+    return bool(ran) and all(key in undertrained for key in ran)
+
+
 def context(site: SiteData) -> dict[str, Any]:
-    """The accuracy page's context."""
+    """The accuracy page's context: the tables where some run means something in full; the others in one line,
+    their figures folded."""
     classes = site.article["setup"]["classes"]  # CIFAR-10 and the synthetic set: one 10-way head in every model
+    found = views(site, site.out_of_box + site.tuned)
+    nothing = [v for v in found if _says_nothing(site, v)]
+    machines = dict.fromkeys(device_title(v.machine, v.table.machine_id) for v in nothing)  # each once, in order
     return {
         "classes": classes,
         "chance": 1 / classes,
@@ -184,5 +201,8 @@ def context(site: SiteData) -> dict[str, Any]:
         "diverged_above": DIVERGED_ABOVE,
         "targets": [f"{100 * t:g} %" for t in site.rules.tta_targets],
         "parity_tests": PARITY_TESTS,
-        "tables": [_accuracy_table(site, v) for v in views(site, site.out_of_box + site.tuned)],
+        "tables": [_accuracy_table(site, v) for v in found if v not in nothing],
+        "untrained": [_accuracy_table(site, v) for v in nothing],
+        "untrained_on": text(and_list(list(machines))),
+        "command": TRAINS_LONG_ENOUGH,
     }

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fwbench.frameworks import FRAMEWORKS, label
+from fwbench.frameworks import REGISTRY, label
 from generator.i18n import N_, _, translate
-from generator.records.codesize import PARTS
+from generator.records.codesize import PARTS, compared, file_name, trains_another_model
 from generator.site import Page
 from generator.views import downloads
 from generator.views.grid import Grid
@@ -16,15 +16,24 @@ PAGE = Page("devex/code-size.md", "code_size.md.j2", N_("4.2 Code size"), N_("4 
 
 
 def context(site: SiteData) -> dict[str, Any]:
-    """The code-size page's context: the counts as a grid (frameworks as columns) and the files themselves."""
+    """The code-size page's context: the counts as a grid (the compared frameworks as columns), the files themselves,
+    and the frameworks left out because they train another's model (``codesize.compared``)."""
     sources = site.sources
     lines = {(s.part, s.framework): s.lines for s in sources}
     rows = [
-        [translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)]) for fw in FRAMEWORKS)]
+        [translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)]) for fw in compared())]
         for part in PARTS
     ]
     return {
-        "counts": Grid([_("part"), *(label(fw) for fw in FRAMEWORKS)], rows),
+        "counts": Grid([_("part"), *(label(fw) for fw in compared())], rows),
+        "left_out": [
+            {
+                "framework": label(name),
+                "owner": label(owner),
+                "trainer": file_name(REGISTRY[name].trainer_module),
+            }
+            for name, owner in trains_another_model().items()
+        ],
         "csv": site.add_file("data/code-size.csv", downloads.code_size_csv(sources)),
         "frameworks_dir": site.display_path(site.frameworks_dir),
         "missing": [s.path.name for s in sources if s.text is None],

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from fwbench.records import RUN_SCHEMA
+from fwbench.frameworks import REGISTRY, label
+from fwbench.stats import Stats
 from generator.i18n import N_, _, list_separator, part_separator
 from generator.records import platform_issues
 from generator.records.flags import BUSY, LONE, OLDER, flags_of
 from generator.site import Page
 from generator.spacing import fill, spaced
+from generator.verdicts.leads import throughput_of
 from generator.views import answer, findings, headline
-from generator.views.fmt import code_span
+from generator.views.charts import Chart, Series
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, answer_order, setting_word, views, written_as
+from generator.views.table_view import TableView, answer_order, precision_words, setting_word, views
 
 PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
@@ -80,6 +83,80 @@ def _headline(site: SiteData, view: TableView) -> Headline:
     )
 
 
+#: how far apart a chart's frameworks stand around their machine's place on the x axis, so no mark hides another
+SPREAD = 0.12
+
+
+def _machine_name(view: TableView) -> str:
+    """A machine as a chart's axis names it, short enough to stand beside two others: its device without trademark
+    signs, filler words or clock speed, and for a CPU the fingerprint that tells two of one name apart, on a second
+    line."""
+    name = " ".join(re.sub(r"\((R|TM)\)|\b(Processor|CPU)\b|@\s*[\d.]+\s*GHz", " ", view.device).split())
+    if view.on_cpu and view.machine.hardware:
+        return f"{name}\n{view.table.machine_id.rsplit('-', 1)[-1]}"
+    return name
+
+
+def _rate(view: TableView, framework: str, batch: int) -> Stats | None:
+    """A framework's throughput on the table's machine at ``batch`` in compiled mode, from its successful runs."""
+    rate = throughput_of(view.table)
+    found = [
+        s for c in view.table.columns_in("compiled") if c.framework == framework and (s := view.table.at(c, batch))
+    ]
+    return rate(found[0]) if found and found[0].n_ok else None
+
+
+def _class_chart(word: str, found: list[TableView], batch: int) -> Chart:
+    """Throughput by framework × machine for one device class and precision at ``batch``, each figure with its
+    interval, titled with the class, the precision, the batch size and the runs behind the points."""
+    frameworks = list(dict.fromkeys(c.framework for v in found for c in v.table.columns_in("compiled")))
+    series, counts = [], set()
+    for index, framework in enumerate(frameworks):
+        offset = (index - (len(frameworks) - 1) / 2) * SPREAD
+        figures = [(place + offset, stats) for place, v in enumerate(found) if (stats := _rate(v, framework, batch))]
+        counts.update(stats.n for _x, stats in figures)
+        points = tuple((x, stats.mean, stats.half_width or 0.0) for x, stats in figures)
+        if points:
+            fw = REGISTRY[framework]
+            series.append(Series(label(framework), fw.colour, fw.marker, "none", points))
+    runs = f"{min(counts)}–{max(counts)}" if counts and min(counts) != max(counts) else str(max(counts, default=0))
+    words = (
+        _(word),
+        precision_words(found[0].table.setting),
+        fill(_("batch {n}"), n=batch),
+        fill(_("n = {n}"), n=runs),
+    )
+    return Chart(
+        "version",
+        "",  # the ticks name the machines
+        _("images per second"),
+        tuple(series),
+        from_zero=True,
+        categories=tuple(_machine_name(v) for v in found),
+        title=" · ".join(words),
+    )
+
+
+def _charts(site: SiteData) -> list[tuple[str, str]]:
+    """The answer's charts, (alt text, path): one per device class and precision with two machines or more,
+    accelerators first, at the largest batch size all of them ran."""
+    found = [v for v in views(site, site.out_of_box) if v.table.setting.is_article_workload]
+    charts = []
+    for kind, word in answer.DEVICE_CLASSES:
+        own = [v for v in found if v.device_kind == kind]
+        for precision in dict.fromkeys(v.table.setting.precision for v in own):
+            same = [v for v in own if v.table.setting.precision == precision]
+            shared = set.intersection(*(set(v.table.batch_sizes) for v in same))
+            if len(same) > 1 and shared:
+                batch = max(shared)
+                path = site.add_chart(
+                    f"charts/answer-{kind}-{precision}.png",
+                    lambda word=word, same=same, batch=batch: _class_chart(word, same, batch),
+                )
+                charts.append((site.charts[path].title, path))
+    return charts
+
+
 def _findings(site: SiteData) -> list[findings.Finding]:
     found = findings.article_arithmetic(site.internal_claims)
     for issue in platform_issues.load_issues()["issues"]:
@@ -102,6 +179,7 @@ def context(site: SiteData) -> dict[str, Any]:
         },
         "skipped": site.results.skipped,
         "answer": answer.answer(site) + answer.transformer(site),
+        "answer_charts": _charts(site),
         "headlines": [_headline(site, v) for v in answer_order(views(site, site.out_of_box), site.this_machine)],
         "tuned": list(dict.fromkeys(t.setting.tuning for t in site.tuned)),  # one label per variable set, not per table
         "findings": _findings(site),
@@ -109,6 +187,4 @@ def context(site: SiteData) -> dict[str, Any]:
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
         "lone_runs": sum(s.flagged[LONE] for s in site.summaries),
-        "older_schemas": list_separator().join(code_span(s) for s in written_as([r.record for r in runs])),
-        "current_schema": code_span(RUN_SCHEMA),
     }

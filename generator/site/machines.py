@@ -104,14 +104,6 @@ def title_of(config: tuple) -> str:
     return " · ".join((label(framework), _(mode), words, fill(_("batch {n}"), n=batch_size), setting_word(dataset)))
 
 
-def _schema(record: dict[str, Any]) -> str:
-    return record.get("upgraded_from") or record["schema"]
-
-
-def _kernel(record: dict[str, Any]) -> str | None:
-    return ((record.get("hardware") or {}).get("fingerprint") or {}).get("kernel")
-
-
 #: what a row's records may differ in beyond its columns, in words, and how to read it from a record (None: not
 #: recorded); a record's own fields, so that a difference is shown, never explained
 RECORD_FACTS = (
@@ -120,8 +112,6 @@ RECORD_FACTS = (
     (N_("steps per epoch"), lambda r: r["config"]["steps_per_epoch"]),
     (N_("epochs"), lambda r: r["config"]["epochs"]),
     (N_("timing protocol"), lambda r: r.get("protocol")),
-    (N_("written as"), _schema),
-    (N_("kernel"), _kernel),
     (N_("day measured"), lambda r: r["started_at"][:10]),
 )
 
@@ -191,10 +181,10 @@ def short_epochs(records: list[dict[str, Any]]) -> str | None:
         return None
     counts = sorted(set().union(*steps.values()))
     line = ngettext(
-        "At batch {batches} an epoch here is {steps} step (the records' `config.steps_per_epoch`), fewer than the "
+        "At batch {batches} an epoch here is {steps} step, fewer than the "
         "{least} a timing window holds wherever an epoch has them: so short a window times the device sync more "
         "than the training (docs/design.md, Profiles), and these figures do not compare with those of longer epochs.",
-        "At batch {batches} an epoch here is {steps} steps (the records' `config.steps_per_epoch`), fewer than the "
+        "At batch {batches} an epoch here is {steps} steps, fewer than the "
         "{least} a timing window holds wherever an epoch has them: so short a window times the device sync more "
         "than the training (docs/design.md, Profiles), and these figures do not compare with those of longer epochs.",
         max(counts),

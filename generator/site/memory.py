@@ -15,7 +15,7 @@ from generator.views import cells, chart_data
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, setting_word, views
+from generator.views.table_view import TableView, chart_title, setting_word, views
 
 PAGE = Page("results/memory.md", "memory.md.j2", N_("3.2 Memory"), N_("3 Results"), 3.2)
 
@@ -146,6 +146,7 @@ def _memory_table(site: SiteData, view: TableView) -> MemoryTable:
                 lambda s: s.cached(states[0]).memory(charted),
                 f"{cached_title(translate(MEMORY_METRICS[charted][0]), states[0])} (MiB)",
                 1 / MIB,
+                title=chart_title(view.machine, table),
             ),
         )
     bases = host_bases(table) if "host_peak_rss_bytes" in names else []

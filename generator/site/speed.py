@@ -14,7 +14,7 @@ from generator.views import cells, chart_data
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, precision_words, setting_word, views
+from generator.views.table_view import TableView, chart_title, precision_words, setting_word, views
 
 PAGE = Page("results/speed.md", "speed.md.j2", N_("3.1 Speed"), N_("3 Results"), 3.1)
 
@@ -89,7 +89,9 @@ def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
     table = view.table
     chart = site.add_chart(
         f"charts/speed-{table.machine_id}-{table.setting.slug}.png",
-        lambda: chart_data.per_batch(table, lambda s: s.images_per_second, _("images per second")),
+        lambda: chart_data.per_batch(
+            table, lambda s: s.images_per_second, _("images per second"), title=chart_title(view.machine, table)
+        ),
     )
     mfu = [mfu_line(view, s) for s in table.summaries if s.mfu]
     return SpeedTable(

@@ -19,7 +19,7 @@ from generator.spacing import fill
 from generator.views import cells, chart_data, headline
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, views
+from generator.views.table_view import TableView, chart_title, views
 
 PAGE = Page(
     "results/transformer.md", "transformer.md.j2", N_("3.5 Beyond the article: a transformer"), N_("3 Results"), 3.5
@@ -83,7 +83,9 @@ def _table(site: SiteData, view: TableView) -> TransformerTable:
     table = view.table
     chart = site.add_chart(
         f"charts/transformer-{table.machine_id}-{table.setting.slug}.png",
-        lambda: chart_data.per_batch(table, lambda s: s.tokens_per_second, _("tokens per second")),
+        lambda: chart_data.per_batch(
+            table, lambda s: s.tokens_per_second, _("tokens per second"), title=chart_title(view.machine, table)
+        ),
     )
     return TransformerTable(
         view,

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from fwbench.frameworks import label
-from fwbench.records import RUN_SCHEMA
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from generator.data_text import DATA_DIR, source_data
 from generator.i18n import N_
@@ -84,7 +83,6 @@ def _context(setup: dict[str, Any], rule: dict[str, Any]) -> dict[str, Any]:
         **rule,
         "batch_sizes_text": and_list([str(b) for b in setup["batch_sizes"]]),
         "framework_versions_text": and_list([f"{label(fw)} {v}" for fw, v in versions.items()]),
-        "current_schema": RUN_SCHEMA,
         **({"mode": Message(setup["mode"])} if isinstance(setup.get("mode"), str) else {}),  # the mode word translated
     }
 

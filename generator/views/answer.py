@@ -1,6 +1,9 @@
-"""The home page's first sentences: on each machine, the one that built the site first (``make site``'s: the answer
-on the reader's own machine, labelled so), then GPUs, which framework trained fastest in compiled mode and whether the
-records can tell (the leads' status, ``generator.verdicts.leads``), and which frameworks were not measured there.
+"""The home page's first sentences: a paragraph per device class, accelerators first (TPUs, GPUs, then CPUs), saying
+on each machine which framework trained fastest in compiled mode and whether the records can tell (the leads' status,
+``generator.verdicts.leads``), where two machines of a class name different leaders and why that can happen, and
+which frameworks were not measured. Within its class, the machine that built the site (``make site``'s: the answer on
+the reader's own machine, labelled so) comes first, unless it has no verdict to give: a machine without one never
+opens a paragraph where another has one.
 
 Every sentence stands on a verdict: a lead's status (beyond the noise, within noise, too few runs), or that a
 machine has no lead to judge; "no verdict yet" is an answer.
@@ -9,7 +12,7 @@ machine has no lead to judge; "no verdict yet" is an answer.
 from __future__ import annotations
 
 from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
-from generator.i18n import _, ngettext, part_separator
+from generator.i18n import N_, _, ngettext, part_separator
 from generator.message import Message, and_list
 from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill, spaced
@@ -114,33 +117,140 @@ def transformer(site: SiteData) -> list[str]:
     return said
 
 
-def answer(site: SiteData) -> list[str]:
-    """The answer's paragraphs (Markdown), one per out-of-the-box table, the machine that built the site first, then
-    GPU machines: its leads, then the frameworks not measured there."""
-    found = answer_order(views(site, site.out_of_box), site.this_machine)
-    paragraphs = []
-    for view in found:
-        where = _where(view, _of_machine(found, view))
-        findings = _findings(view, site)
-        said = [
-            fill(
-                _("On the {where}, in compiled mode: {findings}."),
-                where=where,
-                findings=part_separator().join(findings),
-            )
-            if findings
-            else _no_lead(view, where)
-        ]
-        if view.not_measured:
-            said.append(
-                fill(
-                    ngettext(
-                        "{frameworks} was not measured there.",
-                        "{frameworks} were not measured there.",
-                        len(view.not_measured),
-                    ),
-                    frameworks=text(and_list(view.not_measured)),
+#: the device classes, accelerators first, each with the word that names its machines
+DEVICE_CLASSES = (("tpu", N_("TPUs")), ("gpu", N_("GPUs")), ("cpu", N_("CPUs")))
+#: why two machines of one class can name different leaders, said once where they do
+WHY_MACHINES_DIFFER = N_(
+    "Machines differ in their chips, instruction sets and software (the machines page sets them side by side), and "
+    "each framework uses those differently: a verdict holds for the machine it was measured on."
+)
+
+
+def _decided(site: SiteData, view: TableView) -> dict[int, str]:
+    """Batch size -> the leader, where the table's lead is decided beyond the noise."""
+    return {bs: lead.leader for bs, lead in site.throughput_leads(view.table).items() if lead and lead.status == APART}
+
+
+def _disagreements(site: SiteData, found: list[TableView]) -> list[str]:
+    """Where machines of one class, in one precision and at one batch size, name different leaders beyond the
+    noise: one sentence each, then why that can happen, once."""
+    said = []
+    for precision in dict.fromkeys(v.table.setting.precision for v in found):
+        same = [v for v in found if v.table.setting.precision == precision]
+        for bs in sorted({bs for v in same for bs in _decided(site, v)}):
+            leaders = [(v, leader) for v in same if (leader := _decided(site, v).get(bs))]
+            if len({leader for _view, leader in leaders}) > 1:
+                said.append(
+                    fill(
+                        _("The machines disagree in {precision} at batch {batch}: {leaders}."),
+                        precision=precision_words(same[0].table.setting),
+                        batch=bs,
+                        leaders=part_separator().join(
+                            fill(
+                                _("{leader} on the {machine}"),
+                                leader=leader,
+                                machine=device_title(v.machine, v.table.machine_id),
+                            )
+                            for v, leader in leaders
+                        ),
+                    )
                 )
+    return said + [_(WHY_MACHINES_DIFFER)] if said else []
+
+
+#: from this many tables in a class, its paragraph sums the verdicts up and folds the sentence of each table below
+SUM_UP_FROM = 3
+
+
+def _summed_up(site: SiteData, found: list[TableView]) -> str:
+    """The class's leads counted: how many comparisons (a table's batch size) each framework leads beyond the noise,
+    how many are within noise and how many have no verdict yet, over how many machines."""
+    leaders: dict[str, int] = {}
+    within = too_few = 0
+    for view in found:
+        for lead in site.throughput_leads(view.table).values():
+            if lead and lead.status == APART:
+                leaders[lead.leader] = leaders.get(lead.leader, 0) + 1
+            within += bool(lead and lead.status == WITHIN_NOISE)
+            too_few += bool(lead and lead.status == TOO_FEW_RUNS)
+    ranked = sorted(leaders.items(), key=lambda item: -item[1])
+    results = [
+        fill(_("{leader} is fastest beyond the noise in {n}") if i == 0 else _("{leader} in {n}"), leader=name, n=n)
+        for i, (name, n) in enumerate(ranked)
+    ]
+    results += [fill(_("{n} within noise"), n=within)] if within else []
+    results += [fill(_("{n} without a verdict yet"), n=too_few)] if too_few else []
+    return fill(
+        _(
+            "In compiled mode, over {machines} machines and {comparisons} comparisons (a setting at a batch size): "
+            "{results}."
+        ),
+        machines=len({v.table.machine_id for v in found}),
+        comparisons=sum(leaders.values()) + within + too_few,
+        results=part_separator().join(results) if results else _("nothing to compare yet"),
+    )
+
+
+def _table_sentences(site: SiteData, view: TableView, found: list[TableView], shared: set[str]) -> str:
+    """One table's sentences: its leads, then the frameworks not measured there that its class's other tables
+    did measure (``shared``: those none of them measured, said once for the class)."""
+    where = _where(view, _of_machine(found, view))
+    findings = _findings(view, site)
+    said = [
+        fill(
+            _("On the {where}, in compiled mode: {findings}."),
+            where=where,
+            findings=part_separator().join(findings),
+        )
+        if findings
+        else _no_lead(view, where)
+    ]
+    missing = [name for name in view.not_measured if name not in shared]
+    if missing:
+        said.append(
+            fill(
+                ngettext("{frameworks} was not measured there.", "{frameworks} were not measured there.", len(missing)),
+                frameworks=text(and_list(missing)),
             )
-        paragraphs.append(_labelled(view, site, said))
+        )
+    return _labelled(view, site, said)
+
+
+def answer(site: SiteData) -> list[str]:
+    """The answer's paragraphs (Markdown), one per device class, accelerators first: each table's leads (the
+    machine that built the site first where it has a verdict), or from SUM_UP_FROM tables their count with each
+    table's sentence folded below; where the class's machines disagree and why that can happen; and the frameworks
+    none of its machines measured."""
+    found = views(site, site.out_of_box)
+    paragraphs = []
+    for kind, word in DEVICE_CLASSES:
+        own = [v for v in found if v.device_kind == kind]
+        if not own:
+            continue
+        # the builder's machine first where it has a verdict, then the others with one, those with none last
+        own.sort(
+            key=lambda v: (not (v.table.machine_id == site.this_machine and _decided(site, v)), not _decided(site, v))
+        )
+        shared = set.intersection(*(set(v.not_measured) for v in own))
+        lead = fill(_("{devices}:"), devices=_(word))
+        each = [_table_sentences(site, v, own, shared) for v in own]
+        summed = len(own) >= SUM_UP_FROM
+        said = [f"**{lead}**", *([_summed_up(site, own)] if summed else each), *_disagreements(site, own)]
+        if shared:
+            names = [name for name in own[0].not_measured if name in shared]  # in the tables' order
+            machines = len({v.table.machine_id for v in own})
+            where = ngettext(
+                "{frameworks} was not measured there.", "{frameworks} were not measured there.", len(names)
+            )
+            if machines > 1:
+                where = ngettext(
+                    "{frameworks} was not measured on any of them.",
+                    "{frameworks} were not measured on any of them.",
+                    len(names),
+                )
+            said.append(fill(where, frameworks=text(and_list(names))))
+        paragraphs.append(spaced(said))
+        if summed:  # each table's sentence, folded under the sum
+            title = fill(_("{devices}, table by table"), devices=_(word))
+            paragraphs.append("\n\n".join([f'??? note "{title}"', *(f"    {sentence}" for sentence in each)]))
     return paragraphs

@@ -33,8 +33,10 @@ def _series(
     return Series(label, fw.colour, fw.marker, linestyle or MODE_STYLES[column.mode], tuple(points))
 
 
-def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel: str, scale: float = 1.0) -> Chart:
-    """One figure (``stats_of`` a summary) against batch size, a line per column of the table."""
+def per_batch(
+    table: Table, stats_of: Callable[[Summary], Stats | None], ylabel: str, scale: float = 1.0, title: str = ""
+) -> Chart:
+    """One figure (``stats_of`` a summary) against batch size, a line per column of the table, under ``title``."""
     lines = []
     for column in table.columns:
         points = [
@@ -47,12 +49,16 @@ def per_batch(table: Table, stats_of: Callable[[Summary], Stats | None], ylabel:
             lines.append(_series(column, table.column_label(column) + mode, points))
     # the transformer's batch is counted in sequences of tokens, ResNet-18's in images
     xlabel = _("batch size (images)") if table.setting.is_article_workload else _("batch size (sequences)")
-    return Chart("batch", xlabel, ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True)
+    return Chart(
+        "batch", xlabel, ylabel, tuple(lines), batch_sizes=tuple(table.batch_sizes), from_zero=True, title=title
+    )
 
 
-def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled") -> Chart:
-    """``metric`` per epoch in one mode: colour and marker = framework, line style = batch size, each told once
-    in the legend."""
+def convergence(
+    table: Table, metric: str, ylabel: str, scale: float = 1.0, mode: str = "compiled", title: str = ""
+) -> Chart:
+    """``metric`` per epoch in one mode, under ``title``: colour and marker = framework, line style = batch size,
+    each told once in the legend."""
     summaries = [s for s in table.summaries if s.n_ok and s.key.mode == mode and s.curve(metric)]
     lines = [
         _series(
@@ -71,7 +77,7 @@ def convergence(table: Table, metric: str, ylabel: str, scale: float = 1.0, mode
     ]
     # Translators: a convergence chart's y axis, its figure in one training mode: "test accuracy (%), compiled"
     ylabel = fill(_("{figure}, {mode}"), figure=ylabel, mode=translate(mode))
-    return Chart("epoch", _("epoch"), ylabel, tuple(lines), tuple(keys))
+    return Chart("epoch", _("epoch"), ylabel, tuple(lines), tuple(keys), title=title)
 
 
 def history(series: dict[str, list[tuple[str, float]]], ylabel: str) -> Chart:

@@ -93,6 +93,7 @@ class Chart:
     batch_sizes: tuple[int, ...] = ()
     from_zero: bool = False
     categories: tuple[str, ...] = ()  # the x axis's labels in order (``version``)
+    title: str = ""  # where and how it was measured (``table_view.chart_title``), so that one shared alone says it
 
 
 @cache
@@ -113,7 +114,7 @@ def cjk_font() -> str | None:
 
 
 def _texts(chart: Chart) -> list[str]:
-    return [chart.xlabel, chart.ylabel, *(s.label for s in chart.series + chart.keys)]
+    return [chart.title, chart.xlabel, chart.ylabel, *(s.label for s in chart.series + chart.keys)]
 
 
 def _fonts(chart: Chart) -> dict[str, object]:
@@ -170,6 +171,8 @@ def figure_of(chart: Chart) -> Figure:
         )
     _x_axis(axes, chart)
     axes.set_ylabel(chart.ylabel)
+    if chart.title:
+        axes.set_title(chart.title, loc="left", fontsize="small")
     axes.grid(True)
     if chart.from_zero:
         # up from 0, as far as the highest point and its error bar with room above them: matplotlib's margin is a

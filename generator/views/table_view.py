@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from fwbench.frameworks import FRAMEWORKS, label
+from fwbench.frameworks import FRAMEWORKS, label, measured_on, why_not_measured
 from generator.i18n import N_, _, translate
 from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import Table
@@ -45,11 +44,6 @@ def setting_word(value: str) -> str:
     return translate(value) if value in RECORDED_WORDS else value
 
 
-def written_as(records: list[dict[str, Any]]) -> list[str]:
-    """The schemas the older ones among ``records`` were written as (their ``upgraded_from``), sorted, each once."""
-    return sorted({r["upgraded_from"] for r in records if r.get("upgraded_from")})
-
-
 def precision_words(setting: Setting) -> str:
     """The setting's precision policy as a heading names it (``strict FP32 (TF32 off)``), in the language being
     written."""
@@ -69,6 +63,19 @@ def setting_label(setting: Setting) -> str:
 def device_title(machine: Machine | None, machine_id: str) -> str:
     """A machine as a heading names it (``machines.machine_title``), in the language being written."""
     return text(machine_title(machine, machine_id))
+
+
+def chart_title(machine: Machine | None, table: Table) -> str:
+    """A table's chart's title, so that the chart shared alone still says where and how it was measured: the
+    machine, then the profile, data and precision (and tuning), and the successful runs behind its points."""
+    setting = table.setting
+    counts = sorted({s.n_ok for s in table.summaries if s.n_ok})
+    runs = f"{counts[0]}–{counts[-1]}" if counts and counts[0] != counts[-1] else str(counts[0] if counts else 0)
+    words = [setting.profile, setting_word(setting.dataset), precision_words(setting)]
+    if setting.tuning:
+        words.append(_("tuned"))
+    words.append(fill(_("n = {n}"), n=runs))
+    return f"{device_title(machine, table.machine_id)}\n{' · '.join(words)}"
 
 
 #: the sentence under a table's heading that names the planned configurations with no run yet on its machine
@@ -147,7 +154,13 @@ class TableView:
     @property
     def on_cpu(self) -> bool:
         """True when the runs trained on a CPU."""
-        return bool(self.machine and not self.machine.is_gpu)
+        return bool(self.machine and self.machine.device_kind == "cpu")
+
+    @property
+    def device_kind(self) -> str:
+        """What its machine trains on (``cpu``, ``gpu``, ``tpu``): a machine with no hardware recorded counts as a
+        CPU."""
+        return self.machine.device_kind if self.machine else "cpu"
 
     @property
     def dataset(self) -> str:
@@ -166,9 +179,20 @@ class TableView:
 
     @property
     def not_measured(self) -> list[str]:
-        """The registry's frameworks with no run in the table, by name."""
+        """The frameworks fwbench measures on the table's device class with no run in the table, by name: one it
+        does not measure there is no gap in this table (``not_measured_there`` says why where it is a reader's
+        question)."""
         ran = {c.framework for c in self.table.columns}
-        return [label(fw) for fw in FRAMEWORKS if fw not in ran]
+        return [label(fw) for fw in measured_on(self.device_kind) if fw not in ran]
+
+    @property
+    def not_measured_there(self) -> list[tuple[str, str]]:
+        """The frameworks fwbench does not measure on the table's device class and that have no run in it, each with
+        the registry's reason (``why_not_measured``) in the language being written: TensorFlow on a TPU. One without
+        a recorded reason is not named: it was never meant for this class (PyTorch via torchax off a TPU)."""
+        ran = {c.framework for c in self.table.columns}
+        found = [(fw, why_not_measured(fw, self.device_kind)) for fw in FRAMEWORKS if fw not in ran]
+        return [(label(fw), translate(reason)) for fw, reason in found if reason]
 
     @property
     def no_bf16_isa(self) -> str | None:
@@ -184,16 +208,6 @@ class TableView:
         written; None when everything planned ran (or no record carried a plan)."""
         message = not_run_message(self.table, list(self.unrun))
         return text(message) if message else None
-
-    @property
-    def lacking(self) -> list[str]:
-        """The fields that the table's older records lack."""
-        return sorted({name for s in self.table.summaries for name in s.missing})
-
-    @property
-    def written_as(self) -> list[str]:
-        """The schemas the table's older records were written as, before their upgrade on read."""
-        return written_as([r.record for s in self.table.summaries for r in s.runs])
 
     @property
     def busy_runs(self) -> int:
@@ -230,16 +244,6 @@ class TableView:
         """``PyTorch 2.x`` for every framework version the table's runs used."""
         seen = {(c.framework, c.version) for c in self.table.columns}
         return [f"{label(fw)} {v}" for fw, v in sorted(seen, key=lambda p: (FRAMEWORKS.index(p[0]), p[1]))]
-
-    @property
-    def commits(self) -> list[str]:
-        """The benchmark code's commits the table's runs came from (``+dirty`` with uncommitted changes)."""
-        found = set()
-        for run in self.table.runs:
-            software = run.record.get("software")
-            if software and software.get("git_commit"):
-                found.add(software["git_commit"][:12] + ("+dirty" if software.get("git_dirty") else ""))
-        return sorted(found)
 
 
 def views(site: SiteData, tables: list[Table]) -> list[TableView]:

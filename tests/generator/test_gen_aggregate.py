@@ -153,7 +153,7 @@ def test_older_records_are_keyed_on_images_per_epoch_and_marked(tmp_path):
     assert table.setting.older and "images/epoch (older records)" in table.setting.label
     cell = table.cell("jax", "compiled", 32)
     assert not cell.judgeable and cell.flags == [aggregate.OLDER]
-    assert "config.train_images" in cell.missing
+    assert "config.train_images" in loaded.runs[0].record["missing"]
     assert time_cell(cell) == '10.00\u00a0s<br><small>n=1 · <span title="older record">◌</span></small>'
     assert throughput_leads(table) == []
     assert (

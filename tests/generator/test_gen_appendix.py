@@ -76,9 +76,19 @@ def test_the_reproduce_page_names_no_address_it_does_not_know(tmp_path):
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / "r.json", record)
     page = build_pages(load_results(tmp_path), repo_root=tmp_path)["appendix/reproduce.md"]
     assert "/srv" not in page and "/scratch" not in page and "- `runners run`" in page
-    assert "names no public address" in page and "git clone" not in page
+    assert "names no public address" in page and "from `https://OWNER.github.io/REPO/`, clone" in page
+    assert (
+        page.split("## Get the code", 1)[1]
+        .lstrip()
+        .startswith("```bash\ngit clone https://github.com/OWNER/REPO fwbench && cd fwbench\n```")
+    )
     named = build_pages(load_results(tmp_path), repo_url="https://example.org/fwbench")["appendix/reproduce.md"]
-    assert "git clone https://example.org/fwbench fwbench" in named
+    assert (
+        named.split("## Get the code", 1)[1]
+        .lstrip()
+        .startswith("```bash\ngit clone https://example.org/fwbench fwbench")
+    )
+    assert "OWNER" not in named
 
 
 def test_the_address_comes_from_the_config_else_the_origin_remote(tmp_path):

@@ -212,7 +212,7 @@ def test_every_page_reads_well(browser, server, built_site, device):
 
 
 #: what the home page's answer says first, per language: it must be read in the first screen
-ANSWER_STARTS = {"index.html": "On the ", "zh/index.html": "Test CPU @ 2.0GHz（CPU，"}
+ANSWER_STARTS = {"index.html": "CPUs: On the ", "zh/index.html": "CPU：Test CPU @ 2.0GHz（CPU，"}
 FIRST_SCREEN_PX = 900
 
 

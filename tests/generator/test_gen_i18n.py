@@ -32,7 +32,6 @@ pytestmark = pytest.mark.slow
 ZH = "zh"
 #: English word runs that a Chinese page may show, with why
 ALLOWED_RUNS = {
-    "JAX on a CPU": "the README section's title, quoted as the README names it",
     "above the post-import baseline": "quoted from the records' own memory.host_peak_basis, shown verbatim",
 }
 #: a run of four or more English words: what counts as a sentence left untranslated

@@ -42,7 +42,7 @@ def _results(tmp_path: Path, records: list[dict]):
     return load_results(tmp_path)
 
 
-def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(tmp_path):
+def test_the_home_page_answers_first_a_paragraph_per_device_class_gpus_first(tmp_path):
     results = _results(
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
@@ -54,15 +54,18 @@ def test_the_home_page_answers_first_gpu_first_and_names_what_was_not_measured(t
         answer.index("(CPU, "),
     )
     assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
+    gpus, cpus = answer.strip().split("\n\n")
+    assert gpus.startswith("**GPUs:** On the NVIDIA H200") and cpus.startswith("**CPUs:** On the Test CPU")
     assert "no verdict yet at batch 32 (n = 1" in answer and "ahead" not in answer
-    assert "TensorFlow was not measured there." in answer
+    assert "TensorFlow" in gpus.split("were not measured there.")[0].rsplit(". ", 1)[1]  # once per class, at its end
+    assert "disagree" not in answer  # one machine per class: nothing to set against
     assert "TensorFlow: no run on this machine, so the tables have no column for it" in home  # and none has one
     assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
     chinese = build_pages(results, language="zh")["index.md"]
     assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
 
 
-def test_the_machine_that_built_the_site_is_answered_first_and_labelled_so(tmp_path):
+def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only_with_a_verdict(tmp_path):
     results = _results(
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
@@ -71,8 +74,8 @@ def test_the_machine_that_built_the_site_is_answered_first_and_labelled_so(tmp_p
     home = built["index.md"]
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
     first, second = answer.strip().split("\n\n")
-    assert first.startswith("**The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
-    assert second.startswith("On the NVIDIA H200 (GPU)")  # the other machines as before: GPUs first, unlabelled
+    assert first.startswith("**GPUs:** On the NVIDIA H200 (GPU)")  # accelerators first, whoever built the site
+    assert second.startswith("**CPUs:** **The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
     assert home.index("### Test CPU @ 2.0GHz (CPU, ") < home.index("### NVIDIA H200 (GPU) · ")  # its table first too
     mine = "Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c): the machine that built this site"
     assert f"### {mine} (`{gen_records.CPU_MACHINE}`)" in built["results/machines.md"]  # beside the published ones

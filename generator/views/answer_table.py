@@ -1,0 +1,45 @@
+"""The current answer as one small Markdown table, for the README (``generator answer``): on each machine,
+accelerators first (TPUs, GPUs, then CPUs), and each precision, the home page's verdict at every batch size, from
+the same leads and words as the site (``generator.views.headline``), never typed by hand."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from generator.views import headline
+from generator.views.answer import DEVICE_CLASSES
+from generator.views.sitedata import SiteData
+from generator.views.table_view import TableView, device_title, precision_words, views
+
+
+def _verdicts(site: SiteData, view: TableView) -> dict[int, str]:
+    """Batch size -> the headline's verdict on the compiled columns' throughput there."""
+    table = view.table
+    rows = headline.throughput_rows(table, table.columns_in("compiled"), site.throughput_leads(table))
+    return {row.batch_size: row.verdict for row in rows}
+
+
+def answer_table(site: SiteData, today: dt.date) -> str:
+    """The answer in Markdown: a line saying where it came from and when, then one row per machine and precision
+    of the out-of-the-box tables (accelerators first), a column per batch size any of them ran; an empty answer
+    names the command that makes records."""
+    order = [kind for kind, _word in DEVICE_CLASSES]  # accelerators first, as the home page answers
+    found = sorted(views(site, site.out_of_box), key=lambda view: order.index(view.device_kind))
+    if not found:
+        return "No run records yet: `runners matrix --profile quick --out results/runs` makes them.\n"
+    verdicts = [(view, _verdicts(site, view)) for view in found]
+    batches = sorted({bs for _view, found_at in verdicts for bs in found_at})
+    newest = max(machine.last for machine in site.machines)[:10]
+    lines = [
+        f"Made by `generator answer` on {today.isoformat()} from the {len(site.results.runs):,} run records under "
+        f"`{site.results.root}` (the newest of {newest}): which framework trains the most images per second in "
+        "compiled mode; a leader is named only where its 95 % interval is apart from the runner-up's.",
+        "",
+        "| " + " | ".join(["machine", "precision", *(f"batch {bs}" for bs in batches)]) + " |",
+        "|" + "---|" * (2 + len(batches)),
+    ]
+    for view, found_at in verdicts:
+        cells = [found_at.get(bs, "—") for bs in batches]
+        machine = device_title(view.machine, view.table.machine_id)
+        lines.append("| " + " | ".join([machine, precision_words(view.table.setting), *cells]) + " |")
+    return "\n".join(lines) + "\n"
