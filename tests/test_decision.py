@@ -1,0 +1,180 @@
+"""The paired, replicated decision rule (fwbench/decision.py): on constructed per-round throughputs, and on run records
+made through runners.record for the pairing by sitting and round."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import pytest
+
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide, paired_rounds
+from fwbench.stats import WITHIN_NOISE, describe, separation
+from runners.profiles import RunConfig, expand
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "generator"))
+import gen_records  # noqa: E402
+
+#: a machine whose speed moves from round to round by far more than the gap between the two frameworks
+DRIFTING = [100.0, 140.0, 90.0, 125.0, 105.0]
+
+
+def keyed(*sittings: list[float]) -> dict[tuple[int, int], float]:
+    """Throughputs per round, keyed by (sitting, round): one list per sitting."""
+    return {(s, r): value for s, values in enumerate(sittings) for r, value in enumerate(values)}
+
+
+def times(values: list[float], ratios: list[float]) -> list[float]:
+    return [value * ratio for value, ratio in zip(values, ratios, strict=True)]
+
+
+LEAD = [1.30, 1.33, 1.29, 1.31, 1.32]  # a clear 31 % lead, round by round
+
+
+def test_a_clear_lead_decided_in_two_sittings_is_a_replicated_ahead_with_its_gap():
+    verdict = decide(keyed(times(DRIFTING, LEAD), times(DRIFTING, LEAD)), keyed(DRIFTING, DRIFTING))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 0, True)
+    assert [d.sitting for d in verdict.rests_on] == [0, 1] and verdict.n == 10
+    lead = verdict.rests_on[0].lead
+    assert lead.low > 1.25 and lead.high < 1.37 and str(lead).startswith("1.31× (")
+
+
+def test_the_same_lead_in_one_sitting_is_ahead_in_one_sitting_only():
+    verdict = decide(keyed(times(DRIFTING, LEAD)), keyed(DRIFTING))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 0, False)
+    assert len(verdict.rests_on) == 1 and verdict.rests_on[0].n == 5
+
+
+def test_a_lead_in_one_sitting_beside_an_undecided_one_still_rests_on_one_sitting():
+    noisy = [1.30, 0.85, 1.60, 0.95, 1.20]
+    verdict = decide(keyed(times(DRIFTING, LEAD), times(DRIFTING, noisy)), keyed(DRIFTING, DRIFTING))
+    assert (verdict.outcome, verdict.replicated) == (AHEAD, False)
+    assert [d.outcome for d in verdict.sittings] == [AHEAD, UNDECIDED]
+
+
+def test_the_second_framework_ahead_reads_the_same_from_either_side():
+    slower = [1 / ratio for ratio in LEAD]
+    verdict = decide(keyed(times(DRIFTING, slower), times(DRIFTING, slower)), keyed(DRIFTING, DRIFTING))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 1, True)
+    assert verdict.rests_on[0].lead.ratio == pytest.approx(verdict.rests_on[0].gap.inverse().ratio)
+    assert verdict.rests_on[0].lead.ratio > 1.25
+    mirrored = decide(keyed(DRIFTING, DRIFTING), keyed(times(DRIFTING, slower), times(DRIFTING, slower)))
+    assert (mirrored.outcome, mirrored.leader) == (AHEAD, 0)
+    assert mirrored.rests_on[0].lead.ratio == pytest.approx(verdict.rests_on[0].lead.ratio)
+
+
+def test_ratios_inside_the_band_with_a_tight_interval_are_about_equal():
+    even = [1.01, 0.99, 1.00, 1.02, 0.99]
+    verdict = decide(keyed(times(DRIFTING, even), times(DRIFTING, even)), keyed(DRIFTING, DRIFTING))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (ABOUT_EQUAL, None, True)
+
+
+def test_a_precise_lead_below_the_minimum_effect_is_about_equal_not_ahead():
+    small = [1.03, 1.031, 1.029, 1.03, 1.03]  # its interval is narrow and above 1, but inside the band
+    assert decide(keyed(times(DRIFTING, small)), keyed(DRIFTING)).outcome == ABOUT_EQUAL
+
+
+def test_a_lead_whose_interval_reaches_below_the_minimum_effect_is_undecided():
+    near = [1.05, 1.09, 1.03, 1.08, 1.06]  # 1.06× but its interval reaches below 1.05
+    verdict = decide(keyed(times(DRIFTING, near)), keyed(DRIFTING))
+    assert verdict.outcome == UNDECIDED and verdict.rests_on == ()
+    assert verdict.sittings[0].gap.low < 1.05 < verdict.sittings[0].gap.ratio
+
+
+def test_noisy_ratios_are_undecided_at_their_n():
+    noisy = [1.30, 0.85, 1.60, 0.95, 1.20]
+    verdict = decide(keyed(times(DRIFTING, noisy), times(DRIFTING[:3], noisy[:3])), keyed(DRIFTING, DRIFTING[:3]))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (UNDECIDED, None, False)
+    assert verdict.n == 8 and [d.n for d in verdict.sittings] == [5, 3]
+
+
+def test_fewer_than_three_paired_rounds_give_no_interval_and_no_decision():
+    verdict = decide(keyed(times(DRIFTING[:2], LEAD[:2])), keyed(DRIFTING[:2]))
+    assert verdict.outcome == UNDECIDED and verdict.sittings[0].gap is None and verdict.n == 2
+
+
+def test_sittings_that_decide_differently_make_no_verdict():
+    slower = [1 / ratio for ratio in LEAD]
+    verdict = decide(keyed(times(DRIFTING, LEAD), times(DRIFTING, slower)), keyed(DRIFTING, DRIFTING))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (DISAGREE, None, False)
+    assert [d.leader for d in verdict.rests_on] == [0, 1]
+
+
+def test_pairing_decides_a_lead_that_the_unpaired_intervals_cannot_see():
+    steady = [1.09, 1.11, 1.10, 1.12, 1.08]  # 10 % ahead in every round, on a machine whose speed drifts
+    first, second = times(DRIFTING, steady), DRIFTING
+    assert separation(describe(first), describe(second)) == WITHIN_NOISE  # today's rule: overlapping intervals
+    verdict = decide(keyed(first, first), keyed(second, second))
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 0, True)
+    assert verdict.rests_on[0].lead.low > 1.05
+
+
+def test_rounds_where_only_one_framework_ran_are_dropped():
+    first, second = keyed(times(DRIFTING, LEAD)), keyed(DRIFTING)
+    alone = {(0, 5): 10.0, (0, 6): 500.0, (1, 0): 1.0, (1, 1): 2.0, (1, 2): 3.0}  # would be a wild sitting if paired
+    verdict = decide(first | alone, second)
+    assert verdict == decide(first, second)
+    assert verdict.n == 5 and [d.sitting for d in verdict.sittings] == [0]
+
+
+def test_a_throughput_that_is_not_positive_is_refused_with_its_round():
+    with pytest.raises(ValueError, match=r"round \(0, 1\): throughput 0.0"):
+        decide(keyed([10.0, 0.0, 12.0]), keyed([9.0, 9.0, 9.0]))
+
+
+def test_a_gap_is_written_as_a_ratio_with_its_interval():
+    assert str(Gap(1.3112, 1.18, 1.4549)) == "1.31× (1.18–1.45×)"
+    assert str(Gap(1.25, 1.1, 1.4).inverse()) == "0.80× (0.71–0.91×)"
+
+
+QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+
+
+def at_32(framework: str) -> RunConfig:
+    """The quick profile's fp32 configuration of ``framework`` at batch 32."""
+    return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
+
+
+def runs(framework: str, rates: list[float], day: int, first_repeat: int = 0) -> list[dict]:
+    """``framework``'s runs on 2026-12-``day``, one per repeat from ``first_repeat``, at ``rates`` images/s, a few
+    minutes apart, as the matrix interleaves them."""
+    made = []
+    for offset, rate in enumerate(rates):
+        repeat = first_repeat + offset
+        config = dataclasses.replace(at_32(framework), repeat=repeat)
+        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1:02d}:00.000Z"
+        measured = gen_records.one_epoch(config, rate)
+        made.append(gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished))
+    return made
+
+
+def test_run_records_pair_by_sitting_and_round_and_a_lead_on_two_days_is_replicated():
+    torch = runs("torch", times(DRIFTING[:4], LEAD[:4]), day=1) + runs("torch", times(DRIFTING[:3], LEAD[:3]), 3, 4)
+    tensorflow = runs("tensorflow", DRIFTING[:3], day=1) + runs("tensorflow", DRIFTING[:3], 3, 4)
+    first, second = paired_rounds(torch, tensorflow)
+    seed = at_32("torch").seed
+    assert set(second) == {
+        (0, (seed, 0)),
+        (0, (seed, 1)),
+        (0, (seed, 2)),
+        (1, (seed, 4)),
+        (1, (seed, 5)),
+        (1, (seed, 6)),
+    }
+    assert first.keys() - second.keys() == {(0, (seed, 3))}  # PyTorch's fourth round on day 1 has no partner
+    assert first[(1, (seed, 4))] == pytest.approx(DRIFTING[0] * LEAD[0])
+    verdict = decide(first, second)
+    assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 0, True)
+    assert [d.n for d in verdict.rests_on] == [3, 3]
+
+
+def test_the_same_round_on_two_days_is_two_rounds_and_a_round_run_twice_in_one_sitting_is_refused():
+    torch = runs("torch", [130.0, 131.0, 129.0], day=1)
+    tensorflow_later = runs("tensorflow", [100.0, 100.0, 100.0], day=3)  # the same repeats, another day
+    first, second = paired_rounds(torch, tensorflow_later)
+    assert not first.keys() & second.keys() and decide(first, second).outcome == UNDECIDED
+    twice = runs("torch", [130.0], day=1)
+    with pytest.raises(ValueError, match="a second run of seed .* repeat 0 in one sitting"):
+        paired_rounds(torch + twice, runs("tensorflow", [100.0], day=1))
