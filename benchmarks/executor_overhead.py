@@ -1,6 +1,6 @@
 """Executor overhead: what the matrix's executors add to each configuration, the local one and the Ray one.
 
-Runs N dry configurations (``runners run --dry-run-child``: the child starts, writes its record and trains nothing)
+Runs N dry configurations (``runners run --placeholder-record``: the child starts, writes its record and trains nothing)
 through ``runners.matrix.run_matrix`` with each executor on this machine, in alternating rounds (local, Ray, local, Ray
 …) so that drift hits both, records into a temporary directory (never ``results/``). Ray runs on an instance started
 here; starting it and surveying its node is paid once per matrix and printed apart. A CPU configuration takes the whole
@@ -38,7 +38,7 @@ def seconds_per_configuration(plan: list, executor, out: Path) -> float:
     started = time.perf_counter()
     with contextlib.redirect_stderr(io.StringIO()):  # the matrix's line per configuration
         results = run_matrix(plan, out, executor, force=True, progress=False).results
-    assert all(r.record and r.record["failure"]["exception_type"] == "DryRun" for r in results), results
+    assert all(r.record and r.record["failure"]["exception_type"] == "PlaceholderRecord" for r in results), results
     return (time.perf_counter() - started) / len(results)
 
 
@@ -54,7 +54,7 @@ def main() -> int:
         help="whose interpreter check the child makes (torch's is the lightest; default torch)",
     )
     args = parser.parse_args()
-    local = LocalExecutor(dry_run=True)
+    local = LocalExecutor(placeholder_records=True)
     selection = {"frameworks": [args.framework], "seeds": list(range(args.configurations))}
     here = survey(local, "smoke", "auto", selection)
     local_plan = [(Target((here.hardware["machine_id"],), here.not_installed), interleaved_order(here.configs))]

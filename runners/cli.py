@@ -145,8 +145,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             check_creatable(directory, flag)
     if args.dry_run:
         return preview_run(config, args.out)
-    if args.dry_run_child:
-        from runners.dry_run import refuse_results_dir
+    if args.placeholder_record:
+        from runners.placeholder_record import refuse_results_dir
 
         refuse_results_dir(args.out)
     for flag, directory in outputs.items():
@@ -159,10 +159,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     quiet_wait = load_profiles()[config.profile]["quiet_wait_seconds"] if args.quiet_wait is None else args.quiet_wait
     order = run_order(*args.run_position) if args.run_position else None
     with output_lock(args.out):  # one writer per folder (runners.output_lock)
-        if args.dry_run_child:
-            from runners.dry_run import dry_run_record
+        if args.placeholder_record:
+            from runners.placeholder_record import placeholder_record
 
-            record = dry_run_record(config, order)
+            record = placeholder_record(config, order)
         else:
             record = measure_or_fail(
                 config,
@@ -173,7 +173,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 compile_cache=args.compile_cache,
             )
         path = write_record(record_path(args.out, record["hardware"]["machine_id"], config), record)
-    if record["status"] != "ok" and not args.dry_run_child:  # the reason first: the record is where the detail is
+    if record["status"] != "ok" and not args.placeholder_record:  # the reason first: the record is where the detail is
         failure = record["failure"]
         print(f"runners run: {record['status']}: {failure['exception_type']}: {failure['message']}", file=sys.stderr)
     print(path)
@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--dry-run", action="store_true", help="print the configuration and where its record would go; run nothing"
     )
-    run.add_argument("--dry-run-child", action="store_true", help=argparse.SUPPRESS)  # runners.dry_run: no training
+    # runners.placeholder_record: a record written without training, to test the executors
+    run.add_argument("--placeholder-record", action="store_true", help=argparse.SUPPRESS)
     run.add_argument(
         "--quiet-wait",
         type=non_negative_int,

@@ -39,7 +39,8 @@ class LocalExecutor(Interpreters):
     name: ClassVar[str] = "local"
     timeout_s: float = 3600
     data_dir: Path | None = None
-    dry_run: bool = False  # the runs write a dry-run record without training (``runners.dry_run``)
+    #: the runs write a placeholder record without training (``runners.placeholder_record``)
+    placeholder_records: bool = False
 
     def command(
         self, config: RunConfig, position: tuple[int, int] | None, out: Path, compile_cache: Path | None = None
@@ -63,8 +64,8 @@ class LocalExecutor(Interpreters):
             command += ["--data-dir", str(self.data_dir)]
         if compile_cache:
             command += ["--compile-cache", str(compile_cache)]
-        if self.dry_run:
-            command.append("--dry-run-child")
+        if self.placeholder_records:
+            command.append("--placeholder-record")
         return command
 
     def run(self, config: RunConfig, position: tuple[int, int] | None = None) -> dict:

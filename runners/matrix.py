@@ -72,11 +72,11 @@ class Result(NamedTuple):
 
 
 class Stop(NamedTuple):
-    """Why a matrix stopped: the reason, a few words after it, and the tag an undecided comparison carries."""
+    """Why a matrix stopped: the reason, a few words after it, and the tag an undecided comparison's line carries."""
 
     reason: str  # all decided, cap reached, budget spent, or repeats done
     detail: str
-    tag: str
+    undecided_tag: str  # e.g. (budget), (cap): after an undecided comparison's line
 
 
 @dataclass
@@ -128,14 +128,15 @@ class Matrix:
         self.orders = dict(plan)
         self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
         self.spent = False  # the budget stopped a round
-        self.besides: set[tuple[str, int]] = set()  # (config id, repeat) of the runs ``beside`` planned
+        #: (config id, repeat) of the runs ``leaders_beside_lone_runs`` planned
+        self.planned_beside: set[tuple[str, int]] = set()
 
     def run(self) -> Outcome:
         """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
         repeats, round after round, until none is asked for; until the budget stops a round."""
         results = []
         for ends in (True, False):
-            first_round = self.part(ends)
+            first_round = self.plan_at_ends(ends)
             if self.spent or not first_round:
                 continue
             results += self.round(first_round)
@@ -143,7 +144,7 @@ class Matrix:
                 if self.spent:
                     break
                 runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
-                round_plan = self.again(runs, repeat, ends)
+                round_plan = self.repeat_round(runs, repeat, ends)
                 if not round_plan:
                     break
                 self.bar.total += sum(len(order) for _, order in round_plan)
@@ -153,13 +154,13 @@ class Matrix:
         final = [(target, self.compared(target)) for target, _order in self.plan]
         return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
 
-    def part(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
+    def plan_at_ends(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
         """The plan's configurations at the ends (``ends``, ``at_ends``) or the others, each matrix in its order."""
         parts = [(target, order, at_ends(order)) for target, order in self.plan]
         chosen = [(target, [c for c in order if at_end(c) == ends]) for target, order, at_end in parts]
         return [(target, order) for target, order in chosen if order]
 
-    def again(
+    def repeat_round(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
     ) -> list[tuple[Target, list[RunConfig]]]:
         """The plan of round ``repeat`` at the ends (``ends``) or the others: repeat ``repeat`` of every
@@ -177,12 +178,12 @@ class Matrix:
                 and at_end(config) == ends
                 and config.framework not in target.not_installed
             ]
-            again += self.beside(target, found, again, runs[target])
+            again += self.leaders_beside_lone_runs(target, found, again, runs[target])
             if again:
                 rounds.append((target, again))
         return rounds
 
-    def beside(
+    def leaders_beside_lone_runs(
         self, target: Target, found: list[Comparison], again: list[RunConfig], runs: dict[str, list[dict]]
     ) -> list[RunConfig]:
         """After a round's repeats ``again``: the next run (past the cap if need be) of each leader whose comparison
@@ -196,7 +197,7 @@ class Matrix:
             alone = {c.config_id for competitor in comparison.measured_alone for c in competitor.configs}
             if leaders and running & alone and not running & {c.config_id for c in leaders}:
                 extra += [replace(c, repeat=1 + max(r["config"]["repeat"] for r in runs[c.config_id])) for c in leaders]
-        self.besides |= {(c.config_id, c.repeat) for c in extra}
+        self.planned_beside |= {(c.config_id, c.repeat) for c in extra}
         return extra
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
@@ -217,10 +218,10 @@ class Matrix:
                     position += 1
                     job = Job(config, (position, self.placed[target]), target)
                     if reason := target.not_installed.get(config.framework):
-                        self.done(results, job, Result(config, None, "not installed"), f"skipped, {reason}")
+                        self.report_result(results, job, Result(config, None, "not installed"), f"skipped, {reason}")
                     elif existing := (None if self.force else completed(config, self.out, target.machine_ids)):
                         resumed = Result(config, existing, "done before (resumed)")
-                        self.done(results, job, resumed, resumed.note)
+                        self.report_result(results, job, resumed, resumed.note)
                     elif not self.budget.fits(self.expected(target, config)):
                         self.spent = True
                         return
@@ -234,7 +235,7 @@ class Matrix:
                     running[event.job] = event.where
                 else:
                     running.pop(event.job, None)
-                    self.finished(results, event)
+                    self.store_finished(results, event)
                 self.bar.set_postfix_str(
                     "; ".join(
                         self.label(job.config) + (f" on {where}" if where else "") for job, where in running.items()
@@ -254,7 +255,7 @@ class Matrix:
         found = self.compared(target)
         if config.config_id in due_again(found):
             return None
-        if (config.config_id, config.repeat) in self.besides:
+        if (config.config_id, config.repeat) in self.planned_beside:
             beside = {c.config_id for comparison in found for c in comparison.to_run_beside()}
             return None if config.config_id in beside else "no competitor waits for a run beside it now"
         own = [comparison for comparison in found if config.config_id in comparison.config_ids()]
@@ -281,7 +282,7 @@ class Matrix:
         others = other_sizes(config, self.orders[target], runs)
         return expected_seconds(config, config.repeat > 0, runs[config.config_id], others)[0]
 
-    def finished(self, results: dict[Job, Result | None], event: Finished) -> None:
+    def store_finished(self, results: dict[Job, Result | None], event: Finished) -> None:
         """Store a finished job's record and say how it ended."""
         job, record = event.job, event.record
         if record is not None:
@@ -289,9 +290,9 @@ class Matrix:
             write_record(stored_path(self.out, record), record)
         line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
         line += f"; {busy}" if record and (busy := busy_note(record)) else ""
-        self.done(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
+        self.report_result(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
 
-    def done(self, results: dict[Job, Result | None], job: Job, result: Result, line: str) -> None:
+    def report_result(self, results: dict[Job, Result | None], job: Job, result: Result, line: str) -> None:
         """Keep a job's ``result`` in its round's ``results``, count it on the bar and print its ``line``."""
         results[job] = result
         self.bar.update()

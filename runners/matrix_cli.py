@@ -64,8 +64,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         check_device_here(args)
     overrides = profile_overrides(args)
     check_creatable(args.out, "--out")  # before any environment is built, and in a dry run too
-    if args.dry_run_child:
-        from runners.dry_run import refuse_results_dir
+    if args.placeholder_record:
+        from runners.placeholder_record import refuse_results_dir
 
         refuse_results_dir(args.out)
     profile, device = chosen_profile(args), args.device or "auto"
@@ -73,7 +73,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         pythons=parse_pythons(args.python, here=not on_ray),
         timeout_s=args.timeout or load_profiles()[profile]["timeout"],
         data_dir=args.data_dir and args.data_dir.absolute(),
-        dry_run=args.dry_run_child,
+        placeholder_records=args.placeholder_record,
         cuda=cuda_interpreters(device, on_ray),
     )
     to_build: list[str] = []  # --dry-run: the environments a matrix would build
@@ -328,8 +328,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run the whole matrix once on every machine kind of the cluster (nodes of one machine id are one kind)",
     )
-    # runners.dry_run: every run writes a record without training, to test the executors
-    matrix.add_argument("--dry-run-child", action="store_true", help=argparse.SUPPRESS)
+    # runners.placeholder_record: every run writes a record without training, to test the executors
+    matrix.add_argument("--placeholder-record", action="store_true", help=argparse.SUPPRESS)
     add_config_flags(
         matrix,
         default_profile="quick",

@@ -78,7 +78,7 @@ def preview(
         for key, competitors in needed.items()
     }
     alone = [c for c in standing if c.figure is THROUGHPUT and c.measured_alone] if repeats.auto else []
-    for comparison in alone:  # the leader's run beside a lone framework's next run (Matrix.beside)
+    for comparison in alone:  # the leader's run beside a lone framework's next run (Matrix.leaders_beside_lone_runs)
         key = (at_end(comparison.ranked[0].configs[0]), comparison.mode, comparison.batch_size, comparison.precision)
         if any(not competitor.at_cap for competitor in comparison.measured_alone):
             beside = [warm_of[config.config_id] for config in comparison.to_run_beside()]

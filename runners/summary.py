@@ -52,7 +52,7 @@ def closing_lines(matrix: Outcome) -> list[str]:
     for target, found in matrix.comparisons:
         prefix = f"{target.label}: " if len(matrix.comparisons) > 1 else ""
         with_mode = len({c.mode for c in found}) > 1
-        lines += [prefix + comparison.line(matrix.stop.tag, with_mode) for comparison in found]
+        lines += [prefix + comparison.line(matrix.stop.undecided_tag, with_mode) for comparison in found]
     return lines
 
 

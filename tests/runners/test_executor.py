@@ -1,6 +1,6 @@
 """The executor boundary (runners/executor.py): the matrix resumes, stores every record under the machine that ran it,
 keeps plan order and shows where each configuration ran, whatever order an executor finishes in; the local executor
-runs the same child command as always; dry runs cannot pass for measurements."""
+runs the same child command as always; placeholder records cannot pass for measurements."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from fwbench.cliargs import UsageError
 from fwbench.records import read_record, validate
-from runners import cli, dry_run, matrix, profiles, provenance, store
+from runners import cli, matrix, placeholder_record, profiles, provenance, store
 from runners.executor import Finished, Job, Started, Target
 from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor
 from runners.record import record_path
@@ -25,7 +25,7 @@ def configs(*seeds: int) -> list[profiles.RunConfig]:
 
 
 def dry_record(config: profiles.RunConfig, machine_id: str) -> dict:
-    record = dry_run.dry_run_record(config)
+    record = placeholder_record.placeholder_record(config)
     record["hardware"]["machine_id"] = machine_id
     return record
 
@@ -70,8 +70,8 @@ def test_records_of_an_executor_that_finishes_out_of_order_land_per_machine_in_p
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         "[3/3] torch/compiled bs32 seed2 on node-2: not run, no node of kind-b is left",
-        "[2/3] torch/compiled bs32 seed1 on node-1: error (DryRun) in 2 s",
-        "[1/3] torch/compiled bs32 seed0 on node-0: error (DryRun) in 2 s",
+        "[2/3] torch/compiled bs32 seed1 on node-1: error (PlaceholderRecord) in 2 s",
+        "[1/3] torch/compiled bs32 seed0 on node-0: error (PlaceholderRecord) in 2 s",
     ]
     assert node_lines(results) == [
         "node node-0: ran 1 (0 ok, 1 failed) in 2 s",
@@ -121,7 +121,7 @@ def test_ctrl_c_closes_the_executor_and_stores_nothing_of_what_ran(tmp_path, mon
 
 def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
     (config,) = profiles.expand("smoke", frameworks=["torch"])
-    executor = LocalExecutor(dry_run=True)
+    executor = LocalExecutor(placeholder_records=True)
     scratch = Path(tempfile.gettempdir())
     before = set(scratch.glob("fwbench-run-*"))
     (started, finished) = list(executor.execute([Job(config, (1, 1), Target(("m",), {}))]))
@@ -129,7 +129,7 @@ def test_the_local_executor_runs_the_child_and_keeps_nothing_of_it(tmp_path):
     record = finished.record
     validate(record)
     assert record["executor"] == {"name": "local"} and record["record_id"] == config.record_id
-    assert record["failure"]["exception_type"] == dry_run.DRY_RUN_FAILURE and record["timing"] is None
+    assert record["failure"]["exception_type"] == placeholder_record.PLACEHOLDER_FAILURE and record["timing"] is None
     assert set(scratch.glob("fwbench-run-*")) == before, "its directory is gone"
 
 
@@ -167,7 +167,7 @@ def test_the_machine_id_may_be_set_by_the_environment(monkeypatch):
 @pytest.mark.parametrize("out", ["results", "results/runs", "{repo}/results/runs/x"])
 def test_a_dry_run_never_writes_under_results(out, capsys):
     out = out.format(repo=provenance.REPO_ROOT)
-    with pytest.raises(UsageError, match="dry run"):
-        dry_run.refuse_results_dir(Path(out))
-    assert cli.main(["matrix", "--dry-run-child", "--profile", "smoke", "--out", out]) == 2
+    with pytest.raises(UsageError, match="placeholder record"):
+        placeholder_record.refuse_results_dir(Path(out))
+    assert cli.main(["matrix", "--placeholder-record", "--profile", "smoke", "--out", out]) == 2
     assert "--out" in capsys.readouterr().err

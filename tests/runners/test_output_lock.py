@@ -45,7 +45,7 @@ def test_a_second_runner_exits_2_naming_the_holders_pid_and_command(tmp_path, ho
     out = tmp_path / "out"
     done = subprocess.run(
         [sys.executable, "-m", "runners.cli", "run", "--framework", "torch", "--profile", "smoke", "--out", str(out)]
-        + ["--dry-run-child", "--no-progress"],
+        + ["--placeholder-record", "--no-progress"],
         capture_output=True,
         text=True,
         cwd=REPO,

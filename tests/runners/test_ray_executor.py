@@ -1,8 +1,9 @@
 """`runners matrix --executor ray` on a real two-node Ray cluster on this machine (``ray.cluster_utils.Cluster``): each
 node one CPU and its own machine kind (``FWBENCH_MACHINE_ID``: kind-a, the head, and kind-b). Configurations spread
 over the nodes and their records land per machine, as local ones would; a rerun resumes; a node lost mid-configuration
-means a second try elsewhere, or a "node lost" record; Ctrl-C leaves no record and no run behind. Most runs are dry
-(``runners.dry_run``): they test the executor, not the frameworks, in seconds. Without Ray, the flag is a usage error.
+means a second try elsewhere, or a "node lost" record; Ctrl-C leaves no record and no run behind. Most runs write
+placeholder records (``runners.placeholder_record``): they test the executor, not the frameworks, in seconds. Without
+Ray, the flag is a usage error.
 """
 
 from __future__ import annotations
@@ -148,8 +149,8 @@ def test_configurations_spread_over_the_nodes_land_per_machine_and_a_rerun_resum
 @needs_ray
 def test_per_kind_runs_the_matrix_on_every_kind_and_records_match_local_ones(cluster, tmp_path):
     out = tmp_path / "runs"
-    result = matrix_on(cluster, out, "--frameworks", "torch", "--per-kind", "--dry-run-child")
-    assert result.returncode == 1, result.stderr[-3000:]  # a dry run's record is a failure, never a measurement
+    result = matrix_on(cluster, out, "--frameworks", "torch", "--per-kind", "--placeholder-record")
+    assert result.returncode == 1, result.stderr[-3000:]  # a placeholder record is a failure, never a measurement
     found = records_in(out)
     (record_id,) = {path.split("/")[1] for path in found}
     assert sorted(found) == [f"kind-a/{record_id}", f"kind-b/{record_id}"]
@@ -164,7 +165,7 @@ def test_per_kind_runs_the_matrix_on_every_kind_and_records_match_local_ones(clu
                 "smoke",
                 "--frameworks",
                 "torch",
-                "--dry-run-child",
+                "--placeholder-record",
                 "--out",
                 str(local),
                 "--no-progress",
@@ -191,7 +192,7 @@ def test_a_node_lost_mid_configuration_is_tried_again_on_another_node(cluster, t
         "torch",
         "--seeds",
         "0,1,2",
-        "--dry-run-child",
+        "--placeholder-record",
         "--python",
         f"torch={hanging_python(tmp_path)}",
     )
@@ -201,7 +202,8 @@ def test_a_node_lost_mid_configuration_is_tried_again_on_another_node(cluster, t
     found = records_in(out)
     assert len(found) == 3, stderr[-3000:]
     (retried,) = [r for r in found.values() if r["executor"]["attempt"] == 2]
-    assert retried["executor"]["node_id"] != doomed.node_id and retried["failure"]["exception_type"] == "DryRun"
+    assert retried["executor"]["node_id"] != doomed.node_id
+    assert retried["failure"]["exception_type"] == "PlaceholderRecord"
 
 
 @needs_ray
@@ -215,7 +217,7 @@ def test_the_only_node_of_a_kind_lost_leaves_a_node_lost_record(cluster, tmp_pat
         "--frameworks",
         "torch",
         "--per-kind",
-        "--dry-run-child",
+        "--placeholder-record",
         "--python",
         f"torch={hanging_python(tmp_path)}",
     )
@@ -236,7 +238,7 @@ def test_ctrl_c_cancels_the_tasks_and_leaves_no_record_and_no_run(cluster, tmp_p
     python = hanging_python(tmp_path, everywhere=True)
     out = tmp_path / "runs"
     matrix = start_matrix(
-        cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--dry-run-child", "--python", f"torch={python}"
+        cluster, out, "--frameworks", "torch", "--seeds", "0,1", "--placeholder-record", "--python", f"torch={python}"
     )
     hung = tmp_path / "hung"
     pids = wait_for(

@@ -401,7 +401,7 @@ def test_a_run_past_the_cap_is_not_made_once_a_competitor_ran_beside_the_lone_fr
     past_cap = dataclasses.replace(order[0], repeat=5)
     m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone}, cap=5)
     assert m.not_needed(target, past_cap) == "5 of its runs count now (the cap)"  # not planned beside JAX
-    m.besides.add((past_cap.config_id, past_cap.repeat))
+    m.planned_beside.add((past_cap.config_id, past_cap.repeat))
     assert m.not_needed(target, past_cap) is None
     beside = ran(order[1], 100, started="2026-12-01T10:00:00")  # TensorFlow ran beside JAX since
     since = {**earlier, **lone, order[1].config_id: [*earlier[order[1].config_id], beside]}
