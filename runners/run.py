@@ -36,6 +36,7 @@ from runners.compile_cache import cache_environment, cache_state, temporary_fold
 from runners.frameworks.trainer import Trainer
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
+from runners.math_backend import math_backend
 from runners.profiles import RunConfig
 from runners.recipe import MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.record import Measured, failed_record, ok_record
@@ -162,6 +163,8 @@ def _measure(
     )
     bytecode = provenance.bytecode_state(framework(config.framework).import_name)  # before the import below
     spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
+    if "jax" in sys.modules:  # JAX opens its devices lazily; a TPU runtime then maps gigabytes of device memory into
+        sys.modules["jax"].devices()  # the process, which are not the run's host memory: open them before the baseline
     load.settle()
     weights = spec.module("arch").init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
@@ -169,6 +172,7 @@ def _measure(
             config.workload, config.framework, weights, config.mode, config.device, precision=config.precision
         )
         precision_flags = trainer.precision_flags()  # read back: what the framework will compute with
+        backend = math_backend()  # the libraries the trainer computes with, loaded by now
         steps = config.epoch_train_images // config.batch_size
         rates = spec.module("schedule").learning_rates(config.batch_size, steps * config.epochs)
         # evaluation batches no larger than the test set: padding a 128-image test set to 256 wastes time
@@ -244,7 +248,7 @@ def _measure(
         started_at,
         utc_now(),
         measured,
-        software={**provenance.software_info(), "bytecode": bytecode},
+        software={**provenance.software_info(), "bytecode": bytecode, "math_backend": backend},
         command=sys.argv,
     )
 
