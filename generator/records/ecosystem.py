@@ -32,6 +32,14 @@ def history(snapshots: list[Loaded], source: str, metric: str) -> dict[str, list
 
 #: the platforms the PyPI figures cover, in the snapshot's order (``wheels_<platform>``)
 PLATFORMS = ("linux_x86_64", "linux_aarch64", "macos_arm64", "macos_x86_64", "windows")
+#: each platform in words
+PLATFORM_WORDS = {
+    "linux_x86_64": N_("Linux x86-64"),
+    "linux_aarch64": N_("Linux aarch64"),
+    "macos_arm64": N_("macOS arm64"),
+    "macos_x86_64": N_("macOS x86-64"),
+    "windows": N_("Windows x86-64"),
+}
 _PYTHON_METRIC = re.compile(r"^python_lag_days_cp3(\d+)$")
 _YEAR_METRIC = re.compile(r"^releases_(\d{4})$")
 

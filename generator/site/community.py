@@ -8,7 +8,7 @@ from generator.i18n import N_, _
 from generator.records.ecosystem import history
 from generator.site import Page
 from generator.views import chart_data
-from generator.views.ecosystem import source_sections
+from generator.views.ecosystem import source_sections, sources_on, unreached_sources
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 
@@ -36,7 +36,8 @@ def context(site: SiteData) -> dict[str, Any]:
     )
     return {
         "snapshot": snapshot,
-        "sections": source_sections(snapshot, ("stackoverflow", "pypistats")),
+        "sections": source_sections(snapshot, sources_on(PAGE.path)),
+        "unreached": unreached_sources(snapshot, PAGE.path),
         "article": article_grid(site.article),
         "history": chart,
     }

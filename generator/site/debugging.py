@@ -1,5 +1,6 @@
 """4.1 Debugging: each framework's probe score first (with and without the silently cast probes), then per
-machine a bug × framework matrix of outcomes, then every captured message, verbatim, per bug and framework."""
+machine a bug × framework matrix of outcomes and a bar chart of their scores, then every captured message,
+verbatim, per bug and framework."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from generator.records import probes as probe_view
 from generator.records.load import Loaded
 from generator.records.probes import BugRow, ProbeScores
 from generator.site import Page
+from generator.views.chart_data import bars, runs_word, titled
+from generator.views.charts import Chart
 from generator.views.grid import Grid
 from generator.views.record_text import recorded, score_part
 from generator.views.sitedata import SiteData
@@ -48,6 +51,7 @@ class MachineProbes:
     device: str
     rubric: str
     matrix: dict[str, Grid]  # mode -> grid
+    charts: dict[str, tuple[str, str]]  # mode -> (alt text, path) of its scores' bar chart
     bugs: list[tuple[BugRow, dict[str, list[Message]]]]  # (bug, framework label -> messages by mode)
 
 
@@ -83,6 +87,26 @@ def _cell(probe: Loaded | None, scores: ProbeScores) -> str:
     )
 
 
+def _scores_chart(site: SiteData, machine_id: str, rows: list[BugRow], frameworks: list[str], mode: str) -> str:
+    """The path of a bar chart of each probe's score in ``mode`` on the machine, per bug and framework, as a share
+    of the rubric's maximum, titled with the machine, the mode and n (one probe per bar)."""
+    machine = device_title(site.machine_by_id.get(machine_id), machine_id)
+    title = titled([machine, _(mode), runs_word({1})])
+
+    def share(probe: Loaded) -> float:
+        score = probe_view.probe_score(probe.record)
+        return 100 * score["total"] / score["max"] if score["max"] else 0.0
+
+    def build() -> Chart:
+        values = {
+            fw: [(place, share(probe), 0.0) for place, row in enumerate(rows) if (probe := row.probes.get((fw, mode)))]
+            for fw in frameworks
+        }
+        return bars([row.title for row in rows], values, _("score (per cent of the rubric's maximum)"), title)
+
+    return site.add_chart(f"charts/debugging-{machine_id}-{mode}.png", build)
+
+
 def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachineProbes:
     scores = site.probe_scores
     rows = probe_view.bug_rows(found)
@@ -113,11 +137,13 @@ def _machine(site: SiteData, machine_id: str, found: list[Loaded]) -> MachinePro
             )
         bugs.append((row, dict(messages)))
     machine = site.machine_by_id.get(machine_id)
+    charts = {mode: _scores_chart(site, machine_id, rows, frameworks, mode) for mode in modes}
     return MachineProbes(
         machine_id,
         device_title(machine, machine_id),
         recorded(found[0].record["score"]["rubric"]),
         matrix,
+        {mode: (site.charts[path].title, path) for mode, path in charts.items()},
         bugs,
     )
 

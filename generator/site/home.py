@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +14,7 @@ from generator.site import Page
 from generator.spacing import fill, spaced
 from generator.verdicts.leads import throughput_of
 from generator.views import answer, findings, headline
+from generator.views.chart_data import machine_tick, runs_word, titled
 from generator.views.charts import Chart, Series
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
@@ -87,16 +87,6 @@ def _headline(site: SiteData, view: TableView) -> Headline:
 SPREAD = 0.12
 
 
-def _machine_name(view: TableView) -> str:
-    """A machine as a chart's axis names it, short enough to stand beside two others: its device without trademark
-    signs, filler words or clock speed, and for a CPU the fingerprint that tells two of one name apart, on a second
-    line."""
-    name = " ".join(re.sub(r"\((R|TM)\)|\b(Processor|CPU)\b|@\s*[\d.]+\s*GHz", " ", view.device).split())
-    if view.on_cpu and view.machine.hardware:
-        return f"{name}\n{view.table.machine_id.rsplit('-', 1)[-1]}"
-    return name
-
-
 def _rate(view: TableView, framework: str, batch: int) -> Stats | None:
     """A framework's throughput on the table's machine at ``batch`` in compiled mode, from its successful runs."""
     rate = throughput_of(view.table)
@@ -119,21 +109,15 @@ def _class_chart(word: str, found: list[TableView], batch: int) -> Chart:
         if points:
             fw = REGISTRY[framework]
             series.append(Series(label(framework), fw.colour, fw.marker, "none", points))
-    runs = f"{min(counts)}–{max(counts)}" if counts and min(counts) != max(counts) else str(max(counts, default=0))
-    words = (
-        _(word),
-        precision_words(found[0].table.setting),
-        fill(_("batch {n}"), n=batch),
-        fill(_("n = {n}"), n=runs),
-    )
+    words = [_(word), precision_words(found[0].table.setting), fill(_("batch {n}"), n=batch), runs_word(counts)]
     return Chart(
         "version",
         "",  # the ticks name the machines
         _("images per second"),
         tuple(series),
         from_zero=True,
-        categories=tuple(_machine_name(v) for v in found),
-        title=" · ".join(words),
+        categories=tuple(machine_tick(v.machine, v.table.machine_id) for v in found),
+        title=titled(words),
     )
 
 
@@ -178,8 +162,10 @@ def context(site: SiteData) -> dict[str, Any]:
             "snapshots": len(site.results.snapshots),
         },
         "skipped": site.results.skipped,
-        "answer": answer.answer(site) + answer.transformer(site),
+        "answer": answer.answer(site),
         "answer_charts": _charts(site),
+        # below the chart, so that it stands in the first screen under the answer
+        "answer_details": answer.details(site) + answer.transformer(site),
         "headlines": [_headline(site, v) for v in answer_order(views(site, site.out_of_box), site.this_machine)],
         "tuned": list(dict.fromkeys(t.setting.tuning for t in site.tuned)),  # one label per variable set, not per table
         "findings": _findings(site),

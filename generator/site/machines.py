@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fwbench.frameworks import label
+from fwbench.frameworks import FRAMEWORKS, label
 from generator.i18n import N_, _, list_separator, ngettext, part_separator, translate
 from generator.message import and_list
 from generator.records.aggregate import Summary
@@ -22,6 +22,8 @@ from generator.records.machines import Machine
 from generator.site import Page
 from generator.spacing import fill
 from generator.views import cells
+from generator.views.chart_data import bars, machine_tick, runs_word, titled
+from generator.views.charts import Chart
 from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
@@ -97,11 +99,66 @@ def shared_grid(rows: list[Summary], titles: dict[str, str]) -> Grid:
     return Grid(header, body, text=(0, 1, 2))
 
 
+def setting_words(mode: str, precision: str, batch_size: int, dataset: str) -> list[str]:
+    """``compiled``, ``strict FP32 (TF32 off)``, ``batch 32``, ``synthetic``."""
+    words = translate(PRECISION_WORDS[precision]) if precision in PRECISION_WORDS else precision
+    return [_(mode), words, fill(_("batch {n}"), n=batch_size), setting_word(dataset)]
+
+
 def title_of(config: tuple) -> str:
     """``PyTorch · compiled · strict FP32 (TF32 off) · batch 32 · synthetic``."""
-    framework, mode, precision, batch_size, dataset = config
-    words = translate(PRECISION_WORDS[precision]) if precision in PRECISION_WORDS else precision
-    return " · ".join((label(framework), _(mode), words, fill(_("batch {n}"), n=batch_size), setting_word(dataset)))
+    framework, *setting = config
+    return " · ".join((label(framework), *setting_words(*setting)))
+
+
+def chart_setting(site: SiteData, shared: dict[tuple, list[Summary]]) -> tuple[tuple, dict[tuple[str, str], Summary]]:
+    """The setting the page's chart sets side by side (mode, precision, batch size, data set, profile, device
+    class: a GPU's bars would dwarf a CPU's) and its figures by (machine, framework): the setting with the most
+    machines, then the most figures, compiled mode first. A machine with two rows of one framework there (other
+    versions, other images per epoch) gives that framework no bar: which one it would be is no choice to make
+    silently."""
+    by_setting: dict[tuple, dict[tuple[str, str], list[Summary]]] = defaultdict(lambda: defaultdict(list))
+    for config, rows in shared.items():
+        for s in rows:
+            machine = site.machine_by_id.get(s.key.machine_id)
+            kind = machine.device_kind if machine else "cpu"
+            by_setting[(*config[1:], s.key.setting.profile, kind)][(s.key.machine_id, config[0])].append(s)
+    found = {
+        setting: {pair: rows[0] for pair, rows in cells.items() if len(rows) == 1}
+        for setting, cells in by_setting.items()
+    }
+    return max(
+        found.items(),
+        key=lambda item: (item[0][0] == "compiled", len({m for m, _fw in item[1]}), len(item[1])),
+        default=((), {}),
+    )
+
+
+def throughput_chart(site: SiteData, shared: dict[tuple, list[Summary]]) -> str | None:
+    """The path of a bar chart of images/s per machine and framework at ``chart_setting``'s setting, each bar with
+    its interval, titled with the setting and n; None where no setting has two machines with a figure."""
+    setting, figures = chart_setting(site, shared)
+    machines = list(dict.fromkeys(m.machine_id for m in site.machines if any(m.machine_id == i for i, _ in figures)))
+    if len(machines) < 2:
+        return None
+    frameworks = [fw for fw in FRAMEWORKS if any(fw == f for _m, f in figures)]
+    *config, profile, _kind = setting
+    counts = {s.images_per_second.n for s in figures.values()}
+    title = titled([*setting_words(*config), profile, runs_word(counts)])
+
+    def build() -> Chart:
+        values = {
+            fw: [
+                (place, s.images_per_second.mean, s.images_per_second.half_width or 0.0)
+                for place, machine_id in enumerate(machines)
+                if (s := figures.get((machine_id, fw)))
+            ]
+            for fw in frameworks
+        }
+        ticks = [machine_tick(site.machine_by_id.get(m), m) for m in machines]
+        return bars(ticks, values, _("images per second"), title)
+
+    return site.add_chart("charts/machines-throughput.png", build)
 
 
 #: what a row's records may differ in beyond its columns, in words, and how to read it from a record (None: not
@@ -216,7 +273,9 @@ def context(site: SiteData) -> dict[str, Any]:
             _("{machine}: the machine that built this site"), machine=titles[site.this_machine]
         )
     shared = shared_configurations(site.summaries)
+    chart = throughput_chart(site, shared)
     return {
+        "chart": (site.charts[chart].title, chart) if chart else None,
         "shared": [
             Shared(
                 title_of(c),

@@ -1,7 +1,10 @@
 """The home page's first sentences: a paragraph per device class, accelerators first (TPUs, GPUs, then CPUs), saying
 on each machine which framework trained fastest in compiled mode and whether the records can tell (the leads' status,
-``generator.verdicts.leads``), where two machines of a class name different leaders and why that can happen, and
-which frameworks were not measured. Within its class, the machine that built the site (``make site``'s: the answer on
+``generator.verdicts.leads``), and which frameworks were not measured; short, so that the chart fits under them in
+the first screen. Below the chart, folded (``details``): where two machines of a class name different leaders and
+why that can happen, and each table's sentence where the paragraph sums them up.
+
+Within its class, the machine that built the site (``make site``'s: the answer on
 the reader's own machine, labelled so) comes first, unless it has no verdict to give: a machine without one never
 opens a paragraph where another has one.
 
@@ -216,41 +219,71 @@ def _table_sentences(site: SiteData, view: TableView, found: list[TableView], sh
     return _labelled(view, site, said)
 
 
-def answer(site: SiteData) -> list[str]:
-    """The answer's paragraphs (Markdown), one per device class, accelerators first: each table's leads (the
-    machine that built the site first where it has a verdict), or from SUM_UP_FROM tables their count with each
-    table's sentence folded below; where the class's machines disagree and why that can happen; and the frameworks
-    none of its machines measured."""
+def _classes(site: SiteData) -> list[tuple[str, list[TableView]]]:
+    """The device classes with tables, accelerators first, each with its tables: the builder's machine first where it
+    has a verdict, then the others with one, those with none last."""
     found = views(site, site.out_of_box)
-    paragraphs = []
+    classes = []
     for kind, word in DEVICE_CLASSES:
         own = [v for v in found if v.device_kind == kind]
-        if not own:
-            continue
-        # the builder's machine first where it has a verdict, then the others with one, those with none last
         own.sort(
             key=lambda v: (not (v.table.machine_id == site.this_machine and _decided(site, v)), not _decided(site, v))
         )
-        shared = set.intersection(*(set(v.not_measured) for v in own))
+        if own:
+            classes.append((word, own))
+    return classes
+
+
+def _not_measured(own: list[TableView]) -> list[str]:
+    """The sentence naming the frameworks none of the class's tables measured, if any."""
+    shared = set.intersection(*(set(v.not_measured) for v in own))
+    if not shared:
+        return []
+    names = [name for name in own[0].not_measured if name in shared]  # in the tables' order
+    where = ngettext("{frameworks} was not measured there.", "{frameworks} were not measured there.", len(names))
+    if len({v.table.machine_id for v in own}) > 1:
+        where = ngettext(
+            "{frameworks} was not measured on any of them.",
+            "{frameworks} were not measured on any of them.",
+            len(names),
+        )
+    return [fill(where, frameworks=text(and_list(names)))]
+
+
+def _each(site: SiteData, own: list[TableView]) -> list[str]:
+    shared = set.intersection(*(set(v.not_measured) for v in own))
+    return [_table_sentences(site, v, own, shared) for v in own]
+
+
+def answer(site: SiteData) -> list[str]:
+    """The answer's paragraphs (Markdown), one per device class, accelerators first, short enough to stand above
+    the chart in the first screen: each table's leads, or from SUM_UP_FROM tables their count in one sentence; and
+    the frameworks none of its machines measured. Where the machines disagree and each table's sentence are in
+    ``details``."""
+    paragraphs = []
+    for word, own in _classes(site):
+        said = [_summed_up(site, own)] if len(own) >= SUM_UP_FROM else _each(site, own)
         lead = fill(_("{devices}:"), devices=_(word))
-        each = [_table_sentences(site, v, own, shared) for v in own]
-        summed = len(own) >= SUM_UP_FROM
-        said = [f"**{lead}**", *([_summed_up(site, own)] if summed else each), *_disagreements(site, own)]
-        if shared:
-            names = [name for name in own[0].not_measured if name in shared]  # in the tables' order
-            machines = len({v.table.machine_id for v in own})
-            where = ngettext(
-                "{frameworks} was not measured there.", "{frameworks} were not measured there.", len(names)
-            )
-            if machines > 1:
-                where = ngettext(
-                    "{frameworks} was not measured on any of them.",
-                    "{frameworks} were not measured on any of them.",
-                    len(names),
-                )
-            said.append(fill(where, frameworks=text(and_list(names))))
-        paragraphs.append(spaced(said))
-        if summed:  # each table's sentence, folded under the sum
-            title = fill(_("{devices}, table by table"), devices=_(word))
-            paragraphs.append("\n\n".join([f'??? note "{title}"', *(f"    {sentence}" for sentence in each)]))
+        paragraphs.append(spaced([f"**{lead}**", *said, *_not_measured(own)]))
     return paragraphs
+
+
+def details(site: SiteData) -> list[str]:
+    """What the answer's paragraphs leave out, folded (a MkDocs Material ``???`` block per device class, for below
+    the chart): where its machines disagree and why that can happen, and, where the paragraph sums SUM_UP_FROM
+    tables or more up, each table's sentence."""
+    folds = []
+    for word, own in _classes(site):
+        summed, disagreements = len(own) >= SUM_UP_FROM, _disagreements(site, own)
+        if not (summed or disagreements):
+            continue
+        if summed and disagreements:
+            title = _("{devices}: where the machines disagree, and table by table")
+        elif disagreements:
+            title = _("{devices}: where the machines disagree, and why")
+        else:
+            title = _("{devices}, table by table")
+        said = disagreements + (_each(site, own) if summed else [])
+        heading = f'??? note "{fill(title, devices=_(word))}"'
+        folds.append("\n\n".join([heading, *(f"    {sentence}" for sentence in said)]))
+    return folds

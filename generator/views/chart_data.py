@@ -6,13 +6,15 @@ only cue); eager runs are dashed; in a convergence chart the line style tells th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from fwbench.frameworks import REGISTRY
+from fwbench.frameworks import REGISTRY, label
 from fwbench.stats import Stats
 from generator.i18n import _, translate
 from generator.records.aggregate import Column, Summary, Table
-from generator.spacing import fill
+from generator.records.machines import Machine
+from generator.spacing import fill, joined
 from generator.views.charts import MID_GREY, Chart, Series
 
 MODE_STYLES = {"compiled": "-", "eager": "--"}
@@ -109,3 +111,37 @@ def per_version(versions: list[str], lines: dict[str, dict[str, Stats]], xlabel:
         for i, (name, points) in enumerate(lines.items())
     )
     return Chart("version", xlabel, ylabel, series, from_zero=True, categories=tuple(versions))
+
+
+def machine_tick(machine: Machine | None, machine_id: str) -> str:
+    """A machine as a chart's axis names it, short enough to stand beside two others: its device without trademark
+    signs, filler words or clock speed, and for a CPU the fingerprint that tells two of one name apart, on a second
+    line."""
+    device = machine.device if machine else machine_id
+    name = " ".join(re.sub(r"\((R|TM)\)|\b(Processor|CPU)\b|@\s*[\d.]+\s*GHz", " ", device).split())
+    if machine and machine.device_kind == "cpu" and machine.hardware:
+        return f"{name}\n{machine_id.rsplit('-', 1)[-1]}"
+    return name
+
+
+def bars(categories: list[str], values: dict[str, list[tuple[int, float, float]]], xlabel: str, title: str) -> Chart:
+    """A horizontal bar chart under ``title``: a bar per framework (``values``' keys, in their order, styled from
+    the registry) at each of its (category index, value, error) points, the value labelled ``xlabel``."""
+    series = tuple(
+        Series(label(framework), REGISTRY[framework].colour, REGISTRY[framework].marker, "none", tuple(points))
+        for framework, points in values.items()
+        if points
+    )
+    return Chart("bars", "", xlabel, series, categories=tuple(categories), title=title)
+
+
+def runs_word(counts: set[int]) -> str:
+    """The runs behind a chart's points for its title: ``n = 3``, or ``n = 2–5`` where they differ."""
+    runs = f"{min(counts)}–{max(counts)}" if counts and min(counts) != max(counts) else str(max(counts, default=0))
+    return fill(_("n = {n}"), n=runs)
+
+
+def titled(words: list[str]) -> str:
+    """A chart's title from its words, a middle dot between each two (and, in Chinese, no space beside full-width
+    punctuation)."""
+    return joined(part for index, word in enumerate(words) for part in ((" · ", word) if index else (word,)))

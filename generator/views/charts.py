@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import textwrap
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
@@ -43,6 +44,10 @@ SIZE = (4.8, 3.4)  # inches; 120 dpi gives 576 px, which a phone shows at 60 %: 
 HEADROOM = 0.06
 #: up to this many versions on an x axis, their labels stay level
 VERSIONS_FLAT = 4
+#: a bar chart's category labels wrap at this many characters, so that a long one leaves the bars room
+BAR_LABEL_WIDTH = 22
+#: the share of a category's height that its bars fill together
+BAR_GROUP = 0.8
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
 #: CJK font families, preferred first: Debian's fonts-noto-cjk (what `make site` installs), other Linux ones, then
@@ -83,7 +88,9 @@ class Series:
 @dataclass(frozen=True)
 class Chart:
     """A chart as data: its x axis (``batch``, ``epoch``, ``date`` or ``version``: points at the indices of
-    ``categories``) and its label, y label, lines and legend-only keys."""
+    ``categories``) and its label, y label, lines and legend-only keys. ``bars`` draws a horizontal bar per series
+    at each of its points (category index, value, error): the categories down the side, top first, the value
+    (``ylabel``) along the bottom from 0."""
 
     x: str
     xlabel: str
@@ -145,16 +152,40 @@ def _x_axis(axes, chart: Chart) -> None:
     axes.set_xlabel(chart.xlabel)
 
 
+def _bars(axes, chart: Chart) -> None:
+    """Each series' bars beside the others' in each category, with their error bars where there are any."""
+    height = BAR_GROUP / max(len(chart.series), 1)
+    for index, line in enumerate(chart.series):
+        offset = (index - (len(chart.series) - 1) / 2) * height
+        errors = [e for _, _, e in line.points]
+        places = [float(x) + offset for x, _, _ in line.points]
+        for place in (p for p, (_, y, _) in zip(places, line.points, strict=True) if y == 0):
+            axes.text(0, place, " 0", va="center", color=line.colour, fontsize="small")  # a bar of 0 draws nothing
+        axes.barh(
+            places,
+            [y for _, y, _ in line.points],
+            height=height,
+            xerr=errors if any(errors) else None,
+            capsize=3,
+            color=line.colour,
+            ecolor=MID_GREY,
+            label=line.label or None,
+        )
+    labels = ["\n".join(textwrap.fill(line, BAR_LABEL_WIDTH) for line in c.split("\n")) for c in chart.categories]
+    axes.set_yticks(range(len(labels)), labels)
+    axes.set_ylim(len(labels) - 0.5, -0.5)  # the first category on top
+    axes.set_xlabel(chart.ylabel)
+    axes.grid(True, axis="x")
+
+
 def draw(chart: Chart) -> bytes:
     """The chart as PNG bytes, its legend under the plot."""
     with rc_context(THEME | _fonts(chart)):
         return _png(figure_of(chart))
 
 
-def figure_of(chart: Chart) -> Figure:
-    """The chart drawn on a figure of its own, its legend under the plot (inside the caller's ``rc_context``)."""
-    figure = Figure(figsize=SIZE)
-    axes = figure.subplots()
+def _lines(axes, chart: Chart) -> None:
+    """Each series as a line of marks with its error bars, on the chart's x axis."""
     for line in chart.series:
         xs = [date.fromisoformat(x) if chart.x == "date" else x for x, _, _ in line.points]
         errors = [e for _, _, e in line.points]
@@ -171,8 +202,6 @@ def figure_of(chart: Chart) -> Figure:
         )
     _x_axis(axes, chart)
     axes.set_ylabel(chart.ylabel)
-    if chart.title:
-        axes.set_title(chart.title, loc="left", fontsize="small")
     axes.grid(True)
     if chart.from_zero:
         # up from 0, as far as the highest point and its error bar with room above them: matplotlib's margin is a
@@ -180,7 +209,16 @@ def figure_of(chart: Chart) -> Figure:
         highest = max((y + error for line in chart.series for _, y, error in line.points), default=0.0)
         axes.set_ylim(0, highest * (1 + HEADROOM) if highest > 0 else None)
     if chart.x == "date":
-        figure.autofmt_xdate()
+        axes.figure.autofmt_xdate()
+
+
+def figure_of(chart: Chart) -> Figure:
+    """The chart drawn on a figure of its own, its legend under the plot (inside the caller's ``rc_context``)."""
+    figure = Figure(figsize=SIZE)
+    axes = figure.subplots()
+    (_bars if chart.x == "bars" else _lines)(axes, chart)
+    if chart.title:
+        axes.set_title(chart.title, loc="left", fontsize="small")
     handles = list(axes.get_legend_handles_labels()[0])
     handles += [
         Line2D([], [], color=k.colour, marker=k.marker or None, linestyle=k.linestyle, label=k.label)

@@ -3,6 +3,7 @@ status, small tables that fit a phone."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,12 @@ MAINTAINER_COMMANDS = ("GITHUB_TOKEN=… ecosystem collect --out results/ecosyst
 RESTRICTED_STARS = "restricted by GitHub since July 2026"
 RESTRICTED_STARS_WORDS = N_("not measured: GitHub restricts stargazer data since July 2026")
 SOURCE_TITLES = {"stackoverflow": "Stack Overflow", "github": "GitHub", "pypistats": "pypistats.org"}
+#: source -> the page that shows its figures
+SOURCE_PAGES = {
+    "stackoverflow": "beyond/community.md",
+    "pypistats": "beyond/community.md",
+    "github": "beyond/maintenance.md",
+}
 #: the start of the reason a snapshot gives for every figure of a source whose host it could not reach
 UNREACHED = "not attempted: cannot reach "
 SHARE_METRICS = {"unanswered_share_in_window", "answered_within_1h_share", "answered_within_24h_share"}
@@ -147,6 +154,45 @@ def unreached_host(snapshot: dict[str, Any], source: str) -> str | None:
     if len(reasons) != 1 or not (reason := reasons.pop()).startswith(UNREACHED):
         return None
     return reason.removeprefix(UNREACHED).split(" ")[0]
+
+
+def sources_on(page: str) -> tuple[str, ...]:
+    """The sources whose figures ``page`` shows, in SOURCE_PAGES' order."""
+    return tuple(source for source, shown_on in SOURCE_PAGES.items() if shown_on == page)
+
+
+@dataclass(frozen=True)
+class UnreachedSource:
+    """A source whose host the snapshot could not reach, and the figures it holds back."""
+
+    title: str
+    host: str
+    figures: list[str]  # what each missing metric counts, in words
+    page: str | None  # the page that would show them
+
+
+def unreached_sources(snapshot: dict[str, Any] | None, page: str | None = None) -> list[UnreachedSource]:
+    """The sources the snapshot records as unreachable in its failures (their reason starts with UNREACHED), in
+    the order it recorded them, those shown on ``page`` alone where one is given; none without a snapshot."""
+    hosts: dict[str, str] = {}
+    metrics: dict[str, list[str]] = defaultdict(list)
+    for failure in (snapshot or {}).get("failures") or []:
+        reason, source = failure.get("reason") or "", failure["source"]
+        if not reason.startswith(UNREACHED):
+            continue
+        hosts.setdefault(source, reason.removeprefix(UNREACHED).split(" ")[0])
+        if failure.get("metric") and failure["metric"] not in metrics[source]:
+            metrics[source].append(failure["metric"])
+    return [
+        UnreachedSource(
+            SOURCE_TITLES.get(source, source),
+            host,
+            [definition(source, name) for name in metrics[source]],
+            SOURCE_PAGES.get(source),
+        )
+        for source, host in hosts.items()
+        if page is None or SOURCE_PAGES.get(source) == page
+    ]
 
 
 def source_sections(snapshot: dict[str, Any] | None, sources: tuple[str, ...]) -> list[SourceSection]:

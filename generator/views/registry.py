@@ -14,19 +14,12 @@ from generator.views import fmt
 from generator.views.charts import Chart, Series
 from generator.views.grid import Grid
 
-PLATFORM_WORDS = {
-    "linux_x86_64": N_("Linux x86-64"),
-    "linux_aarch64": N_("Linux aarch64"),
-    "macos_arm64": N_("macOS arm64"),
-    "macos_x86_64": N_("macOS x86-64"),
-    "windows": N_("Windows x86-64"),
-}
 DEVICE_WORDS = {"cpu": N_("CPU"), "gpu": N_("NVIDIA GPU")}
 YES, NO = "✓", "✗"
 
 
 def _platform_header() -> list[str]:
-    return [translate(PLATFORM_WORDS[p]) for p in eco.PLATFORMS]
+    return [translate(eco.PLATFORM_WORDS[p]) for p in eco.PLATFORMS]
 
 
 def frameworks_in(snapshot: dict[str, Any]) -> list[str]:

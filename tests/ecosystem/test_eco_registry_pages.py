@@ -32,12 +32,12 @@ RESOLVED = {
 }
 
 
-def jaxlib_released(day: str):
-    """Answers in which jaxlib's current release (the first with CPython 3.13 wheels) was uploaded on ``day``."""
+def released_on(project: str, day: str):
+    """Answers in which every file of ``project``'s current release (2.5.0) was uploaded on ``day``."""
 
-    def answer(project: str) -> dict:
-        data = pypi_body(project)
-        if project == "jaxlib":
+    def answer(name: str) -> dict:
+        data = pypi_body(name)
+        if name == project:
             for entry in data["releases"]["2.5.0"]:
                 entry["upload_time_iso_8601"] = f"{day}T12:00:00.000000Z"
         return data
@@ -45,15 +45,19 @@ def jaxlib_released(day: str):
     return answer
 
 
-def collected(tmp_path, monkeypatch, jaxlib_day: str) -> dict:
+def collected(tmp_path, monkeypatch, answer, sources: tuple[str, ...] = ("pypi",)) -> dict:
+    """The snapshot `ecosystem collect` writes from ``answer``'s PyPI answers where only pypi.org is reachable:
+    of ``sources``, or of every source when it names none."""
     monkeypatch.setattr(pypi_registry, "STACKS", STACKS)
     monkeypatch.setattr(time, "sleep", lambda seconds: None)
     uv = fake_uv(tmp_path, by_first=RESOLVED)
     online = functools.partial(collect, is_reachable=lambda host: host == "pypi.org", clock=fixed_clock, uv=uv)
     monkeypatch.setattr(cli, "collect", online)
+    chosen = ["--sources", ",".join(sources)] if sources else []
     with responses.RequestsMock() as rsps:
-        add_pypi_json(rsps, jaxlib_released(jaxlib_day))
-        assert cli.main(["collect", "--sources", "pypi", "--out", str(tmp_path / "eco"), "--no-progress"]) == 0
+        add_pypi_json(rsps, answer)
+        code = cli.main(["collect", *chosen, "--out", str(tmp_path / "eco"), "--no-progress"])
+    assert code == (0 if sources == ("pypi",) else 1)  # 1: a partial snapshot, the unreachable sources recorded
     return read_record(tmp_path / "eco" / "2025-06-01.json", kind="fwbench.ecosystem/1")
 
 
@@ -73,7 +77,7 @@ def rows(record: dict) -> dict[str, tuple[str, str]]:
     ],
 )
 def test_choose_rows_favour_a_framework_only_by_a_real_lead(tmp_path, monkeypatch, jaxlib_day, python_row):
-    found = rows(collected(tmp_path, monkeypatch, jaxlib_day))
+    found = rows(collected(tmp_path, monkeypatch, released_on("jaxlib", jaxlib_day)))
     favoured, evidence = found["the smallest install"]
     assert favoured == "JAX" and "JAX 0, TensorFlow 763 and PyTorch 1,526" in evidence
     favoured, evidence = found["the widest platform support"]
@@ -88,7 +92,7 @@ def test_a_snapshot_without_pypi_figures_decides_no_row():
 
 
 def test_page_tables(tmp_path, monkeypatch):
-    record = collected(tmp_path, monkeypatch, "2024-09-01")
+    record = collected(tmp_path, monkeypatch, released_on("jaxlib", "2024-09-01"))
     with language("en"):
         cadence = {row[0]: row for row in registry.cadence_grid(record).rows}
         support = {row[0]: row for row in registry.support_grid(record).rows}

@@ -1,4 +1,5 @@
-"""The article's section 6 figures (Stack Overflow, GitHub stars) beside the latest ecosystem snapshot, or why not."""
+"""The article's section 6 figures (Stack Overflow, GitHub stars) beside the latest ecosystem snapshot, or why not;
+its other ecosystem statements come from ``registry``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from generator.i18n import N_
 from generator.message import Joined, Message, Text, labelled
 from generator.records.ecosystem import status_words
 from generator.records.load import Loaded
+from generator.verdicts.article import article_frameworks
+from generator.verdicts.article.registry import registry_claims
 from generator.verdicts.claims import (
     CONFIRMED,
     CONTRADICTED,
@@ -53,7 +56,8 @@ def _windowed(
 
 
 def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[Claim]:
-    """The article's 6.1 and 6.3 figures beside the latest ecosystem snapshot."""
+    """The article's 6.1 and 6.3 figures beside the latest ecosystem snapshot, and its 4.3 and 6.3 statements judged
+    from the snapshot's PyPI figures (``registry``)."""
     if snapshot is None:
         return []
     snap, claims = snapshot.record, []
@@ -157,7 +161,7 @@ def ecosystem_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[C
                 star_window,
             )
         )
-    return claims
+    return claims + registry_claims(snap, article_frameworks(article))
 
 
 def _figures(figures: dict[str, Any], form: Callable[[Any], Text]) -> Joined:
@@ -166,7 +170,8 @@ def _figures(figures: dict[str, Any], form: Callable[[Any], Text]) -> Joined:
 
 
 def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> list[Claim]:
-    """Without an ecosystem snapshot, one row per figure group of section 6 saying it cannot be checked yet."""
+    """Without an ecosystem snapshot, one row per figure group of section 6 saying it cannot be checked yet, and the
+    4.3 and 6.3 statements, each with why it is not judged."""
     if snapshot is not None:
         return []  # ecosystem_claims checks them against the snapshot
     so, stars = article["stackoverflow"], article["star_growth"]
@@ -200,4 +205,4 @@ def ecosystem_gap_claims(article: dict[str, Any], snapshot: Loaded | None) -> li
             conditions=(Message(N_("an ecosystem snapshot")),),
         )
         for section, claim, figures in groups
-    ]
+    ] + registry_claims(None, article_frameworks(article))
