@@ -1,5 +1,5 @@
-"""The review's findings on the platform issues, versions, machines, method, debugging and transformer pages and on
-the Chinese wording: a known issue's cause stated only where the records show it, the records behind a bisect's or
+"""What the platform issues, versions, machines, method, debugging and transformer pages state, and their Chinese
+wording: a known issue's cause stated only where the records show it, the records behind a bisect's or
 the versions profile's figures set against the speed page's, epochs too short to time marked, the busy rule and the
 spread legend reading whole in Chinese, modes and units in the reader's language, no bold without a leader."""
 

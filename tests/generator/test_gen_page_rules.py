@@ -1,4 +1,4 @@
-"""The home, speed, memory and Which to choose pages as a reviewer read them: one column rule on every page, a
+"""The rules the home, speed, memory and Which to choose pages keep: one column rule on every page, a
 split probe score said to be split, a busy cold compile shown as busy, compile-inclusive figures never pooling cold
 and warm runs, start-up judged on warm compiles, a bf16 table beside what its CPU's fingerprint lists, what the GPU
 records hold where they give no choice, no empty NVML table on a CPU, and the Chinese wording of these pages."""
