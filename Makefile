@@ -98,18 +98,18 @@ site: setup cjk-font
 	$(BIN)/runners probes --out $(RESULTS)/probes
 	@$(BIN)/ecosystem collect --out $(RESULTS)/ecosystem || \
 	  echo "ecosystem: collection failed (offline?); the site uses the latest snapshot in $(RESULTS)/ecosystem if any"
-	@# `runners envs plan` writes the benchmark step: where NVML sees an NVIDIA GPU, build each framework's CUDA
+	@# `runners benchmark-script` writes the benchmark step: where NVML sees an NVIDIA GPU, build each framework's CUDA
 	@# environment and run the quick matrix on the GPU through them; elsewhere the quick matrix on the CPU in .venv.
 	@# A failed configuration is a record too (shown as failed on the site), so the build goes on.
-	$(BIN)/runners envs plan --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS) \
+	$(BIN)/runners benchmark-script --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS) \
 	  > $(VENV)/site-plan.sh
 	PATH="$(abspath $(BIN)):$$PATH" sh -v $(VENV)/site-plan.sh
 	@# the home page answers first for this machine, the one whose records the plan's matrices just wrote
-	$(BIN)/generator build --results $(RESULTS) --site-dir site --this-machine "$$($(BIN)/runners envs plan --machine-id)"
+	$(BIN)/generator build --results $(RESULTS) --site-dir site --this-machine "$$($(BIN)/runners benchmark-script --machine-id)"
 	@echo "Site built in site/ (open site/index.html). Browse it live with: make serve  (mkdocs serve)"
 
 serve: setup
-	FWBENCH_THIS_MACHINE="$$($(BIN)/runners envs plan --machine-id)" $(BIN)/mkdocs serve
+	FWBENCH_THIS_MACHINE="$$($(BIN)/runners benchmark-script --machine-id)" $(BIN)/mkdocs serve
 
 clean-site:
 	rm -rf site

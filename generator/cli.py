@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
             "generator build                                  # results/ -> site/",
             "generator build --results results --results ~/my-results --site-dir /tmp/site",
             "generator build --site-url https://OWNER.github.io/REPO/",
-            'generator build --this-machine "$(runners envs plan --machine-id)"   # as make site builds it',
+            'generator build --this-machine "$(runners benchmark-script --machine-id)"   # as make site builds it',
         ),
     )
     build.add_argument(
@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--this-machine",
         metavar="MACHINE_ID",
         help="the machine id (its folder under runs/) of the machine building the site, as `make site` gives it "
-        "(`runners envs plan --machine-id`): the home page answers for it first, labelled as the machine that "
+        "(`runners benchmark-script --machine-id`): the home page answers for it first, labelled as the machine that "
         "built the site (default: none, every machine alike: the build a published site comes from)",
     )
     build.set_defaults(func=cmd_build)

@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
             "runners matrix --dry-run        # the plan of make site's matrix here, with a time estimate",
             "runners run --framework jax     # one smoke run, its record under results/runs/<machine>/",
             "runners probes --frameworks torch",
-            "runners envs plan",
+            "runners benchmark-script",
         ),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -304,10 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
         **examples("runners env", "runners env > machine.json"),
     )
     env.set_defaults(func=cmd_env)
+    from runners.benchmark_script_cli import register as register_benchmark_script
     from runners.envs_cli import register as register_envs
     from runners.probes.cli import register as register_probes
 
     register_envs(sub)
+    register_benchmark_script(sub)
     register_probes(sub)
     return parser
 
@@ -316,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``runners`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    # the subcommand as its own parser names it in argparse's errors: ``runners envs plan``, ``runners matrix``
+    # the subcommand as its own parser names it in argparse's errors: ``runners benchmark-script``, ``runners matrix``
     prog = " ".join(["runners", args.command, *([args.action] if hasattr(args, "action") else [])])
     try:
         return args.func(args)

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tabulate import tabulate
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values, moment, positive_float
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values
 from fwbench.frameworks import measured_on
-from runners import envs, envs_gpu, provenance, site_plan
-from runners.config_flags import DEFAULT_RUNS_OUT, NO_TPU
-from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
+from runners import envs, envs_gpu
+from runners.workloads import WORKLOADS
 
 VERSIONS_HELP = (
     "FRAMEWORK=V1,V2 (repeatable): versions of one framework, each a release, 'article' (the article's) or "
@@ -131,41 +129,6 @@ def nvidia_gpu(text: str) -> str:
     return text
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
-    """Print what ``make site`` runs to benchmark on this machine (``--fake-gpu``: on one with that GPU)."""
-    if (args.fake_gpu is None) != (args.cuda_driver is None):
-        raise UsageError("--fake-gpu and --cuda-driver: both or neither")
-    if args.fake_gpu is not None:
-        gpu = envs_gpu.Gpu(args.fake_gpu, envs_gpu.cuda_version(args.cuda_driver))
-    else:
-        gpu = envs_gpu.detect()
-    tpu = None if gpu else tpu_here(args)
-    if args.machine_id:
-        print(provenance.hardware_for("tpu")["machine_id"] if tpu else site_plan.machine_id_of(gpu))
-        return EXIT_OK
-    try:
-        lines = site_plan.plan(
-            gpu, args.out, tpu=tpu, budget=args.budget, workloads=args.workloads, deadline=args.deadline
-        )
-        print(*lines, sep="\n")
-    except envs.EnvError as exc:
-        raise UsageError(str(exc)) from None
-    return EXIT_OK
-
-
-def tpu_here(args: argparse.Namespace) -> str | None:
-    """The TPU chip the plan is for: this machine's where one can be opened (``--device`` auto or tpu), or with
-    ``--device tpu --dry-run`` a TPU's plan where there is none; UsageError for ``--device tpu`` without either."""
-    if args.device == "cpu":
-        return None
-    found = provenance.tpu_info()
-    if found:
-        return f"{found['device_name']} ({found['device_count']} chip{'s' if found['device_count'] > 1 else ''})"
-    if args.device == "tpu" and not args.dry_run:
-        raise UsageError(f"{NO_TPU}; --dry-run prints a TPU's plan anyway")
-    return "a TPU (dry run: none here)" if args.device == "tpu" else None
-
-
 def cmd_remove(args: argparse.Namespace) -> int:
     """Delete the environments asked for."""
     missing = 0
@@ -194,7 +157,6 @@ def register(sub: argparse._SubParsersAction) -> None:
             "runners envs build --device gpu         # on an NVIDIA machine: each framework's CUDA build",
             "runners envs build --device gpu --dry-run --cuda-driver 12.4",
             "runners envs build --device gpu --dry-run --cuda-driver 13.0 --arch aarch64",
-            "runners envs plan                       # what make site runs here",
         ),
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -241,63 +203,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "default: this machine's, x86_64 where it is neither)",
     )
     build.set_defaults(func=cmd_build)
-    plan = actions.add_parser(
-        "plan",
-        help="what make site runs to benchmark: on the GPU where NVML sees one, else on the TPU where there is one",
-        description="Print, as a shell script, what make site runs to benchmark this machine: where NVML sees an "
-        "NVIDIA GPU (or --fake-gpu names one), build each framework's CUDA environment and run the quick matrix on "
-        "the GPU through them; on a TPU VM (or with --device tpu --dry-run) install JAX's TPU build and torchax and "
-        "run the quick matrix on the TPU; else the quick matrix on the CPU; one matrix per workload, with its budget "
-        "or its share of the deadline. Writes nothing itself: the script's matrices write their records under --out.",
-        **examples(
-            "runners envs plan",
-            "runners envs plan --fake-gpu 'NVIDIA H200' --cuda-driver 13.0",
-            "runners envs plan --device tpu --dry-run",
-        ),
-    )
-    plan.add_argument(
-        "--fake-gpu",
-        type=nvidia_gpu,
-        metavar="NAME",
-        help="plan for a machine with this NVIDIA GPU, named as NVML names it (with --cuda-driver)",
-    )
-    plan.add_argument("--cuda-driver", metavar="MAJOR.MINOR", help="the faked GPU's driver CUDA version, e.g. 13.0")
-    plan.add_argument(
-        "--device",
-        choices=("auto", "cpu", "tpu"),
-        default="auto",
-        help="auto: the GPU where NVML sees one, else the TPU where one can be opened, else the CPU; tpu: a TPU's "
-        "plan (an error where none can be opened, unless --dry-run); cpu: the CPU's plan (default auto)",
-    )
-    plan.add_argument(
-        "--dry-run", action="store_true", help="with --device tpu: print a TPU's plan on a machine without one"
-    )
-    plan.add_argument(
-        "--machine-id",
-        action="store_true",
-        help="print only the machine id the plan's matrices write under (the GPU's, else this CPU's), which make site "
-        "gives generator build --this-machine",
-    )
-    plan.add_argument(
-        "--out", type=Path, default=DEFAULT_RUNS_OUT, help="where the matrix writes (default %(default)s)"
-    )
-    plan.add_argument("--budget", type=positive_float, metavar="MINUTES", help="each matrix's --budget (default: none)")
-    plan.add_argument(
-        "--deadline",
-        type=moment,
-        metavar="TIME",
-        help="the time the matrices must end by (ISO 8601 with its zone), shared equally among the workloads, "
-        "each matrix's --deadline its share's end (make site's: its start + SITE_MINUTES, less the site's build)",
-    )
-    plan.add_argument(
-        "--workloads",
-        type=workload_list,
-        default=(DEFAULT_WORKLOAD,),
-        metavar="W1,W2",
-        help=f"the workloads to run, a matrix each, from {', '.join(WORKLOADS)} (default {DEFAULT_WORKLOAD}: "
-        "the article's ResNet-18; make site's SITE_WORKLOADS)",
-    )
-    plan.set_defaults(func=cmd_plan)
     remove = actions.add_parser(
         "remove",
         help="delete environments",

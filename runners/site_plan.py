@@ -1,4 +1,4 @@
-"""What ``make site`` runs to benchmark (``runners envs plan``), as a shell script: on an NVIDIA machine the CUDA
+"""What ``make site`` runs to benchmark (``runners benchmark-script``), as a shell script: on an NVIDIA machine the CUDA
 environments (``runners envs build --device gpu``) and the quick matrix on the GPU through them; on a TPU VM JAX's
 TPU build and torchax installed into this interpreter and the quick matrix on the TPU (JAX and PyTorch via torchax);
 elsewhere the quick matrix on the CPU in this interpreter. Each command's failure is said and passed over: a failed

@@ -71,8 +71,8 @@ def test_every_commands_help_says_what_it_does(name, parser):
         ),
         (
             runners_parser,
-            ["envs", "plan", "--budget", "inf"],
-            "runners envs plan: error: argument --budget: expected a positive number, got 'inf'",
+            ["benchmark-script", "--budget", "inf"],
+            "runners benchmark-script: error: argument --budget: expected a positive number, got 'inf'",
         ),
     ],
 )

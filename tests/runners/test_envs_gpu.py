@@ -105,7 +105,7 @@ def test_an_older_driver_takes_jaxs_cuda12_plugin_and_pytorchs_own_index(monkeyp
 
 
 def plan_lines(capsys, *flags: str) -> list[str]:
-    assert runners_main(["envs", "plan", "--out", "results/runs", *flags]) == EXIT_OK
+    assert runners_main(["benchmark-script", "--out", "results/runs", *flags]) == EXIT_OK
     return capsys.readouterr().out.splitlines()
 
 
@@ -190,11 +190,11 @@ def test_the_plan_runs_under_sh_and_says_when_no_environment_built(envs_dir, tmp
 
 def test_make_site_runs_the_plan_and_builds_the_site_for_the_machine_the_plan_ran_on():
     site = textwrap.dedent((REPOSITORY / "Makefile").read_text().split("\nsite:")[1].split("\n\n")[0])
-    plan = "runners envs plan --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS)"
+    plan = "runners benchmark-script --out $(RESULTS)/runs --deadline $(SITE_DEADLINE) --workloads $(SITE_WORKLOADS)"
     assert plan in site
     assert "> $(VENV)/site-plan.sh" in site
     assert "sh -v $(VENV)/site-plan.sh" in site
-    assert '--this-machine "$$($(BIN)/runners envs plan --machine-id)"' in site
+    assert '--this-machine "$$($(BIN)/runners benchmark-script --machine-id)"' in site
 
 
 def test_the_plan_names_the_machine_its_matrices_write_under(capsys, monkeypatch):
@@ -215,7 +215,7 @@ def test_make_site_fixes_its_deadline_when_it_starts_and_runs_the_probes_before_
         check=True,
     ).stdout
     lines = [line for line in dry.splitlines() if not line.startswith("#")]
-    plan = next(i for i, line in enumerate(lines) if "runners envs plan" in line)
+    plan = next(i for i, line in enumerate(lines) if "runners benchmark-script" in line)
     assert any("runners probes" in line for line in lines[:plan])
     assert any("ecosystem collect" in line for line in lines[:plan])
     assert any("generator build" in line for line in lines[plan:])
@@ -226,7 +226,7 @@ def test_make_site_fixes_its_deadline_when_it_starts_and_runs_the_probes_before_
 
 
 def test_the_plan_passes_the_budget_on_to_the_matrix(capsys):
-    assert runners_main(["envs", "plan", "--budget", "12.5"]) == 0
+    assert runners_main(["benchmark-script", "--budget", "12.5"]) == 0
     assert "runners matrix --profile quick --out results/runs --budget 12.5 " in capsys.readouterr().out
 
 
@@ -239,7 +239,7 @@ def test_the_workloads_share_the_time_to_the_deadline_and_a_bad_one_is_a_usage_e
     *_, alone = plan_lines(capsys, "--deadline", "2026-12-02T15:20:00+01:00")
     assert command(alone)[-2:] == ["--deadline", "2026-12-02T14:20:00Z"]
     with pytest.raises(SystemExit) as exit_info:
-        runners_main(["envs", "plan", "--deadline", "in ten minutes"])
+        runners_main(["benchmark-script", "--deadline", "in ten minutes"])
     printed = capsys.readouterr()
     assert exit_info.value.code == EXIT_USAGE and not printed.out
     assert "argument --deadline: " in printed.err and "'in ten minutes'" in printed.err
@@ -272,27 +272,37 @@ def test_gpu_without_an_nvidia_gpu_is_a_usage_error_and_writes_nothing(envs_dir,
     [
         # a plan for a faked GPU builds CUDA environments: the name must be an NVIDIA GPU's, as NVML gives it
         (
-            ["plan", "--fake-gpu", "AMD MI300", "--cuda-driver", "13.0"],
-            "runners envs plan: error: argument --fake-gpu: 'AMD MI300': not an NVIDIA GPU as NVML names one",
+            ["benchmark-script", "--fake-gpu", "AMD MI300", "--cuda-driver", "13.0"],
+            "runners benchmark-script: error: argument --fake-gpu: 'AMD MI300': not an NVIDIA GPU as NVML names one",
         ),
         # no framework has a CUDA build for a driver older than CUDA 12: refused for all, not JAX alone
         (
-            ["plan", "--fake-gpu", "Tesla T4", "--cuda-driver", "9.0"],
-            "runners envs plan: error: --cuda-driver 9.0: no framework has a CUDA build for it (each needs CUDA 12.0",
+            ["benchmark-script", "--fake-gpu", "Tesla T4", "--cuda-driver", "9.0"],
+            "runners benchmark-script: error: --cuda-driver 9.0: no framework has a CUDA build for it (each needs CUDA "
+            "12.0",
         ),
         (
-            ["build", "--device", "gpu", "--dry-run", "--cuda-driver", "11.8"],
+            ["envs", "build", "--device", "gpu", "--dry-run", "--cuda-driver", "11.8"],
             "runners envs build: error: --cuda-driver 11.8: no framework has a CUDA build for it",
         ),
         # each action's errors are its own: one prefix, naming it
-        (["plan", "--fake-gpu", "NVIDIA H200"], "runners envs plan: error: --fake-gpu and --cuda-driver: both"),
-        (["build", "mxnet=1.0"], "runners envs build: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with"),
-        (["remove", "mxnet=1.0"], "runners envs remove: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with"),
+        (
+            ["benchmark-script", "--fake-gpu", "NVIDIA H200"],
+            "runners benchmark-script: error: --fake-gpu and --cuda-driver: both",
+        ),
+        (
+            ["envs", "build", "mxnet=1.0"],
+            "runners envs build: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with",
+        ),
+        (
+            ["envs", "remove", "mxnet=1.0"],
+            "runners envs remove: error: version 'mxnet=1.0': expected FRAMEWORK=V1,V2 with",
+        ),
     ],
 )
 def test_a_bad_gpu_or_driver_is_one_line_naming_the_action_and_the_flag(envs_dir, argv, line, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        raise SystemExit(runners_main(["envs", *argv]))
+        raise SystemExit(runners_main(argv))
     printed = capsys.readouterr()
     assert exit_info.value.code == EXIT_USAGE and not printed.out
     (said,) = printed.err.splitlines()

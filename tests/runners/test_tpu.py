@@ -127,26 +127,26 @@ def test_a_cpu_whose_name_a_sandbox_hides_is_named_by_vendor_family_and_model(mo
 
 
 def test_the_plan_of_a_tpu_vm_installs_the_tpu_extra_and_runs_the_matrix_on_the_tpu(on_a_tpu, capsys):
-    assert cli.main(["envs", "plan", "--out", "runs", "--workloads", "resnet18,gpt"]) == 0
+    assert cli.main(["benchmark-script", "--out", "runs", "--workloads", "resnet18,gpt"]) == 0
     comment, workloads, setup, *matrices = capsys.readouterr().out.splitlines()
     assert (
         comment.startswith("# TPU v5 lite (1 chip): the matrix on the TPU") and "TensorFlow is not measured" in comment
     )
     assert "uv pip install" in setup and "'.[tpu]'" in setup and "--constraint constraints.txt" in setup
     assert [("--workload gpt" in m, "--device tpu" in m) for m in matrices] == [(False, True), (True, True)]
-    assert cli.main(["envs", "plan", "--machine-id"]) == 0
+    assert cli.main(["benchmark-script", "--machine-id"]) == 0
     assert capsys.readouterr().out.strip() == "tpu-v5-lite-1x1"
 
 
 def test_a_tpus_plan_where_there_is_none_needs_dry_run(monkeypatch, capsys):
     monkeypatch.setattr(provenance, "nvidia_info", lambda: None)
     monkeypatch.setattr(provenance, "tpu_info", lambda: None)
-    assert cli.main(["envs", "plan", "--device", "tpu"]) == 2
+    assert cli.main(["benchmark-script", "--device", "tpu"]) == 2
     assert config_flags.NO_TPU in capsys.readouterr().err
-    assert cli.main(["envs", "plan", "--device", "tpu", "--dry-run"]) == 0
+    assert cli.main(["benchmark-script", "--device", "tpu", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert (
         "dry run" in lines[0] and lines[-1].startswith("runners matrix --profile quick") and "--device tpu" in lines[-1]
     )
-    assert cli.main(["envs", "plan"]) == 0  # auto, with neither: the CPU's plan
+    assert cli.main(["benchmark-script"]) == 0  # auto, with neither: the CPU's plan
     assert "the matrix on the CPU" in capsys.readouterr().out

@@ -69,7 +69,7 @@ def test_make_sites_plan_runs_a_matrix_per_workload_and_names_those_it_leaves_ou
     assert [line.split(" || ")[0].split()[-1] for line in lines[2:]] == [str(tmp_path), "gpt"]
     only = site_plan.plan(None, tmp_path)
     assert only[1] == "# workloads: resnet18; not run: gpt (make site SITE_WORKLOADS=resnet18,gpt)"
-    done = runners("envs", "plan", "--workloads", "resnet18,bert")
+    done = runners("benchmark-script", "--workloads", "resnet18,bert")
     assert done.returncode == 2 and "unknown workload 'bert'; choose from resnet18, gpt" in done.stderr
 
 
