@@ -45,8 +45,9 @@ TPU_TITLE, TPU_TITLE_PLURAL = Nn_("{device} (TPU, {n} chip, {topology})", "{devi
 
 def machine_title(machine: Machine | None, machine_id: str) -> Text:
     """A machine as every page names it, saying CPU, GPU or TPU: ``NVIDIA H200 (GPU)``, ``TPU v5 lite (TPU, 1 chip,
-    1x1)``, ``AMD EPYC (CPU, 2 threads, fingerprint 3d8bd5)`` (two VMs may report the same CPU name: the machine id's
-    fingerprint tells them apart); the machine id when no run recorded hardware."""
+    1x1)``, ``AMD EPYC (CPU, 2 threads, AVX-512, fingerprint 3d8bd5)`` (two VMs may report the same CPU name: their
+    widest vector extension is what a reader tells them apart by, the machine id's fingerprint what always does); the
+    machine id when no run recorded hardware."""
     if machine is None or not machine.hardware:
         return machine_id
     if machine.is_gpu:
@@ -55,14 +56,26 @@ def machine_title(machine: Machine | None, machine_id: str) -> Text:
         found = machine.hardware
         values = {"device": machine.device, "n": found["device_count"], "topology": found["tpu_topology"]}
         return Message(TPU_TITLE, values, TPU_TITLE_PLURAL)
-    return Message(
-        N_("{device} (CPU, {threads} threads, fingerprint {fingerprint})"),
-        {
-            "device": machine.device,
-            "threads": machine.hardware["cpu_threads"],
-            "fingerprint": machine_id.rsplit("-", 1)[-1],
-        },
-    )
+    values = {
+        "device": machine.device,
+        "threads": machine.hardware["cpu_threads"],
+        "fingerprint": machine_id.rsplit("-", 1)[-1],
+    }
+    isa = widest_isa(machine.hardware.get("fingerprint"))
+    if isa is None:  # an older record without a fingerprint, or one that lists no vector extension
+        return Message(N_("{device} (CPU, {threads} threads, fingerprint {fingerprint})"), values)
+    return Message(N_("{device} (CPU, {threads} threads, {isa}, fingerprint {fingerprint})"), {**values, "isa": isa})
+
+
+#: (prefix of a fingerprint's ISA flag, the name readers know), widest first: what tells two CPUs of one marketing
+#: name apart where their speed differs most (an AVX-512 EPYC and an AVX2 one), the fingerprint's hash coming after
+WIDEST_ISA = (("amx_", "AMX"), ("avx512", "AVX-512"), ("sve", "SVE"), ("avx2", "AVX2"), ("avx", "AVX"))
+
+
+def widest_isa(fingerprint: dict | None) -> str | None:
+    """The widest vector or matrix extension a CPU fingerprint lists (``AVX-512``), None where it lists none."""
+    flags = (fingerprint or {}).get("isa") or ()
+    return next((name for prefix, name in WIDEST_ISA if any(flag.startswith(prefix) for flag in flags)), None)
 
 
 #: the bfloat16 extensions a CPU fingerprint may list (runners/cpu_identity.py), by its architecture: x86's flags,

@@ -13,7 +13,7 @@ from fwbench.frameworks import REGISTRY, label
 from fwbench.stats import Stats
 from generator.i18n import _, translate
 from generator.records.aggregate import Column, Summary, Table
-from generator.records.machines import Machine
+from generator.records.machines import Machine, widest_isa
 from generator.spacing import fill, joined
 from generator.views.charts import MID_GREY, Chart, Series
 
@@ -115,12 +115,13 @@ def per_version(versions: list[str], lines: dict[str, dict[str, Stats]], xlabel:
 
 def machine_tick(machine: Machine | None, machine_id: str) -> str:
     """A machine as a chart's axis names it, short enough to stand beside two others: its device without trademark
-    signs, filler words or clock speed, and for a CPU the fingerprint that tells two of one name apart, on a second
-    line."""
+    signs, filler words or clock speed, and for a CPU what tells two of one name apart, each on a line of its own
+    (three ticks side by side fit a phone): its widest vector extension and its fingerprint."""
     device = machine.device if machine else machine_id
     name = " ".join(re.sub(r"\((R|TM)\)|\b(Processor|CPU)\b|@\s*[\d.]+\s*GHz", " ", device).split())
     if machine and machine.device_kind == "cpu" and machine.hardware:
-        return f"{name}\n{machine_id.rsplit('-', 1)[-1]}"
+        isa = widest_isa(machine.hardware.get("fingerprint"))
+        return "\n".join([name, *([isa] if isa else []), machine_id.rsplit("-", 1)[-1]])
     return name
 
 

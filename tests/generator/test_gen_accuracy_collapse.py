@@ -53,16 +53,17 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def test_untrained_tables_are_one_line_with_the_command_that_would_train(pages):
     page = " ".join(pages["en"].split())
     line = page.split('!!! warning "Not trained long enough to mean anything" ', 1)[1].split(" ??? note", 1)[0]
-    assert line.startswith("On Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c), no run trained long enough")
+    machine = "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)"
+    assert line.startswith(f"On {machine}, no run trained long enough")
     assert "(1 table)" in line and f"`{TRAINS_LONG_ENOUGH}` trains long enough (CIFAR-10, 5 epochs, 5 seeds)." in line
-    assert page.count("### Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c)") == 0  # no section of its own
+    assert page.count("### Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)") == 0  # no section of its own
     assert '??? note "Their figures all the same"' in page  # folded below, not lost
     assert "⚠ not trained long enough" in page
 
 
 def test_a_table_that_trained_stays_in_full(pages):
     page = pages["en"]
-    assert "### Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 2b3c4d)" in page
+    assert "### Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 2b3c4d)" in page
     assert page.count("Not trained long enough to mean anything") == 1
 
 

@@ -24,7 +24,7 @@ def test_one_row_per_machine_and_precision_with_the_verdict_per_batch(results_di
     assert header == "| machine | precision | batch 32 | batch 64 | batch 128 |"
     assert len(rows) == 1
     # JAX's epochs are the shortest (9 s against 10 and 12), three seeds each, 0.1 s apart: decided
-    assert rows[0].startswith("| Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c) | strict FP32")
+    assert rows[0].startswith("| Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c) | strict FP32")
     assert rows[0].endswith("| JAX: beyond noise | JAX: beyond noise | nothing to compare |")
 
 

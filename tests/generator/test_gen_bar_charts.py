@@ -42,9 +42,9 @@ def test_the_machines_page_charts_each_framework_on_each_machine_at_one_setting(
     alt, path = found["chart"]
     chart = charts[path]
     assert alt == chart.title == "compiled · strict FP32 (TF32 off) · batch 32 · synthetic · quick · n = 3"
-    assert chart.x == "bars" and sorted(chart.categories) == ["Test\n1a2b3c", "Test\n2b3c4d"]
+    assert chart.x == "bars" and sorted(chart.categories) == ["Test\nAVX2\n1a2b3c", "Test\nAVX2\n2b3c4d"]
     rates = {
-        (s.label, chart.categories[place].split("\n")[1]): rate for s in chart.series for place, rate, _e in s.points
+        (s.label, chart.categories[place].split("\n")[-1]): rate for s in chart.series for place, rate, _e in s.points
     }
     assert len(rates) == 4
     assert rates["PyTorch", "1a2b3c"] > rates["JAX", "1a2b3c"]  # 10 s against 14 s an epoch
@@ -72,7 +72,7 @@ def test_the_debugging_page_charts_each_probes_score_per_bug_and_framework(resul
     ((mode, (alt, path)),) = machine.charts.items()
     chart = charts[path]
     assert mode == "compiled" and alt == chart.title
-    assert chart.title == "Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c) · compiled · n = 1"
+    assert chart.title == "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c) · compiled · n = 1"
     assert chart.categories == ("a dense layer fed the wrong number of features",)
     scores = {s.label: s.points for s in chart.series}
     assert scores == {"PyTorch": ((0, 60.0, 0.0),), "JAX": ((0, 0.0, 0.0),)}  # 3 of 5, and nothing raised

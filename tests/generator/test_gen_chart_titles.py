@@ -38,7 +38,7 @@ def test_every_table_chart_is_titled_with_machine_setting_and_n(results):
     assert {path.split("/")[1].split("-")[0] for path in charts} >= {"speed", "memory", "test_accuracy", "train_loss"}
     for path, chart in charts.items():
         machine, setting = chart.title.split("\n")
-        assert machine == "Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c)", path
+        assert machine == "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)", path
         assert setting == "quick · synthetic · strict FP32 (TF32 off) · n = 2–3", path
 
 

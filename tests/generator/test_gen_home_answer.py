@@ -36,7 +36,7 @@ def context(results, lang: str = "en") -> tuple[dict, SiteData]:
 def test_machines_that_disagree_are_named_once_with_why_folded_below(results):
     found = context(results)[0]
     (cpus,) = found["answer"]
-    assert cpus.startswith("**CPUs:** On the Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint ")
+    assert cpus.startswith("**CPUs:** On the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint ")
     assert "disagree" not in cpus  # the paragraph stays short: the chart is under it in the first screen
     not_measured = cpus.rsplit(". ", 1)[1]  # once for the class, last, not per table
     assert not_measured.startswith("TensorFlow") and not_measured.endswith("not measured on any of them.")
@@ -45,7 +45,7 @@ def test_machines_that_disagree_are_named_once_with_why_folded_below(results):
     assert folded.startswith('??? note "CPUs: where the machines disagree, and why"\n\n    The machines disagree')
     assert (
         "The machines disagree in strict FP32 (TF32 off) at batch 32: JAX on the Test CPU @ 2.0GHz (CPU, 2 threads, "
-        "fingerprint 2b3c4d); PyTorch on the Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c)."
+        "AVX2, fingerprint 2b3c4d); PyTorch on the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)."
     ) in folded
     assert folded.count("a verdict holds for the machine it was measured on") == 1
     assert (
@@ -58,7 +58,8 @@ def test_one_chart_of_every_framework_on_every_machine_with_intervals(results):
     ((alt, path),) = found["answer_charts"]
     chart = site.charts[path]
     assert alt == chart.title == "CPUs · strict FP32 (TF32 off) · batch 32 · n = 3"
-    assert chart.categories == ("Test\n2b3c4d", "Test\n1a2b3c")  # the device, short, and what tells them apart
+    # the device, short, and what tells them apart: the widest vector extension and the fingerprint
+    assert chart.categories == ("Test\nAVX2\n2b3c4d", "Test\nAVX2\n1a2b3c")
     by_label = {s.label: s.points for s in chart.series}
     assert list(by_label) == ["PyTorch", "JAX"]
     (torch_first, torch_second), (jax_first, jax_second) = by_label["PyTorch"], by_label["JAX"]

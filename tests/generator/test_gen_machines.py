@@ -15,6 +15,7 @@ from generator.build import handoff
 from generator.build.render import build_pages
 from generator.cli import main
 from generator.records.load import load_roots
+from generator.records.machines import widest_isa
 
 REPO = Path(__file__).resolve().parents[2]
 H200, CPU = "nvidia-h200", "cpu-amd-epyc-2t-3d8bd5"
@@ -55,7 +56,7 @@ def test_each_machine_s_provenance_is_one_click_away(committed_page):
 def test_rows_of_one_machine_in_other_settings_say_what_their_records_differ_in(committed_page):
     table = sections(committed_page)["JAX · compiled · strict FP32 (TF32 off) · batch 32 · synthetic"]
     (line,) = [
-        line for line in table.splitlines() if line.startswith("- AMD EPYC (CPU, 2 threads, fingerprint 846125)")
+        line for line in table.splitlines() if line.startswith("- AMD EPYC (CPU, 2 threads, AVX2, fingerprint 846125)")
     ]
     # the versions profile's two older rows, then the quick profile's (fastest mean first), as their records say
     assert "profile: versions, versions, quick" in line and "timing protocol: 1, 1, 2" in line
@@ -133,3 +134,17 @@ def test_generator_build_takes_two_roots(tmp_path, capsys):
     clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
     assert main(["build", "--results", str(published), "--results", str(clash), "--site-dir", str(site)]) == EXIT_USAGE
     assert f"has records in both {published} and {clash}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flags, name",
+    [
+        (["amx_bf16", "avx", "avx2", "avx512f"], "AMX"),
+        (["avx", "avx2", "avx512_bf16", "avx512f", "fma"], "AVX-512"),
+        (["avx", "avx2", "fma"], "AVX2"),
+        (["fma"], None),
+    ],
+)
+def test_two_cpus_of_one_name_are_told_apart_by_their_widest_vector_extension(flags, name):
+    assert widest_isa({"isa": flags}) == name
+    assert widest_isa(None) is None  # an older record without a fingerprint keeps the title without it

@@ -192,7 +192,8 @@ def test_two_machines_that_report_the_same_cpu_are_told_apart_on_the_choose_page
     rows = measured_choices(build_pages(load_results(tmp_path))["choose.md"])
     speed = [row.split("](")[0] for row in rows if "fast training" in row]
     named = (
-        "| [fast training at small batches (batch 32) on Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint {}), synthetic"
+        "| [fast training at small batches (batch 32) on Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint {}), "
+        "synthetic"
     )
     assert speed == [named.format("1a2b3c"), named.format("9f8e7d")]
 

@@ -77,7 +77,7 @@ def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only
     assert first.startswith("**GPUs:** On the NVIDIA H200 (GPU)")  # accelerators first, whoever built the site
     assert second.startswith("**CPUs:** **The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
     assert home.index("### Test CPU @ 2.0GHz (CPU, ") < home.index("### NVIDIA H200 (GPU) · ")  # its table first too
-    mine = "Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c): the machine that built this site"
+    mine = "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): the machine that built this site"
     assert f"### {mine} (`{gen_records.CPU_MACHINE}`)" in built["results/machines.md"]  # beside the published ones
     assert f"| [{mine}](#machine-{gen_records.CPU_MACHINE}) |" in built["results/machines.md"]
     published = build_pages(results)
@@ -96,12 +96,12 @@ def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apar
     assert {run["config"]["precision"] for run in runs} == {"fp32", "bf16"}
     found = _results(tmp_path, runs)
     answer = build_pages(found)["index.md"].split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    machine = "On the Test CPU @ 2.0GHz (CPU, 2 threads, fingerprint 1a2b3c)"
+    machine = "On the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)"
     assert f"{machine}, strict FP32 (TF32 off), in compiled mode: " in answer
     assert f"{machine}, bfloat16, in compiled mode: " in answer
     assert "quick" not in answer and "training images" not in answer  # the words both tables share: their headings'
     chinese = build_pages(found, language="zh")["index.md"]
-    assert "（CPU，2 线程，指纹 1a2b3c）· bfloat16 · 编译模式：" in chinese
+    assert "（CPU，2 线程，AVX2，指纹 1a2b3c）· bfloat16 · 编译模式：" in chinese
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):

@@ -70,6 +70,7 @@ COMPUTE_FLAGS = {
     "torch": ("torch.get_autocast_dtype", "torch.nn.Parameter.dtype"),
     "tensorflow": ("keras.layers.Conv2D.dtype_policy.compute_dtype", "keras.layers.Conv2D.dtype_policy.variable_dtype"),
     "jax": ("flax.nnx.Conv.dtype", "flax.nnx.Param.dtype"),
+    "torchax": ("torchax.autocast_dtype", "torch.nn.Parameter.dtype"),
 }
 
 
