@@ -27,11 +27,13 @@ from runners.record import config_section, ok_record, run_order
 
 REPO = Path(__file__).resolve().parents[2]
 HEAD = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-#: a minute after HEAD's commit: a run of HEAD starts no earlier
 HEAD_DATE = subprocess.run(
     ["git", "-C", str(REPO), "show", "-s", "--format=%cI", "HEAD"], capture_output=True, text=True
 ).stdout.strip()
-STARTED = datetime.fromisoformat(HEAD_DATE).astimezone(timezone.utc) + timedelta(minutes=1)
+#: a run of HEAD starts at its commit's date at the earliest and ends by now: the tests may run seconds after the
+#: commit (CI does), so the run is placed between the two, a minute long where that much time has passed
+STARTED = datetime.fromisoformat(HEAD_DATE).astimezone(timezone.utc)
+FINISHED = min(STARTED + timedelta(minutes=1), datetime.now(timezone.utc) - timedelta(seconds=1))
 QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
 H200 = "nvidia-h200"
 
@@ -76,7 +78,7 @@ def submitted(machine_id: str = gen_records.CPU_MACHINE, rate: float = 40.0, **c
         config,
         hardware(machine_id),
         utc(STARTED),
-        utc(STARTED + timedelta(minutes=1)),
+        utc(max(STARTED, FINISHED)),
         measured,
         software=software,
         command=["runners", "run", "--profile", "smoke"],
