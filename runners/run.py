@@ -37,7 +37,7 @@ from runners.frameworks.trainer import Trainer
 from runners.gpu_memory import NvmlPeakSampler
 from runners.host_memory import HostPeakSampler
 from runners.math_backend import math_backend
-from runners.profiles import RunConfig
+from runners.profiles import RunConfig, resolve_device
 from runners.recipe import MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.record import Measured, failed_record, ok_record
 from runners.reference_losses import FIRST_LOSSES
@@ -163,8 +163,10 @@ def _measure(
     )
     bytecode = provenance.bytecode_state(framework(config.framework).import_name)  # before the import below
     spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
-    if "jax" in sys.modules:  # JAX opens its devices lazily; a TPU runtime then maps gigabytes of device memory into
-        sys.modules["jax"].devices()  # the process, which are not the run's host memory: open them before the baseline
+    if "jax" in sys.modules and resolve_device(config.device) == "tpu":
+        # JAX opens its devices lazily, and a TPU runtime then maps gigabytes of device memory into the process, which
+        # are not the run's host memory: open the TPU before the baseline (elsewhere the baseline stays as it was)
+        sys.modules["jax"].devices()
     load.settle()
     weights = spec.module("arch").init_weights(config.seed)
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
