@@ -2,16 +2,21 @@
 # The TPU kit: one call of a borrowed TPU machine that has no package registry (docs/design.md, "On a TPU"). It
 # installs what the machine lacks from its own package index (flax, optax, fwbench's own needs), its PyTorch CPU
 # wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`), then runs the GPT's quick
-# matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax) within TPU_KIT_MINUTES (default 8; a call
-# may run 10). The records land in results/runs/<machine>; they and the log are packed into $OUT/tpu_kit.tar.gz.
-# A later call that carries the records back (they are part of the working tree) resumes where this one stopped.
-# Records to be kept are made from a committed, clean checkout (they name its commit and whether it was modified).
+# matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax), TPU_KIT_REPEATS rounds each (default 2), within
+# TPU_KIT_MINUTES (default 8; a call may run 10). The runs are made from a clean checkout of the commit at hand
+# (TPU_KIT_TREE, a git worktree of HEAD), so that their records name that commit unmodified, whatever else the
+# working tree holds; their records land in its results/runs/<machine> and are packed with the log into
+# $OUT/tpu_kit.tar.gz. A later call on the same machine installs nothing and resumes where this one stopped.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/tpu-kit-out}
 mkdir -p "$out"
 exec > >(tee "$out/tpu_kit.log") 2>&1
 start=$(date +%s)
+tree=${TPU_KIT_TREE:-/tmp/fwbench-tpu-tree}
+[ -d "$tree" ] || git worktree add --detach --force "$tree" HEAD >/dev/null || exit 1
+[ -d .whl-tpu ] && cp -r .whl-tpu "$tree"/
+cd "$tree" || exit 1
 minutes=${TPU_KIT_MINUTES:-8}
 lib=${TPU_KIT_LIB:-/tmp/fwbench-tpu-lib}  # kept between calls on one machine
 pip_install() { PIP_CONFIG_FILE=/dev/null python3 -m pip install --isolated -q --disable-pip-version-check \
@@ -21,10 +26,6 @@ echo "tpu_kit: installing into $lib"
 pip_install --index-url file:///opt/pypi/simple flax optax psutil jsonschema tqdm tabulate || exit 1
 pip_install --index-url file:///opt/pypi/simple --find-links /opt/wheels torch || echo "tpu_kit: no PyTorch wheel here: torchax runs will fail"
 pip_install --no-index --no-deps .whl-tpu/*.whl || echo "tpu_kit: no wheels carried in .whl-tpu (make tpu-wheels)"
-# fwbench itself, so that its records name its version (generator check requires it); its build needs setuptools,
-# from the same index
-PIP_CONFIG_FILE=/dev/null python3 -m pip install --isolated -q --disable-pip-version-check --no-deps \
-  --index-url file:///opt/pypi/simple --target "$lib" . || echo "tpu_kit: fwbench not installed: records lack its version"
 fi
 # appended, so that the machine's own JAX stays first; the checkout, for `python3 -m runners.cli`
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$lib:$PWD" PYTHONUNBUFFERED=1
@@ -32,7 +33,10 @@ echo "tpu_kit: code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git he
 echo "tpu_kit: installed in $(( $(date +%s) - start )) s"
 left() { echo $(( minutes - ($(date +%s) - start + 59) / 60 )); }
 # the GPT's pair first (two runs), then the ResNet-18 matrix in what is left
-[ -z "${TPU_KIT_SKIP_GPT:-}" ] && python3 -m runners.cli matrix --device tpu --profile quick-gpt --budget 3 --no-progress
-python3 -m runners.cli matrix --device tpu --profile quick --budget "$(( $(left) - 1 ))" --no-progress
+repeats=${TPU_KIT_REPEATS:-2}
+[ -z "${TPU_KIT_SKIP_GPT:-}" ] && python3 -m runners.cli matrix --device tpu --profile quick-gpt --repeats "$repeats" \
+  --budget 3 --no-progress
+python3 -m runners.cli matrix --device tpu --profile quick --repeats "$repeats" --budget "$(( $(left) - 1 ))" \
+  --no-progress
 tar -czf "$out/tpu_kit.tar.gz" results/runs/tpu-* "$out/tpu_kit.log" 2>/dev/null
 echo "tpu_kit: done in $(( $(date +%s) - start )) s; in $out: $(cd "$out" && echo *)"

@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 import psutil
+import tomllib
 
 from fwbench.frameworks import REGISTRY, framework
 from fwbench.slug import slug
@@ -53,9 +54,14 @@ def first_installed(versions: dict[str, str | None]) -> str | None:
     return next((v for v in versions.values() if v), None)
 
 
-def fwbench_version() -> str | None:
-    """The version of the benchmark code that writes the record (the ``fwbench`` distribution), None when the
-    code runs from a checkout that was never installed."""
+def fwbench_version(root: Path = REPO_ROOT) -> str | None:
+    """The version of the benchmark code that writes the record: the checkout's ``pyproject.toml`` where the code
+    runs from one (installed or not: a machine without a registry runs it uninstalled), else the ``fwbench``
+    distribution's; None when neither says."""
+    try:
+        return tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        pass
     try:
         return metadata.version("fwbench")
     except metadata.PackageNotFoundError:
@@ -223,6 +229,7 @@ def hardware_info() -> dict:
         "framework_threads": None,
         "host_memory_bytes": psutil.virtual_memory().total,
         "fingerprint": cpu_fingerprint(),
+        "boot_id": boot_id(),
     }
     if tpu:
         info.update(tpu_topology=tpu["tpu_topology"], libtpu=tpu["libtpu"])
@@ -230,15 +237,35 @@ def hardware_info() -> dict:
     return info
 
 
+#: the id Linux draws at each boot: runs on two boots are two sittings, whatever the pause between them
+BOOT_ID_PATH = Path("/proc/sys/kernel/random/boot_id")
+
+
+def boot_id() -> str | None:
+    """This boot's id, None where the system keeps none (macOS): what ``fwbench.sittings`` keys a sitting on, beside
+    the pause between runs (the kernel build is the fingerprint's ``kernel``)."""
+    try:
+        return BOOT_ID_PATH.read_text().strip() or None
+    except OSError:
+        return None
+
+
 def hardware_for(device: str) -> dict:
     """This machine's hardware as a run on ``device`` records it: the GPU (by name), or the CPU (model and threads)
     also on a GPU machine when the configuration asks for the CPU. What a record made before (or instead of) the run
     carries: a dry run's, a failed run's, the matrix's survey of a machine."""
     hardware = hardware_info()
-    if device == "cpu" and hardware["device_kind"] != "cpu":
-        hardware.update(device_kind="cpu", device_name=hardware["cpu_model"], device_count=None)
-        hardware["machine_id"] = machine_id(hardware)
-    return hardware
+    return as_cpu_run(hardware) if device == "cpu" and hardware["device_kind"] != "cpu" else hardware
+
+
+def as_cpu_run(hardware: dict) -> dict:
+    """``hardware`` as a run on its host CPU records it: the CPU named as the device, none of the accelerator's
+    fields (driver, CUDA libraries, TPU topology, libtpu), and the CPU's machine id."""
+    cpu = {key: value for key, value in hardware.items() if key not in ("tpu_topology", "libtpu")}
+    cpu.update(device_kind="cpu", device_name=cpu["cpu_model"], device_count=None, gpu_driver=None)
+    cpu.update(dict.fromkeys(CUDA_DISTRIBUTIONS))
+    cpu["machine_id"] = machine_id(cpu)
+    return cpu
 
 
 #: set in a machine's environment, replaces the machine id its hardware makes: for clusters of identical VMs that

@@ -5,8 +5,9 @@ covers the training steps only, with a device sync at both ends and at the end o
 (never per step). An epoch is split into at most 8 windows of at least 4 steps each (``window_sizes``; both
 limits are ``runners.recipe``'s): an epoch of 1–7 steps is one window, fewer windows rather than one-step
 windows, whose per-step time would be mostly the sync. The first step — trace, compile, autotune — is timed on
-its own and then undone, so every timed epoch trains from the same state in every framework. Evaluation follows
-each epoch, outside the clock.
+its own and then undone, so every timed epoch trains from the same state in every framework; the same step is then
+timed again from the same state, compiled by now, and undone: the first step's excess over it is the compile time.
+Evaluation follows each epoch, outside the clock.
 
 Around the run: the machine's load is sampled over its set-up (the data, the framework's import; then a bounded wait
 for other work to leave the CPUs), across the timed region (from the first timed epoch's clock to the last one's
@@ -101,6 +102,16 @@ def timed_epoch(trainer: Trainer, batches: list, rates: np.ndarray) -> tuple[flo
     return last - start, step_times, outputs
 
 
+def timed_first_step(trainer: Trainer, batch: tuple, rate: float, weights: dict[str, np.ndarray]) -> float:
+    """Seconds of one synced training step on ``batch``, which is then undone (the weights restored)."""
+    start = time.perf_counter()
+    trainer.train_step(*batch, rate)
+    trainer.sync()
+    seconds = time.perf_counter() - start
+    trainer.restore(weights)
+    return seconds
+
+
 def evaluate(trainer: Trainer, test_batches: list, dataset) -> tuple[float, float]:
     """Test loss and accuracy over the real (unpadded) test samples (the data set's ``score``)."""
     return dataset.score(np.concatenate([trainer.logits(x) for x, _ in test_batches]))
@@ -187,12 +198,11 @@ def _measure(
             inputs, targets = dataset.train_batches(config.seed, epoch, config.batch_size)
             batches = trainer.to_device(inputs, targets)
             data_bytes = max(data_bytes, test_x.nbytes + test_y.nbytes + inputs.nbytes + targets.nbytes)
-            if epoch == 0:  # first step: trace + compile + run, timed alone, then undone
-                start = time.perf_counter()
-                trainer.train_step(*batches[0], float(rates[0]))
-                trainer.sync()
-                first_step_seconds = time.perf_counter() - start
-                trainer.restore(weights)
+            if epoch == 0:  # first step: trace + compile + run, timed alone, then undone; then the same step
+                # again from the same state, compiled by now: the difference is the compile time, measured
+                first_step_seconds, rerun_step_seconds = (
+                    timed_first_step(trainer, batches[0], float(rates[0]), weights) for _ in range(2)
+                )
                 # memory's first phase ends here (model, data, the first step); the timed phase starts afresh
                 first_step_memory, nvml_first_step = trainer.memory(), nvml.mark()
                 peaks_reset = trainer.reset_memory_peaks()
@@ -224,6 +234,7 @@ def _measure(
     hardware = run_hardware(trainer.device_info())
     measured = Measured(
         first_step_seconds=first_step_seconds,
+        rerun_step_seconds=rerun_step_seconds,
         epoch_seconds=epoch_seconds,
         window_step_seconds=window_times,
         window_steps=window_sizes(steps) * config.epochs,
@@ -257,10 +268,10 @@ def _measure(
 
 def run_hardware(device: dict) -> dict:
     """The record's hardware: this machine's, with what the framework says about the device it trained on
-    (``Trainer.device_info``). A CPU run on a GPU machine keeps none of the GPU's fields."""
+    (``Trainer.device_info``). A CPU run on an accelerator's machine keeps none of the accelerator's fields."""
     hardware = provenance.hardware_info()
     if device["device_kind"] == "cpu":
-        hardware.update(device_name=hardware["cpu_model"], device_count=None, gpu_driver=None, cuda=None, cudnn=None)
+        hardware = provenance.as_cpu_run(hardware)
     hardware.update({k: v for k, v in device.items() if v is not None})
     hardware["device_kind"] = device["device_kind"]
     hardware["machine_id"] = provenance.machine_id(hardware)

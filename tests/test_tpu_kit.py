@@ -11,6 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 STAND_IN = """#!/bin/sh
 echo "$*" >> "$CALLS"
+echo "$PWD" >> "$CALLS.cwd"
 """
 
 
@@ -18,6 +19,12 @@ def run_kit(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, li
     checkout = tmp_path / "checkout"
     (checkout / "benchmarks").mkdir(parents=True)
     shutil.copy(REPO / "benchmarks" / "tpu_kit.sh", checkout / "benchmarks")
+    (checkout / "README.md").write_text("committed\n")
+    git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "kit"], check=True)
+    (checkout / "README.md").write_text("edited, not committed\n")
     (checkout / ".whl-tpu").mkdir()
     (checkout / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").write_text("")
     bin_dir = tmp_path / "bin"
@@ -35,6 +42,7 @@ def run_kit(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, li
             "OUT": str(tmp_path / "out"),
             "HOME": str(tmp_path),
             "TPU_KIT_LIB": str(tmp_path / "lib"),
+            "TPU_KIT_TREE": str(tmp_path / "tree"),
             **env,
         },
         timeout=60,
@@ -45,12 +53,12 @@ def run_kit(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, li
 def test_the_kit_installs_from_the_machines_index_and_the_carried_wheels_then_runs_the_tpu_matrices(tmp_path):
     done, calls = run_kit(tmp_path)
     assert done.returncode == 0, done.stderr
-    installs, matrices = calls[:4], calls[4:]
+    installs, matrices = calls[:3], calls[3:]
     assert all("pip install" in call for call in installs)
     assert "file:///opt/pypi/simple" in installs[0] and "flax optax" in installs[0]
     assert "--find-links /opt/wheels torch" in installs[1]
     assert ".whl-tpu/torchax-0.0.13-py3-none-any.whl" in installs[2] and "--no-index" in installs[2]
-    assert installs[3].endswith(" .")  # fwbench itself, so that its records name its version
+    assert all("--repeats 2" in matrix for matrix in matrices)
     assert [m.split()[:6] for m in matrices] == [
         ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
         ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
@@ -65,3 +73,12 @@ def test_a_second_call_on_the_same_machine_installs_nothing_and_can_leave_the_gp
     done, calls = run_kit(tmp_path, TPU_KIT_SKIP_GPT="1")
     assert done.returncode == 0 and "installed before" in done.stdout
     assert len(calls) == 1 and "--profile quick " in calls[0]
+
+
+def test_the_runs_are_made_from_a_clean_checkout_of_the_commit_whatever_the_working_tree_holds(tmp_path):
+    done, _calls = run_kit(tmp_path)
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "tree"
+    assert set((tmp_path / "calls.cwd").read_text().splitlines()) == {str(tree)}
+    assert (tree / "README.md").read_text() == "committed\n"
+    assert (tree / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").is_file()

@@ -43,8 +43,8 @@ FP32_SWITCHES = {
 
 
 def timing_shape(record: dict[str, Any]) -> list[Mismatch]:
-    """One epoch time per epoch, the windows ``runners.run.window_sizes`` makes of each epoch's steps and their
-    count, the epochs' accuracy rows numbered 1, 2, …"""
+    """One epoch time per epoch, the windows ``runners.run.window_sizes`` makes of each epoch's steps, their count
+    and their kept times, the epochs' accuracy rows numbered 1, 2, …"""
     timing, config = record["timing"], record["config"]
     found = []
     each = timing.get("epoch_seconds_each")
@@ -58,6 +58,10 @@ def timing_shape(record: dict[str, Any]) -> list[Mismatch]:
             found.append(Mismatch("timing.window_steps", windows, expected, "runners.run.window_sizes"))
     if windows is not None and timing.get("timed_windows") != len(windows):
         found.append(Mismatch("timing.timed_windows", timing.get("timed_windows"), len(windows), "timing.window_steps"))
+    kept = timing.get("window_step_seconds")
+    if windows is not None and kept is not None and len(kept) != len(windows):
+        stored, wanted = Bound(f"{len(kept)} windows"), Bound(f"{len(windows)} windows")
+        found.append(Mismatch("timing.window_step_seconds", stored, wanted, "timing.window_steps"))
     rows = (record.get("accuracy") or {}).get("epochs") or []
     numbers = [row.get("epoch") for row in rows]
     if numbers != list(range(1, config["epochs"] + 1)):

@@ -6,9 +6,10 @@ The record is replayed: its configuration rebuilt as a ``runners.profiles.RunCon
 ``framework``, ``precision`` and ``model``, its raw measurements (each epoch's seconds, the first step's, the median
 step, the per-epoch accuracy, the memory phases, the precision flags) gathered into a
 ``runners.record.Measured``, and ``runners.record.ok_record`` run over them; every field in ``REPLAYED`` of the
-replay must equal the record's. The step times' median and p90 come from per-window times a record does not keep, so
-the replay is given the median for every window: what the median derives (the compile time) is recomputed, the
-p90 is not. Each disagreement is one ``Mismatch``: the field, the value stored, the value recomputed.
+replay must equal the record's. The step times' median and p90 come from per-window times that records keep since
+protocol 3; an earlier record's replay is given its median for every window: what the median derives (its compile
+time) is recomputed, the median and p90 themselves are not. Each disagreement is one ``Mismatch``: the field, the
+value stored, the value recomputed.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ REPLAYED = (
     "timing.images_per_second",
     "timing.tokens_per_second",
     "timing.compile_seconds",
+    "timing.step_seconds_median",
+    "timing.step_seconds_p90",
     "timing.article_epoch_seconds",
     "accuracy.final_test_accuracy",
     "accuracy.final_train_loss",
@@ -52,6 +55,10 @@ REPLAYED = (
     "mfu.basis",
     "mfu.reason",
 )
+
+
+#: the figures derived from the timed windows' times: replayed only where the record keeps them (protocol 3)
+WINDOW_FIGURES = ("timing.step_seconds_median", "timing.step_seconds_p90")
 
 
 @dataclass(frozen=True)
@@ -146,8 +153,9 @@ def measured(record: dict[str, Any], steps: int) -> Measured:
     children = memory.get("host_children_peak_rss_bytes") or 0
     return Measured(
         first_step_seconds=timing["first_step_seconds"],
+        rerun_step_seconds=timing.get("rerun_step_seconds"),
         epoch_seconds=timing["epoch_seconds_each"],
-        window_step_seconds=[timing["step_seconds_median"]] * len(windows),
+        window_step_seconds=window_times(timing, len(windows)),
         window_steps=windows,
         epochs=record["accuracy"]["epochs"],
         framework_memory={"allocator_peak_bytes": allocator, "allocator_reserved_bytes": reserved},
@@ -162,6 +170,13 @@ def measured(record: dict[str, Any], steps: int) -> Measured:
         precision_flags=(record.get("precision") or {}).get("flags"),
         compile_cache=timing.get("compile_cache"),
     )
+
+
+def window_times(timing: dict[str, Any], count: int) -> list[float]:
+    """The per-step seconds of ``count`` timed windows: kept in the record since protocol 3; an earlier record's
+    median for every window (also where the kept ones are not ``count``: ``timing_shape`` reports that)."""
+    kept = timing.get("window_step_seconds")
+    return kept if kept and len(kept) == count else [timing["step_seconds_median"]] * count
 
 
 def unreplayable(record: dict[str, Any]) -> str | None:
@@ -194,6 +209,8 @@ def replayed(record: dict[str, Any]) -> list[Mismatch]:
         stored, recomputed = lookup(record, name), lookup(replay, name)
         if stored is MISSING or recomputed is MISSING or name in record.get("missing", ()):
             continue
+        if name in WINDOW_FIGURES and not record["timing"].get("window_step_seconds"):
+            continue  # derived from window times the record does not keep
         if not same(stored, recomputed):
             found.append(Mismatch(name, stored, recomputed))
     return found

@@ -236,6 +236,7 @@ def one_epoch(config: RunConfig, rate: float, **changes: Any) -> Measured:
     seconds = steps * config.batch_size / rate
     measured = Measured(
         first_step_seconds=seconds / steps + 5.0,
+        rerun_step_seconds=seconds / steps,
         epoch_seconds=[seconds],
         window_step_seconds=[seconds / steps] * len(windows := runner.window_sizes(steps)),
         window_steps=windows,

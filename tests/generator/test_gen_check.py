@@ -182,7 +182,7 @@ PLANTED = {
     ),
     "negative-compile": (
         lambda: tampered(submitted(), "timing", "compile_seconds", -1.0),
-        "schema: field 'timing.compile_seconds': -1.0 is less than the minimum of 0",
+        "derived: timing.compile_seconds: stored -1, recomputed 5",
     ),
     "no-driver": (
         lambda: tampered(submitted(H200, rate=5000.0), "hardware", "gpu_driver", None),
@@ -433,6 +433,14 @@ DERIVATIONS = {
     "window count": (submitted, "timing.timed_windows", lambda v: v + 1, "timing.timed_windows"),
     "window sizes": (submitted, "timing.window_steps", lambda v: [1, *v[1:]], "timing.window_steps"),
     "epochs timed": (submitted, "timing.epoch_seconds_each", lambda v: v * 2, "timing.epoch_seconds_each"),
+    "step p90": (submitted, "timing.step_seconds_p90", lambda v: v * 2, "timing.step_seconds_p90"),
+    "window times": (
+        submitted,
+        "timing.window_step_seconds",
+        lambda v: [2 * t for t in v],
+        "timing.step_seconds_median",
+    ),
+    "rerun step": (submitted, "timing.rerun_step_seconds", lambda v: v * 2, "timing.compile_seconds"),
     "final accuracy": (submitted, "accuracy.final_test_accuracy", lambda v: 0.9, "accuracy.final_test_accuracy"),
     "final loss": (submitted, "accuracy.final_train_loss", lambda v: 0.1, "accuracy.final_train_loss"),
     "epoch numbers": (submitted, "accuracy.epochs", lambda v: [{**v[0], "epoch": 2}], "accuracy.epochs"),

@@ -22,6 +22,7 @@ from runners.local_executor import LocalExecutor
 from runners.order import interleaved_order, order_line
 from runners.output_lock import LOCK_FILE
 from runners.record import RUN_ORDER_SCHEME, record_path
+from runners.recipe import TIMING_PROTOCOL
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 #: each trainer's precision flags under the fp32 policy, as its framework reports them on a CPU
@@ -82,7 +83,7 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
         assert record["mfu"]["value"] is None  # CPU peak unknown: no guess
         assert 0 <= record["accuracy"]["final_test_accuracy"] <= 1
         # fwbench.run/3: the precision read back from each framework, memory by phase, the load across the clock
-        assert record["protocol"] == 2 and record["precision"]["policy"] == "fp32"
+        assert record["protocol"] == TIMING_PROTOCOL and record["precision"]["policy"] == "fp32"
         assert record["precision"]["flags"] == PRECISION_FLAGS[record["framework"]["name"]]
         assert memory["phases"] == {"first_step": NO_GPU_PHASE, "timed": NO_GPU_PHASE}
         assert memory["allocator_peak_bytes"] is None and memory["allocator_reserved_bytes"] is None

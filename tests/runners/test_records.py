@@ -7,6 +7,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
@@ -14,6 +15,7 @@ from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_2, update_to_3, upgrade, v1_window_steps
 from runners import arch, cpu_identity, host_memory, machine_load, provenance, record, run
 from runners.profiles import expand
+from runners.recipe import TIMING_PROTOCOL
 from runners.record import Measured, failed_record, ok_record
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
@@ -201,7 +203,7 @@ def test_article_profile_record_keeps_requested_and_trained_images(
     built = article_record(batch_size)
     write_record(tmp_path / "r.json", built)  # validates against fwbench.run/3
     config = built["config"]
-    assert built["schema"] == "fwbench.run/3" and "upgraded_from" not in built and built["protocol"] == 2
+    assert built["schema"] == "fwbench.run/3" and "upgraded_from" not in built and built["protocol"] == TIMING_PROTOCOL
     assert (config["train_images"], config["images_per_epoch"], config["steps_per_epoch"]) == (
         50_000,
         images_per_epoch,
@@ -272,7 +274,7 @@ def test_failed_record_carries_the_same_config_section():
     validate(built, kind="fwbench.run/3")
     assert built["config"] == record.config_section(CONFIG, record.run_order(2, 3))
     assert built["config"]["train_images"] == 64 and built["load"] is None
-    assert built["protocol"] == 2 and built["precision"] == {
+    assert built["protocol"] == TIMING_PROTOCOL and built["precision"] == {
         "policy": "fp32",
         "compute_dtype": "float32",
         "flags": None,
@@ -467,3 +469,21 @@ def test_a_run_that_fails_keeps_its_load_and_place(monkeypatch):
     assert failed_run["status"] == "oom" and failed_run["config"]["run_order"]["position"] == 1
     assert failed_run["load"]["waited_seconds"] == 0 and failed_run["load"]["start"]["cpu_count"] >= 1
     assert failed_run["load"]["during_clock"] is None  # it never reached its clock
+
+
+def test_the_compile_time_is_the_first_steps_excess_over_its_rerun_kept_below_zero():
+    timing = article_record(32, first_step_seconds=0.50, rerun_step_seconds=0.52)["timing"]
+    assert timing["compile_seconds"] == pytest.approx(-0.02) and timing["rerun_step_seconds"] == 0.52
+    assert len(timing["window_step_seconds"]) == timing["timed_windows"]
+    assert timing["step_seconds_p90"] == pytest.approx(float(np.percentile(timing["window_step_seconds"], 90)))
+
+
+def test_a_record_without_a_rerun_keeps_the_earlier_protocols_estimate_clamped_at_zero():
+    timing = article_record(32, first_step_seconds=0.0, rerun_step_seconds=None)["timing"]
+    assert timing["compile_seconds"] == 0.0 and timing["rerun_step_seconds"] is None
+
+
+def test_a_cpu_run_on_an_accelerators_machine_records_none_of_its_fields():
+    cpu = provenance.as_cpu_run({**RTX_4090, "device_kind": "tpu", "tpu_topology": "1x1", "libtpu": "0.0.42"})
+    assert "tpu_topology" not in cpu and "libtpu" not in cpu and cpu["cuda"] is None and cpu["gpu_driver"] is None
+    assert cpu["device_kind"] == "cpu" and cpu["device_name"] == RTX_4090["cpu_model"]

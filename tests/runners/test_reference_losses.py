@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 from runners import arch, reference_losses
 from runners.profiles import expand
+from runners.recipe import TIMING_PROTOCOL
 from runners.reference_losses import DATA_FILE, FIRST_LOSSES, Key, bound_of, first_losses, profile_keys, worst_per_step
 from runners.run import measure_or_fail
 from runners.workloads.gpt import arch as gpt_arch
@@ -62,14 +64,28 @@ def test_the_reference_is_the_float64_parity_path(key):
     assert first_losses("torch", key, steps=1) == pytest.approx(TRAJECTORIES[key][:1], rel=1e-12)
 
 
-def test_a_float32_run_records_first_losses_within_the_fp32_bound():
+@pytest.fixture(scope="module")
+def smoke_run() -> dict:
+    """A real float32 smoke run of PyTorch (eager) in this process."""
     (config,) = expand("smoke", frameworks=["torch"], modes=["eager"], device="cpu", version_of=lambda _f: "x")
     saved = dict(os.environ)  # the run sets the framework's environment in this process
     try:
-        record = measure_or_fail(config, progress=False)
+        return measure_or_fail(config, progress=False)
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def test_a_run_measures_its_compile_time_against_the_first_step_run_again(smoke_run):
+    timing = smoke_run["timing"]
+    assert smoke_run["protocol"] == TIMING_PROTOCOL and timing["rerun_step_seconds"] > 0
+    assert timing["compile_seconds"] == timing["first_step_seconds"] - timing["rerun_step_seconds"]
+    assert len(timing["window_step_seconds"]) == len(timing["window_steps"]) == timing["timed_windows"]
+    assert timing["step_seconds_median"] == pytest.approx(float(np.median(timing["window_step_seconds"])))
+
+
+def test_a_float32_run_records_first_losses_within_the_fp32_bound(smoke_run):
+    record = smoke_run
     losses = record["training"]["first_losses"]
     reference = TRAJECTORIES[reference_losses.Key.of(record["config"])]
     assert len(losses) == len(reference)

@@ -7,8 +7,10 @@ import json
 import py_compile
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import tomllib
 
 from generator.records.bisects import companions
 from runners import cpu_identity, provenance
@@ -151,3 +153,9 @@ def test_bytecode_state_says_whether_a_package_had_its_bytecode_before_its_impor
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     assert provenance.bytecode_state("fakeframework") == {"written": True, "framework_had_bytecode": True}
     assert provenance.bytecode_state("sys")["framework_had_bytecode"] is None  # built in: no source to compile
+
+
+def test_the_code_names_its_version_from_the_checkout_installed_or_not(tmp_path):
+    assert provenance.fwbench_version() == tomllib.loads(Path("pyproject.toml").read_text())["project"]["version"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "fwbench"\nversion = "9.8.7"\n')
+    assert provenance.fwbench_version(tmp_path) == "9.8.7"
