@@ -4,7 +4,7 @@
 # wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`), then runs the GPT's quick
 # matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax), TPU_KIT_REPEATS rounds each (default 2), within
 # TPU_KIT_MINUTES (default 8; a call may run 10). The runs are made from a clean checkout of the commit at hand
-# (TPU_KIT_TREE, a git worktree of HEAD), so that their records name that commit unmodified, whatever else the
+# (TPU_KIT_TREE, a git worktree of TPU_KIT_REF, default HEAD), so that their records name that commit unmodified, whatever else the
 # working tree holds; their records land in its results/runs/<machine> and are packed with the log into
 # $OUT/tpu_kit.tar.gz. A later call on the same machine installs nothing and resumes where this one stopped.
 set -uo pipefail
@@ -13,8 +13,9 @@ out=${OUT:-/tmp/tpu-kit-out}
 mkdir -p "$out"
 exec > >(tee "$out/tpu_kit.log") 2>&1
 start=$(date +%s)
-tree=${TPU_KIT_TREE:-/tmp/fwbench-tpu-tree}
-[ -d "$tree" ] || git worktree add --detach --force "$tree" HEAD >/dev/null || exit 1
+ref=${TPU_KIT_REF:-HEAD}  # a machine given the tree without its latest commits fetches them first (a git bundle)
+tree=${TPU_KIT_TREE:-/tmp/fwbench-tpu-$(git rev-parse --short "$ref")}
+[ -d "$tree" ] || git worktree add --detach --force "$tree" "$ref" >/dev/null || exit 1
 [ -d .whl-tpu ] && cp -r .whl-tpu "$tree"/
 cd "$tree" || exit 1
 minutes=${TPU_KIT_MINUTES:-8}
