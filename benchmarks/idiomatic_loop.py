@@ -8,6 +8,13 @@ two syncs, and each pair gives a ratio Trainer ÷ minimal. Prints images/s, the 
 fastest rounds) and every pair's ratio; exits 1 when a median ratio is below ``--min-ratio`` (0.97). A benchmark, not
 a test: on a busy machine single pairs stray far beyond the 3 % margin, so read the median with its pairs.
 
+With ``--device`` (cpu, gpu, tpu or auto) it checks JAX alone, in one process (a TPU admits one process at a time):
+the ``Trainer`` and the minimal loop are built one after the other, on the device JAX resolves to, under the
+precision policy ``--precision`` (``default``, ``bf16`` or ``fp32``), and take turns as above. Prints each one's
+images/s and MFU (the records' rule: ``runners.record.mfu_section``, the peaks of ``runners/device_peaks.json``;
+none on a CPU), and the ratio Trainer ÷ minimal with its 95 % interval over the pairs (``fwbench.decision``'s
+paired interval); ``--out`` writes the same as JSON.
+
 The minimal loops (the ``minimal_*`` functions) are the tutorials' code, not fwbench's: their own ResNet-18 of the
 same shape (``runners.arch``), the framework's default initialisation and layer defaults, SGD with momentum 0.9 and
 weight decay 5e-4 as the framework spells it. Where they compute something else than fwbench, and what that costs:
@@ -23,15 +30,19 @@ weight decay 5e-4 as the framework spells it. Where they compute something else 
   logits); the minimal loops return the loss alone.
 - **Precision and device.** Both use true float32 (TF32 off), as fwbench's ``fp32`` policy does, and the
   framework's default device (a GPU where it sees one): the one line in each minimal loop that is not the
-  tutorial's, so that on a GPU both compute in the same precision.
+  tutorial's, so that on a GPU both compute in the same precision. JAX's minimal loop takes its device and
+  precision from fwbench's ``training_device`` (the same settings as the ``Trainer``), and under ``bf16`` builds
+  its layers as Flax's mixed precision does (``dtype=bfloat16``, float32 parameters).
 
     python benchmarks/idiomatic_loop.py [--configs torch:eager,torch:compiled,tensorflow:compiled,jax:compiled]
         [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97]
+    python benchmarks/idiomatic_loop.py --device tpu --precision bf16 --batch-size 256 --steps 100 --pairs 4
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -40,27 +51,40 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from fwbench.cliargs import HelpWithExamples, csv_of, positive_float, positive_int
-from fwbench.frameworks import FRAMEWORKS
-from runners import arch, data
-from runners.run import framework_environment
+# run as `python benchmarks/idiomatic_loop.py`: the repository's packages come first
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+
+from fwbench.cliargs import HelpWithExamples, csv_of, positive_float, positive_int  # noqa: E402
+from fwbench.decision import decide_sitting  # noqa: E402
+from fwbench.frameworks import FRAMEWORKS  # noqa: E402
+from runners import arch, data  # noqa: E402
+from runners.recipe import PRECISION_POLICIES  # noqa: E402
+from runners.record import mfu_section  # noqa: E402
+from runners.run import framework_environment  # noqa: E402
 
 #: every (framework, mode) checked by default: the modes the article times
 CONFIGS = ("torch:eager", "torch:compiled", "tensorflow:compiled", "jax:compiled")
+#: what ``--device`` checks, in one process
+ONE_PROCESS_CONFIG = "jax:compiled"
 #: learning rate of every timed step (a constant: the rate's value costs nothing)
 LR = 0.01
 #: the tutorials' SGD: momentum and (coupled in PyTorch and optax, decoupled in Keras) weight decay
 MOMENTUM, WEIGHT_DECAY = 0.9, 5e-4
 #: warm-up steps before the first timed round: the compile, then one step with everything compiled
 WARMUP_STEPS = 2
+#: distinct batches resident on the device, taken in turn (at batch 256, 16 batches are 50 MB of float32 images)
+DEVICE_BATCHES = 16
 #: what a worker's result line starts with (frameworks may print to stdout too)
 MARK = "@@ "
+VARIANTS = ("trainer", "minimal")
 
-#: a loop: (images, labels) as NumPy, mode → (step(i) running the i-th batch, sync)
-Loop = Callable[[np.ndarray, np.ndarray, str], tuple[Callable[[int], object], Callable[[], object]]]
+#: a loop: (images, labels) as NumPy, mode, and where the framework lets it choose, precision policy and device →
+#: (step(i) running the i-th batch, sync)
+Loop = Callable[..., tuple[Callable[[int], object], Callable[[], object]]]
 
 
 def blocks() -> list[tuple[int, int, int]]:
@@ -76,10 +100,10 @@ def blocks() -> list[tuple[int, int, int]]:
 def trainer_loop(framework: str) -> Loop:
     """fwbench's own step: ``make_trainer`` and ``Trainer.train_step``, exactly as the runner calls it."""
 
-    def build(images, labels, mode):
-        from runners.frameworks.trainer import make_trainer
+    def build(images, labels, mode, precision="fp32", device="auto"):
+        from runners.workloads import make_trainer
 
-        trainer = make_trainer(framework, arch.init_weights(0), mode)
+        trainer = make_trainer("resnet18", framework, arch.init_weights(0), mode, device, precision=precision)
         batches = trainer.to_device(images, labels)
         return (lambda i: trainer.train_step(*batches[i], LR)), trainer.sync
 
@@ -166,19 +190,23 @@ def minimal_tensorflow(images, labels, mode):
     return (lambda i: train_step(*batches[i])), lambda: model.trainable_variables[-1].numpy()
 
 
-def minimal_jax(images, labels, mode):
-    """Flax NNX: a ResNet-18 of ``nnx.Conv`` (default ``"SAME"``), ``nnx.Optimizer`` over optax's SGD, and the
-    ``@nnx.jit`` step of Flax's tutorials."""
+def minimal_jax(images, labels, mode, precision="fp32", device="auto"):
+    """Flax NNX: a ResNet-18 of ``nnx.Conv`` (default ``"SAME"``), ``nnx.Optimizer`` over optax's SGD, and the step
+    of Flax's performance guide: ``nnx.split`` once, one ``jax.jit`` of a pure function of the state, donated."""
     import jax
+    import jax.numpy as jnp
     import optax
     from flax import nnx
 
-    jax.config.update("jax_default_matmul_precision", "highest")  # float32, as fwbench
+    from runners.frameworks.jax_train import training_device
+
+    target = training_device(device, precision, np.dtype("float32"))  # fp32: matmul precision "highest"
+    dtype = jnp.bfloat16 if precision == "bf16" else None  # Flax's mixed precision: float32 parameters
 
     class ConvBN(nnx.Module):
         def __init__(self, cin, cout, kernel, stride, rngs):
-            self.conv = nnx.Conv(cin, cout, (kernel, kernel), strides=stride, use_bias=False, rngs=rngs)
-            self.bn = nnx.BatchNorm(cout, rngs=rngs)
+            self.conv = nnx.Conv(cin, cout, (kernel, kernel), strides=stride, use_bias=False, dtype=dtype, rngs=rngs)
+            self.bn = nnx.BatchNorm(cout, dtype=dtype, rngs=rngs)
 
         def __call__(self, x):
             return self.bn(self.conv(x))
@@ -196,7 +224,7 @@ def minimal_jax(images, labels, mode):
         def __init__(self, rngs):
             self.stem = ConvBN(arch.IMAGE_CHANNELS, arch.STEM_WIDTH, 3, 1, rngs)
             self.blocks = nnx.List([Block(*b, rngs) for b in blocks()])
-            self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, rngs=rngs)
+            self.fc = nnx.Linear(arch.final_width(), arch.NUM_CLASSES, dtype=dtype, rngs=rngs)
 
         def __call__(self, x):
             x = nnx.relu(self.stem(x))
@@ -204,21 +232,33 @@ def minimal_jax(images, labels, mode):
                 x = block(x)
             return self.fc(x.mean(axis=(1, 2)))
 
-    model = ResNet18(nnx.Rngs(0))
-    tx = optax.chain(optax.add_decayed_weights(WEIGHT_DECAY), optax.sgd(LR, momentum=MOMENTUM))
-    optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
+    with jax.default_device(target):
+        model = ResNet18(nnx.Rngs(0))
+        tx = optax.chain(optax.add_decayed_weights(WEIGHT_DECAY), optax.sgd(LR, momentum=MOMENTUM))
+        optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
+    graphdef, state = nnx.split((model, optimizer))
 
-    @nnx.jit
-    def train_step(model, optimizer, x, y):
+    @functools.partial(jax.jit, donate_argnums=0)
+    def train_step(state, x, y):
+        model, optimizer = nnx.merge(graphdef, state)
+
         def loss_fn(model):
-            return optax.softmax_cross_entropy_with_integer_labels(model(x), y).mean()
+            logits = model(x).astype(jnp.float32)  # the loss in float32
+            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
 
         loss, grads = nnx.value_and_grad(loss_fn)(model)
         optimizer.update(model, grads)
+        return loss, nnx.state((model, optimizer))
+
+    state = jax.device_put(state, target)
+    batches = [(jax.device_put(x, target), jax.device_put(y, target)) for x, y in zip(images, labels, strict=True)]
+
+    def step(i):
+        nonlocal state
+        loss, state = train_step(state, *batches[i])
         return loss
 
-    batches = [(jax.device_put(x), jax.device_put(y)) for x, y in zip(images, labels, strict=True)]
-    return (lambda i: train_step(model, optimizer, *batches[i])), lambda: jax.block_until_ready(nnx.state(model))
+    return step, lambda: jax.block_until_ready(state)
 
 
 #: variant → framework → loop
@@ -228,29 +268,48 @@ LOOPS: dict[str, dict[str, Loop]] = {
 }
 
 
+class Built:
+    """One loop built and warmed up in this process (``options``: the JAX loops' precision and device), timed a
+    round at a time: ``steps`` steps between two syncs, over ``DEVICE_BATCHES`` batches taken in turn."""
+
+    def __init__(self, framework: str, mode: str, variant: str, batch_size: int, steps: int, **options):
+        self.name, self.batch_size, self.steps = variant, batch_size, steps
+        count = min(steps, DEVICE_BATCHES)
+        dataset = data.synthetic(batch_size * count, batch_size)
+        images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
+        start = time.perf_counter()
+        self.step, self.sync = LOOPS[variant][framework](images, labels, mode, **options)  # imports the framework
+        self.count = count
+        for i in range(WARMUP_STEPS):
+            self.step(i % count)
+        self.sync()
+        self.setup_seconds = time.perf_counter() - start
+
+    def round(self) -> float:
+        """Images/s over one round."""
+        self.sync()
+        start = time.perf_counter()
+        for i in range(self.steps):
+            self.step(i % self.count)
+        self.sync()
+        return self.steps * self.batch_size / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        """Nothing to end: the loop lives in this process."""
+
+
 def worker(framework: str, mode: str, variant: str, batch_size: int, steps: int) -> None:
-    """Build and compile one loop, then time ``steps`` steps each time a line arrives on stdin; one result line
+    """Build and compile one loop, then time a round each time a line arrives on stdin; one result line
     (images/s) per round on stdout, after a first line with the set-up time."""
     os.environ.update(framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
-    dataset = data.synthetic(batch_size * steps, batch_size)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
-    start = time.perf_counter()
-    step, sync = LOOPS[variant][framework](images, labels, mode)  # imports the framework: after the environment
-    for i in range(WARMUP_STEPS):
-        step(i % steps)
-    sync()
-    print(MARK + json.dumps({"setup_seconds": time.perf_counter() - start}), flush=True)
+    loop = Built(framework, mode, variant, batch_size, steps)
+    print(MARK + json.dumps({"setup_seconds": loop.setup_seconds}), flush=True)
     for _ in sys.stdin:
-        sync()
-        start = time.perf_counter()
-        for i in range(steps):
-            step(i)
-        sync()
-        print(MARK + json.dumps({"images_per_second": steps * batch_size / (time.perf_counter() - start)}), flush=True)
+        print(MARK + json.dumps({"images_per_second": loop.round()}), flush=True)
 
 
 class Worker:
-    """One worker process of ``script`` and its line protocol."""
+    """One worker process of ``script`` and its line protocol (the same methods as ``Built``)."""
 
     def __init__(self, script: str, framework: str, mode: str, variant: str, batch_size: int, steps: int):
         command = [sys.executable, script, "--worker", framework, mode, variant, str(batch_size), str(steps)]
@@ -274,29 +333,29 @@ class Worker:
         self.process.wait()
 
 
-def compare(
-    script: str, framework: str, mode: str, variants: tuple[str, str], batch_size: int, steps: int, pairs: int
-) -> dict:
-    """Interleaved rounds of two variants, each in its own worker (built one after the other, so that their
-    compiles do not overlap): images/s per round and the ratio first ÷ second per pair."""
-    workers = [Worker(script, framework, mode, v, batch_size, steps) for v in variants]
+def interleave(make: Callable[[str], Built | Worker], pairs: int) -> dict:
+    """Interleaved rounds of the two variants, each made by ``make`` (one after the other, so that their compiles
+    do not overlap): images/s per round and the ratio Trainer ÷ minimal per pair."""
+    loops = []
     try:
-        rates = {v: [] for v in variants}
+        for variant in VARIANTS:
+            loops.append(make(variant))
+        rates = {v: [] for v in VARIANTS}
         for pair in range(pairs):
-            for w in workers if pair % 2 == 0 else workers[::-1]:  # alternate who goes first
-                rates[w.name].append(w.round())
+            for loop in loops if pair % 2 == 0 else loops[::-1]:  # alternate who goes first
+                rates[loop.name].append(loop.round())
     finally:
-        for w in workers:
-            w.close()
-    a, b = variants
+        for loop in loops:
+            loop.close()
+    a, b = VARIANTS
     ratios = [x / y for x, y in zip(rates[a], rates[b], strict=True)]
-    return {"rates": rates, "ratios": ratios, "setup": {w.name: w.setup_seconds for w in workers}}
+    return {"rates": rates, "ratios": ratios, "setup": {loop.name: loop.setup_seconds for loop in loops}}
 
 
-def report(config: str, variants: tuple[str, str], result: dict) -> str:
+def report(config: str, result: dict) -> str:
     """One line: median images/s of each variant, the median ratio, the ratio of the fastest rounds (other work
     only ever slows a round, so on a busy machine it is the steadier figure), every pair's ratio, the set-up times."""
-    a, b = variants
+    a, b = VARIANTS
     rates, ratios = result["rates"], result["ratios"]
     pairs = " ".join(f"{r:.3f}" for r in ratios)
     setup = ", ".join(f"{v} {s:.0f} s" for v, s in result["setup"].items())
@@ -306,45 +365,19 @@ def report(config: str, variants: tuple[str, str], result: dict) -> str:
     )
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=" ".join(__doc__.split("\n\n")[:2]),  # what it compares and how
-        formatter_class=HelpWithExamples,
-        epilog="examples:\n  python benchmarks/idiomatic_loop.py   # the short default: every configuration\n"
-        "  python benchmarks/idiomatic_loop.py --configs tensorflow:compiled --pairs 6 --steps 8\n",
-    )
-    parser.add_argument(
-        "--configs",
-        type=csv_of(str, CONFIGS),
-        default=list(CONFIGS),
-        metavar="F:MODE,…",
-        help=f"framework:mode pairs to check (default: all of {', '.join(CONFIGS)})",
-    )
-    parser.add_argument("--batch-size", type=positive_int, default=32, help="images per step (default 32)")
-    parser.add_argument("--steps", type=positive_int, default=5, help="timed steps per round (default 5)")
-    parser.add_argument("--pairs", type=positive_int, default=4, help="interleaved pairs of rounds (default 4)")
-    parser.add_argument(
-        "--min-ratio", type=positive_float, default=0.97, help="exit 1 below this median ratio (default 0.97)"
-    )
-    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)  # internal: framework mode variant batch steps
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None, script: str = __file__) -> int:
-    """Compare the Trainer with the minimal loop for each configuration; 1 if any median ratio is too low."""
-    args = parse_args(argv)
-    if args.worker:
-        framework, mode, variant, batch_size, steps = args.worker
-        worker(framework, mode, variant, int(batch_size), int(steps))
-        return 0
-    variants = ("trainer", "minimal")
+def in_workers(args: argparse.Namespace, script: str) -> int:
+    """Compare the Trainer with the minimal loop for each configuration, each loop in a worker process of its own;
+    1 if any median ratio is below ``--min-ratio``."""
     print(f"batch {args.batch_size}, {args.steps} steps per round, {args.pairs} pairs; images/s, medians")
     print(f"{'framework:mode':<21}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
     low = []
     for config in args.configs:
         framework, mode = config.split(":")
-        result = compare(script, framework, mode, variants, args.batch_size, args.steps, args.pairs)
-        print(report(config, variants, result), flush=True)
+        result = interleave(
+            lambda variant, f=framework, m=mode: Worker(script, f, m, variant, args.batch_size, args.steps),
+            args.pairs,
+        )
+        print(report(config, result), flush=True)
         if statistics.median(result["ratios"]) < args.min_ratio:
             low.append(config)
     if low:
@@ -352,6 +385,130 @@ def main(argv: list[str] | None = None, script: str = __file__) -> int:
         return 1
     print(f"every median ratio is at least {args.min_ratio}")
     return 0
+
+
+def summary(args: argparse.Namespace, result: dict, hardware: dict) -> dict:
+    """The one-process comparison's figures: each variant's median images/s and its MFU on ``hardware`` (the
+    records' rule), every round, the median ratio Trainer ÷ minimal and the 95 % interval of the pairs' mean ratio
+    (log scale, as ``fwbench.decision`` judges rounds; None with fewer than three pairs)."""
+    rates = {v: statistics.median(r) for v, r in result["rates"].items()}
+    gap = decide_sitting("this process", result["ratios"]).gap
+    return {
+        "framework": ONE_PROCESS_CONFIG.split(":")[0],
+        "device_kind": hardware["device_kind"],
+        "device_name": hardware["device_name"],
+        "precision": args.precision,
+        "batch_size": args.batch_size,
+        "steps_per_round": args.steps,
+        "pairs": args.pairs,
+        "images_per_second": rates,
+        "mfu": {v: mfu_section(args.precision, hardware, rate) for v, rate in rates.items()},
+        "setup_seconds": result["setup"],
+        "rounds": result["rates"],
+        "ratios": result["ratios"],
+        "ratio": statistics.median(result["ratios"]),
+        "ratio_interval": None if gap is None else [gap.low, gap.high],
+    }
+
+
+def printed(figures: dict) -> str:
+    """The figures as the lines the script prints."""
+    lines = [
+        f"{figures['framework']} on {figures['device_name'] or figures['device_kind']}, precision "
+        f"{figures['precision']}, batch {figures['batch_size']}, {figures['steps_per_round']} steps per round, "
+        f"{figures['pairs']} pairs; medians",
+        f"{'variant':<10}{'images/s':>11}{'MFU':>7}{'set-up s':>10}",
+    ]
+    for variant in VARIANTS:
+        mfu = figures["mfu"][variant]["value"]
+        lines.append(
+            f"{variant:<10}{figures['images_per_second'][variant]:>11.1f}{'n/a' if mfu is None else f'{mfu:.3f}':>7}"
+            f"{figures['setup_seconds'][variant]:>10.1f}"
+        )
+    mfu = figures["mfu"][VARIANTS[0]]  # the same peak for both
+    if mfu["value"] is None:
+        lines.append(f"MFU n/a: {mfu['reason']}")
+    else:
+        lines.append(f"MFU: {mfu['basis']} ({mfu['peak_flops_per_second'] / 1e12:.1f} TFLOP/s)")
+    low_high = figures["ratio_interval"]
+    interval = "" if low_high is None else f", 95 % interval of the mean {low_high[0]:.3f}–{low_high[1]:.3f}"
+    pairs = " ".join(f"{r:.3f}" for r in figures["ratios"])
+    lines.append(f"ratio Trainer ÷ minimal: median {figures['ratio']:.3f}{interval}; pairs {pairs}")
+    return "\n".join(lines)
+
+
+def in_one_process(args: argparse.Namespace) -> int:
+    """JAX's Trainer against its minimal loop in this process, on ``--device`` under ``--precision``; 1 if the
+    median ratio is below ``--min-ratio``."""
+    os.environ.update(framework_environment(args.device, tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
+    framework, mode = ONE_PROCESS_CONFIG.split(":")
+    options = {"precision": args.precision, "device": args.device}
+    result = interleave(lambda v: Built(framework, mode, v, args.batch_size, args.steps, **options), args.pairs)
+    from runners.frameworks.jax_train import device_description, training_device
+
+    figures = summary(
+        args, result, device_description(training_device(args.device, args.precision, np.dtype("float32")))
+    )
+    print(printed(figures))
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=1) + "\n")
+    below = figures["ratio"] < args.min_ratio
+    print(f"{'below' if below else 'at least'} {args.min_ratio}")
+    return int(below)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=" ".join(__doc__.split("\n\n")[:3]),  # what it compares, how, and in one process
+        formatter_class=HelpWithExamples,
+        epilog="examples:\n  python benchmarks/idiomatic_loop.py   # the short default: every configuration\n"
+        "  python benchmarks/idiomatic_loop.py --configs tensorflow:compiled --pairs 6 --steps 8\n"
+        "  python benchmarks/idiomatic_loop.py --device tpu --precision bf16 --batch-size 256 --steps 100\n",
+    )
+    parser.add_argument(
+        "--configs",
+        type=csv_of(str, CONFIGS),
+        metavar="F:MODE,…",
+        help=f"framework:mode pairs to check (default: all of {', '.join(CONFIGS)}; with --device, "
+        f"{ONE_PROCESS_CONFIG} alone)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("auto", "cpu", "gpu", "tpu"),
+        help=f"check {ONE_PROCESS_CONFIG} in this one process, on this device (a TPU admits one process)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=PRECISION_POLICIES,
+        default="fp32",
+        help="with --device: the precision policy both loops run (default fp32)",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=32, help="images per step (default 32)")
+    parser.add_argument("--steps", type=positive_int, default=5, help="timed steps per round (default 5)")
+    parser.add_argument("--pairs", type=positive_int, default=4, help="interleaved pairs of rounds (default 4)")
+    parser.add_argument(
+        "--min-ratio", type=positive_float, default=0.97, help="exit 1 below this median ratio (default 0.97)"
+    )
+    parser.add_argument("--out", type=Path, help="with --device: write the figures as JSON here")
+    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)  # internal: framework mode variant batch steps
+    args = parser.parse_args(argv)
+    if args.device is None:
+        if args.precision != "fp32" or args.out:
+            parser.error("--precision and --out need --device (the workers run fp32 and print only)")
+        args.configs = args.configs or list(CONFIGS)
+    elif args.configs not in (None, [ONE_PROCESS_CONFIG]):
+        parser.error(f"--device checks {ONE_PROCESS_CONFIG} alone, not {','.join(args.configs)}")
+    return args
+
+
+def main(argv: list[str] | None = None, script: str = __file__) -> int:
+    """Compare the Trainer with the minimal loop: in workers, or with ``--device`` in this process."""
+    args = parse_args(argv)
+    if args.worker:
+        framework, mode, variant, batch_size, steps = args.worker
+        worker(framework, mode, variant, int(batch_size), int(steps))
+        return 0
+    return in_one_process(args) if args.device else in_workers(args, script)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,12 @@
 # The TPU kit: one call of a borrowed TPU machine that has no package registry (docs/design.md, "On a TPU"). It
 # installs what the machine lacks from its own package index (flax, optax, fwbench's own needs), its PyTorch CPU
 # wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`), then runs the GPT's quick
-# matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax), TPU_KIT_REPEATS rounds each (default 2), within
-# TPU_KIT_MINUTES (default 8; a call may run 10). The runs are made from a clean checkout of the commit at hand
-# (TPU_KIT_TREE, a git worktree of TPU_KIT_REF, default HEAD), so that their records name that commit unmodified, whatever else the
-# working tree holds; their records land in its results/runs/<machine> and are packed with the log into
-# $OUT/tpu_kit.tar.gz. A later call on the same machine installs nothing and resumes where this one stopped.
+# matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax), TPU_KIT_REPEATS rounds each (default 3: a
+# sitting decides a pair from three paired rounds), within TPU_KIT_MINUTES (default 8; a call may run 10). The runs
+# are made from a clean checkout of the commit at hand (TPU_KIT_TREE, a git worktree of TPU_KIT_REF, default HEAD),
+# so that their records name that commit unmodified, whatever else the working tree holds; their records land in
+# its results/runs/<machine> and are packed with the log into $OUT/tpu_kit.tar.gz. A later call on the same
+# machine installs nothing and resumes where this one stopped.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/tpu-kit-out}
@@ -34,7 +35,7 @@ echo "tpu_kit: code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git he
 echo "tpu_kit: installed in $(( $(date +%s) - start )) s"
 left() { echo $(( minutes - ($(date +%s) - start + 59) / 60 )); }
 # the GPT's pair first (two runs), then the ResNet-18 matrix in what is left
-repeats=${TPU_KIT_REPEATS:-2}
+repeats=${TPU_KIT_REPEATS:-3}
 [ -z "${TPU_KIT_SKIP_GPT:-}" ] && python3 -m runners.cli matrix --device tpu --profile quick-gpt --repeats "$repeats" \
   --budget 3 --no-progress
 python3 -m runners.cli matrix --device tpu --profile quick --repeats "$repeats" --budget "$(( $(left) - 1 ))" \

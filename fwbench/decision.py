@@ -18,7 +18,7 @@ verdict. ``benchmarks/decision_simulation.py`` measures the rule's false "ahead"
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fwbench.records import throughput
@@ -135,19 +135,25 @@ def decide(first: Mapping[RoundKey, float], second: Mapping[RoundKey, float]) ->
     return Verdict(outcome, leader, decided, decisions)
 
 
+def run_throughput(record: dict) -> float | None:
+    """A run's throughput (images/s, or tokens/s for the GPT); None without a timing."""
+    return throughput(record["timing"])[0] if record.get("timing") else None
+
+
 def paired_rounds(
-    first_runs: Sequence[dict], second_runs: Sequence[dict]
+    first_runs: Sequence[dict], second_runs: Sequence[dict], figure: Callable[[dict], float | None] = run_throughput
 ) -> tuple[dict[RoundKey, float], dict[RoundKey, float]]:
     """Two frameworks' judged run records at one batch size, mode and precision as ``decide`` takes them: each run's
-    throughput keyed by its sitting (its place among ``fwbench.sittings.sittings`` of both frameworks' runs) and its
-    round (the configuration's seed and repeat: the matrix runs repeat r of every configuration in round r). A run
-    without a throughput is a round its framework did not run."""
+    ``figure`` (its throughput unless another is given: one where higher is better) keyed by its sitting (its place
+    among ``fwbench.sittings.sittings`` of both frameworks' runs) and its round (the configuration's seed and repeat:
+    the matrix runs repeat r of every configuration in round r). A run without the figure is a round its framework
+    did not run."""
     competitors = (first_runs, second_runs)
     keyed: tuple[dict[RoundKey, float], dict[RoundKey, float]] = ({}, {})
     for number, sitting in enumerate(sittings(competitors)):
         for side, index in sitting:
             record = competitors[side][index]
-            value = throughput(record["timing"])[0] if record.get("timing") else None
+            value = figure(record)
             if value is None:
                 continue
             key = (number, (record["config"]["seed"], record["config"].get("repeat") or 0))

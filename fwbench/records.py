@@ -28,7 +28,6 @@ from fwbench.upgrade import upgrade
 RUN_SCHEMA = "fwbench.run/3"
 #: record kind -> schema file under fwbench/schemas/
 SCHEMA_FILES = {
-    "fwbench.run/1": "run.v1.schema.json",  # read only to check a record before it is upgraded
     "fwbench.run/2": "run.v2.schema.json",  # likewise
     "fwbench.run/3": "run.schema.json",
     "fwbench.probe/1": "probe.schema.json",
@@ -99,7 +98,7 @@ def _validator(kind: str) -> jsonschema.Draft202012Validator:
 
 @cache
 def load_schema(kind: str) -> dict[str, Any]:
-    """Return the JSON Schema for a record kind such as ``"fwbench.run/1"``."""
+    """Return the JSON Schema for a record kind such as ``"fwbench.run/2"``."""
     if kind not in SCHEMA_FILES:
         raise RecordError(f"unknown record schema {kind!r}; known: {', '.join(SCHEMA_FILES)}")
     text = resources.files("fwbench").joinpath("schemas", SCHEMA_FILES[kind]).read_text()

@@ -1,11 +1,15 @@
 """Figures read from one run record before any pooling: its time to a target accuracy, whether its compile time is
 a measurement at all, whether it found warm compiler caches, and which memory peaks a choice reads. The site
 (``generator.records.aggregate.Summary``) pools them over a configuration's runs, never cold with warm where a figure
-includes compile work; the matrix (``runners.comparisons``) reads them to decide when to stop repeating."""
+includes compile work; the matrix (``runners.comparisons``) reads them to decide when to stop repeating; how much a
+run drifted between the halves of its timed steps (``drift``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from fwbench.decision import MIN_EFFECT
 
 
 def warm_cache(record: dict[str, Any]) -> bool:
@@ -33,10 +37,42 @@ def time_to_accuracy(record: dict[str, Any], target: float) -> float | None:
 
 
 def compile_measurable(timing: dict[str, Any]) -> bool:
-    """True when a run's compile time (its first step minus the median steady step) stands above the steady steps'
-    own spread (``step_seconds_p90`` − ``step_seconds_median``): at or below it the difference is step-time noise,
-    not compilation (the runner clamps a negative one to 0). Records without step times: above 0."""
+    """True when a run's compile time (its first step minus the same step run again; before timing protocol 3, minus
+    the median steady step, clamped at 0) stands above the steady steps' own spread (``step_seconds_p90`` −
+    ``step_seconds_median``): at or below it, or below 0, the difference is step-time noise, not compilation.
+    Records without step times: above 0."""
     seconds = timing.get("compile_seconds")
     p90, median = timing.get("step_seconds_p90"), timing.get("step_seconds_median")
     noise = p90 - median if p90 is not None and median is not None else 0.0
     return seconds is not None and seconds > max(noise, 0.0)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How a run's step time moved within the run: ``ratio`` is its second half's seconds per step ÷ its first's."""
+
+    ratio: float
+
+    @property
+    def beyond_band(self) -> bool:
+        """True when the halves differ by more than ``fwbench.decision.MIN_EFFECT`` (5 %) either way: the same band
+        the verdicts use (within it two frameworks are about equal), so a run marked as drifting moved by as much as
+        a lead the site would name."""
+        return not 1 / MIN_EFFECT <= self.ratio <= MIN_EFFECT
+
+
+def drift(record: dict[str, Any]) -> Drift | None:
+    """A run's drift (``Drift``) between the halves of its timed windows (``timing.window_step_seconds``, every
+    epoch's windows in order): the first ⌊n/2⌋ windows against the last ⌊n/2⌋ (a middle one of an odd count in
+    neither), each half's seconds per step its windows' mean weighted by their steps (``timing.window_steps``). None
+    for a record without window times (before timing protocol 3) or with fewer than 2 windows."""
+    timing = record.get("timing") or {}
+    seconds, steps = timing.get("window_step_seconds") or [], timing.get("window_steps")
+    if len(seconds) < 2:
+        return None
+    half = len(seconds) // 2
+
+    def per_step(windows: slice) -> float:
+        return sum(s * n for s, n in zip(seconds[windows], steps[windows], strict=True)) / sum(steps[windows])
+
+    return Drift(per_step(slice(-half, None)) / per_step(slice(None, half)))

@@ -14,7 +14,9 @@ TIME_PARTS = {
     "warm_up_s": "warm-up steps",
     "timed_s": "timed epochs",
     "quiet_wait_s": "waiting for quiet",
-    "in_run_other_s": "imports, set-up, evaluation, record",
+    "setup_s": "set-up (data, framework import, model)",
+    "evaluation_s": "evaluation",
+    "in_run_other_s": "the rest of the run",
     "between_runs_s": "between runs",
 }
 
@@ -84,6 +86,9 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
     first_s = sum(r["timing"]["first_step_seconds"] for r in ok)
     timed_s = sum(sum(r["timing"]["epoch_seconds_each"]) for r in ok)
     quiet_wait_s = sum((r.get("load") or {}).get("waited_seconds") or 0.0 for r in ok)  # no load: an older record
+    setup_s, evaluation_s = (
+        sum(r["timing"].get(name) or 0.0 for r in ok) for name in ("setup_seconds", "evaluation_seconds")
+    )
     return {
         "span_s": span_s,
         "run_s": run_s,
@@ -91,7 +96,9 @@ def time_breakdown(records: list[dict]) -> dict[str, float]:
         "warm_up_s": first_s - compile_s,
         "timed_s": timed_s,
         "quiet_wait_s": quiet_wait_s,
-        "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s,
+        "setup_s": setup_s,
+        "evaluation_s": evaluation_s,
+        "in_run_other_s": run_s - first_s - timed_s - quiet_wait_s - setup_s - evaluation_s,
         "between_runs_s": span_s - run_s,
     }
 

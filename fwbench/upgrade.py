@@ -1,77 +1,35 @@
 """Old records read as current ones: one upgrade step per schema version, applied in turn (as asv does).
 
 ``read_record`` calls ``upgrade`` between parsing and validation, so every reader sees the current shape and
-none needs to know the old ones. Each old version keeps its JSON Schema file (``run.v1.schema.json``,
-``run.v2.schema.json``): a record
+none needs to know the old ones. Each old version keeps its JSON Schema file (``run.v2.schema.json``): a record
 is checked against the version it declares *before* its step runs, so a bad old record is reported in its own
 terms (the file's field names, not the upgraded ones), and a step may rely on the fields its version requires.
 An upgraded record says so: ``upgraded_from`` names the version it was written as and ``missing`` lists the
 dotted names of the fields that version did not record, which are null. A field is derived instead where the
-code that wrote the old version tells its value (``V1_HOST_PEAK_BASIS``, ``V2_PRECISIONS``). Readers show such
+code that wrote the old version tells its value (``V2_PRECISIONS``). Readers show such
 records as older and use them for no verdict.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 import os
 from collections.abc import Callable
 from typing import Any
 
-#: the run record's timing windows before version 2: ceil(steps / 8) steps each, the last one shorter
-V1_TIMING_WINDOWS = 8
-#: what version 1's ``memory.host_peak_rss_bytes`` counted (not missing: known from the code that wrote it)
-V1_HOST_PEAK_BASIS = "this process's peak RSS (getrusage) above the post-import baseline; child processes not counted"
 #: the timing protocol of every record written before version 3 (``protocol``, runners/recipe.py TIMING_PROTOCOL)
 V2_PROTOCOL = 1
-#: ``config.precision`` as versions 1 and 2 wrote it -> the precision policy it was; they trained in float32 alone
+#: ``config.precision`` as version 2 wrote it -> the precision policy it was; they trained in float32 alone
 V2_PRECISIONS = {"float32 (TF32 off)": "fp32"}
-
-
-def v1_window_steps(steps_per_epoch: int, epochs: int, timing: dict[str, Any]) -> list[int] | None:
-    """The step counts of a version-1 run's timed windows, in order, exactly as its runner made them; None when
-    the record's own ``window_steps`` (the window size) and ``timed_windows`` do not match that rule."""
-    window = max(1, math.ceil(steps_per_epoch / V1_TIMING_WINDOWS))
-    full, rest = divmod(steps_per_epoch, window)
-    if timing.get("window_steps") != window or timing.get("timed_windows") != (full + bool(rest)) * epochs:
-        return None
-    return ([window] * full + ([rest] if rest else [])) * epochs
-
-
-def update_to_2(record: dict[str, Any]) -> dict[str, Any]:
-    """A ``fwbench.run/1`` record as ``fwbench.run/2``: new fields null and listed in ``missing``, the timing
-    windows' single size turned into the list of every window's steps. Sections the run left null stay null."""
-    old = copy.deepcopy(record)
-    config = old["config"]
-    config.update(train_images=None, sized_for=None, run_order=None)  # /1 kept only the drop-last images
-    missing = ["config.train_images", "config.sized_for", "config.run_order", "load"]
-    for section, field in (
-        ("hardware", "fingerprint"),
-        ("software", "fwbench_version"),
-        ("memory", "host_children_peak_rss_bytes"),
-    ):
-        if old.get(section) is not None:
-            old[section][field] = None
-            missing.append(f"{section}.{field}")
-    if old.get("memory") is not None:
-        old["memory"]["host_peak_basis"] = V1_HOST_PEAK_BASIS
-    if old.get("timing") is not None:
-        old["timing"]["window_steps"] = v1_window_steps(config["steps_per_epoch"], config["epochs"], old["timing"])
-        if old["timing"]["window_steps"] is None:
-            missing.append("timing.window_steps")
-    upgraded = {"schema": "fwbench.run/2", "upgraded_from": old.pop("schema"), "missing": missing}
-    return {**upgraded, **old, **upgraded, "load": None}  # first for the key order, last so that no old key wins
 
 
 def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
     """A ``fwbench.run/2`` record as ``fwbench.run/3``: timing protocol 1; the precision policy its string names
     (``V2_PRECISIONS``), float32, its flags missing; the article's seconds per epoch derived from the timing; the
     memory phases and the load during the clock missing; JAX's reserved bytes of 0, which measured nothing,
-    missing. Sections the run left null stay null; a record upgraded from version 1 keeps its ``upgraded_from``
-    and what it lacked."""
+    missing. Sections the run left null stay null."""
     old = copy.deepcopy(record)
-    missing = list(old.get("missing", []))
+    missing = []
     policy = V2_PRECISIONS.get(old["config"]["precision"], old["config"]["precision"])
     old["config"]["precision"] = policy
     missing.append("precision.flags")
@@ -93,7 +51,7 @@ def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
         missing.append("load.during_clock")
     upgraded = {
         "schema": "fwbench.run/3",
-        "upgraded_from": old.pop("upgraded_from", old["schema"]),
+        "upgraded_from": old["schema"],
         "missing": list(dict.fromkeys(missing)),
     }
     del old["schema"]
@@ -117,7 +75,6 @@ def with_workload(record: dict[str, Any]) -> dict[str, Any]:
 
 #: record schema -> the step that turns it into the next version
 STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "fwbench.run/1": update_to_2,
     "fwbench.run/2": update_to_3,
 }
 

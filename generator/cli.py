@@ -223,9 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer = sub.add_parser(
         "answer",
         help="print the current answer as a Markdown table, as the README shows it",
-        description="Print which framework trains fastest on each machine and precision (GPUs first), at every batch "
-        "size, as the home page judges it from the records under --results: a small Markdown table, dated, for the "
-        "README.",
+        description="Print which framework trains fastest on each machine and precision (accelerators first), at "
+        "every batch size, as the home page judges it from the records under --results: a small Markdown table, "
+        "dated, for the README.",
         **examples("generator answer", "generator answer --results results --results ~/my-results"),
     )
     answer.add_argument(

@@ -1,39 +1,56 @@
-"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader's figure beside the
-runner-up's (frameworks are compared only within one precision: a bf16 run never races an fp32 one).
+"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader beside the runner-up
+(frameworks are compared only within one precision: a bf16 run never races an fp32 one).
 
 The figure (``Figure``) is throughput (images/s, or the GPT's tokens/s) at every batch size; a profile that
 ``decides`` more (``runners.repeats``: quick) adds the two figures that "Which to choose" judges at the largest batch
 size in compiled mode: the compile time and the memory peak of warm runs (a configuration's first run compiles cold,
 and a figure with compile work inside never pools cold with warm, so only its repeats count there).
 
-A comparison is made from the judged runs this machine recorded for the matrix's configurations (status ok, not
-busy-flagged, as the site's verdicts take them), every seed and repeat pooled as the generator pools them, existing
-records included, less those made alone in their sitting (``fwbench.sittings``: no other competitor ran beside them,
-so a change of the machine's speed between days could decide the comparison). A framework whose runs ended ok but
-none counts yet (all on a busy machine, or alone; no warm run) is in it without a figure, and runs again; one whose
-counted runs hold no figure (a warm compile within the steps' noise) has nothing a run would add and is left out, as
-is one whose runs all failed. Where the others are done (at the cap, or their runs made on an earlier day), the leader
-runs once more, past the cap if need be, beside a framework whose runs were all made alone (``to_run_beside``). A
-comparison is decided when the two 95 % intervals do not overlap (``fwbench.stats.separation``, the rule of the
-site's verdicts, which needs n ≥ 3 each), and it ends "within noise" when they still overlap after both reached the
-cap. The cap counts the runs that count (judged, and not alone), so that runs on a busy machine or alone do not use it
-up; a configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in all runs no more, as Phoronix Test Suite's
-dynamic run count stops at twice its default count. ``runners.repeats`` runs again the configurations of the
-comparisons not decided yet.
+A comparison is judged by the site's rule (``fwbench.decision``), on the runs that count (``fwbench.judged.counts``:
+ok, on a quiet machine, in a current record), existing records included: two frameworks' runs are paired round by
+round within a sitting (``fwbench.decision.paired_rounds``; a round that only one of them ran does not pair), and
+their ratio's 95 % interval is set against the 5 % minimum effect. The compile time and the memory peak take the same
+paired ratio over the rounds in which both runs were warm and carry the figure; lower is better there, so the ratio is
+taken of their inverses (the other's figure over the leader's). The matrix decides within the sitting it is making,
+the latest (``fwbench.sittings``): the competitors are ranked by their runs in it, and the comparison is decided when
+its paired rounds of the leader and the runner-up decide ahead or about equal. Earlier sittings' records are kept and
+say whether the decision replicates; a matrix cannot replicate one across sittings by itself (its sitting is one), so
+its line says so. Undecided, the pair runs another round, both of it, and so does a third framework whose pair with the
+leader is undecided too, or that has no figure in the sitting yet (its runs busy, or none warm), until the pair has
+the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing and does not use the cap up. A
+configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in all runs no more, as Phoronix Test Suite's dynamic
+run count stops at twice its default count, so that a machine that is always busy ends too. ``runners.repeats`` runs
+again the configurations of the comparisons not decided yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
+from fwbench.decision import (
+    ABOUT_EQUAL,
+    AHEAD,
+    DISAGREE,
+    MIN_EFFECT,
+    UNDECIDED,
+    SittingDecision,
+    Verdict,
+    decide,
+    paired_rounds,
+)
 from fwbench.frameworks import label
+from fwbench.judged import busy, counts, older
 from fwbench.records import throughput
 from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
-from fwbench.sittings import made_alone, runs_per_sitting, unequal_shares
-from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, Stats, describe, separation
+from fwbench.sittings import sittings
+from fwbench.stats import Stats, describe
 from runners.profiles import RunConfig
 from runners.recipe import REFERENCE_PRECISION
+
+#: the outcomes of a sitting that decide a comparison
+DECISIVE = (AHEAD, ABOUT_EQUAL)
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,19 @@ class Figure:
     value: Callable[[dict], float | None]
     lower_is_better: bool = False
     warm_only: bool = False
+
+    def takes(self, record: dict) -> bool:
+        """Whether a run enters the comparison of this figure: any run, or a warm one where only warm runs count."""
+        return warm_cache(record) or not self.warm_only
+
+    def of(self, record: dict) -> float | None:
+        """A run's figure as the comparison takes it (None for a run it does not take)."""
+        return self.value(record) if self.takes(record) else None
+
+    def higher_is_better(self, record: dict) -> float | None:
+        """A run's figure turned so that higher is better (its inverse where lower is), as a paired ratio takes it."""
+        value = self.of(record)
+        return None if value is None else 1 / value if self.lower_is_better else value
 
 
 def _throughput(record: dict) -> float | None:
@@ -65,113 +95,157 @@ THROUGHPUT = Figure("", _throughput)
 WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
 #: the figures a profile's ``decides`` may name (throughput first, always), each with its words
 DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
-#: a configuration runs at most this many times its cap in all, counted or not (busy, alone, failed)
+#: a configuration runs at most this many times its cap in all, counted or not (busy, failed)
 RUNS_LIMIT_FACTOR = 2
 
 
 @dataclass(frozen=True)
 class Competitor:
-    """One framework (at one version) in a comparison: its configurations (one per seed), its counted runs' figure
-    (None: none counted yet), its configurations below the cap (fewer counted runs than the cap, and fewer runs in
-    all than the limit), how many runs of each count (judged, not alone; in ``configs``' order), how many of its
-    judged runs were made alone in their sitting and how many of its ok runs on a busy machine."""
+    """One framework (at one version) in a comparison: its configurations (one per seed), its runs that count (every
+    sitting's), the figure of those in the latest sitting (None: none there yet), its configurations below the limit
+    (fewer runs in all than the limit), how many runs of each count (in ``configs``' order), and of its ok runs that
+    do not count in the latest sitting, how many were made on a busy machine, are older records, or count in an
+    earlier sitting."""
 
     name: str
     configs: tuple[RunConfig, ...]
     stats: Stats | None
-    below_cap: tuple[RunConfig, ...] = ()
+    runs: tuple[dict, ...] = field(default=(), repr=False, compare=False)
+    below_limit: tuple[RunConfig, ...] = ()
     counted: tuple[int, ...] = ()
-    alone: int = 0
     busy: int = 0
+    older: int = 0
+    earlier: int = 0
 
     @property
     def n(self) -> int:
-        """Its judged runs."""
+        """Its runs with a figure in the latest sitting."""
         return self.stats.n if self.stats else 0
 
     @property
-    def at_cap(self) -> bool:
-        """Whether every configuration has as many counted runs as the cap asks, or as many runs as the limit allows."""
-        return not self.below_cap
+    def at_limit(self) -> bool:
+        """Whether every configuration has as many runs in all as the limit allows."""
+        return not self.below_limit
 
     def not_counted(self) -> str:
-        """Why none of its runs counts, for a competitor without a figure: ``no run of JAX counted yet, 3 made alone``
-        (or ``…, 2 on a busy machine``, or ``…, no warm run`` where only warm runs count)."""
+        """Why it has no figure in this sitting: ``no run of JAX counts in this sitting yet, 3 on a busy machine``
+        (or ``…, 2 in earlier sittings``, ``…, 1 older record``, or ``…, no warm run``)."""
         why = [f"{self.busy} on a busy machine"] if self.busy else []
-        why += [f"{self.alone} made alone"] if self.alone else []
-        return f"no run of {self.name} counted yet, " + (" and ".join(why) or "no warm run")
+        why += [f"{self.older} older record{'s' if self.older > 1 else ''}"] if self.older else []
+        why += [f"{self.earlier} in earlier sittings"] if self.earlier else []
+        return f"no run of {self.name} counts in this sitting yet, " + (" and ".join(why) or "no warm run")
 
-    def apart_from(self, other: Competitor) -> bool:
-        """Whether the two figures' 95 % intervals do not overlap."""
-        return bool(self.stats and other.stats) and separation(self.stats, other.stats) == APART
+
+@dataclass(frozen=True)
+class Pair:
+    """Two competitors judged on their paired rounds: the latest sitting's decision (``now``; n = 0 where no round of
+    that sitting pairs) and the verdict over every sitting, ``first`` over ``second``."""
+
+    first: Competitor
+    second: Competitor
+    now: SittingDecision
+    verdict: Verdict
+
+    @property
+    def decided(self) -> bool:
+        """Whether the latest sitting decided: one ahead, or the two about equal."""
+        return self.now.outcome in DECISIVE
+
+    def words(self) -> str:
+        """The latest sitting's decision in words: ``PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this
+        sitting; replicate another day``, ``… about equal (within 5 %), 1.01× (0.98–1.04×) …``, or ``undecided at
+        n = 2`` (with the ratio where it has an interval)."""
+        now, n = self.now, f"at n = {self.now.n}"
+        if now.outcome == AHEAD:
+            leader, other = (self.first, self.second) if now.leader == 0 else (self.second, self.first)
+            return f"{leader.name} ahead of {other.name} {now.lead} {n} {self.replication()}"
+        if now.outcome == ABOUT_EQUAL:
+            within = f"within {round((MIN_EFFECT - 1) * 100)} %"
+            return (
+                f"{self.first.name} and {self.second.name} about equal ({within}), {now.gap} {n} {self.replication()}"
+            )
+        ratio = f", {self.first.name} ÷ {self.second.name} {now.gap}" if now.gap else ""
+        return f"undecided at n = {now.n}{ratio}"
+
+    def replication(self) -> str:
+        """Where the latest sitting's decision stands among the sittings: replicated, contradicted, or alone."""
+        if self.verdict.outcome == DISAGREE:
+            return "in this sitting; earlier sittings decided otherwise"
+        if self.verdict.replicated:
+            return f"in this sitting; replicated in {len(self.verdict.rests_on)} sittings"
+        return "in this sitting; replicate another day"
+
+
+def pair(first: Competitor, second: Competitor, figure: Figure) -> Pair:
+    """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``)."""
+    verdict = decide(*paired_rounds(first.runs, second.runs, figure.higher_is_better))
+    latest = len(sittings([first.runs, second.runs])) - 1
+    now = next((d for d in verdict.sittings if d.sitting == latest), SittingDecision(latest, 0, UNDECIDED, None, None))
+    return Pair(first, second, now, verdict)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """The competitors at one batch size, mode and precision with ok runs: the best ``figure`` first, those without one
-    last."""
+    """The competitors at one batch size, mode and precision with ok runs: the best ``figure`` in the latest sitting
+    first, those without one there last."""
 
     mode: str
     batch_size: int
     ranked: tuple[Competitor, ...]
-    precision: str = REFERENCE_PRECISION
-    tried: bool = True  # False: none of its configurations has run yet (a budget stopped the matrix before them)
-    figure: Figure = THROUGHPUT
-    #: each competitor's name and judged runs per shared sitting, where those fall in two sittings or more in unequal
-    #: shares (``fwbench.sittings.unequal_shares``): the figures then carry part of what changed between them
-    uneven: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    precision: str
+    tried: bool  # False: none of its configurations has run yet (a budget stopped the matrix before them)
+    figure: Figure
+    cap: int  # the paired rounds in the latest sitting at which a pair is run no more, decided or not
+
+    @cached_property
+    def leading(self) -> Pair | None:
+        """The leader and the runner-up judged on their paired rounds; None with fewer than two competitors."""
+        return pair(self.ranked[0], self.ranked[1], self.figure) if len(self.ranked) >= 2 else None
 
     @property
     def status(self) -> str | None:
-        """``separation`` of the leader and the runner-up (TOO_FEW_RUNS when one has no figure); None with fewer than
-        two competitors."""
-        if len(self.ranked) < 2:
-            return None
-        first, second = self.ranked[0].stats, self.ranked[1].stats
-        return separation(first, second) if first and second else TOO_FEW_RUNS
+        """The latest sitting's decision of the leader and the runner-up (AHEAD, ABOUT_EQUAL or UNDECIDED); None with
+        fewer than two competitors."""
+        return self.leading.now.outcome if self.leading else None
 
     @property
     def waiting(self) -> list[Competitor]:
-        """The competitors after the runner-up that ran ok but have no figure yet (their runs busy or lone, or none
-        warm): they run again, beside the leader, while the cap allows."""
+        """The competitors after the runner-up that ran ok but have no figure in this sitting yet (their runs busy,
+        older or earlier, or none warm): they run again, beside the leader, while the cap allows."""
         return [c for c in self.ranked[2:] if c.stats is None]
+
+    def open_with(self, other: Competitor) -> bool:
+        """Whether the leader's pair with ``other`` may still gain a round in this sitting: undecided there, below
+        the cap of paired rounds, and both with a configuration below the limit."""
+        leader = self.ranked[0]
+        judged = self.leading if other is self.ranked[1] else pair(leader, other, self.figure)
+        return not judged.decided and judged.now.n < self.cap and not (leader.at_limit or other.at_limit)
 
     @property
     def settled(self) -> bool:
-        """The leader and the runner-up apart, or within noise with both at the cap: nothing a run of theirs would
-        change."""
-        return self.status == APART or (self.status == WITHIN_NOISE and all(c.at_cap for c in self.ranked[:2]))
+        """The leader and the runner-up decided in this sitting, or at the cap (or the limit): nothing a round of
+        theirs would change."""
+        return self.status is not None and not self.open_with(self.ranked[1])
 
     @property
     def decided(self) -> bool:
-        """Settled, and no competitor waiting for a figure that could still run: nothing a further run would
-        change."""
-        return self.settled and all(c.at_cap for c in self.waiting)
+        """Settled, and no competitor waiting for a figure that a round beside the leader could still give: nothing
+        a further run would change."""
+        return self.settled and not any(self.open_with(c) for c in self.waiting)
 
     def config_ids(self) -> set[str]:
         """The ids of its competitors' configurations."""
         return {config.config_id for competitor in self.ranked for config in competitor.configs}
 
     def to_run_again(self) -> list[RunConfig]:
-        """The configurations to run again while undecided: the leader's and those of every competitor not apart
-        from it (the runner-up, and a third that overlaps too), those below the cap."""
+        """The configurations to run again while undecided, those below the limit: the leader's, and those of every
+        competitor whose pair with the leader may still gain a round (``open_with``: the runner-up while undecided,
+        a third as close, one with no figure here yet)."""
         if self.status is None or self.decided:
             return []
         leader, *rest = self.ranked
-        close = [c for c in rest if not leader.apart_from(c)]
-        return [config for competitor in (leader, *close) for config in competitor.below_cap]
-
-    def to_run_beside(self) -> list[RunConfig]:
-        """The leader's configurations, to run once more (past the cap if need be) where a competitor has no counted
-        run because it ran alone in its sitting (measured on another day than the others, which are done): one run of
-        the leader in that competitor's sitting makes its runs there count."""
-        leader = self.ranked[0] if self.ranked else None
-        return list(leader.configs) if leader and leader.stats and self.measured_alone else []
-
-    @property
-    def measured_alone(self) -> list[Competitor]:
-        """The competitors with no counted run because their runs were made alone in their sitting."""
-        return [c for c in self.ranked if c.stats is None and c.alone]
+        close = [c for c in rest if self.open_with(c)]
+        return [config for competitor in (leader, *close) for config in competitor.below_limit]
 
     def where(self, with_mode: bool = False) -> str:
         """The comparison's name in the matrix's lines: ``bs 32``, ``bs 32 bf16``, ``bs 256 warm compile_seconds``."""
@@ -180,44 +254,24 @@ class Comparison:
         return where + (f" {self.figure.name}" if self.figure.name else "")
 
     def line(self, stopped: str, with_mode: bool = False) -> str:
-        """The comparison in words (``bs 32: PyTorch ahead of TensorFlow (n=3, 3)``, ``bs 32 bf16: …`` for a precision
-        other than fp32, ``bs 256 warm compile_seconds: …`` for a figure other than throughput); ``stopped``: why the
-        matrix stopped, named after an undecided one (``undecided at n=2 (budget)``)."""
+        """The comparison in words (``bs 32: PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this sitting;
+        replicate another day``, ``bs 32 bf16: …`` for a precision other than fp32, ``bs 256 warm compile_seconds:
+        …`` for a figure other than throughput, where "ahead" is the lower figure); ``stopped``: why the matrix
+        stopped, named after one not decided (``undecided at n = 2 (budget)``)."""
         where = self.where(with_mode)
         if not self.ranked:
             return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
-        if len(self.ranked) == 1:
+        if self.leading is None:
             alone = "ran ok" if self.figure is THROUGHPUT else "has a figure"  # the others' within their steps' noise
             return f"{where}: only {self.ranked[0].name} {alone}, nothing to compare"
-        first, second = self.ranked[0], self.ranked[1]
-        n = f"n={first.n}" + (f", {second.n}" if second.n != first.n else "")
         waiting = "".join(f"; {c.not_counted()}" for c in self.ranked if c.stats is None)
-        if self.uneven:  # as the site says it under the row's table
-            shares = ", ".join(f"{name} {'+'.join(map(str, spread))}" for name, spread in self.uneven)
-            waiting += f"; pooled from {len(self.uneven[0][1])} sittings in unequal shares ({shares})"
-        if self.status == APART:
-            return f"{where}: {first.name} ahead of {second.name} (n={first.n}, {second.n}){waiting}" + (
-                "" if self.decided else f" ({stopped})"
-            )
-        if self.decided:
-            return f"{where}: within noise at {n}{waiting}"
-        return f"{where}: undecided at {n}{waiting} ({stopped})"
+        done = self.decided and self.status in DECISIVE
+        return f"{where}: {self.leading.words()}{waiting}" + ("" if done or not stopped else f" ({stopped})")
 
 
 def due_again(found: list[Comparison]) -> set[str]:
     """The ids of the configurations that the comparisons ``found`` still ask to run again (``to_run_again``)."""
     return {config.config_id for comparison in found for config in comparison.to_run_again()}
-
-
-def judged(record: dict) -> bool:
-    """Whether a run may enter a comparison: ok, and the machine was not busy."""
-    return record["status"] == "ok" and not (record.get("load") or {}).get("busy")
-
-
-def counts(record: dict, alone: set[int]) -> bool:
-    """Whether a run counts (towards a figure and the cap): judged, and not among ``alone``, the ids of the runs made
-    alone in their sitting."""
-    return judged(record) and id(record) not in alone
 
 
 def comparisons(
@@ -228,10 +282,11 @@ def comparisons(
     limit: int | None = None,
 ) -> list[Comparison]:
     """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
-    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: counted runs a
-    configuration needs; ``limit``: the runs in all at which it stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the
-    cap; a fixed count gives its own); ``decides``: the figures to compare (``DECIDES``): throughput at every batch
-    size, start-up and memory at the largest in compiled mode, after its throughput."""
+    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: the paired rounds in the
+    latest sitting at which a pair runs no more, decided or not; ``limit``: a configuration's runs in all at which it
+    stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the cap; a fixed count gives its own); ``decides``: the figures to
+    compare (``DECIDES``): throughput at every batch size, start-up and memory at the largest in compiled mode, after
+    its throughput."""
     limit = RUNS_LIMIT_FACTOR * cap if limit is None else limit
     several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
     groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
@@ -244,25 +299,19 @@ def comparisons(
             largest[precision] = max(batch_size, largest.get(precision, 0))
     found = []
     for (mode, batch_size, precision), competitors in groups.items():
-        judged_runs = [
-            [r for config in configs for r in runs.get(config.config_id, []) if judged(r)]
-            for configs in competitors.values()
+        counting = [
+            [r for c in configs for r in runs.get(c.config_id, []) if counts(r)] for configs in competitors.values()
         ]
-        alone = {id(record) for record in made_alone(judged_runs)}
-        per_sitting = runs_per_sitting(judged_runs)
-        uneven = (
-            tuple((_name(*key, several_versions), tuple(n)) for key, n in zip(competitors, per_sitting, strict=True))
-            if unequal_shares(per_sitting)
-            else ()
-        )
+        found_sittings = sittings(counting)
+        latest = {id(counting[side][index]) for side, index in found_sittings[-1]} if found_sittings else set()
         figures = [THROUGHPUT]
         if mode == "compiled" and batch_size == largest[precision]:
             figures += [WARM_COMPILE] if "start-up" in decides else []
             figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
+        tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
         for figure in figures:
-            ranked = _ranked(competitors, runs, (cap, limit), figure, several_versions, alone)
-            tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
-            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, uneven))
+            ranked = _ranked(competitors, runs, limit, figure, several_versions, latest)
+            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, cap))
     return found
 
 
@@ -292,32 +341,38 @@ def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], run
 def _ranked(
     competitors: dict[tuple[str, str | None], list[RunConfig]],
     runs: dict[str, list[dict]],
-    cap_and_limit: tuple[int, int],
+    limit: int,
     figure: Figure,
     several_versions: bool,
-    alone: set[int],
+    latest: set[int],
 ) -> list[Competitor]:
-    """The competitors with ok runs by ``figure``, the best first, those without a figure yet last; without one whose
-    counted runs hold no figure. ``alone``: the ids of the runs made alone in their sitting, which never count;
-    ``cap_and_limit``: the counted runs a configuration needs, and its runs in all at which it stops anyway."""
-    cap, limit = cap_and_limit
+    """The competitors with ok runs by ``figure`` in the latest sitting (``latest``: the ids of its runs that
+    count), the best first, those without a figure there last; without one whose counted runs hold no figure in any
+    sitting. ``limit``: a configuration's runs in all at which it runs no more."""
     ranked = []
     for (framework, version), configs in competitors.items():
         records = [r for config in configs for r in runs.get(config.config_id, [])]
-        if not any(r["status"] == "ok" for r in records):
-            continue
-        counted = [r for r in records if counts(r, alone) and (warm_cache(r) or not figure.warm_only)]
-        values = [value for r in counted if (value := figure.value(r)) is not None]
-        if counted and not values:
-            continue
-        name = _name(framework, version, several_versions)
-        per_config = tuple(sum(counts(r, alone) for r in runs.get(c.config_id, [])) for c in configs)
-        below = tuple(
-            c for c, n in zip(configs, per_config, strict=True) if n < cap and len(runs.get(c.config_id, [])) < limit
+        ok = [r for r in records if r["status"] == "ok"]
+        counting = [r for r in ok if counts(r)]
+        taken = [r for r in counting if figure.takes(r)]
+        if not ok or (taken and all(figure.value(r) is None for r in taken)):
+            continue  # none has a figure: nothing a run would add (a warm compile within the steps' noise)
+        now = [value for r in counting if id(r) in latest and (value := figure.of(r)) is not None]
+        per_config = tuple(sum(counts(r) for r in runs.get(c.config_id, [])) for c in configs)
+        below = tuple(c for c in configs if len(runs.get(c.config_id, [])) < limit)
+        ranked.append(
+            Competitor(
+                _name(framework, version, several_versions),
+                tuple(configs),
+                describe(now),
+                tuple(counting),
+                below,
+                per_config,
+                busy=sum(map(busy, ok)),
+                older=sum(1 for r in ok if older(r) and not busy(r)),
+                earlier=sum(1 for r in counting if id(r) not in latest),
+            )
         )
-        lone = sum(1 for r in records if id(r) in alone)
-        busy = sum(1 for r in records if r["status"] == "ok" and not judged(r))
-        ranked.append(Competitor(name, tuple(configs), describe(values), below, per_config, lone, busy))
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked

@@ -24,16 +24,15 @@ from tqdm import tqdm
 
 from fwbench.progress import progress_bar
 from fwbench.records import write_record
-from fwbench.stats import APART
 from runners.budget import Budget, expected_seconds, other_sizes
-from runners.comparisons import Comparison, comparisons, due_again
+from runners.comparisons import DECISIVE, Comparison, comparisons, due_again
 from runners.executor import Executor, Finished, Job, Started, Target
 from runners.interpreters import Interpreters
 from runners.order import at_ends, labeller, matrix_plan
 from runners.profiles import RunConfig, expand
 from runners.provenance import hardware_for
 from runners.repeats import Repeats
-from runners.store import completed, ok_repeats, runs_here, stored_path
+from runners.store import completed, runs_here, stored_path
 from runners.summary import busy_note, outcome
 
 
@@ -128,8 +127,6 @@ class Matrix:
         self.orders = dict(plan)
         self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
         self.spent = False  # the budget stopped a round
-        #: (config id, repeat) of the runs ``leaders_beside_lone_runs`` planned
-        self.planned_beside: set[tuple[str, int]] = set()
 
     def run(self) -> Outcome:
         """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
@@ -178,27 +175,9 @@ class Matrix:
                 and at_end(config) == ends
                 and config.framework not in target.not_installed
             ]
-            again += self.leaders_beside_lone_runs(target, found, again, runs[target])
             if again:
                 rounds.append((target, again))
         return rounds
-
-    def leaders_beside_lone_runs(
-        self, target: Target, found: list[Comparison], again: list[RunConfig], runs: dict[str, list[dict]]
-    ) -> list[RunConfig]:
-        """After a round's repeats ``again``: the next run (past the cap if need be) of each leader whose comparison
-        has a competitor measured alone (``Comparison.to_run_beside``) that runs in this round while the leader's
-        own repeat does not, so that the two share a sitting."""
-        made = {(c, repeat) for c, records in runs.items() for repeat in ok_repeats(records)}
-        running = {c.config_id for c in again if (c.config_id, c.repeat) not in made}
-        extra = []
-        for comparison in found:
-            leaders = comparison.to_run_beside()
-            alone = {c.config_id for competitor in comparison.measured_alone for c in competitor.configs}
-            if leaders and running & alone and not running & {c.config_id for c in leaders}:
-                extra += [replace(c, repeat=1 + max(r["config"]["repeat"] for r in runs[c.config_id])) for c in leaders]
-        self.planned_beside |= {(c.config_id, c.repeat) for c in extra}
-        return extra
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
         """Run one round's ``plan``; its results in plan order."""
@@ -245,29 +224,23 @@ class Matrix:
 
     def not_needed(self, target: Target, config: RunConfig) -> str | None:
         """Why an auto repeat of ``config`` planned for this round need not run any more, or None: the runs made
-        since the round was planned decided its comparisons (the leader and the runner-up apart), set its framework
-        apart from the leader, or made its runs count up to the cap (runs of another framework beside its lone ones);
-        for a run beside a competitor measured alone (``beside``), no competitor waits for it any more. Asked as the
-        executor takes each job: the local executor takes them one at a time, so the third framework's repeat is not
-        made once the first two are apart; Ray's takes a round at once."""
+        since the round was planned decided its comparisons in this sitting, or decided its framework's pair with
+        the leader or brought it to the cap. Asked as the executor takes each job: the local executor takes
+        them one at a time, so the third framework's repeat is not made once the first two decided; Ray's takes a
+        round at once."""
         if not self.repeats.auto or config.repeat == 0:
             return None
         found = self.compared(target)
         if config.config_id in due_again(found):
             return None
-        if (config.config_id, config.repeat) in self.planned_beside:
-            beside = {c.config_id for comparison in found for c in comparison.to_run_beside()}
-            return None if config.config_id in beside else "no competitor waits for a run beside it now"
         own = [comparison for comparison in found if config.config_id in comparison.config_ids()]
         if not own:
             return None
         if all(comparison.decided for comparison in own):
             lines = "; ".join(comparison.line(stopped="") for comparison in own)
-            return f"its comparison{'s are' if len(own) > 1 else ' is'} decided ({lines})"
-        below = {c.config_id for comparison in own for competitor in comparison.ranked for c in competitor.below_cap}
-        if config.config_id not in below:
-            return f"{self.repeats.runs} of its runs count now (the cap)"
-        return "it is apart from the leader now"
+            done = "decided" if all(comparison.status in DECISIVE for comparison in own) else "at the cap or limit"
+            return f"its comparison{'s are' if len(own) > 1 else ' is'} {done} ({lines})"
+        return "its pair with the leader needs no more rounds in this sitting (decided, or at the cap)"
 
     def compared(self, target: Target, runs: dict[str, list[dict]] | None = None) -> list[Comparison]:
         """The comparisons of ``target``'s matrix, from ``runs`` (config id → records; default: its records now)."""
@@ -315,8 +288,6 @@ def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spen
     found = [c for _, compared in final for c in compared]
     if all(c.status is None for c in found):
         return Stop("nothing to compare", "no batch size has two frameworks that ran ok", "")
-    if all(c.status is None or (c.status == APART and c.decided) for c in found):
-        return Stop("all decided", "every comparison's leader is apart from its runner-up", "")
-    return Stop(
-        "cap reached", f"{repeats.runs} runs that count, or {repeats.limit} in all, of each configuration", "cap"
-    )
+    if all(c.status is None or (c.status in DECISIVE and c.decided) for c in found):
+        return Stop("all decided", "every comparison is decided in this sitting: one ahead, or about equal", "")
+    return Stop("cap reached", f"{repeats.runs} paired rounds in the sitting, or {repeats.limit} runs in all", "cap")

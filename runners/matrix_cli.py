@@ -207,18 +207,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "over frameworks within each batch size, the first framework rotating from one batch "
         "size to the next; each run records its place in that order. With --repeats auto (the "
         "quick profile's default) the configurations whose comparison at a batch size is still "
-        "undecided (the leader's and the runner-up's 95 % intervals of throughput overlap, or n < 3; "
-        "quick also compares, at its largest batch size, the warm runs' compile time and memory peak, which the "
-        "choose page judges) run again, round after round, with warm compile caches, until it is decided or the cap "
-        "is reached (max_repeats runs that count: on a quiet machine, beside another framework; at most twice as "
-        "many in all), the smallest and largest batch size in the main precision (first runs and repeats) before "
-        "the others (the middle batch sizes, an extra precision), so that a --budget too short for all decides "
-        "those two; a repeat that the runs before it in its round made needless (its comparison decided) is not "
-        "made. A framework whose runs were all made alone (another day than the others': no other framework "
-        "ran within an hour of them) is not judged; it runs again, with the leader's next run beside it, past the "
-        "cap if need be. Every record carries what its matrix planned. The last lines say why the matrix stopped "
-        "and how each comparison ended. A "
-        "configuration's processes die with the matrix, also when it is killed.",
+        "undecided in this sitting (the leader's throughput over the runner-up's, paired round by round: its 95 % "
+        "interval neither beyond 1.05× nor within it, or n < 3; quick also compares, at its largest batch size, the "
+        "warm runs' compile time and memory peak, which the choose page judges) run again, round after round, with "
+        "warm compile caches, until it is decided or the cap is reached (max_repeats paired rounds in the sitting, "
+        "both runs of a round on a quiet machine; at most twice as many runs in all), the smallest and largest "
+        "batch size in the main precision (first runs and repeats) before the others (the middle batch sizes, an "
+        "extra precision), so that a --budget too short for all decides those two; a repeat that the runs before "
+        "it in its round made needless (its comparison decided) is not made. A matrix decides within its sitting "
+        "(runs without an hour's pause, on one boot); its lines say whether earlier sittings' records decided the "
+        "same. Every record carries what its matrix planned. The last lines say why the matrix stopped and how "
+        "each comparison ended. A configuration's processes die with the matrix, also when it is killed.",
         **examples(
             "runners matrix",
             "runners matrix --profile quick --dry-run",

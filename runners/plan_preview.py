@@ -4,7 +4,7 @@ written.
 The plan is the configurations in their order, the repeats policy and its cap, the environments that would be built,
 and a time estimate per run (``runners.budget``: this machine's records of the configuration, else the profile's
 guess), counting what earlier matrices finished as done, and, with auto repeats, no repeat of a comparison they
-decided, and the leader's run beside a framework whose runs here were all made alone (``alone_lines``).
+decided.
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from fwbench.sittings import SITTING_GAP_HOURS
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from fwbench.timestamps import utc_clock
 from runners.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
-from runners.comparisons import THROUGHPUT, Comparison, comparisons
+from runners.comparisons import THROUGHPUT, comparisons
 from runners.executor import Target
 from runners.order import at_ends, labeller, order_line
 from runners.profiles import RunConfig
@@ -31,7 +30,7 @@ def preview(
     """The dry run's lines for the matrix of ``order`` on ``target``, its records kept under ``out``; ``to_build``:
     the environments it would build first."""
     label = labeller(order)
-    rows, first, later, warm_of = [], [], [], {}
+    rows, first, later = [], [], []
     at_end = at_ends(order)
     # the runs to make in the matrix's order: at the ends (at_ends), first runs then repeats, then the others
     sequence = {part: ([], []) for part in (True, False)}
@@ -39,7 +38,7 @@ def preview(
     needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
     standing = comparisons(order, found, repeats.runs, repeats.decides, repeats.limit)
-    counted = {  # config id → its runs that count (judged, and not alone in their sitting)
+    counted = {  # config id → its runs that count (fwbench.judged.counts)
         config.config_id: n
         for comparison in standing
         if comparison.figure is THROUGHPUT
@@ -55,7 +54,6 @@ def preview(
         done = sorted(r for r in ok_repeats(runs) if r < repeats.limit)
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
-        warm_of[config.config_id] = warm
         first.append((0.0 if 0 in done else cold, source))
         count = counted.get(config.config_id, 0)
         to_make = [] if config.config_id in settled else repeats_to_make(done, count, repeats)
@@ -77,16 +75,6 @@ def preview(
         key: fewest_repeats(list(competitors.values()), cold_counts=tuple(key[1:]) not in warm_only)
         for key, competitors in needed.items()
     }
-    alone = [c for c in standing if c.figure is THROUGHPUT and c.measured_alone] if repeats.auto else []
-    for comparison in alone:  # the leader's run beside a lone framework's next run (Matrix.leaders_beside_lone_runs)
-        key = (at_end(comparison.ranked[0].configs[0]), comparison.mode, comparison.batch_size, comparison.precision)
-        if any(not competitor.at_cap for competitor in comparison.measured_alone):
-            beside = [warm_of[config.config_id] for config in comparison.to_run_beside()]
-            if comparison.settled:  # the leader and the runner-up are done: one run of the lone framework decides it
-                lone = comparison.measured_alone[0].configs[0]
-                own = needed[key].get((lone.framework, lone.framework_version), {})
-                dues[key] = [own[min(own)]] if own else []
-            later, dues[key] = later + beside, dues[key] + beside
     fewest = [seconds for due in dues.values() for seconds in due]
     if repeats.auto:
         for (end, *_group), due in dues.items():
@@ -121,7 +109,6 @@ def preview(
             f"  {decided} of {len(standing)} comparisons are decided by this machine's records already: the "
             f"{len(settled)} configurations whose every comparison is decided run no more repeats"
         )
-    lines += [line for comparison in alone for line in alone_lines(comparison, repeats)]
     middle = bool(sequence[False][0] or sequence[False][1])  # runs to make besides the ends
     repeated = f"their repeats{f' to n = {MIN_RUNS_FOR_INTERVAL}' if repeats.auto else ''}"
     steps = [
@@ -148,26 +135,6 @@ def estimate_line(seconds: float, to_make: int, runs: int, guessed: int) -> str:
     return f"estimate: first round {minutes(seconds)} ({to_make} of {runs} runs to make{guess})"
 
 
-def alone_lines(comparison: Comparison, repeats: Repeats) -> list[str]:
-    """Why a comparison's frameworks with runs here, all made alone in their sitting, are not judged, and what the
-    matrix does about it: the leader's next run beside theirs, or, where they reached the cap, a fixed count."""
-    leader, lines = comparison.ranked[0], []
-    for competitor in comparison.measured_alone:
-        said = (
-            f"  {comparison.where()}: {competitor.name}'s {competitor.alone} runs here were made alone (no other "
-            f"framework ran within {SITTING_GAP_HOURS} h of them), so none is judged"
-        )
-        if competitor.at_cap:
-            said += (
-                f"; it has the {repeats.limit} runs that auto makes at most: a fixed --repeats N above "
-                f"{repeats.limit} runs every framework up to N times, side by side"
-            )
-        elif leader.stats:
-            said += f"; its next run has {leader.name}'s next beside it{', past the cap' if leader.at_cap else ''}"
-        lines.append(said)
-    return lines
-
-
 def repeats_to_make(done: list[int], counted: int, repeats: Repeats) -> list[int]:
     """The repeats of a configuration still to make, from the repeats ``done`` here and how many of its runs count:
     a fixed count's every repeat not done; auto's, those that bring its counted runs to the cap if each counts,
@@ -181,8 +148,8 @@ def repeats_to_make(done: list[int], counted: int, repeats: Repeats) -> list[int
 def fewest_repeats(competitors: list[dict[int, float]], cold_counts: bool = True) -> list[float]:
     """The fewest repeats that can decide one comparison, in the order they are made (each a run's expected
     seconds), from each competitor's repeats still to make (repeat → seconds): none with a single competitor;
-    otherwise every competitor runs until n = 2 (no comparison is apart before n = 3, so none is skipped), then the
-    two that cost least reach n = 3, as when the leader and the runner-up run first in the last round and are apart,
+    otherwise every competitor runs until n = 2 (no comparison is decided before n = 3, so none is skipped), then the
+    two that cost least reach n = 3, as when the leader and the runner-up run first in the last round and decide,
     and the third's repeat is not made. Without ``cold_counts`` (a warm figure) the first run is not among the n."""
     if len(competitors) < 2:
         return []

@@ -81,7 +81,7 @@ REFERENCE_PRECISION = "fp32"
 # --- The clock (runners.run) -------------------------------------------------------------------------------------
 #: the version of the timing protocol (the clock, the compile time, the phases memory is measured in): a record's
 #: ``protocol``. Bump it whenever the timing protocol changes, so that records of different protocols never pool.
-#: 1: fwbench.run/1 and /2 records; 2: the load sampled during the clock, compile caches chosen per run; 3: the
+#: 1: fwbench.run/2 records; 2: the load sampled during the clock, compile caches chosen per run; 3: the
 #: compile time measured against the first step run again (never clamped), every window's time kept, the machine's
 #: kernel and boot recorded (a new boot starts a new sitting).
 TIMING_PROTOCOL = 3

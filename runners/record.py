@@ -81,6 +81,8 @@ class Measured:
     compile_cache: str = "cold"  # compile_cache.cache_state() before the run: warm or cold
     first_losses: list[float] | None = None  # the first timed epoch's first steps' losses (reference_losses)
     rerun_step_seconds: float | None = None  # the first step again from the same state, compiled by now (protocol 3)
+    setup_seconds: float | None = None  # the run's start to its first step (data, framework import, model, trainer)
+    evaluation_seconds: float | None = None  # every epoch's evaluation, outside the clock
 
 
 def run_order(position: int, total: int) -> dict:
@@ -264,6 +266,8 @@ def ok_record(
             "window_step_seconds": list(measured.window_step_seconds),
             "timed_windows": len(measured.window_steps),
             "rerun_step_seconds": measured.rerun_step_seconds,
+            "setup_seconds": measured.setup_seconds,
+            "evaluation_seconds": measured.evaluation_seconds,
         },
         memory={
             **whole_run_memory(measured),

@@ -109,11 +109,12 @@ def first_losses(
     steps: int = FIRST_LOSSES,
     undo_first: bool = False,
     precision: str = "fp32",
+    device: str = "cpu",
 ) -> list[float]:
     """The loss of each of the first ``steps`` steps (fewer when the epoch has fewer) of ``key``'s first epoch in
-    framework ``name`` under precision policy ``precision``; ``undo_first``: as ``runners.run`` trains it, the first
-    step run once and undone before (a float64 reference skips it: the undo is exact there, and a step in float64
-    costs seconds)."""
+    framework ``name`` under precision policy ``precision``, trained on ``device``; ``undo_first``: as
+    ``runners.run`` trains it, the first step run once and undone before (a float64 reference skips it: the undo is
+    exact there, and a step in float64 costs seconds)."""
     from runners.workloads import make_trainer  # imports the framework: only in the process that trains
 
     spec = workload_of_dataset(key.dataset)
@@ -123,7 +124,7 @@ def first_losses(
     rates = spec.module("schedule").learning_rates(key.batch_size, per_epoch * key.epochs)
     inputs, targets = dataset.train_batches(key.seed, 0, key.batch_size)
     count = min(steps, per_epoch)
-    trainer = make_trainer(spec.name, name, weights, mode, device="cpu", dtype=dtype, precision=precision)
+    trainer = make_trainer(spec.name, name, weights, mode, device=device, dtype=dtype, precision=precision)
     batches = trainer.to_device(inputs[:count], targets[:count])
     if undo_first:  # the untimed first step, undone
         trainer.train_step(*batches[0], float(rates[0]))

@@ -3,9 +3,9 @@
 A repeat is the same configuration again (same seed, same identity: ``RunConfig.config_id``), in a record of its own
 (``RunConfig.repeat``, ``…-r1.json``); the generator pools repeats as runs of one configuration, as it pools seeds.
 With ``auto`` the matrix runs the profile once, then, round after round, only the configurations whose comparison
-(``runners.comparisons``) is still undecided, until every comparison is decided or each configuration has
-``max_repeats`` runs that count (on a quiet machine, beside another framework), or twice as many in all; a fixed count
-runs every configuration that many times. What is compared is the profile's
+(``runners.comparisons``) its sitting has not decided yet, until every comparison is decided or its pair has
+``max_repeats`` paired rounds in the sitting (runs on a quiet machine, both of a round), or a configuration twice as
+many runs in all; a fixed count runs every configuration that many times. What is compared is the profile's
 ``decides``: throughput at every batch size (the default), and, for quick, the warm compile time and memory peak at
 the largest, which "Which to choose" judges from warm runs alone, so that a ``make site`` ends with those rows
 decided too where the time allows.
@@ -17,6 +17,7 @@ import argparse
 from dataclasses import dataclass
 
 from fwbench.cliargs import positive_int
+from fwbench.decision import MIN_EFFECT
 from runners.comparisons import DECIDES, RUNS_LIMIT_FACTOR
 
 AUTO = "auto"
@@ -24,9 +25,9 @@ AUTO = "auto"
 
 @dataclass(frozen=True)
 class Repeats:
-    """How often each configuration runs: ``runs`` times (fixed), or, ``auto``, again while undecided, until ``runs``
-    of its runs count (the cap), at most ``limit`` times; ``decides``: the figures compared
-    (``comparisons.DECIDES``)."""
+    """How often each configuration runs: ``runs`` times (fixed), or, ``auto``, again while undecided, until its
+    comparison's pair has ``runs`` paired rounds in the sitting (the cap), at most ``limit`` times; ``decides``: the
+    figures compared (``comparisons.DECIDES``)."""
 
     runs: int = 1
     auto: bool = False
@@ -34,19 +35,20 @@ class Repeats:
 
     @property
     def limit(self) -> int:
-        """The most runs of a configuration: ``RUNS_LIMIT_FACTOR`` × the cap with auto (runs on a busy machine, or
-        alone in their sitting, do not count towards the cap, and an always busy machine must stop too), else the
-        fixed count."""
+        """The most runs of a configuration: ``RUNS_LIMIT_FACTOR`` × the cap with auto (a run on a busy machine pairs
+        with nothing and does not count towards the cap, and an always busy machine must stop too), else the fixed
+        count."""
         return RUNS_LIMIT_FACTOR * self.runs if self.auto else self.runs
 
     def describe(self) -> str:
         """The policy in words, for the dry run."""
         if self.auto:
             return (
-                f"auto: after the first round, a configuration runs again while its comparison is undecided (the "
-                f"leader's and the runner-up's 95 % intervals of {self.compared()} overlap, or either has n < 3), "
-                f"until {self.runs} of its runs count (made on a quiet machine, beside another framework), at most "
-                f"{self.limit} runs each"
+                f"auto: after the first round, a configuration runs again while a comparison of it is undecided in "
+                f"this sitting (the 95 % interval of the leader's figure over the runner-up's, round by round, neither "
+                f"beyond {MIN_EFFECT:g}× nor within it, or n < 3), until its pair has {self.runs} paired rounds in the "
+                f"sitting (both runs of a round made on a quiet machine), at most {self.limit} runs each; compared: "
+                f"{self.compared()}"
             )
         return f"{self.runs} run{'s' if self.runs > 1 else ''} of each configuration"
 

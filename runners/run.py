@@ -167,7 +167,7 @@ def _measure(
     load: _LoadWatch,
     compile_cache: str,
 ) -> dict:
-    started_at = utc_now()
+    started_at, clock_start = utc_now(), time.perf_counter()
     spec = workload(config.workload)
     dataset = spec.module("data").load(
         config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress
@@ -194,11 +194,13 @@ def _measure(
         data_bytes = test_x.nbytes + test_y.nbytes
 
         epochs, epoch_seconds, window_times, per_item = [], [], [], spec.samples_per()
+        evaluation_seconds = 0.0
         for epoch in range(config.epochs):
             inputs, targets = dataset.train_batches(config.seed, epoch, config.batch_size)
             batches = trainer.to_device(inputs, targets)
             data_bytes = max(data_bytes, test_x.nbytes + test_y.nbytes + inputs.nbytes + targets.nbytes)
             if epoch == 0:  # first step: trace + compile + run, timed alone, then undone; then the same step
+                setup_seconds = time.perf_counter() - clock_start - load.waited_seconds
                 # again from the same state, compiled by now: the difference is the compile time, measured
                 first_step_seconds, rerun_step_seconds = (
                     timed_first_step(trainer, batches[0], float(rates[0]), weights) for _ in range(2)
@@ -218,7 +220,9 @@ def _measure(
             train_loss = float(np.mean([float(loss) for loss, _ in outputs]))
             # the share of samples right: images, or tokens (each sequence holds ``samples_per`` of them)
             train_accuracy = sum(int(correct) for _, correct in outputs) / (steps * config.batch_size * per_item)
+            evaluation_start = time.perf_counter()
             test_loss, test_accuracy = evaluate(trainer, test_batches, dataset)
+            evaluation_seconds += time.perf_counter() - evaluation_start
             epochs.append(
                 {
                     "epoch": epoch + 1,
@@ -235,6 +239,8 @@ def _measure(
     measured = Measured(
         first_step_seconds=first_step_seconds,
         rerun_step_seconds=rerun_step_seconds,
+        setup_seconds=setup_seconds,
+        evaluation_seconds=evaluation_seconds,
         epoch_seconds=epoch_seconds,
         window_step_seconds=window_times,
         window_steps=window_sizes(steps) * config.epochs,

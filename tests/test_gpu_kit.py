@@ -230,7 +230,7 @@ def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lo
     configs = kit.expected_configs(kit.steps_of("verdicts")[0], ["torch", "jax"], "cpu", executor)
     by = {(c.framework, c.mode, c.batch_size): c for c in configs}
     records = [
-        *repeated(by["torch", "compiled", 32], [100.0, 101.0, 99.0]),  # apart from JAX at n = 3
+        *repeated(by["torch", "compiled", 32], [100.0, 101.0, 99.0]),  # ahead of JAX at n = 3 paired rounds
         *repeated(by["jax", "compiled", 32], [50.0, 51.0, 49.0]),
         *repeated(by["torch", "compiled", 256], [100.0, 101.0]),  # the budget stopped these at n = 2
         *repeated(by["jax", "compiled", 256], [50.0, 51.0]),
@@ -245,8 +245,10 @@ def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lo
         "quick compiled bs256 fp32": False,
         "quick eager bs256 fp32": None,
     }
-    assert checks["quick compiled bs32 fp32"].detail == "bs 32 compiled: PyTorch ahead of JAX (n=3, 3)"
-    assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n=2 ({kit.VERDICT_STOPPED})"
+    assert checks["quick compiled bs32 fp32"].detail == (
+        "bs 32 compiled: PyTorch ahead of JAX 2.00× (1.95–2.05×) at n = 3 in this sitting; replicate another day"
+    )
+    assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n = 2 ({kit.VERDICT_STOPPED})"
     assert checks["quick eager bs32 fp32"].detail == "bs 32 eager: only PyTorch ran ok, nothing to compare (n=3)"
     assert checks["quick eager bs256 fp32"].detail == f"bs 256 eager: not run yet ({kit.VERDICT_STOPPED})"
 

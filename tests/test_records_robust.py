@@ -7,21 +7,18 @@ import json
 import os
 from pathlib import Path
 
+import gen_records
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fwbench.records import MAX_MESSAGE_CHARS, MAX_RECORD_BYTES, RecordError, read_record
+from runners.profiles import expand
 
-REPO = Path(__file__).resolve().parents[1]
-#: a committed run record (written by the runners), the seed of the mutations
-SAMPLE_PATH = min((REPO / "results" / "runs").glob("*/*.json"))
-SAMPLE = json.loads(SAMPLE_PATH.read_text())
-#: the same record in the current version (upgraded on read): mutations of both reach the upgrade and the schema
-SAMPLES = [SAMPLE, read_record(SAMPLE_PATH)]
-KINDS = st.sampled_from(
-    [None, "fwbench.run/1", "fwbench.run/2", "fwbench.run/3", "fwbench.probe/1", "fwbench.ecosystem/1"]
-)
+#: the quick profile's first CPU configuration, as ``runners run`` records one epoch of it: the seed of the mutations
+CONFIG = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)[0]
+SAMPLE = gen_records.as_recorded(CONFIG, gen_records.one_epoch(CONFIG, 100.0), ["runners", "run"])
+KINDS = st.sampled_from([None, "fwbench.run/2", "fwbench.run/3", "fwbench.probe/1", "fwbench.ecosystem/1"])
 FEW = settings(max_examples=100, deadline=None, database=None)
 
 json_values = st.recursive(
@@ -60,7 +57,7 @@ def places(value, parent=None, key=None):
 @st.composite
 def mutated_records(draw) -> object:
     """A sample record after one to four edits: a value replaced, a key deleted, renamed or added."""
-    record = copy.deepcopy(draw(st.sampled_from(SAMPLES)))
+    record = copy.deepcopy(SAMPLE)
     for _ in range(draw(st.integers(1, 4))):
         container, key = draw(st.sampled_from(list(places(record))))
         action = draw(st.sampled_from(["replace", "delete", "rename", "add"]))

@@ -15,13 +15,16 @@ from runners.record import Measured, ok_record
 QUIET = {"load_avg_1m": 0.1, "load_avg_5m": 0.1, "other_cpu_percent": 1.0, "cpu_count": 2}
 
 
-def run(start: str, end: str, first: float, compile_s: float, epochs: list[float], waited: float | None = 0.0) -> dict:
-    """An ok run record's fields that the breakdown reads; ``waited`` None: a record without a load section."""
+def run(
+    start: str, end: str, first: float, compile_s: float, epochs: list[float], waited: float | None = 0.0, **timed
+) -> dict:
+    """An ok run record's fields that the breakdown reads; ``waited`` None: a record without a load section;
+    ``timed``: its ``setup_seconds`` and ``evaluation_seconds`` (absent: a record made before they were timed)."""
     return {
         "status": "ok",
         "started_at": f"2026-11-30T10:{start}Z",
         "finished_at": f"2026-11-30T10:{end}Z",
-        "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs},
+        "timing": {"first_step_seconds": first, "compile_seconds": compile_s, "epoch_seconds_each": epochs, **timed},
         "load": None if waited is None else {"waited_seconds": waited},
     }
 
@@ -40,6 +43,8 @@ def test_the_span_of_sequential_runs_splits_into_its_parts():
         "warm_up_s": 7,
         "timed_s": 47,
         "quiet_wait_s": 0,
+        "setup_s": 0,
+        "evaluation_s": 0,
         "in_run_other_s": 13,
         "between_runs_s": 2,
     }
@@ -48,7 +53,7 @@ def test_the_span_of_sequential_runs_splits_into_its_parts():
     within = breakdown_line(breakdown, within_runs=True)
     assert within == (
         "90 s = compile 23 + warm-up steps 7 + timed epochs 47 + waiting for quiet 0 + "
-        "imports, set-up, evaluation, record 13"
+        "set-up (data, framework import, model) 0 + evaluation 0 + the rest of the run 13"
     )
     assert breakdown_line(breakdown).startswith("92 s = compile 23 + warm-up steps 7 + timed epochs 47 + ")
     assert time_breakdown(records[2:]) == {} and breakdown_line({}) == "no ok runs to account for"
@@ -61,7 +66,15 @@ def test_the_wait_for_quiet_is_its_own_part_not_set_up():
     ]
     breakdown = time_breakdown(records)
     assert breakdown["quiet_wait_s"] == 8 and breakdown["in_run_other_s"] == 5  # 13 s in all, 8 of them waiting
-    assert "waiting for quiet 8 + imports, set-up, evaluation, record 5" in breakdown_line(breakdown)
+    assert "waiting for quiet 8 + set-up (data, framework import, model) 0 + evaluation 0 + the rest of the run 5" in (
+        breakdown_line(breakdown)
+    )
+
+
+def test_a_record_that_times_its_set_up_and_evaluation_splits_them_from_the_rest():
+    records = [run("00:00.000", "01:00.000", 20, 15, [30], setup_seconds=6.0, evaluation_seconds=2.5)]
+    breakdown = time_breakdown(records)
+    assert (breakdown["setup_s"], breakdown["evaluation_s"], breakdown["in_run_other_s"]) == (6.0, 2.5, 1.5)
 
 
 def written(config, start: str, seconds: float, compile_s: float, epoch_s: float, cache: str) -> dict:

@@ -58,7 +58,7 @@ def test_the_kit_installs_from_the_machines_index_and_the_carried_wheels_then_ru
     assert "file:///opt/pypi/simple" in installs[0] and "flax optax" in installs[0]
     assert "--find-links /opt/wheels torch" in installs[1]
     assert ".whl-tpu/torchax-0.0.13-py3-none-any.whl" in installs[2] and "--no-index" in installs[2]
-    assert all("--repeats 2" in matrix for matrix in matrices)
+    assert all("--repeats 3" in matrix for matrix in matrices)
     assert [m.split()[:6] for m in matrices] == [
         ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
         ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],

@@ -14,6 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from fwbench.decision import MIN_EFFECT, MIN_SITTINGS
 from fwbench.sittings import SITTING_GAP_HOURS
 from generator import i18n
 from generator.message import parenthesised
@@ -65,7 +66,9 @@ def environment() -> Environment:
         fmt=fmt,
         label=fmt.label,
         first_step=first_step,
-        sitting_gap_hours=SITTING_GAP_HOURS,  # a lone run's sitting, as the tables' warnings and the home page say
+        sitting_gap_hours=SITTING_GAP_HOURS,  # what starts a new sitting, as the method page says
+        min_effect=MIN_EFFECT,  # the paired rule's (``fwbench.decision``), as the method page states it
+        min_sittings=MIN_SITTINGS,
     )
     env.filters.update(
         cell=fmt.cell,

@@ -15,11 +15,12 @@ from functools import cached_property
 from typing import Any
 
 from fwbench.frameworks import TRAINING_MODES, label
+from fwbench.judged import counts
 from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
 from generator.message import Joined, Message
-from generator.records.flags import LONE, OLDER, by_row, flags_of, lone_ids, uneven_sittings
+from generator.records.flags import OLDER, flags_of
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
 
@@ -50,25 +51,20 @@ class Summary:
     key: ConfigKey
     runs: list[Loaded] = field(default_factory=list)
     superseded: bool = False  # its machine holds the same setting under a newer timing protocol
-    lone: frozenset[int] = frozenset()  # ``id``s of the runs of its row made alone in their sitting (``summarise``)
-    per_sitting: tuple[int, ...] | None = None  # its judged runs per shared sitting where its row's are uneven
-
-    def flags_of(self, record: dict[str, Any]) -> tuple[str, ...]:
-        """Why one of its runs may be shown but never judged: ``flags_of``'s reasons, and LONE."""
-        return flags_of(record) + ((LONE,) if id(record) in self.lone else ())
 
     @cached_property
     def _ok_records(self) -> list[dict[str, Any]]:
         return [r.record for r in self.runs if r.record["status"] == "ok"]
 
     @cached_property
-    def _clean_records(self) -> list[dict[str, Any]]:
-        return [] if self.superseded else [rec for rec in self._ok_records if not self.flags_of(rec)]
+    def judged(self) -> list[dict[str, Any]]:
+        """The records that may enter a verdict (``fwbench.judged.counts``; none where superseded)."""
+        return [] if self.superseded else [rec for rec in self._ok_records if counts(rec)]
 
     @property
     def counted(self) -> list[dict[str, Any]]:
         """The records the statistics come from (see the class docstring)."""
-        return self._clean_records or self._ok_records
+        return self.judged or self._ok_records
 
     def _values(self, section: str, name: str) -> list[float]:
         return [rec[section][name] for rec in self.counted if rec.get(section) and rec[section].get(name) is not None]
@@ -76,19 +72,19 @@ class Summary:
     @property
     def judgeable(self) -> bool:
         """True when clean successful runs exist: only then may the figures enter a verdict, lead or choice."""
-        return bool(self._clean_records)
+        return bool(self.judged)
 
     @property
     def flags(self) -> list[str]:
         """The counted runs' flags (none when clean; a superseded configuration's are older): why never judged."""
         if self.judgeable:
             return []
-        return sorted({f for rec in self.counted for f in self.flags_of(rec)} | ({OLDER} if self.superseded else set()))
+        return sorted({f for rec in self.counted for f in flags_of(rec)} | ({OLDER} if self.superseded else set()))
 
     @property
     def flagged(self) -> Counter:
         """Flag -> how many successful runs carry it."""
-        return Counter(f for rec in self._ok_records for f in self.flags_of(rec))
+        return Counter(f for rec in self._ok_records for f in flags_of(rec))
 
     @property
     def left_out(self) -> Counter:
@@ -122,8 +118,8 @@ class Summary:
 
     @property
     def n_clean(self) -> int:
-        """Number of successful runs that may enter a verdict (neither busy, older nor lone)."""
-        return len(self._clean_records)
+        """Number of successful runs that may enter a verdict (neither busy nor older)."""
+        return len(self.judged)
 
     @property
     def failure_note(self) -> Joined:
@@ -166,7 +162,7 @@ class Summary:
         neither): what a figure that includes compile work is read from, as a cold run compiles and a warm one loads
         what an earlier run compiled, so the two never pool. Counted as the class says: within the state."""
         runs = [r for r in self.runs if r.record["status"] != "ok" or warm_cache(r.record) == warm]
-        return Summary(self.key, runs, self.superseded, self.lone)
+        return Summary(self.key, runs, self.superseded)
 
     def _compile_timings(self, warm: bool) -> list[dict[str, Any]]:
         """The timings holding a compile time of the counted runs with cold or warm caches (``cached``)."""
@@ -179,8 +175,9 @@ class Summary:
 
     @cached_property
     def compile_seconds(self) -> Stats | None:
-        """Compile time with cold compiler caches, the first run of a new model: the first step minus the median
-        steady step, over the runs where it stands above the step-time noise."""
+        """Compile time with cold compiler caches, the first run of a new model: the first step minus the same step
+        run again (``fwbench.run_figures.compile_measurable``), over the runs where it stands above the step-time
+        noise."""
         return describe([t["compile_seconds"] for t in self._compile_timings(False) if compile_measurable(t)])
 
     @cached_property
@@ -234,9 +231,7 @@ def rate_of(summary: Summary) -> Stats | None:
 
 def summarise(runs: list[Loaded]) -> list[Summary]:
     """One Summary per configuration, sorted by machine, setting, column order and batch size; those of an older
-    timing protocol than the newest their machine holds for the same setting are marked superseded, the runs made
-    alone in their sitting among their row's (machine, setting, mode, batch size) lone, and where a row's judged
-    runs fall in several sittings in unequal shares (``uneven_sittings``), each one's runs per sitting kept."""
+    timing protocol than the newest their machine holds for the same setting are marked superseded."""
     groups: dict[ConfigKey, Summary] = {}
     for item in runs:
         key = config_key(item)
@@ -246,11 +241,6 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
         newest[_any_protocol(key)] = max(newest.get(_any_protocol(key), 0), key.setting.protocol)
     for key, summary in groups.items():
         summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
-    for row in by_row(groups.values()).values():
-        columns = [[] if s.superseded else s._ok_records for s in row]
-        lone = lone_ids(columns)  # the row's: ids of other configurations' records never match this one's
-        for s, per_sitting in zip(row, uneven_sittings(columns), strict=True):
-            s.lone, s.per_sitting = lone, per_sitting
     return sorted(
         groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
     )

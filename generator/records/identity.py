@@ -103,8 +103,7 @@ class Setting:
     the box) and timing protocol: runs measured under two protocols never pool.
 
     The size is ``config.train_images`` (the request), never the images trained per epoch, which drop-last
-    makes differ between batch sizes. Older records lack it: they are keyed on ``images_per_epoch`` instead
-    and ``older`` keeps them in tables of their own.
+    makes differ between batch sizes.
     """
 
     profile: str
@@ -113,7 +112,6 @@ class Setting:
     epochs: int
     precision: str
     tuning: str = ""  # "NAME=value; …" of the record's config.tuning_environment
-    older: bool = False
     protocol: int = FIRST_PROTOCOL
     min_timed_steps: int = 1  # config.min_timed_steps: the batch sizes whose size gave fewer trained this many
     workload: str = RESNET18  # model.workload: runs of two workloads never share a table
@@ -129,9 +127,7 @@ class Setting:
         strict FP32 (TF32 off)``. The timing protocol is not named: a table of an older one than its machine's
         newest shows every figure as older (``aggregate.summarise``)."""
         epochs = fill(ngettext("{n} epoch", "{n} epochs", self.epochs), n=self.epochs)
-        if self.older:
-            images = fill(_("{n:,} images/epoch (older records)"), n=self.train_images)
-        elif self.is_article_workload:
+        if self.is_article_workload:
             images = fill(_("{n:,} training images"), n=self.train_images)
         else:
             images = fill(_("{n:,} training sequences"), n=self.train_images)
@@ -160,7 +156,6 @@ class Setting:
         """File-name-safe id of the setting."""
         text = f"{self.profile}-{self.dataset}-{self.train_images}-{self.epochs}e-{self.precision}"
         slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")  # "bf16 (mixed)" → "bf16-mixed"
-        slug += "-older" if self.older else ""
         slug += f"-p{self.protocol}" if self.protocol != FIRST_PROTOCOL else ""
         slug += f"-min{self.min_timed_steps}" if self.min_timed_steps > 1 else ""
         slug += "" if self.is_article_workload else f"-{self.workload}"
@@ -170,16 +165,13 @@ class Setting:
 def setting_of(record: dict[str, Any]) -> Setting:
     """The Setting a run record belongs to."""
     config = record["config"]
-    older = config.get("train_images") is None  # an upgraded /1 record: only the trained count is known
-    images = config["images_per_epoch"] if older else config["train_images"]
     return Setting(
         config["profile"],
         config["dataset"],
-        images,
+        config["train_images"],
         config["epochs"],
         precision_policy(record),
         tuning_of(record),
-        older,
         protocol_of(record),
         config.get("min_timed_steps", 1),
         workload_of(record),

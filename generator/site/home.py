@@ -9,7 +9,7 @@ from fwbench.frameworks import REGISTRY, label
 from fwbench.stats import Stats
 from generator.i18n import N_, _, list_separator, part_separator
 from generator.records import platform_issues
-from generator.records.flags import BUSY, LONE, OLDER, flags_of
+from generator.records.flags import BUSY, OLDER, flags_of
 from generator.site import Page
 from generator.spacing import fill, spaced
 from generator.verdicts.leads import throughput_of
@@ -18,7 +18,7 @@ from generator.views.chart_data import machine_tick, runs_word, titled
 from generator.views.charts import Chart, Series
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, answer_order, precision_words, setting_word, views
+from generator.views.table_view import TableView, precision_words, setting_word, views
 
 PAGE = Page("index.md", "index.md.j2", N_("1 Who is faster"), None, 1.0)
 
@@ -166,11 +166,10 @@ def context(site: SiteData) -> dict[str, Any]:
         "answer_charts": _charts(site),
         # below the chart, so that it stands in the first screen under the answer
         "answer_details": answer.details(site) + answer.transformer(site),
-        "headlines": [_headline(site, v) for v in answer_order(views(site, site.out_of_box), site.this_machine)],
+        "headlines": [_headline(site, v) for v in views(site, site.out_of_box)],
         "tuned": list(dict.fromkeys(t.setting.tuning for t in site.tuned)),  # one label per variable set, not per table
         "findings": _findings(site),
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
-        "lone_runs": sum(s.flagged[LONE] for s in site.summaries),
     }

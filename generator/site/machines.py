@@ -27,7 +27,7 @@ from generator.views.charts import Chart
 from generator.views.gpu_stack import gpu_stack
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
-from generator.views.table_view import device_title, setting_word
+from generator.views.table_view import device_title, precision_words, setting_word
 from generator.views.verdict_text import text
 from runners.recipe import MIN_WINDOW_STEPS
 
@@ -47,12 +47,31 @@ class Shared:
 
 @dataclass(frozen=True)
 class Provenance:
-    """One machine's provenance: its heading, anchor and GPU stack."""
+    """One machine's provenance: its heading, anchor, GPU stack and, on an accelerator, the best MFU its records
+    reached (``best_mfu``)."""
 
     machine: Machine
     title: str
     anchor: str
     stack: str | None
+    best_mfu: str | None = None
+
+
+def best_mfu(summaries: list[Summary], machine_id: str) -> str | None:
+    """The highest mean MFU of a machine's configurations, with the framework, precision and batch size that reached
+    it: the ceiling its records show for the network on that device (None where no record has an MFU, as on a CPU,
+    whose peak fwbench does not know)."""
+    found = [(s.mfu.mean, s) for s in summaries if s.key.machine_id == machine_id and s.mfu is not None]
+    if not found:
+        return None
+    value, best = max(found, key=lambda pair: pair[0])
+    return fill(
+        _("{value:.2f} ({framework}, {precision}, batch {batch})"),
+        value=value,
+        framework=label(best.key.framework),
+        precision=precision_words(best.key.setting),
+        batch=best.key.batch_size,
+    )
 
 
 def anchor(machine_id: str) -> str:
@@ -286,7 +305,13 @@ def context(site: SiteData) -> dict[str, Any]:
             for c, rows in shared.items()
         ],
         "machines": [
-            Provenance(m, titles[m.machine_id], anchor(m.machine_id), gpu_stack(m.hardware) if m.is_gpu else None)
+            Provenance(
+                m,
+                titles[m.machine_id],
+                anchor(m.machine_id),
+                gpu_stack(m.hardware) if m.is_gpu else None,
+                best_mfu(site.summaries, m.machine_id),
+            )
             for m in site.machines
         ],
     }

@@ -1,8 +1,10 @@
 """The "which to choose" scenarios: for each need, what the measured tables favour, by which figure.
 
-A measured scenario favours a framework only where its lead is decided (``Lead.decided``: n ≥ 3 clean runs each,
-95 % intervals apart); otherwise it says "no verdict (n = 1)" or "within noise (n = 3)" and favours no one. A
-figure without runs (probe scores, code lines, questions) favours a framework only ahead by more than EVEN_WITHIN.
+A measured scenario favours a framework only where its lead is decided (``Lead.decided``: the two best
+configurations' runs, paired by rounds, put it ahead in one sitting or more; ``fwbench.decision``), and says "in one
+sitting" where that is all it rests on; otherwise it gives the verdict ("about equal", "undecided at n = 2",
+"sittings disagree") and favours no one. A figure without runs (probe scores, code lines, questions) favours a
+framework only ahead by more than EVEN_WITHIN.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, label
-from fwbench.run_figures import MEMORY_PEAKS
+from fwbench.run_figures import MEMORY_PEAKS, compile_measurable
 from fwbench.stats import Stats
 from generator.i18n import N_, Nn_
 from generator.message import AND, Joined, Message, Spread, Text, and_list, labelled, parts
@@ -30,6 +32,7 @@ from generator.verdicts.leads import (
     LEANEST,
     QUICKEST_TO_COMPILE,
     Lead,
+    RecordFigure,
     lead_at,
     lead_text,
     lead_verdict,
@@ -118,10 +121,11 @@ def _probe_choice(scores: ProbeScores) -> Choice:
     return Choice(scenario, Message(N_("split")), evidence, link, decided=False)
 
 
-def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None]) -> Lead | None:
-    """The lowest compiled-mode figure at the largest batch size where judged runs of two frameworks have one."""
+def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None], figure: RecordFigure) -> Lead | None:
+    """The lowest compiled-mode figure at the largest batch size where judged runs of two frameworks have one, judged
+    on each run's ``figure`` paired by rounds."""
     for batch_size in reversed(table.batch_sizes):
-        lead = lead_at(table, batch_size, table.columns_in("compiled"), stats_of)
+        lead = lead_at(table, batch_size, table.columns_in("compiled"), stats_of, figure)
         if lead and lead.runner_up:
             return lead
     return None
@@ -130,8 +134,12 @@ def _largest_batch_lead(table: Table, stats_of: Callable[[Summary], Stats | None
 def _lead_choice(
     scenario: Message, lead: Lead, link: str, show: Callable[[Stats], Spread] | None = None, best: str = FASTEST
 ) -> Choice:
-    """A choice from a lead: its leader where the lead is decided, else the verdict that favours no one."""
-    favoured = lead.leader if lead.decided else lead_verdict(lead)
+    """A choice from a lead: its leader where the lead is decided (saying so where it rests on one sitting), else
+    the verdict that favours no one."""
+    if lead.decided:
+        favoured = lead.leader if lead.replicated else Message(N_("{leader}, in one sitting"), {"leader": lead.leader})
+    else:
+        favoured = lead_verdict(lead)
     return Choice(scenario, favoured, lead_text(lead, show, best), link, lead.decided)
 
 
@@ -182,11 +190,23 @@ def _compile_below_noise(table: Table, batch_size: int, warm: bool) -> Text | No
 CachedNote = Callable[[Table, int, bool], Text | None]
 
 
+def _compile_figure(record: dict) -> float | None:
+    """A run's compile time where it stands above its steps' noise (``compile_measurable``), as the figures count it."""
+    timing = record.get("timing") or {}
+    return timing["compile_seconds"] if compile_measurable(timing) else None
+
+
+def _memory_figure(name: str) -> RecordFigure:
+    """A run's memory figure ``name`` (bytes), where it has one."""
+    return lambda record: (record.get("memory") or {}).get(name)
+
+
 def _cached_choice(
     table: Table,
     scenario: str,
     values: dict[str, Text],
     stats_of: CachedFigure,
+    figure: RecordFigure,
     show: Callable[[Stats], Spread],
     best: str,
     link: str,
@@ -198,7 +218,7 @@ def _cached_choice(
     runs; ``note``'s text where it has one, then every framework's figure of the other state beside it. None where
     neither state has a lead."""
     for warm in (True, False):
-        lead = _largest_batch_lead(table.cached(warm), lambda s, warm=warm: stats_of(s, warm))
+        lead = _largest_batch_lead(table.cached(warm), lambda s, warm=warm: stats_of(s, warm), figure)
         if lead:
             words = Message(scenario, {**values, "batch": lead.batch_size, "caches": Message(CACHE_WORDS[warm])})
             choice = _lead_choice(words, lead, link, show, best)
@@ -235,6 +255,7 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
             N_("short start-up (compile time at batch {batch}, {caches}) on {where}"),
             {"where": where},
             lambda s, warm: s.warm_compile_seconds if warm else s.compile_seconds,
+            _compile_figure,
             _seconds,
             QUICKEST_TO_COMPILE,
             "results/speed.md",
@@ -247,6 +268,7 @@ def measured_choices(tables: list[Table], machines: dict[str, Machine]) -> list[
                 N_("tight memory ({figure} at batch {batch}, {caches}) on {where}"),
                 {"figure": Message(MEMORY_METRICS[name][0]), "where": where},
                 lambda s, _warm, name=name: s.memory(name),
+                _memory_figure(name),
                 _mib,
                 LEANEST,
                 "results/memory.md",

@@ -237,12 +237,6 @@ def _dataset(rule: Rule, setup: dict[str, Any], ev: Evidence) -> tuple[list[Text
     s = ev.table.setting
     if s.dataset != setup["dataset"]:
         return [Message(N_("{dataset} data, not CIFAR-10"), {"dataset": Message(s.dataset)})], []
-    if s.older:
-        return [
-            Message(
-                N_("training-set size unknown (older records: {images:,} images per epoch)"), {"images": s.train_images}
-            )
-        ], []
     if s.train_images != setup["train_images"]:
         return [
             Message(

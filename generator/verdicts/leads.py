@@ -1,9 +1,11 @@
-"""Who leads at one batch size of a table, by how much, and whether the records can tell (the noise rules).
+"""Who leads at one batch size of a table, by how much, and whether the records can tell: the paired rule of
+``fwbench.decision``.
 
-A lead needs a competitor and is judged from clean runs only: "apart" when the two best 95 % intervals do not
-overlap, "within noise" when they do, "no verdict" with fewer than three runs (``stats.separation``). Only a lead
-apart is decided: only then is a leader named, in bold, as fastest (or quickest, or leanest) and favoured; a gap
-above 2× is written as a ratio.
+The two best columns by their mean figure (the leader and the runner-up) are judged on the runs that count
+(``fwbench.judged.counts``, never a superseded configuration's), paired round by round within each sitting
+(``fwbench.decision.paired_rounds``): a leader is named only where its sittings decide it ahead by more than
+``MIN_EFFECT``, and a lead resting on fewer than ``MIN_SITTINGS`` sittings says so ("ahead in one sitting"). A gap is
+written as a ratio with its 95 % interval, one per sitting that decided it, never as a bare percentage.
 """
 
 from __future__ import annotations
@@ -11,69 +13,82 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fwbench.stats import APART, MIN_RUNS_FOR_INTERVAL, TOO_FEW_RUNS, WITHIN_NOISE, Stats, separation
+from fwbench.decision import (
+    ABOUT_EQUAL,
+    AHEAD,
+    DISAGREE,
+    MIN_EFFECT,
+    UNDECIDED,
+    Verdict,
+    decide,
+    paired_rounds,
+    run_throughput,
+)
+from fwbench.stats import Stats
 from generator.i18n import N_
-from generator.message import Joined, Message, Spread, Text, parenthesised
+from generator.message import Joined, Message, Spread, Text, and_list, parenthesised
 from generator.records.aggregate import Column, Summary, Table
 
-#: above this ratio of the two figures a gap is written as a ratio (``3.3×``), not as a percentage
-RATIO_ABOVE = 2.0
+#: the minimum effect as the pages write it: "about equal (within 5 %)"
+EFFECT_PERCENT = f"{100 * (MIN_EFFECT - 1):.0f}"
+#: a run record's figure that a lead pairs round by round (None where the run has none)
+RecordFigure = Callable[[dict], float | None]
 
 
 @dataclass
 class Lead:
-    """The best figure at one batch size of one table beside the next one, and whether the data can tell them
-    apart: ``status`` is APART, WITHIN_NOISE or TOO_FEW_RUNS, None when no competitor finished."""
+    """The best figure at one batch size of one table beside the next one, and the paired verdict on the two
+    (``fwbench.decision.Verdict``, the leader first): None when no competitor finished."""
 
     batch_size: int
     leader: str  # the column's label
     leader_stats: Stats
     runner_up: str | None
     runner_up_stats: Stats | None
-    status: str | None
+    verdict: Verdict | None
     higher_is_better: bool = False
     failed: list[Text] = field(default_factory=list)  # ``TensorFlow (1 OOM)``: columns whose every run failed
 
     @property
-    def margin(self) -> float | None:
-        """How much better the leader's mean is, as a fraction of the runner-up's (higher figures) or of the
-        leader's (lower figures: how much more the runner-up needs)."""
-        if self.runner_up_stats is None:
-            return None
-        if self.higher_is_better:
-            return self.leader_stats.mean / self.runner_up_stats.mean - 1
-        return self.runner_up_stats.mean / self.leader_stats.mean - 1
+    def outcome(self) -> str | None:
+        """The verdict's outcome (``fwbench.decision``: AHEAD, ABOUT_EQUAL, UNDECIDED, DISAGREE); None alone."""
+        return self.verdict.outcome if self.verdict else None
 
     @property
     def n(self) -> int:
-        """The smaller run count of the two figures compared."""
-        return min(self.leader_stats.n, self.runner_up_stats.n if self.runner_up_stats else self.leader_stats.n)
+        """The paired rounds the verdict stands on: the K of "undecided at n = K"."""
+        return self.verdict.n if self.verdict else 0
 
     @property
     def decided(self) -> bool:
-        """True when the records can name the leader: the two best 95 % intervals are apart."""
-        return self.status == APART
+        """True when the records name the leader: its sittings decide it ahead (in one sitting or more)."""
+        return self.outcome == AHEAD
+
+    @property
+    def replicated(self) -> bool:
+        """True when enough sittings each decided as the verdict says (``Verdict.replicated``)."""
+        return bool(self.verdict and self.verdict.replicated)
+
+    @property
+    def gaps(self) -> Joined:
+        """Where the lead is decided, the leader's figure over the runner-up's (how many times better) with its 95 %
+        interval, one per sitting the verdict rests on, in time order: ``1.31× (1.18–1.45×) and 1.25× (…)``."""
+        rests_on = self.verdict.rests_on if self.decided and self.verdict else ()
+        return and_list([str(d.lead) for d in rests_on if d.lead])
 
 
-def lead_among(
-    batch_size: int, figures: dict[str, Stats], failed: list[Text], higher_is_better: bool = False
-) -> Lead | None:
-    """The best of ``figures`` (label -> statistics of judged runs) beside the next one; None when no framework
-    has a figure or none has a competitor (a lead needs one that ran, even if it failed)."""
-    if not figures or len(figures) + len(failed) < 2:
-        return None
-    first, *rest = sorted(figures, key=lambda name: figures[name].mean, reverse=higher_is_better)
-    second = rest[0] if rest else None
-    return Lead(
-        batch_size,
-        first,
-        figures[first],
-        second,
-        figures[second] if second else None,
-        separation(figures[first], figures[second]) if second else None,
-        higher_is_better,
-        failed,
-    )
+def _verdict(first: list[dict], second: list[dict], figure: RecordFigure, higher_is_better: bool) -> Verdict:
+    """The paired verdict of ``first``'s runs against ``second``'s by ``figure``: where lower is better, by its
+    inverse, so that a ratio above 1 always favours the first."""
+
+    def inverse(record: dict) -> float | None:
+        value = figure(record)
+        return 1 / value if value else None
+
+    try:
+        return decide(*paired_rounds(first, second, figure if higher_is_better else inverse))
+    except ValueError:  # runs whose rounds cannot be told apart (records from before repeats were recorded) pair none
+        return Verdict(UNDECIDED, None, (), ())
 
 
 def lead_at(
@@ -81,19 +96,40 @@ def lead_at(
     batch_size: int,
     columns: list[Column],
     stats_of: Callable[[Summary], Stats | None],
+    figure: RecordFigure,
     higher_is_better: bool = False,
 ) -> Lead | None:
-    """The lead among ``columns`` at one batch size, from judged runs only (busy-flagged and older records
-    never lead)."""
-    figures: dict[str, Stats] = {}
+    """The lead among ``columns`` at one batch size: the two best by ``stats_of`` (figures of judged runs only:
+    busy-flagged and older records never lead), judged on ``figure`` of their runs paired by rounds; None when no
+    column has a figure or none has a competitor (a lead needs one that ran, even if it failed)."""
+    figures: dict[str, tuple[Stats, Summary]] = {}
     failed: list[Text] = []
     for column in columns:
         s = table.at(column, batch_size)
-        if s and s.judgeable and stats_of(s):
-            figures[table.column_label(column)] = stats_of(s)
+        if s and s.judgeable and (stats := stats_of(s)):
+            figures[table.column_label(column)] = (stats, s)
         elif s and s.n_ok == 0:
             failed.append(parenthesised(table.column_label(column), s.failure_note))
-    return lead_among(batch_size, figures, failed, higher_is_better)
+    if not figures or len(figures) + len(failed) < 2:
+        return None
+    first, *rest = sorted(figures, key=lambda name: figures[name][0].mean, reverse=higher_is_better)
+    if not rest:
+        return Lead(batch_size, first, figures[first][0], None, None, None, higher_is_better, failed)
+    second = rest[0]
+    verdict = _verdict(figures[first][1].judged, figures[second][1].judged, figure, higher_is_better)
+    if verdict.leader == 1:  # the paired rounds favour the one whose mean is second: it leads
+        first, second = second, first
+        verdict = _verdict(figures[first][1].judged, figures[second][1].judged, figure, higher_is_better)
+    return Lead(
+        batch_size,
+        first,
+        figures[first][0],
+        second,
+        figures[second][0],
+        verdict,
+        higher_is_better,
+        failed,
+    )
 
 
 def throughput_of(table: Table) -> Callable[[Summary], Stats | None]:
@@ -104,15 +140,16 @@ def throughput_of(table: Table) -> Callable[[Summary], Stats | None]:
 
 
 def leads_by_batch(table: Table, mode: str = "compiled") -> dict[int, Lead | None]:
-    """Batch size -> the column with the highest throughput in ``mode`` (``throughput_of``; judged runs only), None
+    """Batch size -> the lead by throughput in ``mode`` (``throughput_of``, paired by ``run_throughput``), None
     where no column has a competitor."""
-    columns = table.columns_in(mode)
-    stats_of = throughput_of(table)
-    return {bs: lead_at(table, bs, columns, stats_of, higher_is_better=True) for bs in table.batch_sizes}
+    columns, stats_of = table.columns_in(mode), throughput_of(table)
+    return {
+        bs: lead_at(table, bs, columns, stats_of, run_throughput, higher_is_better=True) for bs in table.batch_sizes
+    }
 
 
 def throughput_leads(table: Table, mode: str = "compiled") -> list[Lead]:
-    """Per batch size, the column with the most images per second in ``mode`` (judged runs only)."""
+    """Per batch size, the lead by throughput in ``mode`` (judged runs only)."""
     return [lead for lead in leads_by_batch(table, mode).values() if lead]
 
 
@@ -122,35 +159,37 @@ def _rate(stats: Stats) -> Spread:
 
 #: what a lead's edge is called, by the figure it is read from (translated where shown)
 FASTEST, QUICKEST_TO_COMPILE, LEANEST = N_("fastest"), N_("quickest to compile"), N_("leanest")
+#: what a reader does to replicate a lead resting on one sitting
+REPLICATE = N_("run it again another day to replicate it")
 
 
 def lead_verdict(lead: Lead) -> Message:
-    """A lead's verdict in a few words: ``PyTorch: beyond noise`` when decided, else ``no verdict (n = 1)``,
-    ``within noise (n = 3)``, or ``only JAX finished`` where no competitor finished."""
-    if lead.status is None:
-        return Message(N_("only {leader} finished"), {"leader": lead.leader})
-    if lead.status == WITHIN_NOISE:
-        return Message(N_("within noise (n = {n})"), {"n": lead.n})
-    if lead.status == TOO_FEW_RUNS:
-        return Message(N_("no verdict (n = {n})"), {"n": lead.n})
-    return Message(N_("{leader}: beyond noise"), {"leader": lead.leader})
-
-
-def gap_text(ratio: float, other: str) -> Message:
-    """How far ahead of ``other`` a figure ``ratio`` times better is: ``1.9 % ahead of JAX``, above RATIO_ABOVE
-    ``3.3× ahead of JAX``."""
-    if ratio > RATIO_ABOVE:
-        return Message(N_("{ratio:.1f}× ahead of {other}"), {"ratio": ratio, "other": other})
-    return Message(N_("{margin:.1f} % ahead of {other}"), {"margin": 100 * (ratio - 1), "other": other})
+    """A lead's verdict in a few words: ``PyTorch ahead, 1.31× (1.18–1.45×)`` where replicated, ``PyTorch ahead in
+    one sitting, 1.31× (1.18–1.45×)``, ``about equal (within 5 %)``, ``undecided at n = 2``, ``sittings disagree``,
+    or ``only JAX finished`` where no competitor finished."""
+    values = {"leader": lead.leader, "gaps": lead.gaps, "n": lead.n, "effect": EFFECT_PERCENT}
+    if lead.outcome is None:
+        return Message(N_("only {leader} finished"), values)
+    if lead.outcome == AHEAD:
+        if lead.replicated:
+            return Message(N_("{leader} ahead, {gaps}"), values)
+        return Message(N_("{leader} ahead in one sitting, {gaps}"), values)
+    if lead.outcome == ABOUT_EQUAL:
+        if lead.replicated:
+            return Message(N_("about equal (within {effect} %)"), values)
+        return Message(N_("about equal (within {effect} %) in one sitting"), values)
+    if lead.outcome == DISAGREE:
+        return Message(N_("sittings disagree"))
+    return Message(N_("undecided at n = {n}"), values)
 
 
 def lead_text(lead: Lead, show: Callable[[Stats], Spread] | None = None, best: str = FASTEST) -> Message:
-    """The lead (Markdown, worded where shown): the leader in bold, as ``best`` and by how much, only when the two
-    best 95 % intervals are apart; otherwise both figures under "within noise" or "no verdict" and the run count.
-    ``show`` gives a figure as it is written (images/s by default), ``best`` names the leader's edge (one of
-    FASTEST, QUICKEST_TO_COMPILE, LEANEST)."""
+    """The lead (Markdown, worded where shown): the leader in bold, as ``best``, with its gap to the runner-up per
+    sitting, only where its sittings decide it ahead (and that it rests on one sitting, how to replicate it, where it
+    does); otherwise the verdict and both figures. ``show`` gives a figure as it is written (images/s by default),
+    ``best`` names the leader's edge (one of FASTEST, QUICKEST_TO_COMPILE, LEANEST)."""
     show = show or _rate
-    if lead.status is None:
+    if lead.runner_up_stats is None:
         return Message(
             N_("only {leader} finished, at {figure} ({failed})"),
             {"leader": lead.leader, "figure": show(lead.leader_stats), "failed": Joined(tuple(lead.failed))},
@@ -160,26 +199,19 @@ def lead_text(lead: Lead, show: Callable[[Stats], Spread] | None = None, best: s
         "figure": show(lead.leader_stats),
         "runner_up": lead.runner_up,
         "other": show(lead.runner_up_stats),
+        "gaps": lead.gaps,
+        "best": Message(best),
     }
-    if lead.status == WITHIN_NOISE:
-        return Message(
-            N_("{verdict}: {leader} at {figure} and {runner_up} at {other}, their 95 % intervals overlap"),
-            {"verdict": lead_verdict(lead), **figures},
-        )
-    if lead.status == TOO_FEW_RUNS:
+    if lead.decided and lead.replicated:
+        return Message(N_("**{leader}** is {best} at {figure}, ahead of {runner_up} at {other}: {gaps}"), figures)
+    if lead.decided:
         return Message(
             N_(
-                "{verdict}: {leader} at {figure} and {runner_up} at {other}; a verdict needs {runs} clean runs of "
-                "each and 95 % intervals apart"
+                "**{leader}** is {best} at {figure}, ahead of {runner_up} at {other} in one sitting: {gaps}; "
+                "{replicate}"
             ),
-            {"verdict": lead_verdict(lead), "runs": MIN_RUNS_FOR_INTERVAL, **figures},
+            {**figures, "replicate": Message(REPLICATE)},
         )
     return Message(
-        N_("**{leader}** is {best} at {figure}, {gap}, beyond the noise (95 % intervals apart)"),
-        {
-            "leader": lead.leader,
-            "best": Message(best),
-            "figure": show(lead.leader_stats),
-            "gap": gap_text(1 + lead.margin, lead.runner_up),
-        },
+        N_("{verdict}: {leader} at {figure} and {runner_up} at {other}"), {**figures, "verdict": lead_verdict(lead)}
     )

@@ -1,27 +1,28 @@
 """The home page's first sentences: a paragraph per device class, accelerators first (TPUs, GPUs, then CPUs), saying
-on each machine which framework trained fastest in compiled mode and whether the records can tell (the leads' status,
-``generator.verdicts.leads``), and which frameworks were not measured; short, so that the chart fits under them in
-the first screen. Below the chart, folded (``details``): where two machines of a class name different leaders and
-why that can happen, and each table's sentence where the paragraph sums them up.
+on each machine which framework trained fastest in compiled mode and whether the records can tell (the leads' paired
+verdicts, ``generator.verdicts.leads``), and which frameworks were not measured; short, so that the chart fits under
+them in the first screen. Below the chart, folded (``details``): where two machines of a class name different leaders
+and why that can happen, and each table's sentence where the paragraph sums them up.
 
 Within its class, the machine that built the site (``make site``'s: the answer on
 the reader's own machine, labelled so) comes first, unless it has no verdict to give: a machine without one never
 opens a paragraph where another has one.
 
-Every sentence stands on a verdict: a lead's status (beyond the noise, within noise, too few runs), or that a
-machine has no lead to judge; "no verdict yet" is an answer.
+Every sentence stands on a verdict: a lead's (ahead, replicated or in one sitting, with its ratio and interval; about
+equal; undecided at n; sittings disagree), or that a machine has no lead to judge; "undecided" is an answer. Where a
+lead rests on one sitting, its class's paragraph says how to replicate it, once.
 """
 
 from __future__ import annotations
 
-from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED
 from generator.i18n import N_, _, ngettext, part_separator
 from generator.message import Message, and_list
 from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill, spaced
-from generator.verdicts.leads import Lead
+from generator.verdicts.leads import EFFECT_PERCENT, Lead
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, answer_order, device_title, precision_words, setting_label, views
+from generator.views.table_view import TableView, device_title, precision_words, setting_label, views
 from generator.views.verdict_text import text
 
 
@@ -29,37 +30,68 @@ def _batches(batches: list[int]) -> str:
     return text(and_list([str(b) for b in batches]))
 
 
-def _verdict(lead: Lead, batches: list[int]) -> str:
-    """What leads that the records can judge say, over the batch sizes where they say it."""
-    values = {"leader": lead.leader, "runner_up": lead.runner_up, "batches": _batches(batches)}
-    if lead.status == APART:
-        return fill(_("{leader} is fastest at batch {batches}, beyond the noise"), **values)
-    if lead.status == WITHIN_NOISE:
-        return fill(_("{leader} and {runner_up} are within noise at batch {batches}"), **values)
-    return fill(_("only {leader} finished at batch {batches}"), **values)
+def _span(values: list[int]) -> str:
+    """``5``, or ``3–5`` where the values differ."""
+    return str(values[0]) if len(values) == 1 else f"{values[0]}–{values[-1]}"
 
 
-def _too_few(groups: list[tuple[Lead, list[int]]]) -> str:
-    """Leads from fewer than three runs: no leader named (one run cannot tell), only where there is no verdict yet."""
-    batches = sorted(b for _lead, found in groups for b in found)
-    return fill(
-        _("no verdict yet at batch {batches} (n = {n}; a verdict needs 3 runs of each)"),
-        batches=_batches(batches),
-        n=min(lead.n for lead, _found in groups),
-    )
+def _verdict(found: list[tuple[int, Lead]]) -> str:
+    """What leads that say the same (``_findings``' groups) say over the batch sizes where they say it; a lead ahead
+    with each batch size's own gaps: ``PyTorch is ahead of TensorFlow in one sitting: 1.60× (1.45–1.76×) at batch 32
+    and 1.49× (1.40–1.58×) at batch 64``."""
+    lead = found[0][1]
+    values = {
+        "leader": lead.leader,
+        "runner_up": lead.runner_up,
+        "batches": _batches([batch for batch, _lead in found]),
+        "gaps": text(
+            and_list([Message(N_("{gaps} at batch {batch}"), {"gaps": g.gaps, "batch": b}) for b, g in found])
+        ),
+        "n": _span(sorted({g.n for _batch, g in found})),
+        "effect": EFFECT_PERCENT,
+    }
+    if lead.outcome == AHEAD and lead.replicated:
+        return fill(_("{leader} is ahead of {runner_up}: {gaps}"), **values)
+    if lead.outcome == AHEAD:
+        return fill(_("{leader} is ahead of {runner_up} in one sitting: {gaps}"), **values)
+    if lead.outcome == ABOUT_EQUAL and lead.replicated:
+        return fill(_("{leader} and {runner_up} are about equal (within {effect} %) at batch {batches}"), **values)
+    if lead.outcome == ABOUT_EQUAL:
+        return fill(
+            _("{leader} and {runner_up} are about equal (within {effect} %) at batch {batches} in one sitting"),
+            **values,
+        )
+    if lead.outcome == DISAGREE:
+        return fill(_("the sittings disagree on {leader} and {runner_up} at batch {batches}"), **values)
+    if lead.outcome is None:
+        return fill(_("only {leader} finished at batch {batches}"), **values)
+    return fill(_("{leader} and {runner_up} are undecided at batch {batches} (n = {n})"), **values)
 
 
 def _findings(view: TableView, site: SiteData) -> list[str]:
-    """The table's leads grouped by what they say (status, leader, and the runner-up that the words name), in
-    batch order; those from too few runs together, last, naming no leader."""
-    groups: dict[tuple, tuple[Lead, list[int]]] = {}
+    """The table's leads grouped by what they say (outcome, replicated or not, and the frameworks named), in batch
+    order."""
+    groups: dict[tuple, list[tuple[int, Lead]]] = {}
     for batch, lead in site.throughput_leads(view.table).items():
         if lead is not None:
-            key = (lead.status, lead.leader, lead.runner_up if lead.status == WITHIN_NOISE else None)
-            groups.setdefault(key, (lead, []))[1].append(batch)
-    judged = [_verdict(lead, batches) for lead, batches in groups.values() if lead.status != TOO_FEW_RUNS]
-    too_few = [group for group in groups.values() if group[0].status == TOO_FEW_RUNS]
-    return judged + ([_too_few(too_few)] if too_few else [])
+            groups.setdefault((lead.outcome, lead.replicated, lead.leader, lead.runner_up), []).append((batch, lead))
+    return [_verdict(found) for found in groups.values()]
+
+
+def _in_one_sitting(site: SiteData, found: list[TableView]) -> bool:
+    """Whether a lead of ``found``'s tables rests on one sitting (ahead or about equal, not yet replicated)."""
+    return any(
+        lead and lead.outcome in (AHEAD, ABOUT_EQUAL) and not lead.replicated
+        for view in found
+        for lead in site.throughput_leads(view.table).values()
+    )
+
+
+#: how a reader replicates a verdict resting on one sitting, said once under the answer where one does
+REPLICATE = N_(
+    "A verdict in one sitting is what one run of the matrix measures: run it again another day (after a pause of an "
+    "hour or more, or a reboot) and the sittings that agree replicate it."
+)
 
 
 def _where(view: TableView, machine_views: list[TableView]) -> str:
@@ -100,9 +132,9 @@ def _labelled(view: TableView, site: SiteData, sentences: list[str]) -> str:
 
 
 def transformer(site: SiteData) -> list[str]:
-    """One sentence per out-of-the-box table of the transformer beside the article (GPU machines first), from its
+    """One sentence per out-of-the-box table of the transformer beside the article (accelerators first), from its
     leads as the answer's: present only where transformer records exist."""
-    found = answer_order(views(site, [t for t in site.transformer_tables if not t.setting.tuning]), site.this_machine)
+    found = views(site, [t for t in site.transformer_tables if not t.setting.tuning])
     said = []
     for view in found:
         where = _where(view, _of_machine(found, view))
@@ -130,13 +162,13 @@ WHY_MACHINES_DIFFER = N_(
 
 
 def _decided(site: SiteData, view: TableView) -> dict[int, str]:
-    """Batch size -> the leader, where the table's lead is decided beyond the noise."""
-    return {bs: lead.leader for bs, lead in site.throughput_leads(view.table).items() if lead and lead.status == APART}
+    """Batch size -> the leader, where the table's lead is decided (in one sitting or more)."""
+    return {bs: lead.leader for bs, lead in site.throughput_leads(view.table).items() if lead and lead.decided}
 
 
 def _disagreements(site: SiteData, found: list[TableView]) -> list[str]:
-    """Where machines of one class, in one precision and at one batch size, name different leaders beyond the
-    noise: one sentence each, then why that can happen, once."""
+    """Where machines of one class, in one precision and at one batch size, name different leaders: one sentence
+    each, then why that can happen, once."""
     said = []
     for precision in dict.fromkeys(v.table.setting.precision for v in found):
         same = [v for v in found if v.table.setting.precision == precision]
@@ -165,31 +197,43 @@ def _disagreements(site: SiteData, found: list[TableView]) -> list[str]:
 SUM_UP_FROM = 3
 
 
+#: how the summed-up answer counts the comparisons of each kind of verdict but a lead ahead
+COUNTED = {
+    (ABOUT_EQUAL, True): N_("{n} about equal (within {effect} %)"),
+    (ABOUT_EQUAL, False): N_("{n} about equal (within {effect} %) in one sitting"),
+    (DISAGREE, False): N_("{n} where the sittings disagree"),
+    (UNDECIDED, False): N_("{n} undecided"),
+}
+
+
 def _summed_up(site: SiteData, found: list[TableView]) -> str:
-    """The class's leads counted: how many comparisons (a table's batch size) each framework leads beyond the noise,
-    how many are within noise and how many have no verdict yet, over how many machines."""
-    leaders: dict[str, int] = {}
-    within = too_few = 0
+    """The class's leads counted: how many comparisons (a table's batch size with a competitor) each framework leads,
+    replicated and in one sitting, and how many are about equal, undecided or where the sittings disagree, over how
+    many machines."""
+    ahead: dict[tuple[str, bool], int] = {}
+    others: dict[tuple[str, bool], int] = {}
     for view in found:
         for lead in site.throughput_leads(view.table).values():
-            if lead and lead.status == APART:
-                leaders[lead.leader] = leaders.get(lead.leader, 0) + 1
-            within += bool(lead and lead.status == WITHIN_NOISE)
-            too_few += bool(lead and lead.status == TOO_FEW_RUNS)
-    ranked = sorted(leaders.items(), key=lambda item: -item[1])
+            if lead and lead.decided:
+                ahead[(lead.leader, lead.replicated)] = ahead.get((lead.leader, lead.replicated), 0) + 1
+            elif lead and lead.outcome:
+                key = (lead.outcome, lead.replicated)
+                others[key] = others.get(key, 0) + 1
+    ranked = sorted(ahead.items(), key=lambda item: (not item[0][1], -item[1]))
     results = [
-        fill(_("{leader} is fastest beyond the noise in {n}") if i == 0 else _("{leader} in {n}"), leader=name, n=n)
-        for i, (name, n) in enumerate(ranked)
+        fill(_("{leader} ahead in {n}") if replicated else _("{leader} ahead in one sitting in {n}"), leader=name, n=n)
+        for (name, replicated), n in ranked
     ]
-    results += [fill(_("{n} within noise"), n=within)] if within else []
-    results += [fill(_("{n} without a verdict yet"), n=too_few)] if too_few else []
+    results += [
+        fill(_(msgid), n=others[key], effect=EFFECT_PERCENT) for key, msgid in COUNTED.items() if others.get(key)
+    ]
     return fill(
         _(
             "In compiled mode, over {machines} machines and {comparisons} comparisons (a setting at a batch size): "
             "{results}."
         ),
         machines=len({v.table.machine_id for v in found}),
-        comparisons=sum(leaders.values()) + within + too_few,
+        comparisons=sum(ahead.values()) + sum(others.values()),
         results=part_separator().join(results) if results else _("nothing to compare yet"),
     )
 
@@ -257,14 +301,15 @@ def _each(site: SiteData, own: list[TableView]) -> list[str]:
 
 def answer(site: SiteData) -> list[str]:
     """The answer's paragraphs (Markdown), one per device class, accelerators first, short enough to stand above
-    the chart in the first screen: each table's leads, or from SUM_UP_FROM tables their count in one sentence; and
-    the frameworks none of its machines measured. Where the machines disagree and each table's sentence are in
-    ``details``."""
+    the chart in the first screen: each table's leads, or from SUM_UP_FROM tables their count in one sentence; how
+    to replicate a verdict where one rests on one sitting; and the frameworks none of its machines measured. Where
+    the machines disagree and each table's sentence are in ``details``."""
     paragraphs = []
     for word, own in _classes(site):
         said = [_summed_up(site, own)] if len(own) >= SUM_UP_FROM else _each(site, own)
         lead = fill(_("{devices}:"), devices=_(word))
-        paragraphs.append(spaced([f"**{lead}**", *said, *_not_measured(own)]))
+        replicate = [_(REPLICATE)] if _in_one_sitting(site, own) else []
+        paragraphs.append(spaced([f"**{lead}**", *said, *replicate, *_not_measured(own)]))
     return paragraphs
 
 

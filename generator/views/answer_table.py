@@ -33,7 +33,9 @@ def answer_table(site: SiteData, today: dt.date) -> str:
     lines = [
         f"Made by `generator answer` on {today.isoformat()} from the {len(site.results.runs):,} run records under "
         f"`{site.results.root}` (the newest of {newest}): which framework trains the most images per second in "
-        "compiled mode; a leader is named only where its 95 % interval is apart from the runner-up's.",
+        "compiled mode; a leader is named only where its runs, paired round by round with the runner-up's, put it "
+        'more than 5 % ahead: the ratio with its 95 % interval, and "in one sitting" until another sitting '
+        "replicates it.",
         "",
         "| " + " | ".join(["machine", "precision", *(f"batch {bs}" for bs in batches)]) + " |",
         "|" + "---|" * (2 + len(batches)),

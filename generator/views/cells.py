@@ -1,17 +1,20 @@
 """The text of a results table's cell: a figure with its spread and run count, its marks, or why there is none.
 
 Cells are compact so that a table with one column per framework fits a phone: ``9.07 ± 0.30 s`` and, smaller,
-``n=3`` with any mark (``◌`` older record, ``⚑`` busy, ``◇`` lone) — the page's legend says what they mean.
+``n=3`` with any mark (``◌`` older record, ``⚑`` busy, ``↝`` a run's step time drifted within it) — the page's
+legend says what they mean.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
+from fwbench.run_figures import drift
 from fwbench.stats import Stats
 from generator.i18n import N_, _, ngettext, translate
 from generator.records.aggregate import Column, Summary, Table, rate_of
-from generator.records.flags import BUSY, LONE, OLDER
+from generator.records.flags import BUSY, OLDER
 from generator.records.metrics import MIB
 from generator.spacing import fill
 from generator.views import fmt
@@ -22,7 +25,6 @@ from generator.views.verdict_text import text
 FLAG_MARKS = {
     BUSY: ("⚑", N_("busy-flagged run")),
     OLDER: ("◌", N_("older record")),
-    LONE: ("◇", N_("lone run: no other framework of its row ran in its sitting")),
 }
 
 
@@ -36,8 +38,6 @@ def left_out_text(flag: str, n: int) -> str:
     """``2 busy runs left out``: runs of a configuration that its figures leave out."""
     if flag == BUSY:
         return fill(ngettext("{n} busy run left out", "{n} busy runs left out", n), n=n)
-    if flag == LONE:
-        return fill(ngettext("{n} lone run left out", "{n} lone runs left out", n), n=n)
     return fill(ngettext("{n} older record run left out", "{n} older record runs left out", n), n=n)
 
 
@@ -48,6 +48,32 @@ def marks(summary: Summary) -> str:
     if failed := text(summary.failure_note):
         parts.append(f"⚠ {failed}")
     return "".join(f" · {part}" for part in parts)
+
+
+#: the mark a speed cell carries where a counted run's step time drifted within the run beyond the verdicts' 5 % band
+DRIFT_MARK = "↝"
+
+
+def drift_mark(summary: Summary | None) -> str:
+    """`` · ↝`` where the counted runs include one whose halves' step times differ beyond the band
+    (``fwbench.run_figures.drift``), the largest such drift shown on pointing at it; nothing where none did or the
+    records keep no window times."""
+    drifts = [
+        found for record in (summary.counted if summary else ()) if (found := drift(record)) and found.beyond_band
+    ]
+    if not drifts:
+        return ""
+    ratio = max((found.ratio for found in drifts), key=lambda r: abs(math.log(r)))
+    meaning = fill(
+        ngettext(
+            "drifted {percent:+.0f} % within the run (second half's steps against the first's)",
+            "{n} runs drifted within the run, up to {percent:+.0f} % (each second half's steps against its first's)",
+            len(drifts),
+        ),
+        n=len(drifts),
+        percent=100 * (ratio - 1),
+    )
+    return f' · <span title="{meaning}">{DRIFT_MARK}</span>'
 
 
 def figure_cell(
@@ -70,13 +96,14 @@ def figure_cell(
 
 
 def time_cell(summary: Summary | None) -> str:
-    """Seconds per epoch: mean over runs, its spread and n, and failures spelled out."""
-    return figure_cell(summary, lambda s: s.epoch_seconds, digits=2, unit="s")
+    """Seconds per epoch: mean over runs, its spread and n, any drift within a run (``drift_mark``), and failures
+    spelled out."""
+    return figure_cell(summary, lambda s: s.epoch_seconds, digits=2, unit="s", extra=drift_mark(summary))
 
 
 def rate_cell(summary: Summary | None) -> str:
-    """Images per second."""
-    return figure_cell(summary, lambda s: s.images_per_second, digits=1)
+    """Images per second, with any drift within a run (``drift_mark``)."""
+    return figure_cell(summary, lambda s: s.images_per_second, digits=1, extra=drift_mark(summary))
 
 
 #: what a cell of one compiler-cache state says where the configuration has no successful run in that state

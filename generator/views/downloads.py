@@ -13,7 +13,7 @@ from generator.i18n import part_separator
 from generator.message import Text
 from generator.records.aggregate import Summary
 from generator.records.codesize import SourceFile
-from generator.records.flags import BUSY, LONE, OLDER
+from generator.records.flags import BUSY, OLDER
 from generator.records.load import Loaded
 from generator.records.metrics import MEMORY_METRICS
 from generator.records.probes import probe_score
@@ -76,7 +76,7 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
     """Every configuration: counts, statuses, flags and each statistic (n, median, mean, std, 95% interval).
 
     The statistics are over the counted runs (see aggregate.Summary); ``judged`` says whether they may enter
-    a verdict, ``busy_runs``, ``older_runs`` and ``lone_runs`` count the flagged successful runs. Figures that
+    a verdict, ``busy_runs`` and ``older_runs`` count the flagged successful runs. Figures that
     include compile work never pool cold and warm caches (``Summary.cached``): ``compile_seconds`` is the cold
     compile and ``warm_compile_seconds`` the warm one; each memory figure comes as ``{name}_cold`` and
     ``{name}_warm``.
@@ -87,7 +87,6 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
         "profile",
         "dataset",
         "train_images",
-        "older_records",
         "images_per_epoch",
         "epochs",
         "precision",
@@ -101,7 +100,6 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
         "failures",
         "busy_runs",
         "older_runs",
-        "lone_runs",
         "judged",
     ]
     metrics = ["epoch_seconds", "images_per_second", "tokens_per_second", "compile_seconds", "warm_compile_seconds"]
@@ -118,7 +116,6 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
             k.setting.profile,
             k.setting.dataset,
             k.setting.train_images,
-            k.setting.older,
             s.images_per_epoch,
             k.setting.epochs,
             k.setting.precision,
@@ -132,7 +129,6 @@ def summaries_csv(summaries: list[Summary], tta_targets: tuple[float, ...] = ())
             text(s.failure_note),
             s.flagged[BUSY],
             s.flagged[OLDER],
-            s.flagged[LONE],
             s.judgeable,
         ]
         figures = (s.epoch_seconds, s.images_per_second, s.tokens_per_second, s.compile_seconds)

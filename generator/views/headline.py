@@ -1,16 +1,16 @@
-"""The home page's answer: every framework's throughput at each batch size, the noise verdict, and its compile time
-with the epochs after which compiling pays off.
+"""The home page's answer: every framework's throughput at each batch size, the verdict on the lead, and its compile
+time with the epochs after which compiling pays off.
 
-A leader is named — in bold, as "fastest", with the gap to it of every other figure from n ≥ 3 clean runs — only
-where its lead is decided (``Lead.decided``, which judges the two best figures); a pay-off only where compiled and
-eager epochs are apart (``verdicts.payoff``)."""
+A leader is named — in bold, as "fastest" — only where its lead is decided (``Lead.decided``: the two best figures'
+runs paired by rounds put it ahead in one sitting or more); the row's verdict gives the gap as a ratio with its
+interval (``leads.lead_verdict``). A pay-off only where compiled and eager epochs are apart (``verdicts.payoff``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from fwbench.frameworks import REGISTRY
-from fwbench.stats import MIN_RUNS_FOR_INTERVAL, Stats
+from fwbench.stats import Stats
 from generator.i18n import _, ngettext, translate
 from generator.records.aggregate import Column, Summary, Table
 from generator.records.flags import FLAGGED_RUNS
@@ -39,19 +39,15 @@ def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column,
     return {c: rate(s) for c, s in found.items() if s and s.n_ok and rate(s)}
 
 
-def _rate_cell(summary: Summary | None, stats: Stats | None, fastest: float | None) -> str:
-    """A throughput cell; with ``fastest`` (the decided leader's mean) the leader in bold and the gap to it of every
-    other figure from n ≥ 3 clean runs. The lead judges the two best figures only, so a cell with fewer runs (or
-    flagged ones) shows its figure and n, no gap: nothing measured its distance from the leader beyond the noise."""
+def _rate_cell(summary: Summary | None, stats: Stats | None, leads: bool) -> str:
+    """A throughput cell; where it ``leads`` (the decided leader's), in bold as the fastest. The lead judges the two
+    best figures only, and the row's verdict gives the gap between them: no cell states a distance of its own."""
     if summary is None or stats is None:
         return figure_cell(summary, lambda s: None)
     figure = fmt.compact(stats, digits=1)
-    if fastest is None or not summary.judgeable or stats.n < MIN_RUNS_FOR_INTERVAL:
-        return f"{figure}<br><small>n={stats.n}{marks(summary)}</small>"
-    if stats.mean == fastest:
+    if leads:
         return f"**{figure}**<br><small>{_('fastest')} · n={stats.n}{marks(summary)}</small>"
-    gap = f"{100 * (stats.mean / fastest - 1):.0f} %".replace("-", "−")
-    return f"{figure}<br><small>{gap} · n={stats.n}{marks(summary)}</small>"
+    return f"{figure}<br><small>n={stats.n}{marks(summary)}</small>"
 
 
 def _unjudged(summaries: list[Summary]) -> str:
@@ -63,15 +59,14 @@ def _unjudged(summaries: list[Summary]) -> str:
 
 def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead | None]) -> list[Row]:
     """Throughput (images/s, the transformer's tokens/s) of every column at every batch size and the row's verdict
-    on ``leads`` (batch size -> the
-    lead among ``columns``, from judged runs only, by the noise rules); where the lead is decided, the leader in
-    bold as the fastest and the gaps of ``_rate_cell``."""
+    on ``leads`` (batch size -> the lead among ``columns``, from judged runs only, by the paired rule); where the lead
+    is decided, the leader in bold as the fastest."""
     rows = []
     for bs in table.batch_sizes:
         rates = _rates(table, columns, bs)
         lead = leads.get(bs)
-        fastest = lead.leader_stats.mean if lead and lead.decided else None
-        cells = [_rate_cell(table.at(c, bs), rates.get(c), fastest) for c in columns]
+        leader = lead.leader if lead and lead.decided else None
+        cells = [_rate_cell(table.at(c, bs), rates.get(c), table.column_label(c) == leader) for c in columns]
         if lead:
             verdict = text(lead_verdict(lead))
         elif len(rates) < 2:

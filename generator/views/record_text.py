@@ -30,8 +30,7 @@ RECORDED = frozenset(
             "not report the planted bug (its message names neither every offending token nor a word of the bug's "
             "kind: shape, dimension, target, dtype, NaN, infinity) scores 0"
         ),
-        # memory.host_peak_basis: runners.host_memory.basis_text of each of its BASES, and fwbench.upgrade's
-        # V1_HOST_PEAK_BASIS for the records upgraded from version 1
+        # memory.host_peak_basis: runners.host_memory.basis_text of each of its BASES
         N_(
             "this process's peak RSS (getrusage) plus its child processes' summed PSS (peak of samples every 250 ms), "
             "above the post-import baseline"
@@ -44,7 +43,6 @@ RECORDED = frozenset(
             "this process's peak RSS (getrusage) plus its child processes' summed RSS (peak of samples every 250 ms), "
             "above the post-import baseline"
         ),
-        N_("this process's peak RSS (getrusage) above the post-import baseline; child processes not counted"),
     )
 )
 

@@ -8,7 +8,7 @@ from fwbench.frameworks import FRAMEWORKS, label, measured_on, why_not_measured
 from generator.i18n import N_, _, translate
 from generator.message import Message, Text, and_list, parts
 from generator.records.aggregate import Table
-from generator.records.flags import BUSY, LONE
+from generator.records.flags import BUSY
 from generator.records.identity import BF16, PRECISION_WORDS, Setting
 from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.plans import Planned
@@ -157,6 +157,12 @@ class TableView:
         return bool(self.machine and self.machine.device_kind == "cpu")
 
     @property
+    def float32_on_tpu(self) -> bool:
+        """True when the runs trained on a TPU in a float32 policy (the default or strict FP32), whose matrix
+        products a TPU computes in bfloat16 passes: one by default, six in strict FP32."""
+        return bool(self.machine and self.machine.device_kind == "tpu" and self.table.setting.precision != BF16)
+
+    @property
     def device_kind(self) -> str:
         """What its machine trains on (``cpu``, ``gpu``, ``tpu``): a machine with no hardware recorded counts as a
         CPU."""
@@ -215,31 +221,6 @@ class TableView:
         return sum(s.flagged[BUSY] for s in self.table.summaries)
 
     @property
-    def lone_runs(self) -> int:
-        """Successful runs in the table made alone in their sitting (``fwbench.sittings``)."""
-        return sum(s.flagged[LONE] for s in self.table.summaries)
-
-    @property
-    def uneven_rows(self) -> list[str]:
-        """One line per row whose judged runs fall in several sittings in shares that differ between its columns
-        (``Summary.per_sitting``): the row and each column's runs per sitting, in time order, in the language being
-        written."""
-        lines = []
-        for mode in self.table.modes:
-            for bs in self.table.batch_sizes:
-                cells = [(c, cell) for c in self.table.columns_in(mode) if (cell := self.table.at(c, bs))]
-                if not any(cell.per_sitting for _c, cell in cells):
-                    continue
-                row = row_name(self.table, mode, bs)
-                counts = ", ".join(
-                    f"{self.table.column_label(c)} {' + '.join(map(str, cell.per_sitting))}"
-                    for c, cell in cells
-                    if cell.per_sitting
-                )
-                lines.append(f"{row}: {counts}")
-        return lines
-
-    @property
     def versions(self) -> list[str]:
         """``PyTorch 2.x`` for every framework version the table's runs used."""
         seen = {(c.framework, c.version) for c in self.table.columns}
@@ -247,11 +228,17 @@ class TableView:
 
 
 def views(site: SiteData, tables: list[Table]) -> list[TableView]:
-    """The views of ``tables``."""
-    return [TableView(t, site.machine_by_id.get(t.machine_id), tuple(site.not_run_yet(t))) for t in tables]
+    """The views of ``tables``, in the order every page shows them (``answer_order``)."""
+    found = [TableView(t, site.machine_by_id.get(t.machine_id), tuple(site.not_run_yet(t))) for t in tables]
+    return answer_order(found, site.this_machine)
 
 
 def answer_order(found: list[TableView], this_machine: str | None = None) -> list[TableView]:
-    """``found`` with the tables of ``this_machine`` (the machine that built the site) first, then the GPU machines',
-    each group in its order."""
-    return sorted(found, key=lambda v: (v.table.machine_id != this_machine, not (v.machine and v.machine.is_gpu)))
+    """``found`` with the tables of ``this_machine`` (the machine that built the site) first, then the accelerators'
+    (TPU or GPU), the most recently measured machine first, then the CPUs' in their order."""
+
+    def accelerator(view: TableView) -> bool:
+        return bool(view.machine and view.machine.device_kind != "cpu")
+
+    newest_first = sorted(found, key=lambda v: v.machine.last if accelerator(v) else "", reverse=True)  # stable
+    return sorted(newest_first, key=lambda v: (v.table.machine_id != this_machine, not accelerator(v)))

@@ -1,6 +1,6 @@
 """Factories for schema-valid fixture records (runs, probes, ecosystem snapshots) for the generator tests.
 
-Run records are ``fwbench.run/3``; ``older=True`` writes the ``fwbench.run/1`` shape, which the reader upgrades
+Run records are ``fwbench.run/3``; ``older=True`` writes the ``fwbench.run/2`` shape, which the reader upgrades
 (it then carries ``upgraded_from`` and ``missing``).
 """
 
@@ -123,7 +123,7 @@ def run(
 
     ``train_images`` is the requested size (default: ``images_per_epoch``); ``epoch_accuracies`` the test
     accuracy of each epoch (default: rising to ``accuracy``); ``busy`` flags the machine as busy; ``older``
-    gives the ``fwbench.run/1`` shape instead.
+    gives the ``fwbench.run/2`` shape instead.
     """
     record_id = f"{framework}-{mode}-{dataset}-bs{batch_size}-seed{seed}-{machine_id}-{status}"
     record_id += "-busy" if busy else ""
@@ -222,7 +222,7 @@ def run(
         "finished_at": "2026-11-30T06:01:00.000Z",
         "command": ["runners", "run", "--framework", framework, "--batch-size", str(batch_size)],
     }
-    return as_v1(record) if older else record
+    return as_v2(record) if older else record
 
 
 #: a quiet 2-core machine's load at a run's start and end, as ``runners.machine_load`` samples it
@@ -272,25 +272,32 @@ def as_recorded(
     )
 
 
-def as_v1(record: dict) -> dict:
-    """The ``fwbench.run/1`` shape of a run record: what an older runner wrote."""
+def as_v2(record: dict) -> dict:
+    """The ``fwbench.run/2`` shape of a run record: what an older runner wrote (no timing protocol, precision
+    section, memory phases or load during the clock; the precision as a string)."""
     old = copy.deepcopy(record)
-    old["schema"] = "fwbench.run/1"
-    old["record_id"] += "-v1"
-    for name in ("load", "protocol", "precision"):
+    old["schema"] = "fwbench.run/2"
+    old["record_id"] += "-v2"
+    for name in ("protocol", "precision"):
         del old[name]
-    for name in ("train_images", "sized_for", "run_order"):
-        del old["config"][name]
+    old["config"]["precision"] = "float32 (TF32 off)"
     for section, names in (
-        ("hardware", ("fingerprint",)),
-        ("software", ("fwbench_version",)),
-        ("memory", ("host_children_peak_rss_bytes", "host_peak_basis", "phases")),
-        ("timing", ("article_epoch_seconds",)),
+        ("hardware", ("boot_id",)),
+        ("memory", ("phases",)),
+        ("load", ("during_clock",)),
+        (
+            "timing",
+            (
+                "article_epoch_seconds",
+                "window_step_seconds",
+                "rerun_step_seconds",
+                "setup_seconds",
+                "evaluation_seconds",
+            ),
+        ),
     ):
         for name in names if old[section] else ():
-            del old[section][name]
-    if old["timing"]:
-        old["timing"]["window_steps"] = old["timing"]["window_steps"][0]
+            old[section].pop(name, None)
     return old
 
 

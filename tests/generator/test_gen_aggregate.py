@@ -10,7 +10,8 @@ import statistics
 import gen_records
 import pytest
 
-from fwbench.stats import APART, TOO_FEW_RUNS, WITHIN_NOISE, describe
+from fwbench.decision import ABOUT_EQUAL, AHEAD, MIN_EFFECT, UNDECIDED, run_throughput
+from fwbench.stats import describe
 from generator.records import aggregate
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
@@ -83,8 +84,18 @@ def test_speedup_and_leads_come_from_the_table(results_dir):
     rates = [table.at(torch, bs).images_per_second.mean for bs in (32, 64)]
     assert ratio == pytest.approx(rates[1] / rates[0])  # throughputs: the same work whatever each epoch's size
     by_batch = {lead.batch_size: lead for lead in throughput_leads(table)}
-    assert by_batch[32].leader == "JAX" and by_batch[32].runner_up == "PyTorch"
-    assert by_batch[32].margin == pytest.approx(by_batch[32].leader_stats.mean / by_batch[32].runner_up_stats.mean - 1)
+    lead = by_batch[32]
+    assert (lead.leader, lead.runner_up, lead.outcome) == ("JAX", "PyTorch", AHEAD)
+    (jax,) = [c for c in table.columns if c.framework == "jax"]
+    assert lead.leader_stats == table.at(jax, 32).images_per_second
+    assert lead.runner_up_stats == table.at(torch, 32).images_per_second
+    # the gap is the table's runs paired round by round (seed by seed): the geometric mean of their ratios
+    by_seed = {r["config"]["seed"]: run_throughput(r) for r in table.at(torch, 32).judged}
+    ratios = [run_throughput(r) / by_seed[r["config"]["seed"]] for r in table.at(jax, 32).judged]
+    (decision,) = lead.verdict.rests_on
+    assert decision.n == lead.n == 3
+    assert decision.lead.ratio == pytest.approx(statistics.geometric_mean(ratios))
+    assert MIN_EFFECT < decision.lead.low < decision.lead.ratio < decision.lead.high
     assert 128 not in by_batch  # nobody finished batch 128
 
 
@@ -141,19 +152,18 @@ def test_one_table_holds_four_batch_sizes_with_differing_images_per_epoch(tmp_pa
     )
     (table,) = tables(summarise(loaded.runs))
     assert table.batch_sizes == [32, 64, 128, 256]
-    assert table.setting.train_images == 50000 and not table.setting.older
+    assert table.setting.train_images == 50000
     assert "50,000 training images" in table.setting.label
     assert [table.cell("jax", "compiled", bs).images_per_epoch for bs in per_epoch] == list(per_epoch.values())
 
 
-def test_older_records_are_keyed_on_images_per_epoch_and_marked(tmp_path):
+def test_older_records_are_marked_and_never_judged(tmp_path):
     loaded = write(tmp_path, gen_records.run("jax", 32, older=True), gen_records.run("torch", 32, older=True))
-    assert loaded.runs[0].record["upgraded_from"] == "fwbench.run/1"
+    assert loaded.runs[0].record["upgraded_from"] == "fwbench.run/2"
     (table,) = tables(summarise(loaded.runs))
-    assert table.setting.older and "images/epoch (older records)" in table.setting.label
     cell = table.cell("jax", "compiled", 32)
     assert not cell.judgeable and cell.flags == [aggregate.OLDER]
-    assert "config.train_images" in loaded.runs[0].record["missing"]
+    assert "precision.flags" in loaded.runs[0].record["missing"]
     assert time_cell(cell) == '10.00\u00a0s<br><small>n=1 · <span title="older record">◌</span></small>'
     assert throughput_leads(table) == []
     assert (
@@ -167,40 +177,67 @@ def test_busy_runs_never_lead_and_are_left_out_beside_clean_ones(tmp_path):
         tmp_path,
         gen_records.run("jax", 32, seconds=5.0, busy=True),  # only busy: shown, marked, never leads
         *(gen_records.run("torch", 32, seed, seconds=10.0 + 0.1 * seed) for seed in range(3)),
-        gen_records.run("torch", 32, 9, seconds=30.0, busy=True),  # left out beside the clean runs
-        *(gen_records.run("tensorflow", 32, seed, seconds=12.0 + 0.1 * seed) for seed in range(3)),
+        gen_records.run("torch", 32, 3, seconds=30.0, busy=True),  # left out beside the clean runs, and unpaired
+        *(gen_records.run("tensorflow", 32, seed, seconds=12.0 + 0.1 * seed) for seed in range(4)),
     )
     (table,) = tables(summarise(loaded.runs))
     jax, torch = table.cell("jax", "compiled", 32), table.cell("torch", "compiled", 32)
     assert time_cell(jax) == '5.00\u00a0s<br><small>n=1 · <span title="busy-flagged run">⚑</span></small>'
     assert time_cell(torch) == "10.10 ±\u00a00.25\u00a0s<br><small>n=3 · 1 busy run left out</small>"
     (lead,) = throughput_leads(table)
-    assert (lead.leader, lead.runner_up, lead.status) == ("PyTorch", "TensorFlow", APART)
-    assert "beyond the noise" in text(lead_text(lead))
+    assert (lead.leader, lead.runner_up, lead.outcome) == ("PyTorch", "TensorFlow", AHEAD)
+    assert lead.n == 3  # seed 3 ran busy for PyTorch: TensorFlow's seed 3 has no round to pair with
+    (decision,) = lead.verdict.rests_on
+    assert decision.lead.ratio == pytest.approx(statistics.geometric_mean([12.0 / 10.0, 12.1 / 10.1, 12.2 / 10.2]))
+    assert text(lead_text(lead)).startswith("**PyTorch** is fastest at 50.7 img/s")
 
 
-def test_lead_within_noise_when_intervals_overlap(tmp_path):
-    loaded = write(
-        tmp_path,
-        *(gen_records.run("torch", 32, seed, seconds=10.0 + seed) for seed in range(3)),
-        *(gen_records.run("jax", 32, seed, seconds=10.5 + seed) for seed in range(3)),
-    )
+def _rounds(rates: dict[str, list[float]], first_repeat: int = 0) -> list:
+    """The (config, measured) pairs of a matrix's rounds at batch 32: round r runs every framework of ``rates`` once,
+    at its r-th images/s, as repeat ``first_repeat`` + r."""
+    runs = []
+    for r in range(len(next(iter(rates.values())))):
+        for framework, each in rates.items():
+            config = _quick_cpu(framework, 32, first_repeat + r)
+            runs.append((config, gen_records.one_epoch(config, each[r])))
+    return runs
+
+
+def _only_lead(loaded):
     (table,) = tables(summarise(loaded.runs))
     (lead,) = throughput_leads(table)
-    assert lead.status == WITHIN_NOISE
+    return lead
+
+
+def _names_no_leader(lead) -> str:
+    """The lead's words, after checking they name no leader."""
     words = text(lead_text(lead))
-    assert "within noise" in words and "ahead" not in words and "fastest" not in words
+    assert not lead.decided and lead.verdict.leader is None
+    assert "**" not in words and "ahead" not in words and "fastest" not in words
+    return words
+
+
+def test_a_gap_inside_the_band_or_an_interval_straddling_it_names_no_leader(tmp_path):
+    level = {"torch": [20.0, 20.4, 19.8], "jax": [19.8, 20.0, 19.9]}  # within 2 % of each other, round by round
+    loaded = _recorded(tmp_path / "level", _rounds(level) + _rounds(level, first_repeat=3), days=(1, 3))
+    lead = _only_lead(loaded)
+    assert (lead.outcome, lead.replicated, lead.n) == (ABOUT_EQUAL, True, 6)
+    assert all(1 / MIN_EFFECT < d.gap.low < d.gap.high < MIN_EFFECT for d in lead.verdict.rests_on)
+    assert _names_no_leader(lead).startswith("about equal (within 5 %): PyTorch at 20.1 img/s")
+
+    straddling = {"torch": [21.0, 22.0, 20.6], "jax": [20.0, 20.0, 20.0]}  # 6 % apart on average, not surely 5 %
+    lead = _only_lead(_recorded(tmp_path / "straddling", _rounds(straddling)))
+    (sitting,) = lead.verdict.sittings
+    assert sitting.gap.low < MIN_EFFECT < sitting.gap.ratio < sitting.gap.high
+    assert (lead.outcome, lead.n) == (UNDECIDED, 3)
+    assert _names_no_leader(lead).startswith("undecided at n = 3: PyTorch at 21.2 img/s")
 
 
 def test_a_lead_at_n1_names_no_leader(tmp_path):
     loaded = write(tmp_path, gen_records.run("torch", 32, seconds=10.0), gen_records.run("jax", 32, seconds=11.2))
-    (table,) = tables(summarise(loaded.runs))
-    (lead,) = throughput_leads(table)
-    assert lead.status == TOO_FEW_RUNS and lead.n == 1 and not lead.decided
-    assert text(lead_text(lead)) == (
-        "no verdict (n = 1): PyTorch at 51.2 img/s (n=1) and JAX at 45.7 img/s (n=1); a verdict needs 3 clean runs "
-        "of each and 95 % intervals apart"
-    )
+    lead = _only_lead(loaded)
+    assert (lead.outcome, lead.n) == (UNDECIDED, 1)  # 12 % apart, but one round has no interval
+    assert _names_no_leader(lead) == "undecided at n = 1: PyTorch at 51.2 img/s (n=1) and JAX at 45.7 img/s (n=1)"
 
 
 def test_time_to_accuracy_from_per_epoch_records(tmp_path):
@@ -241,12 +278,15 @@ def _quick_cpu(framework: str, batch_size: int, repeat: int = 0):
     return dataclasses.replace(config, repeat=repeat)
 
 
-def _recorded(root, runs):
-    """Write the records ``runners run`` makes of each (config, measured) pair under ``root`` and load them."""
+def _recorded(root, runs, days=(1,)):
+    """Write the records ``runners run`` makes of each (config, measured) pair under ``root``, in order two minutes
+    apart, and load them; ``days``: the days of December whose sittings share the runs equally, in turn."""
     from fwbench.records import write_record
 
-    for config, measured in runs:
-        record = gen_records.as_recorded(config, measured, ["runners", "matrix"])
+    per_day = len(runs) // len(days)
+    for index, (config, measured) in enumerate(runs):
+        finished_at = f"2026-12-{days[index // per_day]:02d}T10:{2 * (index % per_day) + 1:02d}:00.000Z"
+        record = gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished_at)
         write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
     return load_results(root)
 
@@ -264,16 +304,23 @@ def test_the_speed_up_compares_the_same_work_where_epochs_grow_with_the_batch(tm
 
 
 def test_a_compile_time_within_the_step_noise_is_not_a_measurement(tmp_path):
-    configs = [_quick_cpu("jax", 32, repeat) for repeat in (1, 2, 3)]
-    steady = gen_records.one_epoch(configs[0], 30.0).window_step_seconds[0]
-    firsts = (steady + 5.0, steady + 7.0, steady - 0.3)  # the last first step was quicker than a steady one
-    runs = [(c, gen_records.one_epoch(c, 30.0, first_step_seconds=f)) for c, f in zip(configs, firsts, strict=True)]
+    configs = [_quick_cpu("jax", 32, repeat) for repeat in (1, 2, 3, 4)]
+    steady = gen_records.one_epoch(configs[0], 30.0).rerun_step_seconds  # the first step run again
+    windows = [0.95 * steady, 1.05 * steady]  # the timed windows' steps: p90 − median = 0.04 × steady
+    # the third first step was quicker than its rerun; the fourth slower, by less than the steps' noise
+    firsts = (steady + 5.0, steady + 7.0, steady - 0.3, steady + 0.02 * steady)
+    runs = [
+        (c, gen_records.one_epoch(c, 30.0, first_step_seconds=f, window_step_seconds=windows))
+        for c, f in zip(configs, firsts, strict=True)
+    ]
     (summary,) = summarise(_recorded(tmp_path, runs).runs)
-    assert sorted(r["timing"]["compile_seconds"] for r in summary.counted)[0] == 0.0  # the runner clamped it
-    assert summary.compile_below_noise() == 1
+    measured = sorted(r["timing"]["compile_seconds"] for r in summary.counted)
+    assert measured == pytest.approx([-0.3, 0.02 * steady, 5.0, 7.0])  # kept as measured: the negative one unclamped
+    assert summary.compile_below_noise() == 2
     assert summary.compile_seconds.n == 2 and summary.compile_seconds.mean == pytest.approx(6.0)
     cell = compile_cell(summary)
-    assert cell.startswith("6.0") and "1 run below the step-time noise left out" in cell
+    assert cell.startswith("6.0") and "2 runs below the step-time noise left out" in cell
     (only_noise,) = summarise(_recorded(tmp_path / "noise", runs[2:]).runs)
     assert only_noise.compile_seconds is None
-    assert compile_cell(only_noise).startswith("below the step-time noise") and "0.0" not in compile_cell(only_noise)
+    below = compile_cell(only_noise)
+    assert below.startswith("below the step-time noise") and not re.search(r"\d\.\d", below)

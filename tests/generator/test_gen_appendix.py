@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 
 import gen_records
+from one_page import page_alone
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 from generator.site.claims import scope_table, section_of
 from generator.verdicts.claims import CONTRADICTED, NOT_COMPARABLE, Claim
@@ -16,7 +16,7 @@ from generator.views.repository import origin_url, portable_command, repository_
 
 
 def test_claims_are_grouped_by_section_with_icons_not_emoji(results_dir):
-    page = build_pages(load_results(results_dir))["appendix/claims.md"]
+    page = page_alone(load_results(results_dir), "appendix/claims.md")
     headings = [line for line in page.splitlines() if line.startswith("## §")]
     assert headings[:3] == [
         "## §1 Who is faster { #claims-1 }",
@@ -74,7 +74,7 @@ def test_the_reproduce_page_names_no_address_it_does_not_know(tmp_path):
     record = gen_records.run("torch", 32)
     record["command"] = ["/srv/checkout/runners/cli.py", "run", "--out", "/scratch/out"]
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / "r.json", record)
-    page = build_pages(load_results(tmp_path), repo_root=tmp_path)["appendix/reproduce.md"]
+    page = page_alone(load_results(tmp_path), "appendix/reproduce.md", repo_root=tmp_path)
     assert "/srv" not in page and "/scratch" not in page and "- `runners run`" in page
     assert "names no public address" in page and "from `https://OWNER.github.io/REPO/`, clone" in page
     assert (
@@ -82,7 +82,7 @@ def test_the_reproduce_page_names_no_address_it_does_not_know(tmp_path):
         .lstrip()
         .startswith("```bash\ngit clone https://github.com/OWNER/REPO fwbench && cd fwbench\n```")
     )
-    named = build_pages(load_results(tmp_path), repo_url="https://example.org/fwbench")["appendix/reproduce.md"]
+    named = page_alone(load_results(tmp_path), "appendix/reproduce.md", repo_url="https://example.org/fwbench")
     assert (
         named.split("## Get the code", 1)[1]
         .lstrip()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
+import probe_records
 import pytest
+from one_page import page_alone
 
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.records.load import Loaded, Results, load_results
 from generator.verdicts.article import own_tables
@@ -26,8 +26,6 @@ from generator.verdicts.claims import (
 )
 from generator.views.verdict_text import claim_text
 
-COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
-
 
 @pytest.fixture(scope="module")
 def article():
@@ -36,10 +34,9 @@ def article():
 
 @pytest.fixture(scope="module")
 def probes(tmp_path_factory):
-    """The committed probe records, loaded as the site loads them."""
-    root = tmp_path_factory.mktemp("results")
-    shutil.copytree(COMMITTED_PROBES, root / "probes")
-    return load_results(root, strict=True)
+    """One machine's probe records in today's releases and the article's (``probe_records``), loaded as the site
+    loads them."""
+    return load_results(probe_records.write_machine(tmp_path_factory.mktemp("results"), article=True), strict=True)
 
 
 def run(
@@ -219,6 +216,6 @@ def test_the_same_seed_spread_is_read_at_the_bounds_precision_as_the_articles_ow
 
 
 def test_the_claims_page_shows_the_rows_under_their_sections_and_scope(probes):
-    page = build_pages(Results(root=probes.root, probes=probes.probes))["appendix/claims.md"]
+    page = page_alone(Results(root=probes.root, probes=probes.probes), "appendix/claims.md")
     assert "## §4.1 Debugging" in page and f"**{article_checks.SCOPE}**" in page
     assert "the ± is the spread of 5 runs with one seed (42)" in page

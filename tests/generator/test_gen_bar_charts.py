@@ -7,9 +7,9 @@ from __future__ import annotations
 import gen_records
 import pytest
 from machine_runs import SECOND, write_runs
+from one_page import page_alone
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.records.load import load_results
 from generator.site import debugging, machines
@@ -50,9 +50,9 @@ def test_the_machines_page_charts_each_framework_on_each_machine_at_one_setting(
     assert rates["PyTorch", "1a2b3c"] > rates["JAX", "1a2b3c"]  # 10 s against 14 s an epoch
     assert rates["JAX", "2b3c4d"] > rates["PyTorch", "2b3c4d"]
     assert all(error > 0 for s in chart.series for _place, _rate, error in s.points)  # three runs: an interval
-    page = build_pages(results)["results/machines.md"]
+    page = page_alone(results, "results/machines.md")
     assert f"![{alt}](../{path})" in page and page.index(path) < page.index("## PyTorch · compiled")
-    chinese = build_pages(results, language="zh")["results/machines.md"]
+    chinese = page_alone(results, "results/machines.md", language="zh")
     assert (
         "![编译 · 严格 FP32（TF32 关闭）· 批大小 32 · 合成数据 · quick · n = 3](../charts/machines-throughput.png)"
         in (chinese)
@@ -76,9 +76,9 @@ def test_the_debugging_page_charts_each_probes_score_per_bug_and_framework(resul
     assert chart.categories == ("a dense layer fed the wrong number of features",)
     scores = {s.label: s.points for s in chart.series}
     assert scores == {"PyTorch": ((0, 60.0, 0.0),), "JAX": ((0, 0.0, 0.0),)}  # 3 of 5, and nothing raised
-    page = build_pages(results)["devex/debugging.md"]
+    page = page_alone(results, "devex/debugging.md")
     assert page.index("| bug |") < page.index(f"![{alt}](../{path})") < page.index("??? info")
-    chinese = build_pages(results, language="zh")["devex/debugging.md"]
+    chinese = page_alone(results, "devex/debugging.md", language="zh")
     assert "· 编译 · n = 1](../charts/debugging-" in chinese
 
 

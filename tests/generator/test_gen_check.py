@@ -502,20 +502,6 @@ def test_a_rejection_names_the_file_the_field_and_both_values(tmp_path):
     assert line == f"{path}: derived: mfu.value: stored 0.9, recomputed {recomputed:.10g}"
 
 
-def test_an_older_record_that_names_no_request_is_noted_not_replayed(tmp_path):
-    """A fwbench.run/1 record kept only the images it trained, not those asked for: its configuration, and so what
-    the runner derived from it, cannot be rebuilt."""
-    record = gen_records.as_v1(submitted(machine_id=H200, rate=5000.0))
-    record["config"]["precision"] = "float32 (TF32 off)"
-    place(tmp_path, record)
-    report = check_paths([tmp_path], repo=REPO)
-    assert not [line for line in report.failure_lines() if "derived:" in line]
-    assert any(
-        "the runner's figures not recomputed: an older record without config.train_images" in line
-        for line in report.note_lines()
-    )
-
-
 #: ``generator check`` with every framework's import refused: what the submission workflow installs (no [cpu] extra)
 WITHOUT_FRAMEWORKS = """
 import sys

@@ -38,7 +38,7 @@ def test_the_paragraph_is_the_verdicts_counted_and_the_disagreement_is_folded(re
     home = build_pages(results)["index.md"]
     paragraph = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0].strip()
     assert paragraph.startswith("**CPUs:** In compiled mode, over 3 machines and 3 comparisons")
-    assert paragraph.count(". ") == 1  # the count, then the framework none of them measured
+    assert paragraph.count(". ") == 2  # the count, how to replicate a verdict in one sitting, what none measured
     assert "disagree" not in paragraph and "fingerprint" not in paragraph
     fold = home[home.index('??? note "CPUs: where the machines disagree, and table by table"') :]
     assert fold.index("The machines disagree in strict FP32") < fold.index("a verdict holds for the machine")

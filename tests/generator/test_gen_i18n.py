@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from fwbench.probe_outcome import CAST_COMPUTED, CAST_WARNED
-from fwbench.upgrade import V1_HOST_PEAK_BASIS
 from generator.build.render import build_pages
 from generator.catalogue import extract, read_catalogue
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, language, translations
@@ -190,7 +189,7 @@ def test_every_memory_basis_and_cast_wording_fwbench_writes_reads_in_chinese():
     assert CAST_WORDS == {CAST_WARNED: CAST_WARNED, CAST_COMPUTED: CAST_COMPUTED}  # the catalogue's = fwbench's
     warned = {"outcome": "no_error", "expected_tokens": ["float64", "float32"], "warnings": ["float64 cast to float32"]}
     with language(ZH):
-        for basis in (*(basis_text(b) for b in BASES), V1_HOST_PEAK_BASIS):
+        for basis in (basis_text(b) for b in BASES):
             assert "peak RSS" not in recorded(basis), basis
         assert cast_evidence_text(warned) == "一条警告称 float64 输入被转换为 float32"
 

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import page_alone
 
 from fwbench.cliargs import EXIT_USAGE, UsageError
 from fwbench.records import write_record
 from generator.build import handoff
-from generator.build.render import build_pages
 from generator.cli import main
 from generator.records.load import load_roots
 from generator.records.machines import widest_isa
 
-REPO = Path(__file__).resolve().parents[2]
-H200, CPU = "nvidia-h200", "cpu-amd-epyc-2t-3d8bd5"
+H200, CPU = "nvidia-h200", gen_records.CPU_MACHINE
+CPU_LABEL = "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)"
 
 
 def sections(page: str) -> dict[str, str]:
@@ -27,47 +27,68 @@ def sections(page: str) -> dict[str, str]:
     return {part.split("\n", 1)[0]: part.split("\n", 1)[1] for part in parts}
 
 
+def measured(framework, batch_size, seed, machine, seconds, *, mode="compiled", profile="quick", day="2026-12-02"):
+    """A run of ``profile`` on ``day``; the versions profile's runs under timing protocol 1, as it then recorded."""
+    record = gen_records.run(framework, batch_size, seed, machine_id=machine, seconds=seconds, mode=mode)
+    record["record_id"] += f"-{profile}"
+    record["config"]["profile"] = profile
+    record["protocol"] = 1 if profile == "versions" else 2
+    record["started_at"], record["finished_at"] = f"{day}T06:00:00.000Z", f"{day}T06:01:00.000Z"
+    return record
+
+
 @pytest.fixture(scope="module")
-def committed_page() -> str:
-    return build_pages(load_roots([REPO / "results"]))["results/machines.md"]
-
-
-def test_the_h200_and_the_cpu_machines_share_a_table_for_the_configurations_they_share(committed_page):
-    shared = sections(committed_page)
-    both = [title for title, body in shared.items() if f"#machine-{H200}" in body and f"#machine-{CPU}" in body]
-    assert "JAX · compiled · strict FP32 (TF32 off) · batch 256 · synthetic" in both
-    table = shared["JAX · compiled · strict FP32 (TF32 off) · batch 256 · synthetic"]
-    rows = [line for line in table.splitlines() if line.startswith("| [")]
-    assert rows[0].startswith("| [NVIDIA H200 (GPU)]") and "8,192" in rows[0]  # the fastest mean first
-    runs = len(list((REPO / "results" / "runs" / CPU).glob("jax-compiled-synthetic-bs256-seed0-*.json")))
-    assert runs >= 2 and f"n={runs}" in next(row for row in rows if CPU in row)  # every committed run of it
-
-
-def test_a_configuration_one_machine_ran_has_no_table(committed_page):
-    assert all("eager" not in title for title in sections(committed_page))  # only the H200 ran eager
-
-
-def test_each_machine_s_provenance_is_one_click_away(committed_page):
-    for machine in (H200, CPU):
-        assert f"{{ #machine-{machine} }}" in committed_page
-    assert "580.159.04" in sections(committed_page)["Provenance"]  # the H200's driver
-
-
-def test_rows_of_one_machine_in_other_settings_say_what_their_records_differ_in(committed_page):
-    table = sections(committed_page)["JAX · compiled · strict FP32 (TF32 off) · batch 32 · synthetic"]
-    (line,) = [
-        line for line in table.splitlines() if line.startswith("- AMD EPYC (CPU, 2 threads, AVX2, fingerprint 846125)")
+def machines_page(tmp_path_factory) -> str:
+    """An H200 and a CPU that both ran JAX at batch 256 (twice each) and at 32 (the CPU in two profiles), and an
+    eager run only the H200 made."""
+    records = [
+        measured("jax", 256, seed, machine, seconds)
+        for seed in (0, 1)
+        for machine, seconds in ((H200, 1.0), (CPU, 30.0 + seed))
     ]
-    # the versions profile's two older rows, then the quick profile's (fastest mean first), as their records say
-    assert "profile: versions, versions, quick" in line and "timing protocol: 1, 1, 2" in line
+    records += [measured("torch", 32, 0, H200, 2.0, mode="eager"), measured("jax", 32, 0, H200, 1.0)]
+    records += [measured("jax", 32, 0, CPU, 9.0)]
+    records += [measured("jax", 32, seed, CPU, 10.0 + seed, profile="versions", day="2026-11-30") for seed in (0, 1)]
+    root = tmp_path_factory.mktemp("machines")
+    for record in records:
+        write_record(root / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
+    return page_alone(load_roots([root]), "results/machines.md")
+
+
+def test_the_h200_and_the_cpu_machines_share_a_table_for_the_configurations_they_share(machines_page):
+    table = sections(machines_page)["JAX · compiled · strict FP32 (TF32 off) · batch 256 · synthetic"]
+    rows = [line for line in table.splitlines() if line.startswith("| [")]
+    assert (
+        rows[0].startswith(f"| [NVIDIA H200 (GPU)](#machine-{H200})") and "| 512.0 (sd\u00a00.0)<br>" in rows[0]
+    )  # fastest first
+    assert rows[1].startswith(f"| [{CPU_LABEL}](#machine-{CPU})") and "n=2" in rows[1]  # every run of it
+    assert len(rows) == 2
+
+
+def test_a_configuration_one_machine_ran_has_no_table(machines_page):
+    assert all("eager" not in title for title in sections(machines_page))  # only the H200 ran eager
+
+
+def test_each_machine_s_provenance_is_one_click_away(machines_page):
+    for machine in (H200, CPU):
+        assert f"{{ #machine-{machine} }}" in machines_page
+    assert "535.129.03" in sections(machines_page)["Provenance"]  # the H200's driver
+
+
+def test_rows_of_one_machine_in_other_settings_say_what_their_records_differ_in(machines_page):
+    table = sections(machines_page)["JAX · compiled · strict FP32 (TF32 off) · batch 32 · synthetic"]
+    (line,) = [line for line in table.splitlines() if line.startswith("- ")]
+    # the quick profile's row (the faster mean), then the versions profile's, as their records say
+    assert line.startswith(f"- {CPU_LABEL}: its rows are not one setting;")
+    assert "profile: quick, versions" in line and "timing protocol: 2, 1" in line
     assert "fwbench.run" not in line  # the records' format is no fact of the setting
-    assert "day measured: 2026-11-30, 2026-11-30, 2026-12-02" in line
-    assert "steps per epoch" not in line  # 8 steps of 32 in each: no difference is named that the records lack
-    assert not [row for row in table.splitlines() if row.startswith("- ") and "3d8bd5" in row]  # one row there
+    assert "day measured: 2026-12-02, 2026-11-30" in line
+    assert "steps per epoch" not in line  # 16 steps of 32 in each: no difference is named that the records lack
 
 
-def test_the_page_names_no_faster_machine(committed_page):
-    assert "faster" not in committed_page and "ahead" not in committed_page
+def test_the_page_names_no_faster_machine(machines_page):
+    tables = machines_page.split("\n## ", 1)[1]  # the legend above them may speak of runs that drifted faster
+    assert "faster" not in tables and "ahead" not in tables
 
 
 def write_own(root: Path, machine: str = "cpu-own-cpu-4t-9f8e7d") -> Path:

@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 
 import gen_records
+from one_page import page_alone
 
 from fwbench.records import write_record
 from generator import i18n
@@ -86,7 +87,7 @@ def test_the_ends_alone_ran_so_the_middle_sizes_and_the_extra_precision_are_name
 
 def test_the_home_pages_headline_names_them_too(tmp_path):
     found = results(tmp_path, [ok(c) for c in at(32, 256)])
-    (line,) = sentence(build_pages(found)["index.md"], NOT_RUN_EN)
+    (line,) = sentence(page_alone(found, "index.md"), NOT_RUN_EN)
     assert line.startswith("Not run yet on this machine: batch 64 and 128; batch 32 bf16 (")
 
 

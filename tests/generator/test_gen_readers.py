@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import gen_records
+from one_page import page_alone
 
 from fwbench.records import write_record
 from generator.build.render import build_pages
@@ -47,7 +48,7 @@ def test_the_home_page_answers_first_a_paragraph_per_device_class_gpus_first(tmp
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
     )
-    home = build_pages(results)["index.md"]
+    home = page_alone(results, "index.md")
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
     gpu, cpu = (
         answer.index("On the NVIDIA H200 (GPU), strict FP32 (TF32 off), in compiled mode"),
@@ -56,12 +57,12 @@ def test_the_home_page_answers_first_a_paragraph_per_device_class_gpus_first(tmp
     assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
     gpus, cpus = answer.strip().split("\n\n")
     assert gpus.startswith("**GPUs:** On the NVIDIA H200") and cpus.startswith("**CPUs:** On the Test CPU")
-    assert "no verdict yet at batch 32 (n = 1" in answer and "ahead" not in answer
+    assert "PyTorch and JAX are undecided at batch 32 (n = 1)" in answer and "ahead" not in answer
     assert "TensorFlow" in gpus.split("were not measured there.")[0].rsplit(". ", 1)[1]  # once per class, at its end
     assert "disagree" not in answer  # one machine per class: nothing to set against
     assert "TensorFlow: no run on this machine, so the tables have no column for it" in home  # and none has one
     assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
-    chinese = build_pages(results, language="zh")["index.md"]
+    chinese = page_alone(results, "index.md", language="zh")
     assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
 
 
@@ -82,7 +83,7 @@ def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only
     assert f"| [{mine}](#machine-{gen_records.CPU_MACHINE}) |" in built["results/machines.md"]
     published = build_pages(results)
     assert "built this site" not in published["index.md"] + published["results/machines.md"]  # names no machine
-    chinese = build_pages(results, language="zh", this_machine=gen_records.CPU_MACHINE)["index.md"]
+    chinese = page_alone(results, "index.md", language="zh", this_machine=gen_records.CPU_MACHINE)
     assert "**构建本站的这台机器：**" in chinese
 
 
@@ -95,17 +96,17 @@ def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apar
     ]
     assert {run["config"]["precision"] for run in runs} == {"fp32", "bf16"}
     found = _results(tmp_path, runs)
-    answer = build_pages(found)["index.md"].split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
+    answer = page_alone(found, "index.md").split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
     machine = "On the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)"
     assert f"{machine}, strict FP32 (TF32 off), in compiled mode: " in answer
     assert f"{machine}, bfloat16, in compiled mode: " in answer
     assert "quick" not in answer and "training images" not in answer  # the words both tables share: their headings'
-    chinese = build_pages(found, language="zh")["index.md"]
+    chinese = page_alone(found, "index.md", language="zh")
     assert "（CPU，2 线程，AVX2，指纹 1a2b3c）· bfloat16 · 编译模式：" in chinese
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):
-    speed = build_pages(_results(tmp_path, [_gpu_run("torch", 32, mfu=0.442), _gpu_run("jax", 32)]))["results/speed.md"]
+    speed = page_alone(_results(tmp_path, [_gpu_run("torch", 32, mfu=0.442), _gpu_run("jax", 32)]), "results/speed.md")
     assert "model FLOPs utilisation" in speed
     assert "MFU 44.2% of the NVIDIA H200's dense FP32 peak, 67 TFLOP/s (strict FP32 (TF32 off), n=1)" in speed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gen_records
 from matplotlib import rc_context
+from one_page import page_alone
 
 from fwbench.frameworks import REGISTRY
 from fwbench.records import write_record
@@ -38,7 +39,7 @@ def test_below_chance_or_above_the_uniform_loss_is_flagged_and_never_called_work
     why = text(parts(undertrained(torch, 10)))
     assert "at or below chance (10%)" in why and "not below ln 10 = 2.30" in why
     assert undertrained(jax, 10) == ()
-    page = build_pages(results)["results/accuracy.md"]
+    page = page_alone(results, "results/accuracy.md")
     assert "Not trained long enough to mean anything" in page and "training works" not in page
     assert "256 test images" in page  # the test set's size, stated
     assert "charts/test_accuracy" not in page and "Per-epoch figures" not in page  # one epoch: no curve
@@ -59,7 +60,7 @@ def test_a_test_loss_far_above_a_uniform_guess_is_flagged_diverged_not_undertrai
     )
     assert undertrained(torch, 10) == () and diverged(jax, 10) == ()
     assert text(parts(undertrained(jax, 10))) == "training loss 6.05, not below ln 10 = 2.30"
-    page = build_pages(results)["results/accuracy.md"]
+    page = page_alone(results, "results/accuracy.md")
     flagged = page[page.index('!!! failure "Diverged"') : page.index("Not trained long enough to mean anything")]
     assert "1 configuration ended with a test loss far above a uniform guess's" in flagged
     assert "- PyTorch compiled, batch 256: training loss 7.70" in flagged and "JAX" not in flagged
@@ -72,11 +73,11 @@ def test_the_frameworks_agree_to_the_image_or_the_page_says_where_not(tmp_path):
     (table,) = tables(summarise(same.runs))
     (agreement,) = image_agreement(table)
     assert agreement.agree and agreement.counts["JAX"] == ((64,),) and agreement.test_images == 256
-    assert "The frameworks classify as many test images correctly" in build_pages(same)["results/accuracy.md"]
+    assert "The frameworks classify as many test images correctly" in page_alone(same, "results/accuracy.md")
     differ = write(
         tmp_path / "differ", [one_epoch("torch", 32, 0.25, loss=1.5), one_epoch("jax", 32, 0.2578125, loss=1.5)]
     )
-    page = build_pages(differ)["results/accuracy.md"]
+    page = page_alone(differ, "results/accuracy.md")
     assert "The frameworks disagree on some test images" in page
     assert "batch 32 (seed 0): PyTorch 64; JAX 66 of 256 correct" in page
 
@@ -98,12 +99,12 @@ def test_the_platform_issue_is_sized_from_the_tuned_and_plain_runs(tmp_path):
     results = write(
         tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("jax", 64, seconds=12.5), *tuned]
     )
-    page = build_pages(results)["results/platform-issues.md"]
+    page = page_alone(results, "results/platform-issues.md")
     assert "**Measured size.** no verdict (n = 1), from the run records:" in page  # one run each way: no size
     assert "| 32 | 42.7<br><small>n=1</small> | 128.0<br><small>n=1</small> | no verdict (n = 1) |" in page
     assert "`python benchmarks/xla_cpu_conv.py`" in page
     assert "`XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=`" in page
-    unmeasured = build_pages(write(tmp_path / "plain", [gen_records.run("jax", 32)]))["results/platform-issues.md"]
+    unmeasured = page_alone(write(tmp_path / "plain", [gen_records.run("jax", 32)]), "results/platform-issues.md")
     assert "not measured yet" in unmeasured
 
 
@@ -111,7 +112,7 @@ def test_a_tuned_table_says_which_frameworks_ran_without_its_tuning_not_that_the
     tuned = gen_records.with_changes(gen_records.run("jax", 32, seconds=4.0), record_id="jax-tuned-32")
     tuned["config"]["tuning_environment"] = YNN_OFF
     plain = [gen_records.run(fw, 32) for fw in ("torch", "tensorflow", "jax")]
-    page = build_pages(write(tmp_path, [*plain, tuned]))["results/speed.md"]
+    page = page_alone(write(tmp_path, [*plain, tuned]), "results/speed.md")
     tuned_section = page[page.index("tuned: XLA_FLAGS=") :]
     assert "PyTorch and TensorFlow: no run with this tuning, so this table has no column for it." in tuned_section
     assert "no run on this machine" not in page  # both ran here, out of the box
@@ -140,7 +141,7 @@ def test_a_chart_from_zero_leaves_room_above_its_highest_point_and_error_bar():
 
 def test_eager_mode_shows_first_step_overhead_not_a_compile_time(tmp_path):
     records = [gen_records.run("torch", 32), gen_records.run("torch", 32, mode="eager", compile_seconds=0.8)]
-    page = build_pages(write(tmp_path, records))["results/speed.md"]
+    page = page_alone(write(tmp_path, records), "results/speed.md")
     assert "**Compile time, cold caches** (compiled mode)" in page
     assert "**First-step overhead, cold caches** (eager mode)" in page  # eager compiles nothing
     assert "**Compile time, cold caches** (eager mode)" not in page

@@ -1,22 +1,29 @@
-"""Runs made alone in their sitting (``fwbench.sittings``): a framework measured on another day than the others of
-its row is shown, marked ◇ lone, and never judged, in both languages; once a run of another framework is made beside
-it, its runs count. Records are built as ``runners matrix`` writes them (``runners.record.ok_record``)."""
+"""Leads judged by the paired rule (``fwbench.decision``) on the site: a lead resting on one sitting says so wherever
+it appears, in both languages; two sittings that agree publish it plainly; sittings that disagree name no leader;
+rounds where only one framework ran do not pair. Records are built as ``runners matrix`` writes them
+(``runners.record.ok_record``): one run per framework per round, interleaved, a few minutes apart."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
+import re
 from pathlib import Path
 
 import gen_records
 
+from fwbench.decision import AHEAD, DISAGREE, UNDECIDED
 from fwbench.records import write_record
 from generator.build.render import build_pages
+from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
+from generator.verdicts.leads import Lead, leads_by_batch
 from runners.profiles import RunConfig, expand
 
-REPO = Path(__file__).resolve().parents[2]
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+#: round by round, each framework's images/s: PyTorch about 1.5× TensorFlow, JAX well behind
+AHEAD_RATES = {"torch": [30.0, 31.0, 29.5], "tensorflow": [20.0, 20.6, 19.9], "jax": [10.0, 10.3, 9.8]}
+#: the same frameworks with TensorFlow about 1.5× PyTorch
+REVERSED_RATES = {"torch": [20.0, 20.6, 19.9], "tensorflow": [30.0, 31.0, 29.5], "jax": [10.0, 10.3, 9.8]}
 
 
 def at_32(framework: str) -> RunConfig:
@@ -24,88 +31,131 @@ def at_32(framework: str) -> RunConfig:
     return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
 
 
-def runs(framework: str, rate: float, day: int, repeats: range) -> list[dict]:
-    """``framework``'s runs at ``rate`` images/s on 2026-12-``day``, a few minutes apart, one per repeat."""
+def sitting(day: int, rates: dict[str, list[float]], first_repeat: int = 0) -> list[dict]:
+    """A sitting on 2026-12-``day``: round r runs every framework of ``rates`` once, two minutes apart, at its r-th
+    rate, as repeat ``first_repeat`` + r."""
     made = []
-    for repeat in repeats:
+    for index, (repeat, framework) in enumerate(
+        (first_repeat + r, fw) for r in range(len(next(iter(rates.values())))) for fw in rates
+    ):
         config = dataclasses.replace(at_32(framework), repeat=repeat)
-        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1:02d}:00.000Z"
-        measured = gen_records.one_epoch(config, rate)
+        finished = f"2026-12-{day:02d}T10:{2 * index + 1:02d}:00.000Z"
+        measured = gen_records.one_epoch(config, rates[framework][repeat - first_repeat])
         made.append(gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished))
     return made
 
 
-def pages(root: Path, records: list[dict], language: str = "en") -> dict[str, str]:
+def write(root: Path, records: list[dict]) -> Path:
     for record in records:
         write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
-    return build_pages(load_results(root), language=language)
+    return root
+
+
+def lead_of(root: Path) -> Lead:
+    """The compiled-mode throughput lead at batch 32 of the only table."""
+    (table,) = tables(summarise(load_results(root).runs))
+    return leads_by_batch(table)[32]
 
 
 def answer_of(home: str) -> str:
     return home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
 
 
-def test_a_framework_measured_on_another_day_is_marked_lone_and_never_judged_until_a_run_is_made_beside_it(tmp_path):
-    side_by_side = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
-    days_later = runs("jax", 60.0, 3, range(3))  # the fastest figure, but nothing ran beside it
-    built = pages(tmp_path, side_by_side + days_later)
-    assert "PyTorch is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
-    assert "3 lone runs (◇): made in a sitting where no other framework of their row ran" in built["index.md"]
-    speed = built["results/speed.md"]
-    assert '<span title="lone run: no other framework of its row ran in its sitting">◇</span>' in speed
-    assert "3 lone runs" in speed and "less than 1 h apart" in speed
-    assert "runs less than 1 h apart make a sitting" in " ".join(built["method.md"].split())
-    chinese = pages(tmp_path, [], language="zh")
-    assert "3 次孤立运行（◇）" in chinese["index.md"] and "◇" in chinese["results/speed.md"]
-
-    assert "unequal shares" not in speed  # JAX's day holds no other framework: its runs are lone, not pooled
-
-    beside = runs("torch", 30.0, 3, range(3, 4))  # a PyTorch run on JAX's day: that sitting now compares them
-    built = pages(tmp_path, beside)
-    assert "JAX is fastest at batch 32, beyond the noise" in answer_of(built["index.md"])
-    assert "lone run" not in built["index.md"] and "◇</span>" not in built["results/speed.md"]
+def choices(choose: str) -> list[str]:
+    """The rows of "Which to choose" read from run records (speed, start-up and memory)."""
+    rows = [line for line in choose.splitlines() if line.startswith("| [")]
+    return [row for row in rows if "(results/speed.md)" in row or "(results/memory.md)" in row]
 
 
-def test_a_row_pooled_from_sittings_in_unequal_shares_says_so_with_its_runs_per_sitting(tmp_path):
-    """PyTorch and TensorFlow three runs each on the first day; two days later JAX three and PyTorch one beside it:
-    every run is judged, but PyTorch's figure pools both days, TensorFlow's the first and JAX's the second."""
-    first_day = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
-    built = pages(tmp_path, first_day + runs("torch", 24.0, 3, range(3, 4)) + runs("jax", 60.0, 3, range(3)))
-    speed = " ".join(built["results/speed.md"].split())
-    assert "1 row from sittings in unequal shares" in speed
-    assert "- batch 32: PyTorch 3 + 1, TensorFlow 3 + 0, JAX 0 + 3" in built["results/speed.md"]
-    assert "most for a framework measured mostly in one of them" in speed
-    chinese = pages(tmp_path, [], language="zh")["results/speed.md"]
-    assert "1 行的运行分布在比例不均的多个测量时段中" in chinese and "批大小 32: PyTorch 3 + 1" in chinese
-
-    # the same two days in equal shares: PyTorch and TensorFlow three runs each, then two each
-    again = runs("torch", 24.0, 3, range(3, 5)) + runs("tensorflow", 16.0, 3, range(3, 5))
-    assert "unequal shares" not in pages(tmp_path / "equal", first_day + again)["results/speed.md"]
+def speed_choices(choose: str) -> list[str]:
+    """The rows of "Which to choose" read from throughput (the first of each table's)."""
+    return [row for row in choices(choose) if "fast training" in row or "快速训练" in row]
 
 
-def test_the_drift_benchmark_sets_each_sitting_of_a_row_beside_the_first_and_names_unequal_shares(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("sitting_drift", REPO / "benchmarks" / "sitting_drift.py")
-    benchmark = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(benchmark)
-    side_by_side = runs("torch", 30.0, 1, range(3)) + runs("tensorflow", 20.0, 1, range(3))
-    pages(tmp_path, side_by_side)
-    assert benchmark.main([str(tmp_path)]) == 0
-    assert capsys.readouterr().out == "1 row: 1 in one sitting, 0 in several\n"
-    # two days later, JAX with one PyTorch run beside it, a fifth slower than on the first day
-    pages(tmp_path, runs("torch", 24.0, 3, range(3, 4)) + runs("jax", 60.0, 3, range(3)))
-    assert benchmark.main([str(tmp_path)]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith(" · compiled · bs 32: 2 sittings, 47.9 h apart")
-    assert lines[1:4] == [
-        "  torch 2.14.1       3 × 30.0 | 1 × 24.0  →  0.80 × its first sitting's",
-        "  tensorflow 2.21.0  3 × 20.0 | —",
-        "  jax 0.10.2         — | 3 × 60.0",
-    ]
-    assert lines[4].startswith("  runs per sitting: torch 2.14.1 3+1; tensorflow 2.21.0 3+0; jax 0.10.2 0+3: unequal")
-    assert lines[5] == (
-        "1 row: 0 in one sitting, 1 in several; a framework's later sitting against its first: 0.80–0.80 ×"
-    )
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert benchmark.main([str(empty)]) == 1
-    assert f"no run records under {empty / 'runs'}" in capsys.readouterr().err
+def built(root: Path) -> dict[str, dict[str, str]]:
+    results = load_results(root)
+    shared: dict = {}
+    return {code: build_pages(results, language=code, shared=shared) for code in ("en", "zh")}
+
+
+def test_one_sittings_lead_says_in_one_sitting_on_the_home_page_and_which_to_choose_in_both_languages(tmp_path):
+    lead = lead_of(write(tmp_path, sitting(1, AHEAD_RATES)))
+    assert lead.decided and not lead.replicated and lead.outcome == AHEAD
+    assert (lead.leader, lead.runner_up, lead.n, len(lead.verdict.sittings)) == ("PyTorch", "TensorFlow", 3, 1)
+    (decision,) = lead.verdict.rests_on
+    assert 1.4 < decision.lead.low < decision.lead.ratio < decision.lead.high < 1.6
+    gap = str(decision.lead)
+    pages = built(tmp_path)
+
+    en, zh = pages["en"], pages["zh"]
+    answer = answer_of(en["index.md"])
+    assert f"PyTorch is ahead of TensorFlow in one sitting: {gap} at batch 32" in answer
+    assert "run it again another day" in answer
+    headline_row = next(line for line in en["index.md"].splitlines() if line.startswith("| 32 |"))
+    assert headline_row.endswith(f"| PyTorch ahead in one sitting, {gap} |")
+    (choice,) = speed_choices(en["choose.md"])
+    assert "| **PyTorch, in one sitting** |" in choice and "ahead of TensorFlow at 20.2 img/s" in choice
+    assert f"in one sitting: {gap}; run it again another day to replicate it" in choice
+    said = answer + headline_row + "".join(choices(en["choose.md"]))
+    assert not re.search(r"\d % ahead", said)  # a gap is a ratio with its interval, never a bare percentage
+
+    zh_answer = answer_of(zh["index.md"])
+    assert f"PyTorch 领先于 TensorFlow（仅一个测量时段）：批大小 32 时为 {gap}" in zh_answer
+    assert "换一天再运行一次" in zh_answer
+    (zh_choice,) = speed_choices(zh["choose.md"])
+    assert "| **PyTorch（仅一个测量时段）** |" in zh_choice
+    # every verdict of the two pages (a lead, or "about equal" for start-up and memory) rests on one sitting
+    for page, one_sitting in ((en, "in one sitting"), (zh, "仅一个测量时段")):
+        rows = choices(page["choose.md"])
+        assert len(rows) == 3 and all(one_sitting in row.split(" | ")[1] for row in rows), rows
+        cpus = answer_of(page["index.md"]).strip().split("\n\n")[0]  # the CPUs' paragraph: its one lead
+        assert one_sitting in cpus, cpus
+
+
+def test_two_sittings_that_agree_publish_the_lead_plainly_with_each_sittings_ratio(tmp_path):
+    records = sitting(1, AHEAD_RATES) + sitting(3, AHEAD_RATES, first_repeat=3)
+    lead = lead_of(write(tmp_path, records))
+    assert lead.decided and lead.replicated and len(lead.verdict.rests_on) == 2
+    first, second = (str(d.lead) for d in lead.verdict.rests_on)
+    pages = built(tmp_path)
+    answer = answer_of(pages["en"]["index.md"])
+    assert f"PyTorch is ahead of TensorFlow: {first} and {second} at batch 32" in answer
+    assert "in one sitting" not in answer and "run it again another day" not in answer
+    (choice,) = speed_choices(pages["en"]["choose.md"])
+    assert "| **PyTorch** | **PyTorch** is fastest at " in choice and "in one sitting" not in choice
+    assert f"PyTorch 领先于 TensorFlow：批大小 32 时为 {first} 和 {second}" in answer_of(pages["zh"]["index.md"])
+
+
+def test_a_new_boot_starts_a_new_sitting_within_the_hour(tmp_path):
+    first, second = sitting(1, AHEAD_RATES), sitting(1, AHEAD_RATES, first_repeat=3)
+    for record in second:  # the same morning, minutes later, after a reboot
+        record["started_at"] = record["started_at"].replace("T10:", "T11:")
+        record["finished_at"] = record["finished_at"].replace("T10:", "T11:")
+    for records, boot in ((first, "boot-a"), (second, "boot-b")):
+        for record in records:
+            record["hardware"]["boot_id"] = boot
+    lead = lead_of(write(tmp_path, first + second))
+    assert lead.replicated and len(lead.verdict.sittings) == 2
+
+
+def test_sittings_that_disagree_name_no_leader(tmp_path):
+    records = sitting(1, AHEAD_RATES) + sitting(3, REVERSED_RATES, first_repeat=3)
+    lead = lead_of(write(tmp_path, records))
+    assert lead.outcome == DISAGREE and not lead.decided and lead.verdict.leader is None
+    assert {d.leader for d in lead.verdict.rests_on} == {0, 1}  # each sitting decided, the other way round
+    pages = built(tmp_path)
+    answer = answer_of(pages["en"]["index.md"])
+    assert "the sittings disagree on " in answer and "is ahead of" not in answer
+    (choice,) = speed_choices(pages["en"]["choose.md"])
+    assert "| sittings disagree | sittings disagree: " in choice and "**" not in choice
+    assert "各测量时段对 PyTorch 与 TensorFlow 的结论不一" in answer_of(pages["zh"]["index.md"])
+
+
+def test_rounds_where_only_one_framework_ran_do_not_pair(tmp_path):
+    side_by_side = sitting(1, {"torch": AHEAD_RATES["torch"], "tensorflow": AHEAD_RATES["tensorflow"]})
+    alone = sitting(3, {"jax": [60.0, 61.0, 59.0]}, first_repeat=3)  # the fastest figure, nothing ran beside it
+    lead = lead_of(write(tmp_path, side_by_side + alone))
+    assert (lead.leader, lead.runner_up, lead.outcome, lead.n) == ("JAX", "PyTorch", UNDECIDED, 0)
+    answer = answer_of(built(tmp_path)["en"]["index.md"])
+    assert "JAX and PyTorch are undecided at batch 32 (n = 0)" in answer
+    assert not re.search(r"\*\*JAX", answer)

@@ -4,6 +4,7 @@ run on an older release beside today's same probe) and what each release bisect 
 from __future__ import annotations
 
 import gen_records
+from one_page import page_alone
 from test_gen_versions import bisect_report
 
 from fwbench.records import write_record
@@ -52,7 +53,7 @@ def test_each_framework_counts_the_upgrades_that_changed_an_outcome_or_a_message
         probe_at("jax", OLD["jax"], None, outcome="no_error"),  # the older release raised nothing
         probe_at("jax", OLD["jax"], SHAPES, machine_id=gen_records.GPU_MACHINE),  # no probe of today's beside it
     ]
-    page = build_pages(results_with(tmp_path, probes, bisect=True))["beyond/maintenance.md"]
+    page = page_alone(results_with(tmp_path, probes, bisect=True), "beyond/maintenance.md")
     rows = upgrade_rows(page)
     assert rows["PyTorch"] == ["1 probe, 1 machine: 2.2.1 → 2.14.1", "0 of 1", "1 of 1", "—"]
     assert rows["TensorFlow"] == ["1 probe, 1 machine: 2.15.0 → 2.21.0", "0 of 1", "0 of 1", "—"]
@@ -64,7 +65,7 @@ def test_each_framework_counts_the_upgrades_that_changed_an_outcome_or_a_message
 
 def test_the_chinese_page_words_the_table(tmp_path):
     probes = [probe_at("torch", None, SHAPES), probe_at("torch", OLD["torch"], SHAPES)]
-    page = build_pages(results_with(tmp_path, probes, bisect=False), language="zh")["beyond/maintenance.md"]
+    page = page_alone(results_with(tmp_path, probes, bisect=False), "beyond/maintenance.md", language="zh")
     assert "## 升级是否改变了结果或错误信息？" in page
     assert "| PyTorch | 1 个探针、1 台机器：2.2.1 → 2.14.1 | 1 个中 0 个 | 1 个中 0 个 | — |" in page
 

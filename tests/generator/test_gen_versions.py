@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
-from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import page_alone
 
 from fwbench.records import validate, write_record
 from generator.build.render import build_pages
@@ -56,7 +55,7 @@ def test_two_versions_are_two_configurations_and_two_columns(tmp_path):
     assert [table.column_label(c) for c in table.columns] == ["PyTorch 2.2.1", "PyTorch 2.14.1", "JAX"]
     assert table.cell("torch", "compiled", 32).key.version == "2.14.1"  # the newest, unless asked
     assert table.cell("torch", "compiled", 32, version="2.2.1").epoch_seconds.mean == 20.0
-    speed = build_pages(results)["results/speed.md"]
+    speed = page_alone(results, "results/speed.md")
     assert "| batch | PyTorch 2.2.1 | PyTorch 2.14.1 | JAX |" in speed
 
 
@@ -236,7 +235,7 @@ def test_an_eager_release_shows_its_first_step_overhead_not_a_compile_time(tmp_p
         ("en", "compile time", "first-step overhead"),
         ("zh", "编译时间", "第一步额外开销"),
     ):
-        page = build_pages(results, language=language)["results/versions.md"]
+        page = page_alone(results, "results/versions.md", language=language)
         tabs = dict(zip(("compiled", "eager"), page.split("=== ")[1:3], strict=True))
         assert f"| {compiled} |" in tabs["compiled"] and f"| {eager} |" not in tabs["compiled"]
         assert f"| {eager} |" in tabs["eager"] and f"| {compiled} |" not in tabs["eager"]  # eager compiles nothing
@@ -274,12 +273,19 @@ def test_the_bisect_is_on_the_versions_page_and_the_platform_issue(versions_site
 
 def test_a_bisect_names_the_setting_its_own_run_records_were_made_in(versions_site, tmp_path):
     assert "What the bisect's own run records say" not in versions_site[1]["results/versions.md"]  # none loaded
-    committed = Path(__file__).resolve().parents[2] / "results" / "bisect"
-    shutil.copytree(committed, tmp_path / "bisect")
-    page = " ".join(build_pages(load_results(tmp_path))["results/versions.md"].split())
+    report = bisect_report()
+    machine = tmp_path / "bisect" / gen_records.CPU_MACHINE
+    write_record(machine / "jax-images_per_second-bs32.json", report)
+    for samples in report["samples"].values():  # the runs behind it (one setting), under an older timing protocol
+        run = versions_run("jax", "0.10.2", 32, 30.0, profile="quick")
+        run.update(record_id=samples[0]["record_id"], protocol=1)
+        write_record(machine / "runs" / f"{run['record_id']}.json", run)
+    page = " ".join(page_alone(load_results(tmp_path), "results/versions.md").split())
     said = page.split("What the bisect's own run records say of their setting: ", 1)[1].split(". They are not", 1)[0]
-    assert said.startswith("profile: quick; training images requested: 256; steps per epoch: 8; epochs: 1")
-    assert "timing protocol: 1; day measured" in said and "day measured: 2026-11-30" in said
+    assert said == (
+        "profile: quick; training images requested: 256; steps per epoch: 8; epochs: 1; timing protocol: 1; "
+        "day measured: 2026-12-01"
+    )
 
 
 def test_a_malformed_bisect_report_is_skipped_with_its_reason(versions_site):
@@ -301,7 +307,7 @@ def test_versions_records_stay_off_the_other_results_pages(versions_site):
 
 
 def test_without_versions_records_the_page_says_how_to_make_them(tmp_path):
-    page = build_pages(write(tmp_path, [gen_records.run("jax", 32)]))["results/versions.md"]
+    page = page_alone(write(tmp_path, [gen_records.run("jax", 32)]), "results/versions.md")
     assert "`runners envs build`" in page and "`runners matrix --profile versions`" in page
     assert "Release bisects" not in page
 
@@ -333,7 +339,7 @@ def test_known_good_sets_and_versions_that_cannot_run_are_listed():
 
 def test_the_chinese_versions_page_words_the_bisect_and_the_known_good_sets(versions_site):
     results, _files = versions_site
-    page = build_pages(results, language="zh")["results/versions.md"]
+    page = page_alone(results, "results/versions.md", language="zh")
     bisect = page.split("## 版本二分", 1)[1] if "## 版本二分" in page else page
     # the conclusion is worded from the report's fields, not the bisect tool's English message
     assert "0.4.36 是第一个比前一版本 0.4.35 差" in bisect

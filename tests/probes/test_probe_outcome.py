@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import probe_records
 import pytest
 
 from fwbench.probe_outcome import SILENTLY_CAST, cast_evidence, outcome_category, reports_planted_bug
@@ -9,14 +10,9 @@ from fwbench.records import read_record
 from runners.probes.catalog import ProbeSpec
 from runners.probes.record import build_record
 
-COMMITTED = Path(__file__).resolve().parents[2] / "results" / "probes"
 #: a probe record an earlier fwbench wrote (AVX2 EPYC VM, 2026-11-30; committed under results/probes/ until b182afd),
 #: under rubric /1 and before ``reports_bug``: TensorFlow's compiled NaN probe, an error about something else
 RUBRIC_1 = Path(__file__).parent / "fixtures" / "nan-tensorflow-compiled-tooling-on.rubric1.json"
-JAX_WARNING = (
-    "/x/jax/_src/numpy/array_methods.py:125: UserWarning: Explicitly requested dtype float64 requested in "
-    "astype is not available, and will be truncated to dtype float32.\n  return lax_numpy.astype(self)\n"
-)
 PROVENANCE = dict(
     machine_id="cpu-test-2t",
     software={"python": "3.11", "os": "Linux", "packages": {}},
@@ -31,7 +27,7 @@ def dtype_record(*, outcome="no_error", warnings=(), result="loss=2.4 dtype=floa
 
 
 def test_a_cast_warning_naming_both_dtypes_is_a_silent_cast():
-    record = dtype_record(warnings=[JAX_WARNING], result=None)
+    record = dtype_record(warnings=[probe_records.JAX_WARNING], result=None)
     assert outcome_category(record) == SILENTLY_CAST
     assert "warning" in cast_evidence(record)
 
@@ -61,7 +57,7 @@ def test_silence_without_proof_of_a_cast_stays_no_error(record):
 
 @pytest.mark.parametrize("outcome", ["error", "crash", "timeout"])
 def test_other_outcomes_are_their_own_category(outcome):
-    assert outcome_category(dtype_record(outcome=outcome, warnings=[JAX_WARNING])) == outcome
+    assert outcome_category(dtype_record(outcome=outcome, warnings=[probe_records.JAX_WARNING])) == outcome
 
 
 def test_a_freshly_built_record_gets_the_category_and_still_validates():
@@ -69,7 +65,7 @@ def test_a_freshly_built_record_gets_the_category_and_still_validates():
         "outcome": "no_error",
         "result": None,
         "frames": [],
-        "warnings": [JAX_WARNING],
+        "warnings": [probe_records.JAX_WARNING],
         "exit_code": 0,
         "stderr_tail": None,
         "wall_seconds": 1.0,
@@ -79,42 +75,21 @@ def test_a_freshly_built_record_gets_the_category_and_still_validates():
     assert record["score"]["total"] == 0  # still no message to score; the site scores the category apart
 
 
-def test_committed_records_validate_and_only_the_jax_and_keras_dtype_probes_are_silently_cast():
-    machines = sorted(path for path in COMMITTED.iterdir() if path.is_dir())
-    assert machines
-    for machine in machines:  # every machine's probes: the same silent casts
-        records = [read_record(path, kind="fwbench.probe/1") for path in sorted(machine.glob("*.json"))]
-        records = [r for r in records if not r.get("environment")]  # today's versions; the article's differ
-        cast = sorted(r["record_id"] for r in records if outcome_category(r) == SILENTLY_CAST)
-        assert cast == ["dtype-jax-compiled", "dtype-jax-eager", "dtype-tensorflow-compiled", "dtype-tensorflow-eager"]
-        assert all(outcome_category(r) == r["outcome"] for r in records if r["record_id"] not in cast)
-
-
-def error_capture(message: str) -> dict:
-    """A capture of a raised error with ``message``, as the child would print it."""
-    return {
-        "outcome": "error",
-        "exception_type": "tensorflow.python.framework.errors_impl.InvalidArgumentError",
-        "message": message,
-        "traceback": f"Traceback (most recent call last):\n{message}\n",
-        "frames": [],
-        "seconds_to_error": 0.5,
-        "warnings": [],
-        "exit_code": 0,
-        "stderr_tail": None,
-        "wall_seconds": 3.0,
-    }
-
-
-#: TensorFlow's XLA compiler refusing the NaN check's op (tf.function(jit_compile=True) with check_numerics on)
-UNSUPPORTED_OP = (
-    "Detected unsupported operations when trying to compile graph __inference_step_151[_XlaMustCompile=true] on "
-    "XLA_CPU_JIT: CheckNumericsV2 (No registered 'CheckNumericsV2' OpKernel for XLA_CPU_JIT devices)"
-)
+def test_a_machine_s_records_validate_and_only_the_jax_and_keras_dtype_probes_are_silently_cast(tmp_path):
+    root = probe_records.write_machine(tmp_path)
+    records = [read_record(path, kind="fwbench.probe/1") for path in sorted(root.rglob("*.json"))]
+    assert len(records) == 30  # every probe of the catalogue, for each of the three frameworks
+    cast = sorted(r["record_id"] for r in records if outcome_category(r) == SILENTLY_CAST)
+    assert cast == ["dtype-jax-compiled", "dtype-jax-eager", "dtype-tensorflow-compiled", "dtype-tensorflow-eager"]
+    assert all(outcome_category(r) == r["outcome"] for r in records if r["record_id"] not in cast)
 
 
 def test_an_error_about_something_else_does_not_report_the_bug_and_scores_zero():
-    record = build_record(ProbeSpec("tensorflow", "nan", "compiled", True), error_capture(UNSUPPORTED_OP), **PROVENANCE)
+    record = build_record(
+        ProbeSpec("tensorflow", "nan", "compiled", True),
+        probe_records.error(probe_records.UNSUPPORTED_OP),
+        **PROVENANCE,
+    )
     assert record["reports_bug"] is False and reports_planted_bug(record) is False
     assert record["score"]["total"] == 0 and record["score"]["max"] == 5
 
@@ -129,7 +104,7 @@ def test_an_error_about_something_else_does_not_report_the_bug_and_scores_zero()
 )
 def test_an_error_naming_the_tokens_or_a_word_of_the_bugs_kind_reports_it(bug, message):
     spec = ProbeSpec("torch", bug, "eager", True if bug == "nan" else None)
-    record = build_record(spec, error_capture(message), **PROVENANCE)
+    record = build_record(spec, probe_records.error(message), **PROVENANCE)
     assert record["reports_bug"] is True and record["score"]["total"] > 0
 
 

@@ -397,3 +397,28 @@ def test_synthetic_set_is_learned_through_the_augmented_pipeline_in_a_few_hundre
     logits = features(test_x.reshape(-1, 32, 32, 3)[:n]) @ weights + bias
     _, accuracy = data.loss_and_accuracy(logits, dataset.test_labels)
     assert steps == 320 and accuracy > 0.5, f"accuracy {accuracy:.2f} after {steps} steps"
+
+
+def test_a_large_synthetic_set_is_kept_once_drawn_and_drawn_again_when_unreadable(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "KEEP_SYNTHETIC_FROM", 300)
+    drawn = data.synthetic(300, 100)
+    first = data.load("synthetic", tmp_path, 300, 100)
+    (kept,) = tmp_path.glob("synthetic-*-300-100.npz")
+    with monkeypatch.context() as kept_only:
+        kept_only.setattr(data, "synthetic", lambda *_args: pytest.fail("drawn again although kept"))
+        again = data.load("synthetic", tmp_path, 300, 100)
+    for name in data.KEPT_ARRAYS:
+        assert np.array_equal(getattr(first, name), getattr(drawn, name))
+        assert np.array_equal(getattr(again, name), getattr(drawn, name))
+    kept.write_bytes(b"not an npz")
+    assert np.array_equal(data.load("synthetic", tmp_path, 300, 100).train_images, drawn.train_images)
+    assert kept.read_bytes() != b"not an npz"  # drawn again, and kept again
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_a_synthetic_set_that_cannot_be_kept_is_still_returned(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "KEEP_SYNTHETIC_FROM", 300)
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the folder would go")
+    dataset = data.load("synthetic", blocked / "data", 300, 100)
+    assert np.array_equal(dataset.train_images, data.synthetic(300, 100).train_images)

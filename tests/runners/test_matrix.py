@@ -21,8 +21,8 @@ from runners.interpreters import Installation
 from runners.local_executor import LocalExecutor
 from runners.order import interleaved_order, order_line
 from runners.output_lock import LOCK_FILE
-from runners.record import RUN_ORDER_SCHEME, record_path
 from runners.recipe import TIMING_PROTOCOL
+from runners.record import RUN_ORDER_SCHEME, record_path
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 #: each trainer's precision flags under the fp32 policy, as its framework reports them on a CPU

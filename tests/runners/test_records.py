@@ -7,27 +7,23 @@ import dataclasses
 import json
 from pathlib import Path
 
+import gen_records
 import numpy as np
 import pytest
 
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
-from fwbench.upgrade import update_to_2, update_to_3, upgrade, v1_window_steps
+from fwbench.upgrade import update_to_3, upgrade
 from runners import arch, cpu_identity, host_memory, machine_load, provenance, record, run
 from runners.profiles import expand
 from runners.recipe import TIMING_PROTOCOL
 from runners.record import Measured, failed_record, ok_record
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
-V1_RECORDS = sorted((Path(__file__).parent / "fixtures" / "run_v1").glob("*.json"))
-#: the committed version-2 records (results/runs/ and the runs behind a bisect report)
-V2_RECORDS = sorted(
-    path
-    for path in (Path(__file__).parents[2] / "results").rglob("*.json")
-    if json.loads(path.read_text()).get("schema") == "fwbench.run/2"
-)
-QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 0.5, "cpu_count": 32}
-DURING = {"samples": 110, "interval_seconds": 0.5, "mean_other_cpu_percent": 0.4, "peak_other_cpu_percent": 0.7}
+#: the frameworks whose runs were written as ``fwbench.run/2`` records
+V2_FRAMEWORKS = ("torch", "tensorflow", "jax")
+QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.2, "other_cpu_percent": 0.1, "cpu_count": 32}
+DURING = {"samples": 110, "interval_seconds": 0.5, "mean_other_cpu_percent": 0.1, "peak_other_cpu_percent": 0.7}
 TORCH_FLAGS = {
     "torch.backends.cudnn.allow_tf32": False,
     "torch.backends.cuda.matmul.allow_tf32": False,
@@ -281,26 +277,19 @@ def test_failed_record_carries_the_same_config_section():
     }
 
 
-@pytest.mark.parametrize("path", V1_RECORDS, ids=lambda p: p.stem)
-def test_committed_version_1_records_read_as_version_3(path):
-    original = json.loads(path.read_text())
-    upgraded = read_record(path, kind="fwbench.run/3")
-    assert original["schema"] == "fwbench.run/1"
-    assert upgraded["schema"] == "fwbench.run/3" and upgraded["upgraded_from"] == "fwbench.run/1"
-    assert upgraded["protocol"] == 1 and upgraded["config"]["precision"] == "fp32"
-    assert {"config.train_images", "load", "hardware.fingerprint"} <= set(upgraded["missing"])
-    for dotted in upgraded["missing"]:
-        section, _, field = dotted.partition(".")
-        assert (upgraded[section][field] if field else upgraded[section]) is None, dotted
-    timing = upgraded["timing"]
-    assert len(timing["window_steps"]) == timing["timed_windows"] == original["timing"]["timed_windows"]
-    assert sum(timing["window_steps"]) == original["config"]["steps_per_epoch"] * original["config"]["epochs"]
-    assert upgraded["timing"]["epoch_seconds"] == original["timing"]["epoch_seconds"]
+def v2_record(framework: str) -> dict:
+    """A run as a version-2 runner recorded it (``gen_records.as_v2``), JAX's reserved bytes the 0 it wrote."""
+    record = gen_records.as_v2(gen_records.run(framework, 32))
+    if framework == "jax":
+        record["memory"]["allocator_reserved_bytes"] = 0
+    return record
 
 
-@pytest.mark.parametrize("path", V2_RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_committed_version_2_records_read_as_version_3(path):
-    original = json.loads(path.read_text())
+@pytest.mark.parametrize("framework", V2_FRAMEWORKS)
+def test_version_2_records_read_as_version_3(framework, tmp_path):
+    original = v2_record(framework)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(original))
     upgraded = read_record(path, kind="fwbench.run/3")
     assert upgraded["upgraded_from"] == "fwbench.run/2" and upgraded["protocol"] == 1
     assert original["config"]["precision"] == "float32 (TF32 off)" and upgraded["config"]["precision"] == "fp32"
@@ -318,7 +307,7 @@ def test_committed_version_2_records_read_as_version_3(path):
 
 
 def test_a_version_2_record_without_a_compile_time_misses_the_articles_epoch_seconds():
-    original = json.loads(V2_RECORDS[0].read_text())
+    original = v2_record("torch")
     original["timing"]["compile_seconds"] = None
     upgraded = update_to_3(original)
     assert upgraded["timing"]["article_epoch_seconds"] is None and "timing.article_epoch_seconds" in upgraded["missing"]
@@ -367,41 +356,20 @@ def test_a_busy_clock_flags_the_record_though_start_and_end_were_quiet(tmp_path)
     assert built["load"]["busy"] is True and built["load"]["during_clock"] == during
 
 
-@pytest.mark.parametrize(
-    "steps, epochs, window, windows",
-    [
-        (8, 1, 1, [1] * 8),
-        (1562, 1, 196, [196] * 7 + [190]),  # ceil(1562 / 8) = 196 per window, the rest last
-        (195, 2, 25, [25] * 7 + [20] + [25] * 7 + [20]),
-        (1, 3, 1, [1, 1, 1]),
-    ],
-)
-def test_version_1_window_steps_are_reconstructed_exactly(steps, epochs, window, windows):
-    assert v1_window_steps(steps, epochs, {"window_steps": window, "timed_windows": len(windows)}) == windows
-
-
-def test_version_1_windows_that_contradict_the_rule_are_missing_not_invented():
-    original = json.loads(V1_RECORDS[0].read_text())
-    original["config"]["epochs"] = 10**20  # no longer what timed_windows says: nothing is rebuilt (or allocated)
-    upgraded = update_to_2(original)
-    assert upgraded["timing"]["window_steps"] is None and "timing.window_steps" in upgraded["missing"]
-    validate(upgraded)
-
-
 def test_upgrade_checks_the_old_version_first_and_leaves_current_records_alone(tmp_path):
-    original = json.loads(V1_RECORDS[0].read_text())
+    original = v2_record("torch")
     broken = {**original, "config": {**original["config"], "steps_per_epoch": "eight"}}
     with pytest.raises(RecordError, match=r"old\.json: field 'config\.steps_per_epoch'"):
         upgrade(broken, source=tmp_path / "old.json")
     current = article_record(256)
     assert upgrade(current) is current
-    assert update_to_2(original)["config"]["images_per_epoch"] == original["config"]["images_per_epoch"]
-    assert original["schema"] == "fwbench.run/1", "the step does not modify its input"
+    assert update_to_3(original)["config"]["images_per_epoch"] == original["config"]["images_per_epoch"]
+    assert original["schema"] == "fwbench.run/2", "the step does not modify its input"
 
 
-def test_failed_version_1_record_upgrades_with_its_null_sections(tmp_path):
-    failed_v1 = {
-        **json.loads(V1_RECORDS[0].read_text()),
+def test_failed_version_2_record_upgrades_with_its_null_sections(tmp_path):
+    failed_v2 = {
+        **v2_record("torch"),
         "status": "timeout",
         "timing": None,
         "memory": None,
@@ -410,10 +378,10 @@ def test_failed_version_1_record_upgrades_with_its_null_sections(tmp_path):
         "failure": {"exception_type": "Timeout", "message": "m", "stderr_tail": "", "exit_code": None},
     }
     path = tmp_path / "old.json"
-    path.write_text(json.dumps(failed_v1))
+    path.write_text(json.dumps(failed_v2))
     upgraded = read_record(path)
-    assert upgraded["timing"] is None and upgraded["memory"] is None and upgraded["load"] is None
-    assert "memory.host_children_peak_rss_bytes" not in upgraded["missing"]
+    assert upgraded["timing"] is None and upgraded["memory"] is None
+    assert "memory.phases" not in upgraded["missing"] and "timing.article_epoch_seconds" not in upgraded["missing"]
 
 
 def test_version_3_record_round_trips_through_write_and_read(tmp_path):

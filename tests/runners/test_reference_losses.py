@@ -84,6 +84,11 @@ def test_a_run_measures_its_compile_time_against_the_first_step_run_again(smoke_
     assert timing["step_seconds_median"] == pytest.approx(float(np.median(timing["window_step_seconds"])))
 
 
+def test_a_run_times_its_set_up_and_evaluation_apart_from_its_steps(smoke_run):
+    timing = smoke_run["timing"]
+    assert timing["setup_seconds"] > 0 and timing["evaluation_seconds"] > 0
+
+
 def test_a_float32_run_records_first_losses_within_the_fp32_bound(smoke_run):
     record = smoke_run
     losses = record["training"]["first_losses"]

@@ -9,13 +9,11 @@ import dataclasses
 import datetime
 import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from fwbench.records import read_record, write_record
-from fwbench.sittings import made_alone
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
 from runners import budget, cli, machine_load, matrix, plan_preview, profiles, provenance, run
@@ -42,8 +40,11 @@ SOFTWARE = {
     "fwbench_version": "0.1.0",
 }
 VERSIONS = {"torch": "2.4.1", "tensorflow": "2.17.0", "jax": "0.4.31"}
-#: the relative spread of a run's images/s around its framework's rate, by repeat
+#: the relative spread of a run's images/s around its framework's rate, by repeat: every framework's alike, the
+#: machine's drift from round to round, which a round's ratio cancels
 TIGHT = (0.0, 0.01, -0.01, 0.005, -0.005)
+#: a spread each framework has its own of (``Runs``'s spread by framework): the ratios of a round move by ±10 %
+NOISY = {"torch": (0.0, 0.05, -0.05, 0.02, -0.02), "jax": (0.0, -0.05, 0.05, -0.02, 0.02)}
 
 
 def order_of(*frameworks: str, batch_sizes=(32,)) -> list[profiles.RunConfig]:
@@ -99,8 +100,9 @@ def ran(
 
 
 class Runs:
-    """A fake executor: each job becomes an ok record at its framework's rate for its batch size, spread by repeat;
-    a run takes ``seconds`` on the budget's clock."""
+    """A fake executor: each job becomes an ok record at its framework's rate for its batch size, spread by repeat
+    (``spread``: alike for every framework, or by framework, TIGHT for one not named); a run takes ``seconds`` on the
+    budget's clock."""
 
     name = "fake"
 
@@ -124,7 +126,8 @@ class Runs:
             self.jobs.append(job)
             yield Started(job, "")
             config = job.config
-            spread = 1 + self.spread[config.repeat % len(self.spread)]  # a run past the cap: past the spreads
+            spreads = self.spread.get(config.framework, TIGHT) if isinstance(self.spread, dict) else self.spread
+            spread = 1 + spreads[config.repeat % len(spreads)]  # a run past the cap: past the spreads
             rate = self.rates[config.framework, config.batch_size] * spread
             compiled = self.compiles.get(config.framework)
             figures = {"compile_seconds": compiled * spread if compiled else None}
@@ -159,6 +162,8 @@ def run_repeats(out: Path, order, executor, repeats: Repeats, minutes: float | N
 
 
 AUTO = Repeats(5, auto=True)
+#: what a line adds to a decision resting on the matrix's sitting alone
+ONE_SITTING = "in this sitting; replicate another day"
 EVERY_FIGURE = tuple(DECIDES)
 
 
@@ -168,9 +173,9 @@ def strip_repeat(labels: list[str]) -> list[str]:
 
 def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     order = order_of("torch", "tensorflow", "jax", batch_sizes=(32, 64))
-    rates = {("torch", 32): 100, ("tensorflow", 32): 50, ("jax", 32): 20}  # bs 32: apart once n = 3
-    rates |= {("torch", 64): 100, ("jax", 64): 100, ("tensorflow", 64): 10}  # bs 64: torch and jax never apart
-    executor = Runs(rates, spread=(0.0, 0.05, -0.05, 0.02, -0.02))
+    rates = {("torch", 32): 100, ("tensorflow", 32): 50, ("jax", 32): 20}  # bs 32: decided once n = 3
+    rates |= {("torch", 64): 100, ("jax", 64): 100, ("tensorflow", 64): 10}  # bs 64: torch and jax never decided
+    executor = Runs(rates, spread=NOISY)
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     labels = executor.ran()
     for first in (0, 6):  # rounds 0 and 1: every configuration, in the matrix's order
@@ -179,13 +184,11 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     assert strip_repeat(labels[12:17]) == [
         config.label for config in order if config.label != "jax/compiled bs32 seed0"
     ]
-    assert (
-        "jax/compiled bs32 seed0 r2: not run, its comparison is decided (bs 32: PyTorch ahead of TensorFlow (n=3, 3))"
-        in capsys.readouterr().err
-    )
+    bs32 = "bs 32: PyTorch ahead of TensorFlow 2.00× (1.81–2.21×) at n = 3 in this sitting; replicate another day"
+    assert f"jax/compiled bs32 seed0 r2: not run, its comparison is decided ({bs32})" in capsys.readouterr().err
     # the runs after it are told their places without a gap
     assert [job.position for job in executor.jobs[12:17]] == [(13, 18), (14, 18), (15, 17), (16, 17), (17, 17)]
-    later = labels[17:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow is apart from them)
+    later = labels[17:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow's pair with the leader is decided)
     assert later == [
         "jax/compiled bs64 seed0 r3",
         "torch/compiled bs64 seed0 r3",
@@ -193,33 +196,61 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
         "torch/compiled bs64 seed0 r4",
     ]
     assert outcome.stop.reason == "cap reached"
-    assert closing_lines(outcome)[1:] == ["bs 32: PyTorch ahead of TensorFlow (n=3, 3)", "bs 64: within noise at n=5"]
-    assert closing_lines(outcome)[0] == "stopped: cap reached: 5 runs that count, or 10 in all, of each configuration"
+    assert closing_lines(outcome)[1:] == [bs32, "bs 64: undecided at n = 5, JAX ÷ PyTorch 1.00× (0.91–1.10×) (cap)"]
+    assert closing_lines(outcome)[0] == "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in all"
 
 
 def test_a_third_framework_that_overlaps_the_leader_runs_again_too():
     order = order_of("torch", "tensorflow", "jax")
-    spread = (0.0, 0.05, -0.05)
-    rates = {"torch": 100, "tensorflow": 99, "jax": 50}
-    runs = {c.config_id: [ran(c, rates[c.framework] * (1 + d)) for d in spread] for c in order}
-    (comparison,) = comparisons(order, runs, cap=5)
+    spread = {"torch": (0.0, 0.05, -0.05), "tensorflow": (0.0, -0.05, 0.05), "jax": (0.0, -0.05, 0.05)}
+
+    def three_rounds(rates: dict[str, float]) -> dict[str, list[dict]]:
+        return {
+            c.config_id: [
+                ran(dataclasses.replace(c, repeat=r), rates[c.framework] * (1 + d))
+                for r, d in enumerate(spread[c.framework])
+            ]
+            for c in order
+        }
+
+    (comparison,) = comparisons(order, three_rounds({"torch": 100, "tensorflow": 99, "jax": 50}), cap=5)
     assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"] and not comparison.decided
-    assert {c.framework for c in comparison.to_run_again()} == {"torch", "tensorflow"}  # JAX is apart: not again
-    rates["jax"] = 98
-    runs = {c.config_id: [ran(c, rates[c.framework] * (1 + d)) for d in spread] for c in order}
-    (comparison,) = comparisons(order, runs, cap=5)
+    assert {c.framework for c in comparison.to_run_again()} == {"torch", "tensorflow"}  # JAX is decided: not again
+    (comparison,) = comparisons(order, three_rounds({"torch": 100, "tensorflow": 99, "jax": 98}), cap=5)
     assert {c.framework for c in comparison.to_run_again()} == {"torch", "tensorflow", "jax"}
 
 
-def test_auto_stops_when_every_comparison_is_decided(tmp_path):
+def test_auto_stops_after_the_round_in_which_the_pair_decides(tmp_path):
     executor = Runs({("torch", 32): 100, ("jax", 32): 50})
     outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
     assert len(executor.jobs) == 6 and outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 3)"
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
+    )
     assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2]
 
 
-def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_repeated(tmp_path):
+def test_a_pair_about_equal_in_its_sitting_is_decided_too(tmp_path):
+    executor = Runs({("torch", 32): 100, ("jax", 32): 101})  # every round's ratio 1.01: inside the 5 % band
+    outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
+    assert len(executor.jobs) == 6 and outcome.stop.reason == "all decided"
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: JAX and PyTorch about equal (within 5 %), 1.01× (1.01–1.01×) at n = 3 in this sitting; replicate "
+        "another day"
+    )
+
+
+def test_an_undecided_pair_runs_another_round_both_of_it_until_the_cap(tmp_path):
+    executor = Runs({("torch", 32): 100, ("jax", 32): 100}, spread=NOISY)  # ratios 1, 1.11, 0.90, 1.04, 0.96
+    outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
+    assert [(r.config.framework, r.config.repeat) for r in outcome.results] == [
+        (framework, repeat) for repeat in range(AUTO.runs) for framework in ("torch", "jax")
+    ]
+    assert outcome.stop.reason == "cap reached"
+    assert closing_lines(outcome)[-1] == "bs 32: undecided at n = 5, PyTorch ÷ JAX 1.00× (0.91–1.10×) (cap)"
+
+
+def test_busy_runs_are_not_judged_but_run_again_and_a_framework_alone_is_never_repeated(tmp_path):
     order = order_of("torch", "jax")
     record = ran(order[0], 100.0, load=machine_load.load_section(BUSY, BUSY, 0.0))
     path = record_path(tmp_path, MACHINE, order[0])
@@ -228,9 +259,11 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
     executor = Runs({("torch", 32): 100, ("jax", 32): 50})
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     assert outcome.results[0].note == "done before (resumed)"  # an ok record, busy or not, is done
-    # the busy run is not among PyTorch's 3, so it runs a fourth time; that decides bs 32 before JAX's fourth
-    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 3)"
-    assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2, 3]
+    # the busy run pairs with nothing: round 0 is not among the three paired rounds, so both run a fourth time
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
+    )
+    assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2, 3, 3]
 
     alone = Runs({("torch", 32): 100})
     outcome = run_repeats(tmp_path / "alone", order_of("torch"), alone, AUTO)
@@ -241,55 +274,85 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_lone_framework_is_never_re
 def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machine_always_busy(tmp_path, capsys):
     order = order_of("torch", "jax")
     rates = {("torch", 32): 100, ("jax", 32): 50}
-    # PyTorch's first three runs find the machine busy: the cap of 5 would leave it at n = 2, undecided
+    # PyTorch's first three runs find the machine busy: rounds 0 to 2 do not pair
     executor = Runs(rates, busy=lambda config: config.framework == "torch" and config.repeat < 3)
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     # each busy run's line says so as it ends, and the summary's note too
-    assert (
-        "torch/compiled bs32 seed0: ok in 60 s; the machine was busy (other processes took 90 % of the CPUs, above "
-        "12.5 %): shown, not judged"
-    ) in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "torch/compiled bs32 seed0: ok in 60 s; the machine was busy (other processes took 90 % of the CPUs" in err
     assert "shown, not judged" in summary_table(outcome.results).splitlines()[2]
-    assert executor.ran()[-1] == "torch/compiled bs32 seed0 r5"  # its third run that counts, past five in all
+    assert executor.ran()[-2:] == ["torch/compiled bs32 seed0 r5", "jax/compiled bs32 seed0 r5"]  # the third pair
     assert outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == "bs 32: PyTorch ahead of JAX (n=3, 5)"
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
+    )
 
     always = Runs(rates, busy=lambda config: config.framework == "torch")
     outcome = run_repeats(tmp_path / "always", order, always, AUTO)
     assert strip_repeat(always.ran()).count("torch/compiled bs32 seed0") == AUTO.limit == 10
-    assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.runs  # all five count
+    # JAX runs beside it, pairing nothing, but for its last: PyTorch has the runs in all it may have by then
+    assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.limit - 1
+    assert "jax/compiled bs32 seed0 r9: not run, its comparison is at the cap or limit" in capsys.readouterr().err
     assert closing_lines(outcome) == [
-        "stopped: cap reached: 5 runs that count, or 10 in all, of each configuration",
-        "bs 32: undecided at n=5, 0; no run of PyTorch counted yet, 10 on a busy machine (cap)",
+        "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in all",
+        "bs 32: undecided at n = 0; no run of PyTorch counts in this sitting yet, 10 on a busy machine (cap)",
     ]
 
 
-def test_lone_runs_do_not_use_up_the_cap(tmp_path):
-    order = order_of("torch", "tensorflow", "jax")
-    rates = {"torch": 100, "tensorflow": 99, "jax": 50}
-    stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
-    for repeat in range(AUTO.runs):  # five runs of JAX alone, on the day the matrix runs again
-        config = dataclasses.replace(order[2], repeat=repeat)
-        write_record(record_path(tmp_path, MACHINE, config), ran(config, 50))
+def test_a_matrix_resumed_on_another_day_decides_in_its_own_sitting(tmp_path):
+    order = order_of("torch", "jax")
+    rates = {"torch": 100, "jax": 50}
+    stored_days_ago(tmp_path, order, rates, runs=2)  # two rounds the day before: too few to decide
     executor, outcome = resumed_today(tmp_path, order, rates)
-    # JAX's next run, with the leader's beside it, makes its runs of the day count
-    assert executor.ran() == ["jax/compiled bs32 seed0 r5", "torch/compiled bs32 seed0 r5"]
-    assert closing_lines(outcome)[-1] == (  # the beside run pools two sittings in unequal shares, and says so
-        "bs 32: within noise at n=6, 5; pooled from 2 sittings in unequal shares (PyTorch 5+1, TensorFlow 5+0, JAX 0+6)"
+    # today's sitting starts from n = 0: rounds 2 to 4 decide it, the day before's rounds are not among them
+    assert executor.ran() == [f"{fw}/compiled bs32 seed0 r{r}" for r in (2, 3, 4) for fw in ("torch", "jax")]
+    assert closing_lines(outcome)[-1] == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
     )
+
+
+def test_the_line_says_whether_earlier_sittings_decided_the_same():
+    order = order_of("torch", "jax")
+
+    def rounds(day: str, repeats: range, rates: dict[str, float], boot: str | None = None) -> dict[str, list[dict]]:
+        made = {
+            c.config_id: [ran(dataclasses.replace(c, repeat=r), rates[c.framework], started=day) for r in repeats]
+            for c in order
+        }
+        for record in (r for records in made.values() for r in records):
+            record["hardware"]["boot_id"] = boot
+        return made
+
+    def line(*days: dict[str, list[dict]]) -> str:
+        runs = {c.config_id: [r for day in days for r in day[c.config_id]] for c in order}
+        (comparison,) = comparisons(order, runs, cap=5)
+        return comparison.line("cap")
+
+    before = rounds("2026-11-28T10:00:00", range(3), {"torch": 100, "jax": 50})
+    today = rounds("2026-12-01T10:00:00", range(3, 6), {"torch": 100, "jax": 50})
+    assert line(before, today) == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicated in 2 sittings"
+    )
+    reversed_today = rounds("2026-12-01T10:00:00", range(3, 6), {"torch": 50, "jax": 100})
+    assert line(before, reversed_today) == (
+        "bs 32: JAX ahead of PyTorch 2.00× (2.00–2.00×) at n = 3 in this sitting; earlier sittings decided otherwise"
+    )
+    # ten minutes later: one sitting, unless the machine booted again in between
+    soon = rounds("2026-11-28T10:10:00", range(3, 6), {"torch": 100, "jax": 50})
+    assert line(before, soon).endswith("at n = 6 in this sitting; replicate another day")
+    first_boot = rounds("2026-11-28T10:00:00", range(3), {"torch": 100, "jax": 50}, boot="first")
+    second_boot = rounds("2026-11-28T10:10:00", range(3, 6), {"torch": 100, "jax": 50}, boot="second")
+    assert line(first_boot, second_boot).endswith("at n = 3 in this sitting; replicated in 2 sittings")
+
+
+def test_a_framework_measured_on_another_day_has_no_figure_in_this_sitting_and_runs_again_beside_the_leader(tmp_path):
+    order = order_of("torch", "tensorflow", "jax")
+    rates = {"torch": 100, "tensorflow": 50, "jax": 120}
+    stored_days_ago(tmp_path, order[2:], rates, runs=3)  # JAX, faster, but measured days before the others
+    executor, outcome = resumed_today(tmp_path, order, rates)
     (comparison,) = outcome.comparisons[0][1]
-    assert comparison.ranked[2].n == AUTO.runs + 1 and comparison.decided
-
-
-def test_runs_less_than_an_hour_apart_make_one_sitting_and_only_a_sitting_without_a_competitor_is_lone():
-    torch, jax = order_of("torch", "jax")
-    # a sitting chained over two hours by runs less than an hour apart, and a JAX run two days later
-    torch_runs = [ran(torch, 100, started=f"2026-12-01T{hour}:00:00") for hour in (10, 11)]
-    jax_runs = [ran(jax, 50, started="2026-12-01T11:50:00"), ran(jax, 50, started="2026-12-03T09:00:00")]
-    assert made_alone([torch_runs, jax_runs]) == [jax_runs[1]]
-    assert made_alone([torch_runs]) == []  # one competitor: nothing to be alone from
-    late = ran(torch, 100, started="2026-12-01T12:51:00")  # an hour after the last finish: a sitting of its own
-    assert made_alone([[*torch_runs, late], jax_runs]) == [late, jax_runs[1]]
+    assert comparison.ranked[0].name == "JAX" and comparison.decided
+    assert closing_lines(outcome)[-1].startswith("bs 32: JAX ahead of PyTorch 1.20× (1.20–1.20×) at n = 3")
 
 
 def stored_days_ago(out: Path, configs, rates: dict[str, float], runs: int, spread=TIGHT) -> None:
@@ -311,114 +374,16 @@ def resumed_today(out: Path, order, rates: dict[str, float]) -> tuple[Runs, matr
     return executor, run_repeats(out, order, executor, AUTO)
 
 
-def test_a_framework_measured_on_another_day_is_not_judged_and_runs_again_beside_the_leader(tmp_path):
-    order = order_of("torch", "tensorflow", "jax")
-    rates = {"torch": 100, "tensorflow": 50, "jax": 120}
-    earlier = {c.config_id: [ran(c, rates[c.framework], started="2026-11-28T10:00:00")] * 3 for c in order[:2]}
-    lone_jax = ran(order[2], rates["jax"], started="2026-12-01T10:00:00")  # faster, but measured days later
-    (comparison,) = comparisons(order, {**earlier, order[2].config_id: [lone_jax] * 3}, cap=5)
-    assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
-    assert comparison.status == "apart" and comparison.waiting and not comparison.decided
-    assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
-    assert comparison.line("cap") == (
-        "bs 32: PyTorch ahead of TensorFlow (n=3, 3); no run of JAX counted yet, 3 made alone (cap)"
-    )
-
-    # the matrix resumes: its repeats put PyTorch beside JAX in today's sitting, which judges JAX's runs
-    stored_days_ago(tmp_path, order[:2], rates, runs=3, spread=(0.0,) * 3)
-    executor, outcome = resumed_today(tmp_path, order, rates)
-    # PyTorch's repeats 1 and 2 are on disk, so its next run (r3) follows JAX's second in round 1, beside it; round 2
-    # finds it made. TensorFlow, apart from PyTorch on its own day, never runs again
-    assert executor.ran() == [
-        "jax/compiled bs32 seed0",
-        "jax/compiled bs32 seed0 r1",
-        "torch/compiled bs32 seed0 r3",
-        "jax/compiled bs32 seed0 r2",
-    ]
-    assert outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: JAX ahead of PyTorch (n=3, 4); pooled from 2 sittings in unequal shares (PyTorch 3+1, TensorFlow 3+0, "
-        "JAX 0+3)"
-    )
-
-
-def test_a_framework_added_after_the_others_reached_the_cap_gets_the_leader_beside_it_past_the_cap(tmp_path, capsys):
-    order = order_of("torch", "tensorflow", "jax")
-    rates = {"torch": 100, "tensorflow": 99, "jax": 50}  # PyTorch and TensorFlow within noise at the cap
-    stored_days_ago(tmp_path, order[:2], rates, runs=AUTO.runs)
-    executor, outcome = resumed_today(tmp_path, order, rates)
-    # without the run past the cap, JAX's five runs would all be lone: "no run of JAX counted yet, 5 made alone"
-    assert executor.ran() == [
-        "jax/compiled bs32 seed0",
-        "jax/compiled bs32 seed0 r1",
-        "torch/compiled bs32 seed0 r5",
-    ]  # JAX's two runs now count, and the leader and the runner-up are done: nothing a run would change
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: within noise at n=6, 5; pooled from 2 sittings in unequal shares (PyTorch 5+1, TensorFlow 5+0, JAX 0+2)"
-    )
-    (comparison,) = outcome.comparisons[0][1]
-    assert [c.name for c in comparison.ranked] == ["PyTorch", "TensorFlow", "JAX"]
-    assert comparison.ranked[2].n == 2 and not comparison.measured_alone and comparison.decided
-    assert "not run" not in capsys.readouterr().err  # the leader's own repeats are on disk: "done before"
-
-
-def test_the_dry_run_says_which_runs_were_made_alone_and_counts_the_leaders_run_beside_them(tmp_path):
-    order = order_of("torch", "tensorflow", "jax")
-    stored_days_ago(tmp_path, order[:2], {"torch": 100, "tensorflow": 99}, runs=AUTO.runs)
-
-    def jax_alone(repeats: range) -> list[str]:
-        """The dry run's lines once JAX's runs ``repeats`` are stored, made days after the others'."""
-        for repeat in repeats:
-            config = dataclasses.replace(order[2], repeat=repeat)
-            write_record(record_path(tmp_path, MACHINE, config), ran(config, 50, started="2026-12-01T10:00:00"))
-        return plan_preview.preview(Target((MACHINE,), {}), order, tmp_path, AUTO, Budget(), [])
-
-    for made in (2, AUTO.runs):  # lone runs do not use up the cap
-        lines = jax_alone(range(made))
-        assert (
-            f"  bs 32: JAX's {made} runs here were made alone (no other framework ran within 1 h of them), so none is "
-            "judged; its next run has PyTorch's next beside it, past the cap"
-        ) in lines
-        # at the least JAX's next run and PyTorch's beside it, as the matrix makes them (that gives JAX a figure, and
-        # the leader and the runner-up are done); at the most JAX to the cap of runs that count
-        assert any("more for 2 to 6 repeats" in line for line in lines)
-        assert re.search(rf"jax/compiled bs32 seed0 +{made} \(0 count\) of 5", "\n".join(lines))
-    lines = jax_alone(range(AUTO.runs, AUTO.limit))
-    assert (
-        "  bs 32: JAX's 10 runs here were made alone (no other framework ran within 1 h of them), so none is judged; "
-        "it has the 10 runs that auto makes at most: a fixed --repeats N above 10 runs every framework up to N times, "
-        "side by side"
-    ) in lines
-    assert not any("more for" in line for line in lines)
-
-
-def test_a_run_past_the_cap_is_not_made_once_a_competitor_ran_beside_the_lone_framework(tmp_path):
-    order = order_of("torch", "tensorflow", "jax")
-    target = Target((MACHINE,), {})
-    lone = {order[2].config_id: [ran(order[2], 50, started="2026-12-01T10:00:00")]}
-    earlier = {c.config_id: [ran(c, 100, started="2026-11-28T10:00:00")] * 5 for c in order[:2]}
-    m = matrix.Matrix([(target, order)], tmp_path, Runs({}), False, AUTO, Budget(), False)
-    past_cap = dataclasses.replace(order[0], repeat=5)
-    m.compared = lambda _target, runs=None: comparisons(order, {**earlier, **lone}, cap=5)
-    assert m.not_needed(target, past_cap) == "5 of its runs count now (the cap)"  # not planned beside JAX
-    m.planned_beside.add((past_cap.config_id, past_cap.repeat))
-    assert m.not_needed(target, past_cap) is None
-    beside = ran(order[1], 100, started="2026-12-01T10:00:00")  # TensorFlow ran beside JAX since
-    since = {**earlier, **lone, order[1].config_id: [*earlier[order[1].config_id], beside]}
-    m.compared = lambda _target, runs=None: comparisons(order, since, cap=5)
-    assert m.not_needed(target, past_cap) == "no competitor waits for a run beside it now"
-
-
 def test_a_fixed_count_runs_every_configuration_that_often(tmp_path):
     executor = Runs({("torch", 32): 100, ("jax", 32): 50})
     outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, Repeats(4))
     assert len(executor.jobs) == 8 and outcome.stop.reason == "repeats done"
     assert closing_lines(outcome) == [
         "stopped: repeats done: 4 runs of each configuration",
-        "bs 32: PyTorch ahead of JAX (n=4, 4)",
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 4 in this sitting; replicate another day",
     ]
     once = run_repeats(tmp_path / "once", order_of("torch", "jax"), Runs({("torch", 32): 1, ("jax", 32): 2}), Repeats())
-    assert closing_lines(once)[-1] == "bs 32: undecided at n=1 (repeats 1)"
+    assert closing_lines(once)[-1] == "bs 32: undecided at n = 1 (repeats 1)"
 
 
 def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, capsys):
@@ -428,7 +393,7 @@ def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, c
     assert stopped.stop.reason == "budget spent" and len(stopped.results) == 3  # 30 s guesses, then 60 s records
     assert closing_lines(stopped) == [
         "stopped: budget spent: the next run would end past the 3.5-minute budget; run the same command again to go on",
-        "bs 32: undecided at n=2, 1 (budget)",
+        "bs 32: undecided at n = 1 (budget)",
     ]
     kept = sorted(p.name for p in (tmp_path / MACHINE).iterdir())
     assert len(kept) == 3 and sum(name.endswith("-r1.json") for name in kept) == 1
@@ -629,7 +594,9 @@ def test_the_dry_run_counts_no_repeat_of_a_comparison_the_records_here_decided(t
         for config in profiles.expand("smoke", frameworks=list(rates)):
             for repeat in range(3):
                 again = dataclasses.replace(config, repeat=repeat)
-                rate = rates[config.framework] * (1 + spread * TIGHT[repeat])
+                rate = rates[config.framework] * (
+                    1 + spread * TIGHT[repeat] * (1 if config.framework == "torch" else -1)
+                )
                 write_record(
                     record_path(out, provenance.hardware_for(config.device)["machine_id"], again), ran(again, rate)
                 )
@@ -741,18 +708,18 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     outcome = run_repeats(tmp_path / "budget", order, executor, AUTO, minutes=16.5)  # 16 runs of 60 s
     assert outcome.stop.reason == "budget spent" and len(executor.jobs) == 16
     assert closing_lines(outcome)[1:] == [
-        "bs 16: PyTorch ahead of JAX (n=3, 3)",
-        "bs 32: undecided at n=2 (budget)",
-        "bs 64: PyTorch ahead of JAX (n=3, 3)",
+        "bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
+        "bs 32: undecided at n = 2 (budget)",
+        "bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
     ]
     # shorter: the ends are decided before the middle's first runs, which the budget leaves for a later matrix
     outcome = run_repeats(
         tmp_path / "short", order, Runs(rates, clock=clock), AUTO, minutes=12.1
     )  # 12 runs; a 13th, expected from batch 16's 60 s runs, has no room
     assert closing_lines(outcome)[1:] == [
-        "bs 16: PyTorch ahead of JAX (n=3, 3)",
+        "bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
         "bs 32: not run yet (budget)",
-        "bs 64: PyTorch ahead of JAX (n=3, 3)",
+        "bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
     ]
 
 
@@ -798,10 +765,11 @@ def test_start_up_and_memory_run_the_largest_batch_again_until_its_warm_runs_dec
     ]
     assert outcome.stop.reason == "all decided"
     assert closing_lines(outcome)[1:] == [
-        "bs 32: PyTorch ahead of JAX (n=3, 3)",
-        "bs 64: PyTorch ahead of JAX (n=4, 4)",
-        "bs 64 warm compile_seconds: JAX ahead of PyTorch (n=3, 3)",
-        "bs 64 warm host_peak_rss_bytes: JAX ahead of PyTorch (n=3, 3)",
+        f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
+        f"bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 4 {ONE_SITTING}",
+        # lower is better: JAX's compile time is half PyTorch's, its memory peak two thirds
+        f"bs 64 warm compile_seconds: JAX ahead of PyTorch 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
+        f"bs 64 warm host_peak_rss_bytes: JAX ahead of PyTorch 1.50× (1.50–1.50×) at n = 3 {ONE_SITTING}",
     ]
     # the dry run of a matrix whose records decided throughput alone counts the largest batch's repeats still due
     repeats = Repeats(5, auto=True, decides=EVERY_FIGURE)
@@ -841,7 +809,10 @@ def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_non
         ("PyTorch", 3, 3.0),
         ("TensorFlow", 3, 4.0),
     ]
-    assert start_up.decided and start_up.line("") == "bs 32 warm compile_seconds: PyTorch ahead of TensorFlow (n=3, 3)"
+    assert start_up.decided and start_up.line("") == (
+        "bs 32 warm compile_seconds: PyTorch ahead of TensorFlow 1.33× (1.33–1.33×) at n = 3 in this sitting; "
+        "replicate another day"
+    )
     # the driver's view of the GPU process where two frameworks carry it, as the choose page reads it first
     assert memory.figure.name == "warm nvml_process_peak_bytes" and [c.name for c in memory.ranked] == [
         "PyTorch",
@@ -854,8 +825,8 @@ def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_non
     first_runs = {config_id: records[:1] for config_id, records in runs.items()}
     start_up = comparisons(order[:2], first_runs, cap=5, decides=EVERY_FIGURE)[1]
     assert start_up.line("budget") == (
-        "bs 32 warm compile_seconds: undecided at n=0; no run of PyTorch counted yet, no warm run; "
-        "no run of TensorFlow counted yet, no warm run (budget)"
+        "bs 32 warm compile_seconds: undecided at n = 0; no run of PyTorch counts in this sitting yet, no warm run; "
+        "no run of TensorFlow counts in this sitting yet, no warm run (budget)"
     )
 
 

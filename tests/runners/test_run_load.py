@@ -40,14 +40,14 @@ class FakeClock:
 
 
 def test_a_quiet_machine_starts_at_once():
-    clock = FakeClock([10.0])
-    assert clock.wait(120) == (sample(10.0), 0.0) and clock.slept == []
+    clock = FakeClock([1.0])
+    assert clock.wait(120) == (sample(1.0), 0.0) and clock.slept == []
 
 
 def test_a_busy_machine_is_polled_until_quiet():
-    clock = FakeClock([95.0, 80.0, 10.0, 99.0])  # quiet: at most 12.5 % of 2 CPUs
+    clock = FakeClock([95.0, 80.0, 1.0, 99.0])  # quiet: at most 2 % of 2 CPUs
     start, waited = clock.wait(120)
-    assert start == sample(10.0) and waited == 4.0 and clock.slept == [2.0, 2.0]
+    assert start == sample(1.0) and waited == 4.0 and clock.slept == [2.0, 2.0]
 
 
 def test_the_wait_is_bounded_and_the_run_goes_on_busy():
@@ -61,16 +61,16 @@ def test_the_wait_is_bounded_and_the_run_goes_on_busy():
         "during_clock": None,
         "waited_seconds": 6.0,
         "busy": True,
-        "threshold_cpu_percent": 12.5,
+        "threshold_cpu_percent": 2.0,
     }
 
 
 def test_a_sample_already_taken_is_judged_first():
-    clock = FakeClock([10.0])
+    clock = FakeClock([1.0])
     start, waited = machine_load.wait_for_quiet(
         120, take_sample=clock.take, sleep=clock.sleep, clock=lambda: clock.now, first=sample(95.0)
     )
-    assert start == sample(10.0) and waited == 2.0 and clock.slept == [2.0]
+    assert start == sample(1.0) and waited == 2.0 and clock.slept == [2.0]
 
 
 def test_a_sample_over_the_runs_own_work_sleeps_only_what_is_missing(monkeypatch):
@@ -96,12 +96,12 @@ def test_zero_means_never_wait():
     assert clock.wait(0) == (sample(100.0), 0.0)
 
 
-@pytest.mark.parametrize("start, end, busy", [(5, 5, False), (12.5, 12.5, False), (5, 13, True), (13, 0, True)])
+@pytest.mark.parametrize("start, end, busy", [(1, 1, False), (2, 2, False), (1, 2.5, True), (2.5, 0, True)])
 def test_without_a_clock_sample_busy_when_the_start_or_the_end_is_over_the_threshold(start, end, busy):
     assert machine_load.load_section(sample(start), sample(end), 0.0)["busy"] is busy
 
 
-@pytest.mark.parametrize("start, end, mean, busy", [(5, 24, 2.0, False), (5, 24, 13.0, True), (13, 0, 0.0, True)])
+@pytest.mark.parametrize("start, end, mean, busy", [(1, 24, 1.5, False), (1, 24, 2.5, True), (2.5, 0, 0.0, True)])
 def test_with_a_clock_sample_the_end_sample_does_not_judge(start, end, mean, busy):
     # the end sample covers the evaluation, which no figure times: a blip there (24 % on 2 cores while the timed
     # epochs read 2 %) leaves a run judged
@@ -109,15 +109,21 @@ def test_with_a_clock_sample_the_end_sample_does_not_judge(start, end, mean, bus
     assert section["busy"] is busy and section["end"]["other_cpu_percent"] == end
 
 
-def test_the_busy_threshold_is_a_quarter_of_one_core():
-    assert [machine_load.busy_threshold(n) for n in (1, 2, 16)] == [25.0, 12.5, 1.5625]
+def test_the_busy_threshold_is_4_percent_of_one_core():
+    assert [machine_load.busy_threshold(n) for n in (1, 2, 16)] == [4.0, 2.0, 0.25]
+
+
+@pytest.mark.parametrize("share, threshold, busy", [(machine_load.BUSY_CORE_SHARE, 2.0, True), (0.25, 12.5, False)])
+def test_a_record_made_under_the_quarter_core_rule_is_replayed_by_it(share, threshold, busy):
+    section = machine_load.load_section(sample(1.0), sample(1.0), 0.0, during(10.0), core_share=share)
+    assert (section["threshold_cpu_percent"], section["busy"]) == (threshold, busy)
 
 
 def during(mean: float | None) -> dict:
     return {"samples": 4, "interval_seconds": 0.5, "mean_other_cpu_percent": mean, "peak_other_cpu_percent": mean}
 
 
-@pytest.mark.parametrize("mean, busy", [(None, False), (12.5, False), (13.0, True)])
+@pytest.mark.parametrize("mean, busy", [(None, False), (2.0, False), (2.5, True)])
 def test_busy_when_the_mean_across_the_clock_is_over_the_threshold(mean, busy):
     section = machine_load.load_section(sample(1.0), sample(1.0), 0.0, during(mean))
     assert section["busy"] is busy and section["during_clock"] == during(mean)
@@ -191,7 +197,9 @@ def test_one_spinning_core_beside_a_sampled_region_makes_it_busy():
         )
     one_core = 100.0 / figures["cpu_count"]  # 50 % of a 2-core machine; other users' work can only add to it
     assert spinning["samples"] >= 3 and spinning["mean_other_cpu_percent"] >= 0.7 * one_core
-    assert spinning["busy"] is True and spinning["threshold_cpu_percent"] == one_core / 4
+    assert spinning["busy"] is True and spinning["threshold_cpu_percent"] == machine_load.busy_threshold(
+        figures["cpu_count"]
+    )
 
 
 def test_a_real_sample_is_in_range():

@@ -49,7 +49,6 @@ def _best_table(tables: list[Table], setup: dict[str, Any]) -> Table | None:
     return max(
         tables,
         key=lambda t: (
-            not t.setting.older,
             t.setting.dataset == setup["dataset"],
             t.setting.train_images == setup["train_images"],
             t.setting.epochs == setup["epochs"],

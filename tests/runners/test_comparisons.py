@@ -1,0 +1,55 @@
+"""The matrix's comparisons count runs by the site's rule (fwbench.judged) and judge them by the site's decision
+(fwbench.decision), on records made through runners.record."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+from fwbench import judged
+from generator.records import aggregate
+from runners import comparisons
+from runners.profiles import expand
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
+import gen_records  # noqa: E402
+
+ORDER = list(expand("smoke", version_of=gen_records.VERSIONS.get, frameworks=["torch", "jax"]))
+
+
+def test_the_matrix_and_the_site_count_runs_by_one_rule():
+    assert comparisons.counts is judged.counts is aggregate.counts
+
+
+def three_rounds(rates: dict[str, float], **changes) -> dict[str, list[dict]]:
+    """Three rounds of each configuration of ORDER at its framework's rate, ``changes`` made to JAX's records."""
+    runs = {}
+    for config in ORDER:
+        made = []
+        for repeat in range(3):
+            again = dataclasses.replace(config, repeat=repeat)
+            finished = f"2026-12-01T10:0{2 * repeat + (config.framework == 'jax') + 1}:00.000Z"
+            measured = gen_records.one_epoch(again, rates[config.framework])
+            record = gen_records.as_recorded(again, measured, ["runners"], finished_at=finished)
+            made.append({**record, **changes} if config.framework == "jax" else record)
+        runs[config.config_id] = made
+    return runs
+
+
+def test_busy_and_older_runs_do_not_count_towards_a_decision():
+    rates = {"torch": 100.0, "jax": 50.0}
+    (counted,) = comparisons.comparisons(ORDER, three_rounds(rates), cap=5)
+    assert counted.status == comparisons.AHEAD and counted.decided
+    busy = gen_records.load(busy=True)
+    for changes, why in (
+        ({"load": busy}, "3 on a busy machine"),
+        ({"upgraded_from": "fwbench.run/2"}, "3 older records"),
+    ):
+        (comparison,) = comparisons.comparisons(ORDER, three_rounds(rates, **changes), cap=5)
+        assert comparison.status == comparisons.UNDECIDED and not comparison.decided
+        assert (
+            comparison.line("cap")
+            == f"bs 32: undecided at n = 0; no run of JAX counts in this sitting yet, {why} (cap)"
+        )
+        assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
