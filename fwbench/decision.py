@@ -141,13 +141,17 @@ def run_throughput(record: dict) -> float | None:
 
 
 def paired_rounds(
-    first_runs: Sequence[dict], second_runs: Sequence[dict], figure: Callable[[dict], float | None] = run_throughput
+    first_runs: Sequence[dict],
+    second_runs: Sequence[dict],
+    figure: Callable[[dict], float | None] = run_throughput,
+    lower_is_better: bool = False,
 ) -> tuple[dict[RoundKey, float], dict[RoundKey, float]]:
     """Two frameworks' judged run records at one batch size, mode and precision as ``decide`` takes them: each run's
-    ``figure`` (its throughput unless another is given: one where higher is better) keyed by its sitting (its place
-    among ``fwbench.sittings.sittings`` of both frameworks' runs) and its round (the configuration's seed and repeat:
-    the matrix runs repeat r of every configuration in round r). A run without the figure is a round its framework
-    did not run."""
+    ``figure`` (its throughput unless another is given; its inverse where ``lower_is_better``, such as a compile time
+    or a memory peak, so that a ratio above 1 always favours the first) keyed by its sitting (its place among
+    ``fwbench.sittings.sittings`` of both frameworks' runs) and its round (the configuration's seed and repeat: the
+    matrix runs repeat r of every configuration in round r). A run without the figure is a round its framework did
+    not run."""
     competitors = (first_runs, second_runs)
     keyed: tuple[dict[RoundKey, float], dict[RoundKey, float]] = ({}, {})
     for number, sitting in enumerate(sittings(competitors)):
@@ -156,6 +160,7 @@ def paired_rounds(
             value = figure(record)
             if value is None:
                 continue
+            value = 1 / value if lower_is_better and value else value  # a figure of 0 is left for ``decide`` to refuse
             key = (number, (record["config"]["seed"], record["config"].get("repeat") or 0))
             if key in keyed[side]:
                 raise ValueError(

@@ -71,11 +71,6 @@ class Figure:
         """A run's figure as the comparison takes it (None for a run it does not take)."""
         return self.value(record) if self.takes(record) else None
 
-    def higher_is_better(self, record: dict) -> float | None:
-        """A run's figure turned so that higher is better (its inverse where lower is), as a paired ratio takes it."""
-        value = self.of(record)
-        return None if value is None else 1 / value if self.lower_is_better else value
-
 
 def _throughput(record: dict) -> float | None:
     return throughput(record["timing"])[0]
@@ -178,7 +173,7 @@ class Pair:
 
 def pair(first: Competitor, second: Competitor, figure: Figure) -> Pair:
     """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``)."""
-    verdict = decide(*paired_rounds(first.runs, second.runs, figure.higher_is_better))
+    verdict = decide(*paired_rounds(first.runs, second.runs, figure.of, figure.lower_is_better))
     latest = len(sittings([first.runs, second.runs])) - 1
     now = next((d for d in verdict.sittings if d.sitting == latest), SittingDecision(latest, 0, UNDECIDED, None, None))
     return Pair(first, second, now, verdict)

@@ -199,12 +199,12 @@ def _measure(
             inputs, targets = dataset.train_batches(config.seed, epoch, config.batch_size)
             batches = trainer.to_device(inputs, targets)
             data_bytes = max(data_bytes, test_x.nbytes + test_y.nbytes + inputs.nbytes + targets.nbytes)
-            if epoch == 0:  # first step: trace + compile + run, timed alone, then undone; then the same step
+            if epoch == 0:
                 setup_seconds = time.perf_counter() - clock_start - load.waited_seconds
-                # again from the same state, compiled by now: the difference is the compile time, measured
-                first_step_seconds, rerun_step_seconds = (
-                    timed_first_step(trainer, batches[0], float(rates[0]), weights) for _ in range(2)
-                )
+                # the first step (trace + compile + run), then the same step again from the same state, compiled by
+                # now, each timed alone and undone: their difference is the compile time, measured
+                first_step_seconds = timed_first_step(trainer, batches[0], float(rates[0]), weights)
+                rerun_step_seconds = timed_first_step(trainer, batches[0], float(rates[0]), weights)
                 # memory's first phase ends here (model, data, the first step); the timed phase starts afresh
                 first_step_memory, nvml_first_step = trainer.memory(), nvml.mark()
                 peaks_reset = trainer.reset_memory_peaks()

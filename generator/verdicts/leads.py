@@ -78,15 +78,10 @@ class Lead:
 
 
 def _verdict(first: list[dict], second: list[dict], figure: RecordFigure, higher_is_better: bool) -> Verdict:
-    """The paired verdict of ``first``'s runs against ``second``'s by ``figure``: where lower is better, by its
-    inverse, so that a ratio above 1 always favours the first."""
-
-    def inverse(record: dict) -> float | None:
-        value = figure(record)
-        return 1 / value if value else None
-
+    """The paired verdict of ``first``'s runs against ``second``'s by ``figure`` (``fwbench.decision``: a ratio above 1
+    favours the first, whichever way the figure is better)."""
     try:
-        return decide(*paired_rounds(first, second, figure if higher_is_better else inverse))
+        return decide(*paired_rounds(first, second, figure, lower_is_better=not higher_is_better))
     except ValueError:  # runs whose rounds cannot be told apart (records from before repeats were recorded) pair none
         return Verdict(UNDECIDED, None, (), ())
 
