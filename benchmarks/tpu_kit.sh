@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The TPU kit: one call of a borrowed TPU machine that has no package registry (docs/design.md, "On a TPU"). It
 # installs what the machine lacks from its own package index (flax, optax, fwbench's own needs), its PyTorch CPU
-# wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`), then runs the GPT's quick
-# matrix and ResNet-18's on the TPU (JAX and PyTorch via torchax), TPU_KIT_REPEATS rounds each (default 3: a
-# sitting decides a pair from three paired rounds), within TPU_KIT_MINUTES (default 8; a call may run 10). The runs
+# wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`), then runs the matrices
+# of TPU_KIT_PLAN on the TPU (default: the GPT's quick matrix, then ResNet-18's; JAX and PyTorch via torchax),
+# TPU_KIT_REPEATS rounds each (default 3: a sitting decides a pair from three paired rounds), within
+# TPU_KIT_MINUTES (default 8; a call may run 10). The runs
 # are made from a clean checkout of the commit at hand (TPU_KIT_TREE, a git worktree of TPU_KIT_REF, default HEAD),
 # so that their records name that commit unmodified, whatever else the working tree holds; their records land in
 # its results/runs/<machine> and are packed with the log into $OUT/tpu_kit.tar.gz. A later call on the same
@@ -34,11 +35,15 @@ export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$lib:$PWD" PYTHONUNBUFFERED=1
 echo "tpu_kit: code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git here)")"
 echo "tpu_kit: installed in $(( $(date +%s) - start )) s"
 left() { echo $(( minutes - ($(date +%s) - start + 59) / 60 )); }
-# the GPT's pair first (two runs), then the ResNet-18 matrix in what is left
+# what to run: matrices' arguments separated by ";" (an entry's own --repeats wins), in order, each in what is left of the call (a call too short
+# for all of them decides the first ones; the next call on the same machine resumes the one that stopped)
+plan=${TPU_KIT_PLAN:---profile quick-gpt;--profile quick}
 repeats=${TPU_KIT_REPEATS:-3}
-[ -z "${TPU_KIT_SKIP_GPT:-}" ] && python3 -m runners.cli matrix --device tpu --profile quick-gpt --repeats "$repeats" \
-  --budget 3 --no-progress
-python3 -m runners.cli matrix --device tpu --profile quick --repeats "$repeats" --budget "$(( $(left) - 1 ))" \
-  --no-progress
+IFS=';' read -ra matrices <<< "$plan"
+for args in "${matrices[@]}"; do
+  [ "$(left)" -ge 2 ] || { echo "tpu_kit: no time left for: $args"; continue; }
+  # shellcheck disable=SC2086  # each entry is a list of arguments
+  python3 -m runners.cli matrix --device tpu --repeats "$repeats" $args --budget "$(( $(left) - 1 ))" --no-progress
+done
 tar -czf "$out/tpu_kit.tar.gz" results/runs/tpu-* "$out/tpu_kit.log" 2>/dev/null
 echo "tpu_kit: done in $(( $(date +%s) - start )) s; in $out: $(cd "$out" && echo *)"

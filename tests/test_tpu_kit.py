@@ -59,20 +59,27 @@ def test_the_kit_installs_from_the_machines_index_and_the_carried_wheels_then_ru
     assert "--find-links /opt/wheels torch" in installs[1]
     assert ".whl-tpu/torchax-0.0.13-py3-none-any.whl" in installs[2] and "--no-index" in installs[2]
     assert all("--repeats 3" in matrix for matrix in matrices)
-    assert [m.split()[:6] for m in matrices] == [
-        ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
-        ["-m", "runners.cli", "matrix", "--device", "tpu", "--profile"],
-    ]
+    assert [m.split()[:5] for m in matrices] == [["-m", "runners.cli", "matrix", "--device", "tpu"]] * 2
     assert "quick-gpt" in matrices[0] and "--profile quick " in matrices[1]
     log = (tmp_path / "out" / "tpu_kit.log").read_text()
     assert "tpu_kit: done in" in log and (tmp_path / "out" / "tpu_kit.tar.gz").is_file()
 
 
-def test_a_second_call_on_the_same_machine_installs_nothing_and_can_leave_the_gpt_out(tmp_path):
+def test_a_second_call_on_the_same_machine_installs_nothing_and_runs_the_plan_it_is_given_in_order(tmp_path):
     (tmp_path / "lib" / "torchax").mkdir(parents=True)  # what the first call installed
-    done, calls = run_kit(tmp_path, TPU_KIT_SKIP_GPT="1")
+    plan = "--profile quick --precision bf16 --batch-sizes 256;--profile quick-gpt --repeats 5"
+    done, calls = run_kit(tmp_path, TPU_KIT_PLAN=plan)
     assert done.returncode == 0 and "installed before" in done.stdout
-    assert len(calls) == 1 and "--profile quick " in calls[0]
+    assert [call.split(" --budget")[0] for call in calls] == [
+        "-m runners.cli matrix --device tpu --repeats 3 --profile quick --precision bf16 --batch-sizes 256",
+        "-m runners.cli matrix --device tpu --repeats 3 --profile quick-gpt --repeats 5",
+    ]
+
+
+def test_a_call_without_time_left_starts_no_matrix_and_says_so(tmp_path):
+    done, calls = run_kit(tmp_path, TPU_KIT_MINUTES="1")
+    assert done.returncode == 0 and calls[3:] == []
+    assert done.stdout.count("tpu_kit: no time left for:") == 2
 
 
 def test_the_runs_are_made_from_a_clean_checkout_of_the_commit_whatever_the_working_tree_holds(tmp_path):
