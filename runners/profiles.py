@@ -16,7 +16,7 @@ from fwbench.records import epoch_train_images
 from fwbench.tuning import tuning_environment
 from runners import provenance
 from runners.frameworks.trainer import check_precision
-from runners.recipe import REFERENCE_PRECISION
+from runners.recipe import REFERENCE_PRECISION, TIMING_PROTOCOL
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
 
 #: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
@@ -64,9 +64,10 @@ class RunConfig:
     @property
     def config_id(self) -> str:
         """``<framework>-<mode>-<dataset>-bs<batch>-seed<seed>-<hash>``, the hash over every field that defines
-        the run, the framework's version included: runs of two versions never resume or replace each other. The
+        the run, the framework's version and the timing protocol included: runs of two versions, or measured under two
+        protocols, never resume or replace each other (an earlier protocol's records stay beside the new ones). The
         same for every repeat of the configuration."""
-        fields = asdict(self)
+        fields = asdict(self) | {"timing_protocol": TIMING_PROTOCOL}
         del fields["sized_for"]  # follows from the sizes and the device, which are hashed
         del fields["repeat"]  # a repeat is the same configuration again
         if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded

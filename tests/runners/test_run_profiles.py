@@ -14,6 +14,7 @@ import pytest
 from fwbench.frameworks import measured_on
 from runners import cli, profiles, provenance, run
 from runners.local_executor import LocalExecutor
+from runners.recipe import TIMING_PROTOCOL
 
 GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
 
@@ -76,7 +77,7 @@ def test_profiles_inherit_from_their_base():
     assert (article.train_images, article.test_images, article.sized_for, article.epochs) == (50_000, 10_000, None, 5)
 
 
-def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
+def test_the_framework_version_and_the_timing_protocol_are_part_of_the_configuration(nvml_sees, monkeypatch):
     nvml_sees(None)
 
     def jax_config(version: str | None) -> profiles.RunConfig:
@@ -85,8 +86,10 @@ def test_the_framework_version_is_part_of_the_configuration(nvml_sees):
 
     config = jax_config("0.10.2")
     assert config.sized_for == "cpu" and config.framework_version == "0.10.2"
-    assert config.record_id == "jax-compiled-synthetic-bs32-seed0-7154a145"  # stable for the same version
+    assert config.record_id == "jax-compiled-synthetic-bs32-seed0-8c86c3d6"  # stable for the same version
     assert jax_config("0.4.26").record_id != config.record_id != jax_config(None).record_id
+    monkeypatch.setattr(profiles, "TIMING_PROTOCOL", 2)  # an earlier protocol's runs are another configuration
+    assert jax_config("0.10.2").record_id != "jax-compiled-synthetic-bs32-seed0-8c86c3d6"
 
 
 def test_a_profile_without_frameworks_runs_every_framework_measured_on_its_device(nvml_sees, monkeypatch):
@@ -189,7 +192,7 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
     assert seen["compile_cache"] == cache and cache.is_dir()
 
 
-def test_fp32_keeps_its_old_ids_and_every_other_precision_is_a_configuration_of_its_own():
+def test_fp32_hashes_the_fields_it_did_before_the_policy_was_one_and_every_other_precision_is_its_own():
     (config,) = profiles.expand("smoke", frameworks=["jax"])
     assert config.precision == "fp32"
     unhashed = {
@@ -198,8 +201,9 @@ def test_fp32_keeps_its_old_ids_and_every_other_precision_is_a_configuration_of_
         if k not in ("sized_for", "repeat", "precision", "min_timed_steps", "workload")
     }
     del unhashed["tuning"]
+    unhashed["timing_protocol"] = TIMING_PROTOCOL
     digest = hashlib.sha256(json.dumps(unhashed, sort_keys=True).encode()).hexdigest()[:8]
-    assert config.record_id.endswith(digest), "fp32 runs keep the ids they had before the policy was a field"
+    assert config.record_id.endswith(digest), "fp32 runs hash the fields they did before the policy was a field"
     others = [dataclasses.replace(config, precision=p) for p in ("default", "bf16")]
     assert len({c.record_id for c in (config, *others)}) == 3
     assert [c.label for c in (config, *others)] == [
