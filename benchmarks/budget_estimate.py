@@ -1,5 +1,5 @@
-"""How well the matrix's budget expects a first run from the first runs of other batch sizes (``runners.budget``),
-from the run records of a results directory.
+"""How well the matrix's budget expects a first run from the first runs of other batch sizes
+(``runners.matrix.budget``), from the run records of a results directory.
 
 For each machine and each framework's out-of-the-box first runs (cold caches) of a profile, the estimate the budget
 makes of a batch size's first run from those a matrix made before it (at the ends first: the smallest batch size's
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, add_run_records_arguments
 from fwbench.time_breakdown import wall_seconds
-from runners.budget import expected_seconds
-from runners.profiles import RunConfig
-from runners.store import ok_runs_under
+from runners.matrix.budget import expected_seconds
+from runners.matrix.store import ok_runs_under
+from runners.measure.profiles import RunConfig
 
 
 def first_runs(root: Path, profile: str) -> dict[tuple, dict[int, tuple[RunConfig, dict]]]:

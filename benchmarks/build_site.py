@@ -3,8 +3,8 @@ ten weekly ecosystem snapshots. Target: 10,000 run records in at most 30 s, grow
 
 Usage: .venv/bin/python benchmarks/build_site.py [--runs 1000] [--keep DIR]
 
-Run records are built the way ``runners run`` builds them — ``runners.record.ok_record`` and ``failed_record``
-from a profile's configurations (``runners.profiles.expand``) and injected measurements — so nothing here comes
+Run records are built the way ``runners run`` builds them — ``runners.measure.record.ok_record`` and ``failed_record``
+from a profile's configurations (``runners.measure.profiles.expand``) and injected measurements — so nothing here comes
 from the tests and no framework is imported. Probes and snapshots are minimal schema-valid records.
 """
 
@@ -24,9 +24,9 @@ from tqdm import tqdm
 from fwbench.frameworks import FRAMEWORKS, REGISTRY
 from fwbench.records import write_record
 from generator.cli import main as generator_main
-from runners import cpu_identity, machine_load, run
-from runners.profiles import RunConfig, expand
-from runners.record import Measured, failed_record, ok_record, record_path, run_order
+from runners.measure import cpu_identity, machine_load, run
+from runners.measure.profiles import RunConfig, expand
+from runners.measure.record import Measured, failed_record, ok_record, record_path, run_order
 
 VERSIONS = {"torch": "2.14.1", "tensorflow": "2.21.0", "jax": "0.10.2"}
 QUIET = {"load_avg_1m": 0.3, "load_avg_5m": 0.3, "other_cpu_percent": 2.0, "cpu_count": 8}

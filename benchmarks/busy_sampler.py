@@ -20,7 +20,7 @@ import sys
 import time
 
 from fwbench.cliargs import positive_float
-from runners import machine_load
+from runners.measure import machine_load
 
 #: one core's worth of work, bounded: a spinner that outlives a killed benchmark stops by itself
 SPIN = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end: pass"

@@ -1,5 +1,5 @@
 """Where other work on the CPUs starts to slow a run measurably, from the committed run records: the busy threshold
-that ``runners.machine_load`` uses (``BUSY_CORE_SHARE``).
+that ``runners.measure.machine_load`` uses (``BUSY_CORE_SHARE``).
 
 Usage: .venv/bin/python benchmarks/busy_threshold.py [RESULTS_DIR]   (default results; its runs/ are read)
 

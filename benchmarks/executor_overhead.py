@@ -1,11 +1,11 @@
 """Executor overhead: what the matrix's executors add to each configuration, the local one and the Ray one.
 
 Runs N dry configurations (``runners run --placeholder-record``: the child starts, writes its record and trains nothing)
-through ``runners.matrix.run_matrix`` with each executor on this machine, in alternating rounds (local, Ray, local, Ray
-…) so that drift hits both, records into a temporary directory (never ``results/``). Ray runs on an instance started
-here; starting it and surveying its node is paid once per matrix and printed apart. A CPU configuration takes the whole
-node, so Ray runs them one at a time, like the local executor. Prints seconds per configuration (median of the rounds)
-and what Ray adds to each (target: at most 0.5 s).
+through ``runners.matrix.driver.run_matrix`` with each executor on this machine, in alternating rounds (local, Ray,
+local, Ray …) so that drift hits both, records into a temporary directory (never ``results/``). Ray runs on an instance
+started here; starting it and surveying its node is paid once per matrix and printed apart. A CPU configuration takes
+the whole node, so Ray runs them one at a time, like the local executor. Prints seconds per configuration (median of the
+rounds) and what Ray adds to each (target: at most 0.5 s).
 
     python benchmarks/executor_overhead.py [--configurations 20] [--rounds 3] [--framework torch]
 """
@@ -23,12 +23,12 @@ from pathlib import Path
 
 from fwbench.cliargs import positive_int
 from fwbench.frameworks import FRAMEWORKS
-from runners.executor import Target
-from runners.local_executor import LocalExecutor
-from runners.matrix import run_matrix, survey
-from runners.order import interleaved_order
-from runners.ray_cluster import plan_of, ray_session, survey_cluster
-from runners.ray_executor import RayExecutor
+from runners.executors.boundary import Target
+from runners.executors.local import LocalExecutor
+from runners.executors.ray import RayExecutor
+from runners.executors.ray_cluster import plan_of, ray_session, survey_cluster
+from runners.matrix.driver import run_matrix, survey
+from runners.matrix.order import interleaved_order
 
 TARGET_ADDED_S = 0.5
 

@@ -2,9 +2,9 @@
 reference.
 
 For each configuration (a workload, the images its epoch loads and the batch size), each framework trains the first
-steps of the first epoch as ``runners.run`` does (``runners.reference_losses.first_losses``: the first step run and
-undone, then ``FIRST_LOSSES`` steps) on ``--device`` under the ``fp32`` policy (JAX's matmul precision
-``highest``: no single bf16 pass), all in this one process (a TPU admits one process at a time). Each loss is
+steps of the first epoch as ``runners.measure.run`` does (``runners.workloads.resnet18.reference_losses.first_losses``:
+the first step run and undone, then ``FIRST_LOSSES`` steps) on ``--device`` under the ``fp32`` policy (JAX's matmul
+precision ``highest``: no single bf16 pass), all in this one process (a TPU admits one process at a time). Each loss is
 compared with the float64 CPU reference of ``fwbench/reference_losses.json`` (computed here, in PyTorch eager on the
 CPU as that file's are, where the file has none for the configuration): per framework the largest absolute and
 relative difference, and whether every step keeps within the project's fp32 bound for that step (the file's
@@ -30,11 +30,11 @@ import numpy as np
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 
 from fwbench.cliargs import HelpWithExamples, csv_of  # noqa: E402
-from runners import reference_losses  # noqa: E402
-from runners.provenance import package_versions  # noqa: E402
-from runners.reference_losses import Key, deviations  # noqa: E402
-from runners.run import framework_environment  # noqa: E402
+from fwbench.installed import package_versions  # noqa: E402
+from runners.measure.run import framework_environment  # noqa: E402
 from runners.workloads import WORKLOADS  # noqa: E402
+from runners.workloads.resnet18 import reference_losses  # noqa: E402
+from runners.workloads.resnet18.reference_losses import Key, deviations  # noqa: E402
 
 #: the frameworks that train on a TPU, in the order they run
 DEVICE_FRAMEWORKS = ("jax", "torchax")
@@ -61,7 +61,7 @@ def config_key(text: str) -> Key:
 
 def reference(key: Key, stored: dict) -> tuple[list[float], str]:
     """The float64 first losses of ``key`` and where they come from: the file's, else computed here on the CPU
-    (PyTorch eager, as ``python -m runners.reference_losses`` makes them)."""
+    (PyTorch eager, as ``python -m runners.workloads.resnet18.reference_losses`` makes them)."""
     for trajectory in stored["trajectories"]:
         if Key(**trajectory["key"]) == key:
             return trajectory["losses"], "fwbench/reference_losses.json"

@@ -22,9 +22,9 @@ import numpy as np
 
 from fwbench.cliargs import positive_int
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
-from runners import arch
 from runners.frameworks.trainer import check_mode, make_trainer
-from runners.run import framework_environment
+from runners.measure.run import framework_environment
+from runners.workloads.resnet18 import arch
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,8 +12,8 @@ environment and the thread settings the runs use (none set: every framework take
 - ``jax``: ``jnp.matmul`` in ``jax.jit``, XLA:CPU as installed.
 
 Prints GFLOP/s per shape (median of ``--repeats`` timings after two warm-up calls), each variant's math backend
-(``runners.math_backend``) and other processes' CPU share while it ran. On a shared machine that share swings within
-seconds, so ``--rounds N`` measures every variant N times, interleaved, and shows each one's quietest round.
+(``runners.measure.math_backend``) and other processes' CPU share while it ran. On a shared machine that share swings
+within seconds, so ``--rounds N`` measures every variant N times, interleaved, and shows each one's quietest round.
 Environment variables set when it is started (``MKL_*``, ``OMP_*``, ``XLA_FLAGS``, ``LD_PRELOAD`` …) reach every
 variant; ``--torch-threads`` sets ``torch.set_num_threads``. A benchmark script, not a test: it prints figures and
 writes nothing. Which code path MKL chose it names under ``MKL_VERBOSE=1`` (one product is enough:
@@ -37,12 +37,12 @@ import time
 import numpy as np
 
 from fwbench.cliargs import csv_of, positive_int
-from runners import machine_load
-from runners.math_backend import math_backend
-from runners.run import framework_environment
+from runners.measure import machine_load
+from runners.measure.math_backend import math_backend
+from runners.measure.run import framework_environment
 from runners.workloads.gpt.arch import DEFAULT, MLP_RATIO, VOCAB
 
-#: quick-gpt's batch on a CPU (runners/profiles.json)
+#: quick-gpt's batch on a CPU (runners/measure/profiles.json)
 CPU_BATCH = 8
 VARIANTS = ("torch", "tensorflow", "tensorflow-xla", "jax")
 

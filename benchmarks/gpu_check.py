@@ -75,14 +75,14 @@ import numpy as np  # noqa: E402
 from fwbench.cliargs import add_frameworks_flag, csv_of, positive_float  # noqa: E402
 from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
 from fwbench.records import RecordError, read_record, throughput  # noqa: E402
-from runners import arch, data, parity  # noqa: E402
-from runners.comparisons import comparisons  # noqa: E402
-from runners.gpu_memory import NvmlPeakSampler  # noqa: E402
-from runners.local_executor import LocalExecutor  # noqa: E402
-from runners.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
-from runners.record import SCHEMA as RUN_SCHEMA  # noqa: E402
-from runners.run import framework_environment  # noqa: E402
-from runners.store import runs_here  # noqa: E402
+from runners.executors.local import LocalExecutor  # noqa: E402
+from runners.matrix.comparisons import comparisons  # noqa: E402
+from runners.matrix.store import runs_here  # noqa: E402
+from runners.measure.gpu_memory import NvmlPeakSampler  # noqa: E402
+from runners.measure.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
+from runners.measure.record import SCHEMA as RUN_SCHEMA  # noqa: E402
+from runners.measure.run import framework_environment  # noqa: E402
+from runners.workloads.resnet18 import arch, data, parity  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ DEFAULT_BUDGET_S = 450.0  # within the issue's 8 minutes on one GPU, the site an
 SITE_RESERVE_S = 60.0  # kept back from the runs for `generator build` (3 s for a few records on a 2-core CPU)
 ENV_TIMEOUT_S = 60.0
 CAPTURE_TIMEOUT_S = 180.0
-PEAKS_FILE = REPO / "runners" / "device_peaks.json"
+PEAKS_FILE = REPO / "runners" / "measure" / "device_peaks.json"
 CPU_ONLY = "not applicable on a CPU"
 NOT_RUN = "not run: the time budget was spent (optional)"
 
@@ -338,8 +338,8 @@ def check_scaling(records: list[dict], batches: tuple[int, int] = SCALING_BATCHE
 
 def check_verdicts(configs: list[RunConfig], runs_dir: Path, runs_each: int = VERDICT_RUNS) -> list[Check]:
     """Each comparison of ``configs`` (by batch size, mode and precision), from every run of them under ``runs_dir``,
-    as the matrix judges it (``runners.comparisons``): decided passes, undecided fails, and one with fewer than two
-    frameworks (PyTorch's eager runs) has nothing to decide; the detail is the matrix's line for it."""
+    as the matrix judges it (``runners.matrix.comparisons``): decided passes, undecided fails, and one with fewer than
+    two frameworks (PyTorch's eager runs) has nothing to decide; the detail is the matrix's line for it."""
     machines = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     checks = []
     for found in comparisons(configs, runs_here(configs, runs_dir, machines), runs_each):
@@ -416,8 +416,9 @@ def nvml_processes() -> list[tuple[int, int | None]] | None:
 
 
 def forward_capture(name: str, device: str, out: Path) -> None:
-    """In a child: framework ``name``'s logits (eval and train mode) on ``device`` for runners.parity's weights and
-    one batch, to ``out`` (.npz), and what the device and NVML said, to ``out`` with .json."""
+    """In a child: framework ``name``'s logits (eval and train mode) on ``device`` for
+    runners.workloads.resnet18.parity's weights and one batch, to ``out`` (.npz), and what the device and NVML said, to
+    ``out`` with .json."""
     from runners.frameworks.trainer import make_trainer
 
     weights = arch.init_weights(0, random_bn=True)  # random BN statistics make every BN field matter

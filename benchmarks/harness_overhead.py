@@ -1,7 +1,7 @@
 """Harness overhead: the runner's timed epoch against a bare loop of the same steps, per framework.
 
 Both loops call the same trainer's ``train_step`` (the ``Trainer`` protocol, nothing else) on the same
-device-resident batches; the harness adds what ``runners.run.timed_epoch`` adds (timing windows, their syncs,
+device-resident batches; the harness adds what ``runners.measure.run.timed_epoch`` adds (timing windows, their syncs,
 bookkeeping), the bare loop syncs at both ends only. They run alternately (A B A B …) in one process so drift
 and noise hit both. Prints images/s of each and the ratio harness / bare (target ≥ 0.97). Each framework runs
 in its own subprocess.
@@ -25,8 +25,9 @@ import numpy as np
 
 from fwbench.cliargs import add_frameworks_flag, positive_int
 from fwbench.frameworks import FRAMEWORKS
-from runners import arch, data, run
 from runners.frameworks.trainer import Trainer, make_trainer
+from runners.measure import run
+from runners.workloads.resnet18 import arch, data
 
 
 def run_harness(trainer: Trainer, batches: list, rates: np.ndarray) -> float:

@@ -11,17 +11,18 @@ a test: on a busy machine single pairs stray far beyond the 3 % margin, so read 
 With ``--device`` (cpu, gpu, tpu or auto) it checks JAX alone, in one process (a TPU admits one process at a time):
 the ``Trainer`` and the minimal loop are built one after the other, on the device JAX resolves to, under the
 precision policy ``--precision`` (``default``, ``bf16`` or ``fp32``), and take turns as above. Prints each one's
-images/s and MFU (the records' rule: ``runners.record.mfu_section``, the peaks of ``runners/device_peaks.json``;
-none on a CPU), and the ratio Trainer ÷ minimal with its 95 % interval over the pairs (``fwbench.decision``'s
-paired interval); ``--out`` writes the same as JSON.
+images/s and MFU (the records' rule: ``runners.measure.record.mfu_section``, the peaks of
+``runners/measure/device_peaks.json``; none on a CPU), and the ratio Trainer ÷ minimal with its 95 % interval over the
+pairs (``fwbench.decision``'s paired interval); ``--out`` writes the same as JSON.
 
 The minimal loops (the ``minimal_*`` functions) are the tutorials' code, not fwbench's: their own ResNet-18 of the
-same shape (``runners.arch``), the framework's default initialisation and layer defaults, SGD with momentum 0.9 and
-weight decay 5e-4 as the framework spells it. Where they compute something else than fwbench, and what that costs:
+same shape (``runners.workloads.resnet18.arch``), the framework's default initialisation and layer defaults, SGD with
+momentum 0.9 and weight decay 5e-4 as the framework spells it. Where they compute something else than fwbench, and what
+that costs:
 
 - **Padding at stride 2.** Keras' and Flax's ``"SAME"`` pads (0, 1) at stride 2 where fwbench (PyTorch's rule)
-  pads (1, 1) (``runners.recipe.conv_padding``): same shapes and FLOPs, so no cost of its own; fwbench's
-  TensorFlow model pads explicitly there and uses ``"same"`` wherever it is symmetric.
+  pads (1, 1) (``runners.workloads.resnet18.recipe.conv_padding``): same shapes and FLOPs, so no cost of its own;
+  fwbench's TensorFlow model pads explicitly there and uses ``"same"`` wherever it is symmetric.
 - **Weight decay.** Keras' ``SGD(weight_decay=…)`` is decoupled and folds the rate into the velocity; fwbench
   writes PyTorch's coupled rule out. Both are a few elementwise operations per parameter, fused by XLA.
 - **BatchNorm.** Keras' defaults (momentum 0.99, epsilon 1e-3) where fwbench uses PyTorch's (0.1, 1e-5):
@@ -61,10 +62,10 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from fwbench.cliargs import HelpWithExamples, csv_of, positive_float, positive_int  # noqa: E402
 from fwbench.decision import decide_sitting  # noqa: E402
 from fwbench.frameworks import FRAMEWORKS  # noqa: E402
-from runners import arch, data  # noqa: E402
-from runners.recipe import PRECISION_POLICIES  # noqa: E402
-from runners.record import mfu_section  # noqa: E402
-from runners.run import framework_environment  # noqa: E402
+from runners.frameworks.precision import PRECISION_POLICIES  # noqa: E402
+from runners.measure.record import mfu_section  # noqa: E402
+from runners.measure.run import framework_environment  # noqa: E402
+from runners.workloads.resnet18 import arch, data  # noqa: E402
 
 #: every (framework, mode) checked by default: the modes the article times
 CONFIGS = ("torch:eager", "torch:compiled", "tensorflow:compiled", "jax:compiled")
@@ -88,7 +89,7 @@ Loop = Callable[..., tuple[Callable[[int], object], Callable[[], object]]]
 
 
 def blocks() -> list[tuple[int, int, int]]:
-    """(in width, out width, stride) of the eight BasicBlocks, from ``runners.arch``."""
+    """(in width, out width, stride) of the eight BasicBlocks, from ``runners.workloads.resnet18.arch``."""
     out, cin = [], arch.STEM_WIDTH
     for width, stride in arch.STAGES:
         for b in range(arch.BLOCKS_PER_STAGE):

@@ -29,7 +29,7 @@ from pathlib import Path
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, add_run_records_arguments, positive_float
 from fwbench.time_breakdown import breakdown_line, repeat_rounds, time_breakdown
 from fwbench.tuning import tuning_of
-from runners.store import ok_runs_under
+from runners.matrix.store import ok_runs_under
 
 
 def load_runs(root: Path, profile: str) -> dict[tuple[str, str], list[dict]]:

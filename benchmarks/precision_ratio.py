@@ -21,7 +21,7 @@ from pathlib import Path
 from fwbench.stats import Stats
 from generator.records.aggregate import Summary, summarise
 from generator.records.load import load_results
-from runners.recipe import PRECISION_POLICIES, REFERENCE_PRECISION
+from runners.frameworks.precision import PRECISION_POLICIES, REFERENCE_PRECISION
 
 #: per device kind, the memory figure a ratio is taken of (the allocator's is null on a CPU)
 MEMORY_FIGURE = {"gpu": "allocator_peak_bytes", "cpu": "host_peak_rss_bytes"}

@@ -34,16 +34,18 @@ fi
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$lib:$PWD" PYTHONUNBUFFERED=1
 echo "tpu_kit: code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git here)")"
 echo "tpu_kit: installed in $(( $(date +%s) - start )) s"
-left() { echo $(( minutes - ($(date +%s) - start + 59) / 60 )); }
+# one deadline for every matrix (no run starts that would end past it), 20 s before the call's end for the packing
+end=$(( start + minutes * 60 - 20 ))
+deadline=$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)
 # what to run: matrices' arguments separated by ";" (an entry's own --repeats wins), in order, each in what is left of the call (a call too short
 # for all of them decides the first ones; the next call on the same machine resumes the one that stopped)
 plan=${TPU_KIT_PLAN:---profile quick-gpt;--profile quick}
 repeats=${TPU_KIT_REPEATS:-3}
 IFS=';' read -ra matrices <<< "$plan"
 for args in "${matrices[@]}"; do
-  [ "$(left)" -ge 2 ] || { echo "tpu_kit: no time left for: $args"; continue; }
+  [ $(( end - $(date +%s) )) -ge 60 ] || { echo "tpu_kit: no time left for: $args"; continue; }
   # shellcheck disable=SC2086  # each entry is a list of arguments
-  python3 -m runners.cli matrix --device tpu --repeats "$repeats" $args --budget "$(( $(left) - 1 ))" --no-progress
+  python3 -m runners.cli matrix --device tpu --repeats "$repeats" $args --deadline "$deadline" --no-progress
 done
 tar -czf "$out/tpu_kit.tar.gz" results/runs/tpu-* "$out/tpu_kit.log" 2>/dev/null
 echo "tpu_kit: done in $(( $(date +%s) - start )) s; in $out: $(cd "$out" && echo *)"

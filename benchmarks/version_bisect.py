@@ -32,11 +32,11 @@ from fwbench.environment import variables
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import write_record
 from fwbench.timestamps import utc_now
-from runners import envs
-from runners.local_executor import LocalExecutor
-from runners.output_lock import output_lock
-from runners.profiles import expand
-from runners.provenance import hardware_for
+from runners.envs import versions as envs
+from runners.executors.local import LocalExecutor
+from runners.measure.output_lock import output_lock
+from runners.measure.profiles import expand
+from runners.measure.provenance import hardware_for
 
 SCHEMA = "fwbench.bisect/1"
 #: timing fields a bisect may compare, and whether more is better
@@ -157,7 +157,7 @@ def _result(status: str, message: str, **fields) -> dict:
 
 
 class Runner:
-    """Measures releases through ``runners.local_executor.LocalExecutor`` (a fresh process per run), each in its own
+    """Measures releases through ``runners.executors.local.LocalExecutor`` (a fresh process per run), each in its own
     environment, and keeps every sample and record."""
 
     def __init__(self, args: argparse.Namespace, out: Path):
@@ -302,7 +302,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Bisect, write the report, print the samples and the result; the output folder locked meanwhile (one writer
-    per folder: ``runners.output_lock``)."""
+    per folder: ``runners.measure.output_lock``)."""
     try:
         args = parse_args(argv)
         with output_lock(args.out):

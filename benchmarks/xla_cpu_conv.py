@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from fwbench.cliargs import csv_of, positive_int
-from runners.run import framework_environment
+from runners.measure.run import framework_environment
 
 #: (channels, input height/width, stride) of ResNet-18's distinct 3×3 convolutions on 32×32 images
 SHAPES = ((64, 32, 1), (64, 32, 2), (128, 16, 1), (128, 16, 2), (256, 8, 1), (256, 8, 2), (512, 4, 1))

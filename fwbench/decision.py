@@ -151,9 +151,12 @@ def paired_rounds(
     or a memory peak, so that a ratio above 1 always favours the first) keyed by its sitting (its place among
     ``fwbench.sittings.sittings`` of both frameworks' runs) and its round (the configuration's seed and repeat: the
     matrix runs repeat r of every configuration in round r). A run without the figure is a round its framework did
-    not run."""
+    not run. Two runs of one framework that claim the same round of a sitting (records from before repeats were
+    numbered, or two folders of one machine merged) cannot be told apart: that round pairs with nothing, for the
+    matrix and the site alike."""
     competitors = (first_runs, second_runs)
     keyed: tuple[dict[RoundKey, float], dict[RoundKey, float]] = ({}, {})
+    claimed_twice: set[RoundKey] = set()
     for number, sitting in enumerate(sittings(competitors)):
         for side, index in sitting:
             record = competitors[side][index]
@@ -163,8 +166,6 @@ def paired_rounds(
             value = 1 / value if lower_is_better and value else value  # a figure of 0 is left for ``decide`` to refuse
             key = (number, (record["config"]["seed"], record["config"].get("repeat") or 0))
             if key in keyed[side]:
-                raise ValueError(
-                    f"{record['record_id']}: a second run of seed {key[1][0]} repeat {key[1][1]} in one sitting"
-                )
+                claimed_twice.add(key)
             keyed[side][key] = value
-    return keyed
+    return tuple({key: value for key, value in side.items() if key not in claimed_twice} for side in keyed)

@@ -1,5 +1,6 @@
-"""Which runs count: the one rule by which the matrix (``runners.comparisons``) and the site (``generator.records``)
-choose the runs that may enter a comparison. A run that does not count is still shown, with why."""
+"""Which runs count: the one rule by which the matrix (``runners.matrix.comparisons``) and the site
+(``generator.records``) choose the runs that may enter a comparison. A run that does not count is still shown, with
+why."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 
 def busy(record: dict[str, Any]) -> bool:
-    """Whether other work shared the CPUs while the run's clock ran (``load.busy``, set by ``runners.machine_load``)."""
+    """Whether other work shared the CPUs while the run's clock ran (``load.busy``, set by
+    ``runners.measure.machine_load``)."""
     return bool((record.get("load") or {}).get("busy"))
 
 

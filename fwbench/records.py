@@ -46,8 +46,8 @@ MAX_MESSAGE_CHARS = 500
 
 def epoch_train_images(train_images: int, min_timed_steps: int | None, batch_size: int) -> int:
     """The training images a run loads: ``train_images``, raised to ``min_timed_steps`` whole batches (absent in a
-    record made before the field: 1). The one rule for ``runners.profiles.RunConfig`` and for readers of a record's
-    ``config`` (the reference losses, ``generator check``)."""
+    record made before the field: 1). The one rule for ``runners.measure.profiles.RunConfig`` and for readers of a
+    record's ``config`` (the reference losses, ``generator check``)."""
     return max(train_images, (min_timed_steps or 1) * batch_size)
 
 

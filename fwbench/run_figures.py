@@ -1,8 +1,8 @@
 """Figures read from one run record before any pooling: its time to a target accuracy, whether its compile time is
 a measurement at all, whether it found warm compiler caches, and which memory peaks a choice reads. The site
 (``generator.records.aggregate.Summary``) pools them over a configuration's runs, never cold with warm where a figure
-includes compile work; the matrix (``runners.comparisons``) reads them to decide when to stop repeating; how much a
-run drifted between the halves of its timed steps (``drift``)."""
+includes compile work; the matrix (``runners.matrix.comparisons``) reads them to decide when to stop repeating; how much
+a run drifted between the halves of its timed steps (``drift``)."""
 
 from __future__ import annotations
 

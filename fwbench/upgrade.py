@@ -17,7 +17,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-#: the timing protocol of every record written before version 3 (``protocol``, runners/recipe.py TIMING_PROTOCOL)
+#: the timing protocol of every record written before version 3 (``protocol``, runners/measure/protocol.py
+#: TIMING_PROTOCOL)
 V2_PROTOCOL = 1
 #: ``config.precision`` as version 2 wrote it -> the precision policy it was; they trained in float32 alone
 V2_PRECISIONS = {"float32 (TF32 off)": "fp32"}

@@ -1,5 +1,5 @@
 """``runners benchmark-script``: the shell script ``make site`` runs to benchmark this machine
-(``runners.site_plan`` writes it), or with ``--machine-id`` the machine id its matrices write under."""
+(``runners.matrix.site_plan`` writes it), or with ``--machine-id`` the machine id its matrices write under."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import argparse
 from pathlib import Path
 
 from fwbench.cliargs import EXIT_OK, UsageError, examples, moment, positive_float
-from runners import envs, envs_gpu, provenance, site_plan
-from runners.config_flags import DEFAULT_RUNS_OUT, NO_TPU
+from runners.envs import gpu as envs_gpu
+from runners.envs import versions as envs
 from runners.envs_cli import nvidia_gpu, workload_list
+from runners.matrix import site_plan
+from runners.measure import provenance
+from runners.measure.config_flags import DEFAULT_RUNS_OUT, NO_TPU
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS
 
 

@@ -32,8 +32,9 @@ from fwbench.cliargs import (
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from fwbench.records import write_record
 from fwbench.tuning import tuning_environment
-from runners import data, provenance
-from runners.config_flags import (
+from runners.frameworks.trainer import check_mode
+from runners.measure import provenance
+from runners.measure.config_flags import (
     NUMBER_FIELDS,
     PROFILE_FLAGS,
     add_config_flags,
@@ -41,8 +42,8 @@ from runners.config_flags import (
     chosen_profile,
     profile_overrides,
 )
-from runners.frameworks.trainer import check_mode
-from runners.profiles import RunConfig, expand, for_device, given, load_profiles, profile
+from runners.measure.profiles import RunConfig, expand, for_device, given, load_profiles, profile
+from runners.workloads.resnet18 import data
 
 #: flag → ``argparse`` destination of every flag that chooses ``runners run``'s configuration (``--config-json``
 #: replaces them all)
@@ -124,8 +125,8 @@ def check_runnable(name: str, mode: str) -> None:
 
 def findable(module: str) -> bool:
     """Whether the dotted ``module`` can be imported here, found without importing it or its parents: importing
-    flax (for ``flax.nnx``) would import JAX before ``runners.run`` sets JAX's environment, which JAX reads once, on
-    import (its compilation cache among it)."""
+    flax (for ``flax.nnx``) would import JAX before ``runners.measure.run`` sets JAX's environment, which JAX reads
+    once, on import (its compilation cache among it)."""
     top, *parts = module.split(".")
     spec = importlib.util.find_spec(top)
     for depth in range(1, len(parts) + 1):
@@ -146,21 +147,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return preview_run(config, args.out)
     if args.placeholder_record:
-        from runners.placeholder_record import refuse_results_dir
+        from runners.measure.placeholder_record import refuse_results_dir
 
         refuse_results_dir(args.out)
     for flag, directory in outputs.items():
         if directory is not None:
             ensure_writable(directory, flag)
-    from runners.output_lock import output_lock
-    from runners.record import record_path, run_order
-    from runners.run import measure_or_fail
+    from runners.measure.output_lock import output_lock
+    from runners.measure.record import record_path, run_order
+    from runners.measure.run import measure_or_fail
 
     quiet_wait = load_profiles()[config.profile]["quiet_wait_seconds"] if args.quiet_wait is None else args.quiet_wait
     order = run_order(*args.run_position) if args.run_position else None
-    with output_lock(args.out):  # one writer per folder (runners.output_lock)
+    with output_lock(args.out):  # one writer per folder (runners.measure.output_lock)
         if args.placeholder_record:
-            from runners.placeholder_record import placeholder_record
+            from runners.measure.placeholder_record import placeholder_record
 
             record = placeholder_record(config, order)
         else:
@@ -182,8 +183,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def preview_run(config, out: Path) -> int:
     """``runners run --dry-run``: the configuration that would run and where its record would go; writes nothing."""
-    from runners.provenance import hardware_for
-    from runners.record import record_path
+    from runners.measure.provenance import hardware_for
+    from runners.measure.record import record_path
 
     print(f"dry run: nothing runs and nothing is written\nconfiguration: {config.to_json()}")
     print(f"record: {record_path(out, hardware_for(config.device)['machine_id'], config)}")
@@ -269,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--dry-run", action="store_true", help="print the configuration and where its record would go; run nothing"
     )
-    # runners.placeholder_record: a record written without training, to test the executors
+    # runners.measure.placeholder_record: a record written without training, to test the executors
     run.add_argument("--placeholder-record", action="store_true", help=argparse.SUPPRESS)
     run.add_argument(
         "--quiet-wait",

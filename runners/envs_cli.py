@@ -9,9 +9,11 @@ import sys
 
 from tabulate import tabulate
 
-from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples, framework_values
+from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, UsageError, examples
 from fwbench.frameworks import measured_on
-from runners import envs, envs_gpu
+from runners.envs import gpu as envs_gpu
+from runners.envs import versions as envs
+from runners.envs.versions import parse_versions
 from runners.workloads import WORKLOADS
 
 VERSIONS_HELP = (
@@ -20,15 +22,6 @@ VERSIONS_HELP = (
 )
 #: how NVML's names of NVIDIA GPUs begin (``NVIDIA H200``; older boards ``Tesla T4``, ``Quadro RTX 8000``)
 NVIDIA_NAMES = ("NVIDIA ", "Tesla ", "Quadro ", "GeForce ", "TITAN ")
-
-
-def parse_versions(values: list[str], flag: str = "--versions") -> dict[str, list[str]]:
-    """``FRAMEWORK=V1,V2`` values as {framework: [versions]}; UsageError naming the bad value."""
-    versions: dict[str, list[str]] = {}
-    for name, listed in framework_values(values, flag, "FRAMEWORK=V1,V2"):
-        items = [item.strip() for item in listed.split(",") if item.strip()]
-        versions.setdefault(name, []).extend(item for item in items if item not in versions.get(name, []))
-    return versions
 
 
 def article_versions() -> dict[str, list[str]]:

@@ -1,10 +1,10 @@
 """``runners matrix``: a profile's configurations, each in a fresh process, here or on a Ray cluster, summarised.
 
-The command reads its flags, builds the environments of other framework versions (``runners.envs_matrix``),
-surveys the machines (``runners.matrix.survey``, ``runners.ray_cluster``), runs the plan through an executor
-(``runners.matrix.run_matrix``, with its repeats and budget) and prints the summary (``runners.summary``); with
-``--dry-run`` it prints the plan instead (``runners.plan_preview``) and writes nothing. The matrix's modules are
-imported only when the command runs: every ``runners run`` builds this parser too.
+The command reads its flags, builds the environments of other framework versions (``runners.envs.matrix``),
+surveys the machines (``runners.matrix.driver.survey``, ``runners.executors.ray_cluster``), runs the plan through an
+executor (``runners.matrix.driver.run_matrix``, with its repeats and budget) and prints the summary
+(``runners.matrix.summary``); with ``--dry-run`` it prints the plan instead (``runners.matrix.plan_preview``) and writes
+nothing. The matrix's modules are imported only when the command runs: every ``runners run`` builds this parser too.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from fwbench.cliargs import (
     positive_int,
 )
 from fwbench.frameworks import TRAINING_MODES
-from runners.config_flags import add_config_flags, check_device_here, chosen_profile, profile_overrides
-from runners.profiles import RunConfig, load_profiles, per_device
-from runners.repeats import repeats_value
+from runners.matrix.repeats import repeats_value
+from runners.measure.config_flags import add_config_flags, check_device_here, chosen_profile, profile_overrides
+from runners.measure.profiles import RunConfig, load_profiles, per_device
 
 if TYPE_CHECKING:
-    from runners.budget import Budget
-    from runners.executor import Executor, Target
+    from runners.executors.boundary import Executor, Target
+    from runners.matrix.budget import Budget
 
 
 def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
@@ -53,10 +53,10 @@ def parse_pythons(values: list[str], here: bool = True) -> dict[str, str]:
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Run a profile's configurations, each in a fresh process, here or on a Ray cluster; resume what is done;
     summarise."""
-    from runners.budget import Budget
-    from runners.envs_cli import parse_versions
-    from runners.envs_matrix import cuda_interpreters, matrix_versions
-    from runners.local_executor import LocalExecutor
+    from runners.envs.matrix import cuda_interpreters, matrix_versions
+    from runners.envs.versions import parse_versions
+    from runners.executors.local import LocalExecutor
+    from runners.matrix.budget import Budget
 
     budget = Budget(args.budget, args.deadline)  # counted from here: building environments and surveying count too
     on_ray = check_executor_flags(args)
@@ -65,7 +65,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     overrides = profile_overrides(args)
     check_creatable(args.out, "--out")  # before any environment is built, and in a dry run too
     if args.placeholder_record:
-        from runners.placeholder_record import refuse_results_dir
+        from runners.measure.placeholder_record import refuse_results_dir
 
         refuse_results_dir(args.out)
     profile, device = chosen_profile(args), args.device or "auto"
@@ -87,17 +87,17 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         **overrides,
     }
     if not on_ray:
-        from runners.executor import Target
-        from runners.matrix import survey
-        from runners.order import interleaved_order
+        from runners.executors.boundary import Target
+        from runners.matrix.driver import survey
+        from runners.matrix.order import interleaved_order
 
         here = survey(local, profile, device, selection)
         plan = [(Target((here.hardware["machine_id"],), here.not_installed), interleaved_order(here.configs))]
         if args.dry_run:
             return print_preview(args, plan, budget, to_build)
         return run_and_summarise(args, plan, local, budget)
-    from runners.ray_cluster import cluster_line, plan_of, ray_session, survey_cluster
-    from runners.ray_executor import RayExecutor
+    from runners.executors.ray import RayExecutor
+    from runners.executors.ray_cluster import cluster_line, plan_of, ray_session, survey_cluster
 
     with ray_session(args.ray_address):
         nodes = survey_cluster(local, profile, device, selection, args.accelerator_type)
@@ -108,7 +108,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 def planned_build(to_build: list[str]):
     """A ``build`` for ``matrix_versions`` that builds nothing: it notes each environment not built yet in
     ``to_build`` and hands back where it would be (nothing runs in a dry run)."""
-    from runners import envs
+    from runners.envs import versions as envs
 
     def build(name: str, version: str, log=None) -> Path:
         if done := envs.built(name, version):
@@ -120,9 +120,9 @@ def planned_build(to_build: list[str]):
 
 
 def print_preview(args: argparse.Namespace, plan: list[tuple[Target, list[RunConfig]]], budget: Budget, to_build):
-    """Print the plan of a dry run (``runners.plan_preview``); write nothing."""
-    from runners.plan_preview import preview
-    from runners.repeats import repeats_of
+    """Print the plan of a dry run (``runners.matrix.plan_preview``); write nothing."""
+    from runners.matrix.plan_preview import preview
+    from runners.matrix.repeats import repeats_of
 
     check_plan(plan)
     ((target, order),) = plan
@@ -149,7 +149,7 @@ def check_executor_flags(args: argparse.Namespace) -> bool:
             raise UsageError(f"{given[0]}: only with --executor ray")
         return False
     if importlib.util.find_spec("ray") is None:
-        from runners.ray_cluster import RAY_EXTRA
+        from runners.executors.ray_cluster import RAY_EXTRA
 
         raise UsageError(
             f"--executor ray: Ray is not installed in {sys.executable}; install the extra (pip install '{RAY_EXTRA}')"
@@ -174,15 +174,15 @@ def run_and_summarise(
 ) -> int:
     """Run the matrices of ``plan`` (one per target) through ``executor``, with the profile's repeats (or
     ``--repeats``) within ``budget``; print the orders, then the summary."""
-    from runners.matrix import run_matrix
-    from runners.order import order_line
-    from runners.output_lock import output_lock
-    from runners.repeats import repeats_of
-    from runners.summary import report
+    from runners.matrix.driver import run_matrix
+    from runners.matrix.order import order_line
+    from runners.matrix.repeats import repeats_of
+    from runners.matrix.summary import report
+    from runners.measure.output_lock import output_lock
 
     check_plan(plan)
     ensure_writable(args.out)
-    with output_lock(args.out):  # one matrix per folder (runners.output_lock)
+    with output_lock(args.out):  # one matrix per folder (runners.measure.output_lock)
         for target, order in plan:
             print((f"{target.label}: " if len(plan) > 1 else "") + order_line(order), flush=True)
         repeats = repeats_of(load_profiles()[chosen_profile(args)], args.repeats)
@@ -327,7 +327,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run the whole matrix once on every machine kind of the cluster (nodes of one machine id are one kind)",
     )
-    # runners.placeholder_record: every run writes a record without training, to test the executors
+    # runners.measure.placeholder_record: every run writes a record without training, to test the executors
     matrix.add_argument("--placeholder-record", action="store_true", help=argparse.SUPPRESS)
     add_config_flags(
         matrix,

@@ -1,5 +1,5 @@
-"""The busy threshold from the data (benchmarks/busy_threshold.py): on run records made through runners.record, a
-slowdown planted above a share of other work is found at that share."""
+"""The busy threshold from the data (benchmarks/busy_threshold.py): on run records made through runners.measure.record,
+a slowdown planted above a share of other work is found at that share."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from fwbench.records import write_record
 from generator.records.load import load_results
-from runners import machine_load
-from runners.profiles import RunConfig, expand
+from runners.measure import machine_load
+from runners.measure.profiles import RunConfig, expand
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))

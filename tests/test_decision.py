@@ -1,5 +1,5 @@
 """The paired, replicated decision rule (fwbench/decision.py): on constructed per-round throughputs, and on run records
-made through runners.record for the pairing by sitting and round."""
+made through runners.measure.record for the pairing by sitting and round."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide, paired_rounds
 from fwbench.stats import WITHIN_NOISE, describe, separation
-from runners.profiles import RunConfig, expand
+from runners.measure.profiles import RunConfig, expand
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
@@ -170,11 +170,13 @@ def test_run_records_pair_by_sitting_and_round_and_a_lead_on_two_days_is_replica
     assert [d.n for d in verdict.rests_on] == [3, 3]
 
 
-def test_the_same_round_on_two_days_is_two_rounds_and_a_round_run_twice_in_one_sitting_is_refused():
+def test_the_same_round_on_two_days_is_two_rounds_and_a_round_run_twice_in_one_sitting_pairs_with_nothing():
     torch = runs("torch", [130.0, 131.0, 129.0], day=1)
     tensorflow_later = runs("tensorflow", [100.0, 100.0, 100.0], day=3)  # the same repeats, another day
     first, second = paired_rounds(torch, tensorflow_later)
     assert not first.keys() & second.keys() and decide(first, second).outcome == UNDECIDED
-    twice = runs("torch", [130.0], day=1)
-    with pytest.raises(ValueError, match="a second run of seed .* repeat 0 in one sitting"):
-        paired_rounds(torch + twice, runs("tensorflow", [100.0], day=1))
+    twice = runs("torch", [128.0], day=1)  # round 0 again, in the same sitting
+    first, second = paired_rounds(torch + twice, runs("tensorflow", [100.0, 101.0, 99.0], day=1))
+    seed = at_32("torch").seed
+    assert set(first) == set(second) - {(0, (seed, 0))} == {(0, (seed, 1)), (0, (seed, 2))}
+    assert decide(first, second).outcome == UNDECIDED  # two paired rounds left: no interval

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runners import reference_losses
-from runners.reference_losses import Key
+from runners.workloads.resnet18 import reference_losses
+from runners.workloads.resnet18.reference_losses import Key
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "float32_parity.py"

@@ -13,7 +13,7 @@ import pytest
 
 from fwbench import cliargs, frameworks, records
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, TRAINING_MODES
-from runners import provenance
+from runners.measure import provenance
 from runners.probes import catalog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def framework_lists(path: Path) -> list[int]:
 
 def test_no_module_but_the_registry_lists_the_frameworks():
     files = code_files()
-    assert REPO / REGISTRY_FILE in files and REPO / "runners" / "run.py" in files
+    assert REPO / REGISTRY_FILE in files and REPO / "runners" / "measure" / "run.py" in files
     listing = {path.relative_to(REPO).as_posix(): lines for path in files if (lines := framework_lists(path))}
     listing.pop(REGISTRY_FILE, None)
     assert not listing, "derive these from fwbench.frameworks instead: " + ", ".join(

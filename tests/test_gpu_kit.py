@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from fwbench.records import write_record
-from runners import gpu_memory, provenance, run
-from runners.profiles import expand
-from runners.store import stored_path
+from runners.matrix.store import stored_path
+from runners.measure import gpu_memory, provenance, run
+from runners.measure.profiles import expand
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))

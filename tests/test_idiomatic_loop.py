@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from runners import arch
+from runners.workloads.resnet18 import arch
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "idiomatic_loop.py"

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from fwbench.progress import on_terminal, progress_bar
-from runners import data
 from runners.probes import catalog
 from runners.probes import cli as probes_cli
+from runners.workloads.resnet18 import data
 
 
 class Terminal(io.StringIO):

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fwbench.records import MAX_MESSAGE_CHARS, MAX_RECORD_BYTES, RecordError, read_record
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 #: the quick profile's first CPU configuration, as ``runners run`` records one epoch of it: the seed of the mutations
 CONFIG = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)[0]

@@ -1,5 +1,5 @@
 """A run's drift between the halves of its timed windows (fwbench.run_figures.drift) and how often they agree per
-machine (benchmarks/run_halves.py), on run records made through runners.record."""
+machine (benchmarks/run_halves.py), on run records made through runners.measure.record."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 
 from fwbench.records import write_record
 from fwbench.run_figures import drift
-from runners import run as runner
-from runners.profiles import RunConfig, expand
-from runners.record import ok_record
+from runners.measure import run as runner
+from runners.measure.profiles import RunConfig, expand
+from runners.measure.record import ok_record
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("run_halves", REPO / "benchmarks" / "run_halves.py")

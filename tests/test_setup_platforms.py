@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runners import envs
-from runners.env_build import uv_binary
+from runners.envs import versions as envs
+from runners.envs.build import uv_binary
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 ARM = ["aarch64-apple-darwin", "aarch64-unknown-linux-gnu"]

@@ -1,5 +1,5 @@
 """Sittings (fwbench/sittings.py): a pause of an hour, another boot or another kernel build starts a new one; on run
-records made through runners.record."""
+records made through runners.measure.record."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from fwbench.sittings import sittings
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "generator"))
 import gen_records  # noqa: E402

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta
 import pytest
 
 from fwbench.time_breakdown import TIME_PARTS, breakdown_line, repeat_rounds, time_breakdown
-from runners import machine_load, profiles, provenance
-from runners import run as run_module
-from runners.record import Measured, ok_record
+from runners.measure import machine_load, profiles, provenance
+from runners.measure import run as run_module
+from runners.measure.record import Measured, ok_record
 
 QUIET = {"load_avg_1m": 0.1, "load_avg_5m": 0.1, "other_cpu_percent": 1.0, "cpu_count": 2}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +63,10 @@ def test_the_kit_installs_from_the_machines_index_and_the_carried_wheels_then_ru
     assert all("--repeats 3" in matrix for matrix in matrices)
     assert [m.split()[:5] for m in matrices] == [["-m", "runners.cli", "matrix", "--device", "tpu"]] * 2
     assert "quick-gpt" in matrices[0] and "--profile quick " in matrices[1]
+    deadlines = {matrix.split("--deadline ")[1].split()[0] for matrix in matrices}
+    assert len(deadlines) == 1, "every matrix of a call stops by the same deadline"
+    seconds_left = datetime.fromisoformat(deadlines.pop()).timestamp() - time.time()
+    assert 7 * 60 < seconds_left <= 8 * 60 - 20, "the default 8 minutes, less the packing"
     log = (tmp_path / "out" / "tpu_kit.log").read_text()
     assert "tpu_kit: done in" in log and (tmp_path / "out" / "tpu_kit.tar.gz").is_file()
 
@@ -70,7 +76,7 @@ def test_a_second_call_on_the_same_machine_installs_nothing_and_runs_the_plan_it
     plan = "--profile quick --precision bf16 --batch-sizes 256;--profile quick-gpt --repeats 5"
     done, calls = run_kit(tmp_path, TPU_KIT_PLAN=plan)
     assert done.returncode == 0 and "installed before" in done.stdout
-    assert [call.split(" --budget")[0] for call in calls] == [
+    assert [call.split(" --deadline")[0] for call in calls] == [
         "-m runners.cli matrix --device tpu --repeats 3 --profile quick --precision bf16 --batch-sizes 256",
         "-m runners.cli matrix --device tpu --repeats 3 --profile quick-gpt --repeats 5",
     ]

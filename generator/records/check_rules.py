@@ -4,8 +4,8 @@ Each rule returns the record's failures and notes as ``(rule, text)`` pairs: a f
 what it says; a note, that a rule could not be applied to it (an unknown device, an older record, no reference) and
 why, or that its times carry a known cost beside the framework's (a framework imported without its bytecode). The
 references are data files, read here, never code imported from the runners: the float64 first losses and their
-bound per precision policy (``fwbench/reference_losses.json``, made by ``python -m runners.reference_losses``) and
-the devices' peak FLOP/s (``runners/device_peaks.json``).
+bound per precision policy (``fwbench/reference_losses.json``, made by ``python -m
+runners.workloads.resnet18.reference_losses``) and the devices' peak FLOP/s (``runners/measure/device_peaks.json``).
 """
 
 from __future__ import annotations
@@ -63,9 +63,9 @@ class References:
 
 @cache
 def load_references() -> References:
-    """The shipped references (``fwbench/reference_losses.json``, ``runners/device_peaks.json``)."""
+    """The shipped references (``fwbench/reference_losses.json``, ``runners/measure/device_peaks.json``)."""
     losses = json.loads(resources.files("fwbench").joinpath("reference_losses.json").read_text())
-    peaks = json.loads(resources.files("runners").joinpath("device_peaks.json").read_text())
+    peaks = json.loads(resources.files("runners.measure").joinpath("device_peaks.json").read_text())
     return References(
         trajectories={key_tuple(t["key"]): t["losses"] for t in losses["trajectories"]},
         bounds={policy: bound["relative"] for policy, bound in losses["bounds"].items()},
@@ -76,7 +76,7 @@ def load_references() -> References:
 
 
 def key_tuple(key: dict) -> tuple:
-    """A reference key as a tuple (``runners.reference_losses.Key``'s fields, in order)."""
+    """A reference key as a tuple (``runners.workloads.resnet18.reference_losses.Key``'s fields, in order)."""
     return key["dataset"], key["images"], key["epochs"], key["seed"], key["batch_size"]
 
 

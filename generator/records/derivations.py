@@ -10,11 +10,11 @@ from typing import Any
 
 from fwbench.frameworks import REGISTRY
 from generator.records.replay import Bound, Mismatch, lookup, replayed, same, shown
-from runners import machine_load
-from runners.cpu_identity import identity_hash
-from runners.provenance import first_installed, hardware_machine_id
-from runners.recipe import PRECISION_POLICIES, REFERENCE_PRECISION
-from runners.run import window_sizes
+from runners.frameworks.precision import PRECISION_POLICIES, REFERENCE_PRECISION
+from runners.measure import machine_load
+from runners.measure.cpu_identity import identity_hash
+from runners.measure.provenance import first_installed, hardware_machine_id
+from runners.measure.run import window_sizes
 
 #: the flags (``Trainer.precision_flags``) that report the dtype a model computes in; null: its inputs', float32
 COMPUTE_DTYPE_FLAGS = (
@@ -32,7 +32,7 @@ VARIABLE_DTYPE_FLAGS = (
     "keras.layers.Dense.dtype_policy.variable_dtype",
     "keras.config.floatx",
 )
-#: the TF32 switches as the fp32 policy leaves them: true float32, TF32 off (``runners.recipe``)
+#: the TF32 switches as the fp32 policy leaves them: true float32, TF32 off (``runners.workloads.resnet18.recipe``)
 FP32_SWITCHES = {
     "torch.backends.cudnn.allow_tf32": False,
     "torch.backends.cuda.matmul.allow_tf32": False,
@@ -43,8 +43,8 @@ FP32_SWITCHES = {
 
 
 def timing_shape(record: dict[str, Any]) -> list[Mismatch]:
-    """One epoch time per epoch, the windows ``runners.run.window_sizes`` makes of each epoch's steps, their count
-    and their kept times, the epochs' accuracy rows numbered 1, 2, …"""
+    """One epoch time per epoch, the windows ``runners.measure.run.window_sizes`` makes of each epoch's steps, their
+    count and their kept times, the epochs' accuracy rows numbered 1, 2, …"""
     timing, config = record["timing"], record["config"]
     found = []
     each = timing.get("epoch_seconds_each")
@@ -55,7 +55,7 @@ def timing_shape(record: dict[str, Any]) -> list[Mismatch]:
     if windows is not None:
         expected = window_sizes(config["steps_per_epoch"]) * config["epochs"]
         if windows != expected:
-            found.append(Mismatch("timing.window_steps", windows, expected, "runners.run.window_sizes"))
+            found.append(Mismatch("timing.window_steps", windows, expected, "runners.measure.run.window_sizes"))
     if windows is not None and timing.get("timed_windows") != len(windows):
         found.append(Mismatch("timing.timed_windows", timing.get("timed_windows"), len(windows), "timing.window_steps"))
     kept = timing.get("window_step_seconds")

@@ -78,8 +78,8 @@ def widest_isa(fingerprint: dict | None) -> str | None:
     return next((name for prefix, name in WIDEST_ISA if any(flag.startswith(prefix) for flag in flags)), None)
 
 
-#: the bfloat16 extensions a CPU fingerprint may list (runners/cpu_identity.py), by its architecture: x86's flags,
-#: told by its vendor id, and Arm's feature
+#: the bfloat16 extensions a CPU fingerprint may list (runners/measure/cpu_identity.py), by its architecture: x86's
+#: flags, told by its vendor id, and Arm's feature
 BF16_ISA = {"x86": ("avx512_bf16", "amx_bf16"), "arm": ("bf16",)}
 X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine")
 

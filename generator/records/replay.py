@@ -2,11 +2,11 @@
 record, recomputed with the runner's own functions (docs/design.md, "Submissions", lists them), and the
 ``Mismatch`` every check of ``derivations`` reports.
 
-The record is replayed: its configuration rebuilt as a ``runners.profiles.RunConfig`` from its ``config``,
+The record is replayed: its configuration rebuilt as a ``runners.measure.profiles.RunConfig`` from its ``config``,
 ``framework``, ``precision`` and ``model``, its raw measurements (each epoch's seconds, the first step's, the median
 step, the per-epoch accuracy, the memory phases, the precision flags) gathered into a
-``runners.record.Measured``, and ``runners.record.ok_record`` run over them; every field in ``REPLAYED`` of the
-replay must equal the record's. The step times' median and p90 come from per-window times that records keep since
+``runners.measure.record.Measured``, and ``runners.measure.record.ok_record`` run over them; every field in ``REPLAYED``
+of the replay must equal the record's. The step times' median and p90 come from per-window times that records keep since
 protocol 3; an earlier record's replay is given its median for every window: what the median derives (its compile
 time) is recomputed, the median and p90 themselves are not. Each disagreement is one ``Mismatch``: the field, the
 value stored, the value recomputed.
@@ -15,12 +15,13 @@ value stored, the value recomputed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
-from runners.profiles import RunConfig
-from runners.record import Measured, base_record, ok_record
-from runners.run import window_sizes
+from runners.measure.profiles import RunConfig
+from runners.measure.record import Measured, base_record, ok_record
+from runners.measure.run import window_sizes
 
 #: floats recomputed in the runner's own order of operations agree to the last bits; JSON keeps them exactly
 RELATIVE_TOLERANCE = 1e-9
@@ -115,6 +116,10 @@ def lookup(record: dict[str, Any], dotted: str) -> Any:
     return value
 
 
+#: the date of the commit from which a configuration's id hashes its timing protocol (``record_id_given``)
+PROTOCOL_HASHED_SINCE = "2026-12-06T02:05:52Z"
+
+
 def run_config(record: dict[str, Any]) -> RunConfig:
     """The configuration the record ran, as ``runners run`` had it (ValueError where the runners make none such)."""
     config = record["config"]
@@ -136,12 +141,26 @@ def run_config(record: dict[str, Any]) -> RunConfig:
         precision=record["precision"]["policy"],
         min_timed_steps=config.get("min_timed_steps") or 1,
         workload=record["model"]["workload"],
+        timing_protocol=record.get("protocol"),
     )
+
+
+def record_id_given(record: dict[str, Any], config: RunConfig) -> str:
+    """The id the runner gave the record: its configuration's, which hashes the timing protocol; a record started
+    before ``PROTOCOL_HASHED_SINCE`` may carry the id without it, as ids were then."""
+    unhashed = replace(config, timing_protocol=None).record_id
+    if record.get("record_id") != unhashed:
+        return config.record_id
+    try:
+        before = datetime.fromisoformat(record["started_at"]) < datetime.fromisoformat(PROTOCOL_HASHED_SINCE)
+    except (TypeError, ValueError):  # a start time that is no time: ``times_in_order`` names it
+        before = False
+    return unhashed if before else config.record_id
 
 
 def measured(record: dict[str, Any], steps: int) -> Measured:
     """The raw measurements ``ok_record`` made the record from, as far as it keeps them (module docstring), its
-    epochs of ``steps`` steps split into windows as ``runners.run`` splits them (``timing_shape`` compares the
+    epochs of ``steps`` steps split into windows as ``runners.measure.run`` splits them (``timing_shape`` compares the
     record's own split)."""
     timing, memory = record["timing"], record["memory"]
     windows = window_sizes(steps) * len(timing["epoch_seconds_each"])
@@ -204,6 +223,7 @@ def replayed(record: dict[str, Any]) -> list[Mismatch]:
         replay = ok_record(*args, measured(record, steps), software=record["software"], command=record["command"])
     else:
         replay = base_record(*args[:2], record["software"], *args[2:], record["command"])
+    replay["record_id"] = record_id_given(record, config)
     found = []
     for name in REPLAYED:
         stored, recomputed = lookup(record, name), lookup(replay, name)

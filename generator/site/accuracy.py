@@ -24,7 +24,8 @@ from generator.views.verdict_text import text
 PAGE = Page("results/accuracy.md", "accuracy.md.j2", N_("3.3 Accuracy and convergence"), N_("3 Results"), 3.3)
 #: where the parity tests live: the evidence that the frameworks compute the same thing
 PARITY_TESTS = "tests/runners/test_parity.py"
-#: the command whose runs train long enough to mean something: CIFAR-10, 5 epochs, 5 seeds (runners/profiles.json)
+#: the command whose runs train long enough to mean something: CIFAR-10, 5 epochs, 5 seeds
+#: (runners/measure/profiles.json)
 TRAINS_LONG_ENOUGH = "runners matrix --profile article --out results/runs"
 
 

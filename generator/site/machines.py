@@ -29,7 +29,7 @@ from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title, precision_words, setting_word
 from generator.views.verdict_text import text
-from runners.recipe import MIN_WINDOW_STEPS
+from runners.measure.protocol import MIN_WINDOW_STEPS
 
 PAGE = Page("results/machines.md", "machines.md.j2", N_("Machines"), N_("3 Results"), 3.37)
 
@@ -247,8 +247,8 @@ def beside_results(site: SiteData, machine_id: str, records: list[dict[str, Any]
 
 def short_epochs(records: list[dict[str, Any]]) -> str | None:
     """Where successful run records trained epochs shorter than a timing window's fewest steps
-    (``runners.recipe.MIN_WINDOW_STEPS``), which time the device sync more than the training: a sentence naming
-    the batch sizes and their steps per epoch, or None."""
+    (``runners.measure.protocol.MIN_WINDOW_STEPS``), which time the device sync more than the training: a sentence
+    naming the batch sizes and their steps per epoch, or None."""
     steps: dict[int, set[int]] = defaultdict(set)
     for r in records:
         if r["status"] == "ok" and r["config"]["steps_per_epoch"] < MIN_WINDOW_STEPS:

@@ -39,7 +39,7 @@ PHASES = {"first_step": N_("first step"), "timed": N_("timed epochs")}
 PHASE_TITLE = N_("NVML peak by phase")
 #: the compiler-cache states (True: warm) a table is split by, warm first: what users live with after a
 #: configuration's first run, and what Which to choose judges. No memory figure pools the two: every one a record
-#: holds is a peak over the whole run, its first step's compile included (runners/record.py: the samplers start
+#: holds is a peak over the whole run, its first step's compile included (runners/measure/record.py: the samplers start
 #: before the trainer is built, the allocator's peak is the larger of its two phases'), and the records show the
 #: states apart where they hold both (the committed CPU records: the host peak RSS 110–210 MiB higher cold for JAX
 #: and TensorFlow, 330–590 for PyTorch, whose compiler workers take 333–537 MiB cold and at most 30 warm; the GPU

@@ -51,7 +51,7 @@ def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     return grids
 
 
-#: the peak table a record's MFU divided by (``mfu.peak_table``, runners/device_peaks.json) as people name it
+#: the peak table a record's MFU divided by (``mfu.peak_table``, runners/measure/device_peaks.json) as people name it
 PEAK_NAMES = {"float32": "FP32", "tf32": "TF32", "bfloat16": "BF16"}
 
 

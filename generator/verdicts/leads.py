@@ -18,7 +18,6 @@ from fwbench.decision import (
     AHEAD,
     DISAGREE,
     MIN_EFFECT,
-    UNDECIDED,
     Verdict,
     decide,
     paired_rounds,
@@ -80,10 +79,7 @@ class Lead:
 def _verdict(first: list[dict], second: list[dict], figure: RecordFigure, higher_is_better: bool) -> Verdict:
     """The paired verdict of ``first``'s runs against ``second``'s by ``figure`` (``fwbench.decision``: a ratio above 1
     favours the first, whichever way the figure is better)."""
-    try:
-        return decide(*paired_rounds(first, second, figure, lower_is_better=not higher_is_better))
-    except ValueError:  # runs whose rounds cannot be told apart (records from before repeats were recorded) pair none
-        return Verdict(UNDECIDED, None, (), ())
+    return decide(*paired_rounds(first, second, figure, lower_is_better=not higher_is_better))
 
 
 def lead_at(

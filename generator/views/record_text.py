@@ -30,7 +30,7 @@ RECORDED = frozenset(
             "not report the planted bug (its message names neither every offending token nor a word of the bug's "
             "kind: shape, dimension, target, dtype, NaN, infinity) scores 0"
         ),
-        # memory.host_peak_basis: runners.host_memory.basis_text of each of its BASES
+        # memory.host_peak_basis: runners.measure.host_memory.basis_text of each of its BASES
         N_(
             "this process's peak RSS (getrusage) plus its child processes' summed PSS (peak of samples every 250 ms), "
             "above the post-import baseline"

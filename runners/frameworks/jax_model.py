@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from runners import arch, recipe
+from runners.workloads.resnet18 import arch, recipe
 
 # Version shim (drop with Flax < 0.12, i.e. the sets of JAX 0.5-0.7 that fwbench/version_sets.json's template
 # resolves): Flax 0.10-0.11 have no ``nnx.List``, and there a plain list of modules is already part of the graph.

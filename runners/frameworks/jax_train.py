@@ -15,8 +15,9 @@ import numpy as np
 import optax
 from flax import nnx
 
-from runners import provenance, recipe
+from fwbench.installed import package_versions
 from runners.frameworks.jax_model import ResNet18, export_weights, load_weights
+from runners.workloads.resnet18 import recipe
 
 # Version shim (drop with Flax < 0.12, i.e. JAX 0.4.26's set in fwbench/version_sets.json): Flax 0.12 names it
 # ``nnx.as_pure`` (its ``nnx.pure`` is a deprecated alias that warns), 0.11 ``nnx.pure``; older Flax has neither and
@@ -80,7 +81,7 @@ def device_description(device: jax.Device) -> dict:
             device_count=len(chips),
             tpu_topology=tpu_topology([chip.coords for chip in chips]),
             device_memory_bytes=(device.memory_stats() or {}).get("bytes_limit"),
-            libtpu=provenance.package_versions(("libtpu",))["libtpu"],
+            libtpu=package_versions(("libtpu",))["libtpu"],
         )
     return info
 

@@ -7,7 +7,7 @@ import numpy as np
 import tensorflow as tf
 from keras import layers, ops
 
-from runners import arch, recipe
+from runners.workloads.resnet18 import arch, recipe
 
 
 class SymmetricConv2D(layers.Conv2D):

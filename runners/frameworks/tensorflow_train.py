@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from fwbench.frameworks import why_not_measured
-from runners import recipe
 from runners.frameworks.tensorflow_model import ResNet18, build, export_weights, load_weights
+from runners.workloads.resnet18 import recipe
 
 
 def training_device(device: str, precision: str) -> str:

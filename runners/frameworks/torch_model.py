@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from runners import arch, recipe
+from runners.workloads.resnet18 import arch, recipe
 
 
 def conv_bn(cin: int, cout: int, kernel: int, stride: int) -> tuple[nn.Conv2d, nn.BatchNorm2d]:

@@ -21,7 +21,6 @@ import numpy as np
 import optax
 import torch
 
-from runners import recipe
 from runners.frameworks import torchax_shim
 from runners.frameworks.jax_train import (
     coupled_sgd,
@@ -30,6 +29,7 @@ from runners.frameworks.jax_train import (
     training_device,
 )
 from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
+from runners.workloads.resnet18 import recipe
 
 
 class BatchStatistics:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from fwbench.frameworks import framework
-from runners.recipe import PRECISION_POLICIES
+from runners.frameworks.precision import PRECISION_POLICIES
 
 
 class Trainer(Protocol):
@@ -37,7 +37,8 @@ class Trainer(Protocol):
         """Wait until every operation queued on the device has finished."""
 
     def weights(self) -> dict[str, np.ndarray]:
-        """The model's weights and BatchNorm statistics in the canonical layout of ``runners.arch``."""
+        """The model's weights and BatchNorm statistics in the canonical layout of
+        ``runners.workloads.resnet18.arch``."""
 
     def restore(self, weights: dict[str, np.ndarray]) -> None:
         """Load canonical ``weights`` and start the optimizer afresh (undoes the compile warm-up step)."""
@@ -59,7 +60,7 @@ class Trainer(Protocol):
     def precision_flags(self) -> dict[str, Any]:
         """The framework's precision settings as it reports them now (read back, never restated from what was
         asked), keyed by the name of the framework's own API that reports each: its TF32 switches, and the dtype
-        the model computes in and keeps its variables in (``runners.recipe.PRECISION_POLICIES``)."""
+        the model computes in and keeps its variables in (``runners.frameworks.precision.PRECISION_POLICIES``)."""
 
 
 def check_mode(name: str, mode: str) -> None:
@@ -70,7 +71,7 @@ def check_mode(name: str, mode: str) -> None:
 
 
 def check_precision(policy: str) -> None:
-    """ValueError unless ``policy`` is a precision policy the trainers apply (``recipe.PRECISION_POLICIES``)."""
+    """ValueError unless ``policy`` is a precision policy the trainers apply (``precision.PRECISION_POLICIES``)."""
     if policy not in PRECISION_POLICIES:
         raise ValueError(f"precision {policy!r}: choose from {', '.join(PRECISION_POLICIES)}")
 

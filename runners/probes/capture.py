@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from runners.compile_cache import cache_environment, temporary_directory
+from runners.measure.compile_cache import cache_environment, temporary_directory
 from runners.probes.catalog import REPO_ROOT, ProbeSpec, program_module
 from runners.probes.child import RESULT_PREFIX
 

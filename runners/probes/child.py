@@ -24,8 +24,9 @@ import warnings
 from types import ModuleType
 
 from fwbench.frameworks import FRAMEWORKS
+from fwbench.installed import package_versions
+from runners.measure.provenance import KEY_PACKAGES
 from runners.probes.catalog import BUGS, MODES, program_module
-from runners.provenance import package_versions
 
 RESULT_PREFIX = "FWBENCH_PROBE_RESULT "
 #: warnings kept per probe; a probe that warns in a loop must not flood the record
@@ -83,7 +84,7 @@ def run_probe(program: ModuleType, import_seconds: float, bug: str, compiled: bo
         "import_seconds": round(import_seconds, 3),
         # this interpreter's, which may be another version's environment than the parent's
         "python": platform.python_version(),
-        "packages": package_versions(),
+        "packages": package_versions(KEY_PACKAGES),
     }
     with warnings.catch_warnings(record=True) as caught:
         started = time.perf_counter()

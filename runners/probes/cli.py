@@ -21,8 +21,8 @@ from fwbench.cliargs import (
 from fwbench.progress import progress_bar
 from fwbench.records import stored_record, write_record
 from fwbench.timestamps import utc_now
-from runners import provenance
-from runners.output_lock import output_lock
+from runners.measure import provenance
+from runners.measure.output_lock import output_lock
 from runners.probes.capture import DEFAULT_TIMEOUT_S, ProbeProcesses
 from runners.probes.catalog import BUGS, FRAMEWORKS, MODES, ProbeSpec, all_specs, planted_line
 from runners.probes.record import SCHEMA, build_record, installed_version
@@ -169,7 +169,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
     ensure_writable(args.out)
     versions, interpreters = build_interpreters(checked, log=lambda line: print(line, file=sys.stderr, flush=True))
     specs = selected_specs(args, versions)
-    with output_lock(args.out):  # one writer per folder (runners.output_lock)
+    with output_lock(args.out):  # one writer per folder (runners.measure.output_lock)
         records = run_probes(
             specs, args.out, args.timeout, progress=not args.no_progress, interpreters=interpreters, force=args.force
         )

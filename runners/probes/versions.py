@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fwbench.cliargs import UsageError
-from runners import envs, provenance
-from runners.envs_cli import parse_versions
+from runners.envs import versions as envs
+from runners.envs.versions import parse_versions
+from runners.measure import provenance
 
 #: the values of ``--versions`` that name a version of every framework selected
 FOR_EVERY_FRAMEWORK = (envs.INSTALLED, envs.ARTICLE)

@@ -3,8 +3,11 @@
 A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
 weights in NumPy), its recipe's learning-rate schedule (``schedule``), its data (``data``) and one module per
 framework holding that framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``).
-ResNet-18 is named here by reference to the modules it has always had; the GPT is the package
-``runners.workloads.gpt`` (docs/design.md, "Workloads"). Importing this package imports no framework.
+ResNet-18 is the package ``runners.workloads.resnet18`` (its models and trainers are ``runners.frameworks``'), the GPT
+``runners.workloads.gpt`` (docs/design.md, "Workloads"); ``schedule`` is the learning-rate table both follow.
+Importing this package imports no framework. With ``runners.frameworks`` it is the bottom layer: it imports no other
+runners package, except the workloads' parity and reference-loss checks, which train through a run
+(``runners.measure``: tests/runners/test_runners_layers.py).
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ class Workload:
     name: str  # the key in ``--workload`` and in records
     arch: str  # module: sizes, ``trainable_param_count``, the FLOPs function, ``init_weights(seed)``
     #: module: ``learning_rates(batch_size, total_steps)`` and ``describe(batch_size, total_steps)`` (the recipe's
-    #: schedule: the GPT's recipe module holds it, ResNet-18's is ``runners.schedule``)
+    #: schedule: the GPT's recipe module holds it, ResNet-18's is ``runners.workloads.schedule``)
     schedule: str
     data: str  # module: ``load(dataset, data_dir, train, test, progress)`` → a Dataset with ``train_batches``,
-    #: ``test_batches`` and ``score`` (what ``runners.run`` calls, the same for every workload)
+    #: ``test_batches`` and ``score`` (what ``runners.measure.run`` calls, the same for every workload)
     datasets: tuple[str, ...]  # the data sets it trains on (``--dataset``), the first its quick profile's
     trainers: str  # ``{framework}`` → the module holding that framework's ``Trainer``
     sample: str  # what one "sample" of a throughput figure is: ``image`` or ``token``
@@ -80,9 +83,9 @@ WORKLOADS: dict[str, Workload] = {
     for w in (
         Workload(
             name="resnet18",
-            arch="runners.arch",
-            schedule="runners.schedule",
-            data="runners.data",
+            arch="runners.workloads.resnet18.arch",
+            schedule="runners.workloads.schedule",
+            data="runners.workloads.resnet18.data",
             datasets=("synthetic", "cifar10"),
             trainers="runners.frameworks.{framework}_train",
             sample="image",

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from fwbench.records import write_record
-from runners import machine_load
-from runners import run as runner
-from runners.profiles import RunConfig
-from runners.record import Measured, ok_record
+from runners.measure import machine_load
+from runners.measure import run as runner
+from runners.measure.profiles import RunConfig
+from runners.measure.record import Measured, ok_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_MACHINE = "cpu-test-cpu-2t-1a2b3c"
@@ -225,13 +225,13 @@ def run(
     return as_v2(record) if older else record
 
 
-#: a quiet 2-core machine's load at a run's start and end, as ``runners.machine_load`` samples it
+#: a quiet 2-core machine's load at a run's start and end, as ``runners.measure.machine_load`` samples it
 QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
 
 
 def one_epoch(config: RunConfig, rate: float, **changes: Any) -> Measured:
     """What ``runners run`` measures for one epoch of ``config`` at ``rate`` images/s on a quiet CPU (``changes``:
-    Measured's fields replaced), for records built through ``runners.record.ok_record``."""
+    Measured's fields replaced), for records built through ``runners.measure.record.ok_record``."""
     steps = config.epoch_train_images // config.batch_size
     seconds = steps * config.batch_size / rate
     measured = Measured(

@@ -4,10 +4,10 @@ measured accelerator first (``generator.views.table_view.answer_order``)."""
 from __future__ import annotations
 
 import gen_records
+from one_page import page_alone
 from test_gen_tpu import TPU_TITLE, tpu_runs
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 
 GPU_TITLE = "NVIDIA GeForce RTX 4090 (GPU)"
@@ -19,8 +19,8 @@ def test_the_newest_accelerator_comes_first_then_the_others_then_the_cpus(tmp_pa
     assert max(r["finished_at"] for r in gpu) < min(r["finished_at"] for r in tpu_runs())
     for record in [*cpu, *gpu, *tpu_runs()]:
         write_record(tmp_path / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
-    pages = build_pages(load_results(tmp_path), language="en")
+    results = load_results(tmp_path)
     for name in ("index.md", "results/speed.md", "results/memory.md"):
-        headings = [part.split("\n", 1)[0] for part in pages[name].split("\n### ")[1:]]
+        headings = [part.split("\n", 1)[0] for part in page_alone(results, name).split("\n### ")[1:]]
         kinds = ["tpu" if h.startswith(TPU_TITLE) else "gpu" if h.startswith(GPU_TITLE) else "cpu" for h in headings]
         assert kinds == sorted(kinds, key=["tpu", "gpu", "cpu"].index) and {"tpu", "gpu", "cpu"} <= set(kinds), name

@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 import gen_records
+from one_page import page_alone, pages_undrawn
 from test_gen_claims import ARTICLE, article_times, claims_of, write_article_runs
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.records.aggregate import summarise, tables
 from generator.records.load import Loaded, load_results
@@ -38,7 +38,7 @@ def one_epoch(framework, accuracy, batch_size=32):
 
 
 def accuracy_page(tmp_path, records, lang="en"):
-    return build_pages(write(tmp_path, records), language=lang)["results/accuracy.md"]
+    return page_alone(write(tmp_path, records), "results/accuracy.md", lang)
 
 
 def test_repeats_of_one_seed_count_once_so_equal_counts_agree_whatever_the_repeats(tmp_path):
@@ -94,7 +94,7 @@ def test_the_article_checked_against_itself_is_consistent_or_inconsistent_never_
     assert {c.verdict for c in internal} == {claims.CONSISTENT, claims.INCONSISTENT}
     assert claims.self_consistent(claims.CONFIRMED) == claims.CONSISTENT
     assert claims.self_consistent(claims.CONTRADICTED) == claims.INCONSISTENT
-    files = build_pages(load_results(results_dir))
+    files = pages_undrawn(load_results(results_dir))
     page = files["appendix/claims.md"]
     rows = list(csv.DictReader(io.StringIO(files["data/claims.csv"])))
     own = [r for r in rows if r["scope"] == "the article against its own tables"]
@@ -167,7 +167,7 @@ def test_a_notes_command_renders_as_code_while_captured_text_stays_escaped(resul
     shutil.rmtree(results_dir / "ecosystem")  # without a snapshot, section 6's rows say how to make one
     probe = gen_records.probe("jax", message="shapes `(8, 128)` and <b>(64,)</b> differ")
     write_record(results_dir / "probes" / gen_records.CPU_MACHINE / f"{probe['record_id']}.json", probe)
-    page = build_pages(load_results(results_dir))["appendix/claims.md"]
+    page = page_alone(load_results(results_dir), "appendix/claims.md")
     assert "(`ecosystem collect --out results/ecosystem` makes one)" in page
     assert "&#96;ecosystem collect" not in page
     assert "shapes &#96;(8, 128)&#96; and &lt;b&gt;(64,)&lt;/b&gt; differ" in page and "<b>" not in page

@@ -7,19 +7,20 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import page_alone
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 from generator.site.accuracy import TRAINS_LONG_ENOUGH
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 PAGE = "results/accuracy.md"
 TRAINED = "cpu-trained-cpu-2t-2b3c4d"
 
 
 def one_epoch_runs() -> list[dict]:
-    """The quick profile's one epoch on the test CPU, as ``runners.record`` writes it: a test accuracy at chance."""
+    """The quick profile's one epoch on the test CPU, as ``runners.measure.record`` writes it: a test accuracy at
+    chance."""
     records = []
     for framework in ("torch", "jax"):
         (config,) = expand(
@@ -39,7 +40,7 @@ def build(root: Path, records: list[dict]) -> dict[str, str]:
     for record in records:
         write_record(root / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
     results = load_results(root)
-    return {language: build_pages(results, language=language)[PAGE] for language in ("en", "zh")}
+    return {language: page_alone(results, PAGE, language) for language in ("en", "zh")}
 
 
 @pytest.fixture(scope="module")

@@ -268,7 +268,7 @@ def test_time_to_accuracy_from_per_epoch_records(tmp_path):
 
 def _quick_cpu(framework: str, batch_size: int, repeat: int = 0):
     """The quick profile's fp32 configuration of ``framework`` at ``batch_size`` on the test CPU."""
-    from runners.profiles import expand
+    from runners.measure.profiles import expand
 
     (config,) = [
         c

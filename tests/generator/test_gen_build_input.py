@@ -4,9 +4,9 @@ it wrote. The site itself is not built here (``build_site`` stubbed): test_gen_s
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
+import bisect_records
 import gen_records
 import pytest
 
@@ -89,14 +89,13 @@ def test_a_site_url_from_the_environment_is_checked_and_named_as_such(
 
 
 def one_of_each(root: Path) -> Path:
-    """A results tree of one run, one probe, one ecosystem snapshot and the committed bisect report with its runs."""
+    """A results tree of one run, one probe, one ecosystem snapshot and one bisect report with its runs."""
     run = gen_records.run()
     write_record(root / "runs" / gen_records.CPU_MACHINE / f"{run['record_id']}.json", run)
     probe = gen_records.probe()
     write_record(root / "probes" / gen_records.CPU_MACHINE / f"{probe['record_id']}.json", probe)
     write_record(root / "ecosystem" / "2026-11-30.json", gen_records.snapshot())
-    bisect = min((REPO / "results" / "bisect").iterdir())
-    shutil.copytree(bisect, root / "bisect" / bisect.name)
+    bisect_records.write_bisect(root)
     return root
 
 

@@ -1,9 +1,10 @@
-"""`generator check`: a submission's records pass or fail with one line per file naming the rule; the committed
-records pass; planted bad records each fail with their reason; no input makes it raise."""
+"""`generator check`: a submission's records pass or fail with one line per file naming the rule; a whole results
+tree passes; planted bad records each fail with their reason; no input makes it raise."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import os
@@ -12,18 +13,22 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import bisect_records
 import gen_records
+import probe_records
 import pytest
 
 from fwbench.cliargs import EXIT_USAGE
+from fwbench.records import write_record
 from generator.cli import main
 from generator.records.check import check_paths
 from generator.records.check_rules import load_references, record_key
-from runners import machine_load
-from runners.cpu_identity import identity_hash
-from runners.profiles import expand
-from runners.provenance import hardware_machine_id
-from runners.record import config_section, ok_record, run_order
+from generator.records.replay import replayed, run_config
+from runners.measure import machine_load
+from runners.measure.cpu_identity import identity_hash
+from runners.measure.profiles import expand
+from runners.measure.provenance import hardware_machine_id
+from runners.measure.record import config_section, ok_record, run_order
 
 REPO = Path(__file__).resolve().parents[2]
 HEAD = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -105,17 +110,18 @@ def zip_lines(report) -> list[tuple[Path, str]]:
     return list(zip(sorted(report.failures), report.failure_lines(), strict=True))
 
 
-def test_the_committed_records_pass():
-    report = check_paths([REPO / "results" / "runs"], repo=REPO)
-    assert report.files and not report.failure_lines()
-    notes = "\n".join(report.note_lines())
-    assert "same work: not checkable" in notes and "MFU not checked" in notes
-
-
-def test_a_whole_results_folder_passes_with_its_probes_bisect_reports_and_the_runs_behind_them():
+def test_a_whole_results_folder_passes_with_its_probes_bisect_reports_and_the_runs_behind_them(tmp_path):
     """What the build reads (results/): the probe records and bisect reports valid against their own schemas, the
-    runs behind a bisect (bisect/<machine>/runs/) in their machine's place, sharing ids with that machine's runs."""
-    results = REPO / "results"
+    runs behind a bisect (bisect/<machine>/runs/) in their machine's place, sharing ids with that machine's runs.
+    (`make test` checks the committed results/ this way too.)"""
+    results = tmp_path / "results"
+    run = submitted()
+    place(results / "runs", run)
+    place(results / "bisect", run, folder=f"{CPU}/runs")
+    place(results / "bisect", submitted(rate=30.0), folder=f"{CPU}/runs")
+    write_record(results / "bisect" / CPU / bisect_records.REPORT_NAME, bisect_records.bisect_report(CPU))
+    probe_records.write_machine(results)
+    write_record(results / "ecosystem" / "2026-11-30.json", gen_records.snapshot())
     report = check_paths([results], repo=REPO)
     assert not report.failure_lines()
     assert len(report.files) == len(list(results.rglob("*.json")))
@@ -128,17 +134,16 @@ def test_a_whole_results_folder_passes_with_its_probes_bisect_reports_and_the_ru
 def test_a_record_of_another_kind_is_a_run_record_wherever_a_submission_puts_it(tmp_path):
     """Only the results layout's own folders hold other kinds: a probe record among a submission's runs, or named on
     the command line, fails as a run record would; a bad one in probes/ fails against the probe schema."""
-    probe = next((REPO / "results" / "probes").rglob("*.json"))
+    probe = probe_records.machine_records()[0]
     root = tmp_path / "results"
-    among_runs = root / "runs" / "some-machine" / probe.name
-    in_probes = root / "probes" / "some-machine" / probe.name
+    among_runs = root / "runs" / "some-machine" / f"{probe['record_id']}.json"
+    in_probes = root / "probes" / "some-machine" / among_runs.name
     for path in (among_runs, in_probes):
-        path.parent.mkdir(parents=True)
-        path.write_text(probe.read_text())
+        write_record(path, probe)
     expected = "schema: field 'schema' is 'fwbench.probe/1', expected 'fwbench.run/3'"
     assert [line for _, line in zip_lines(check_paths([root], repo=REPO))] == [f"{among_runs}: {expected}"]
     assert zip_lines(check_paths([in_probes], repo=REPO)) == [(in_probes, f"{in_probes}: {expected}")]
-    in_probes.write_text(json.dumps({**json.loads(probe.read_text()), "framework": 3}))
+    in_probes.write_text(json.dumps({**probe, "framework": 3}))
     (failing,) = zip_lines(check_paths([root / "probes"], repo=REPO))
     assert failing[0] == in_probes and "schema" in failing[1] and "framework" in failing[1]
 
@@ -524,3 +529,13 @@ def test_the_derivations_replay_the_runner_without_any_framework(tmp_path):
     assert subprocess.run([*check, str(good)], cwd=REPO, capture_output=True).returncode == 0
     done = subprocess.run([*check, str(bad)], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 1 and f"{bad}: derived: mfu.value: stored 0.9" in done.stdout
+
+
+def test_a_record_started_before_ids_hashed_the_timing_protocol_may_carry_the_id_it_was_given_then():
+    record = submitted()
+    config = run_config(record)
+    then = {**record, "record_id": dataclasses.replace(config, timing_protocol=None).record_id}
+    assert then["record_id"] != record["record_id"]
+    before = {**then, "started_at": "2026-12-06T00:20:00.000Z"}
+    assert [m.field for m in replayed(before)] == []
+    assert [m.field for m in replayed(then)] == ["record_id"]  # started after: only the hashed id is the runner's

@@ -15,8 +15,8 @@ from generator import i18n
 from generator.records.aggregate import Summary, summarise
 from generator.records.load import load_results
 from generator.views.cells import DRIFT_MARK, rate_cell, time_cell
-from runners import run as runner
-from runners.profiles import expand
+from runners.measure import run as runner
+from runners.measure.profiles import expand
 
 QUICK_32 = next(
     c

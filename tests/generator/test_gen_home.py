@@ -4,19 +4,16 @@ and the article's figures."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import gen_records
+import probe_records
+from one_page import page_alone
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
 from generator.views.headline import compile_rows, payoff, throughput_rows
 
-COMMITTED_PROBES = Path(__file__).resolve().parents[2] / "results" / "probes"
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 
 
@@ -36,7 +33,7 @@ def test_the_first_table_holds_all_three_frameworks_and_no_leader_from_one_run(t
         tmp_path,
         [gen_records.run(fw, 32, seconds=s) for fw, s in (("torch", 10.0), ("tensorflow", 12.5), ("jax", 40.0))],
     )
-    index = build_pages(results)["index.md"]
+    index = page_alone(results, "index.md")
     first = index[index.index("| batch |") :]
     assert first.startswith("| batch | PyTorch | TensorFlow | JAX | verdict |")
     row = first.splitlines()[2]
@@ -99,7 +96,7 @@ def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
     results = write(
         tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("torch", 32, seconds=5.0), tuned]
     )
-    index = build_pages(results)["index.md"]
+    index = page_alone(results, "index.md")
     findings = index[index.index("## Findings") :]
     assert "the article states **2.9×**, its own figures give **3.92× (42.3 s ÷ 10.8 s, its own table)**" in findings
     assert "Measured here: no verdict (n = 1)." in findings  # one run each way: no size, no bold
@@ -107,8 +104,7 @@ def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
 
 
 def test_the_probes_disagreements_with_section_4_1_are_a_finding(tmp_path):
-    shutil.copytree(COMMITTED_PROBES, tmp_path / "probes")
-    index = build_pages(load_results(tmp_path, strict=True))["index.md"]
+    index = page_alone(load_results(probe_records.write_machine(tmp_path, article=True), strict=True), "index.md")
     assert "§4.1: " in index and "checks of the quoted errors disagree" in index
     assert "`runners probes --out results/probes`" in index
 
@@ -126,7 +122,7 @@ def test_older_records_are_named_without_their_schema_and_tuned_variables_appear
     for record in (gen_records.run("jax", 32, seconds=12.0), *older, *tuned):
         machine = record["hardware"]["machine_id"] if record.get("hardware") else gen_records.CPU_MACHINE
         write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
-    index = build_pages(load_results(tmp_path))["index.md"]
+    index = page_alone(load_results(tmp_path), "index.md")
     expected = (
         "2 older records (◌): made by an earlier version of fwbench, which did not yet record everything later runs do."
     )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import gen_records
 import pytest
 from machine_runs import SECOND, THIRD, write_runs
+from one_page import page_alone
 
-from generator.build.render import build_pages
 from generator.records.load import load_results
 
 #: machine -> the framework that leads there: three CPUs, so the paragraph sums them up, and two of them disagree
@@ -23,7 +23,7 @@ def results(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.parametrize(("lang", "headline"), [("en", "## The headline"), ("zh", "## 结论速览")])
 def test_the_chart_comes_right_after_the_answer_before_any_machines_table(results, lang, headline):
-    home = build_pages(results, language=lang)["index.md"]
+    home = page_alone(results, "index.md", lang)
     before, answer = home.split('<div class="fw-answer" markdown>', 1)
     paragraphs, after = answer.split("</div>", 1)
     assert "\n\n" not in paragraphs.strip()  # one class, one paragraph
@@ -35,7 +35,7 @@ def test_the_chart_comes_right_after_the_answer_before_any_machines_table(result
 
 
 def test_the_paragraph_is_the_verdicts_counted_and_the_disagreement_is_folded(results):
-    home = build_pages(results)["index.md"]
+    home = page_alone(results, "index.md")
     paragraph = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0].strip()
     assert paragraph.startswith("**CPUs:** In compiled mode, over 3 machines and 3 comparisons")
     assert paragraph.count(". ") == 2  # the count, how to replicate a verdict in one sitting, what none measured

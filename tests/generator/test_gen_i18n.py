@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from one_page import pages_undrawn
 
 from fwbench.probe_outcome import CAST_COMPUTED, CAST_WARNED
-from generator.build.render import build_pages
 from generator.catalogue import extract, read_catalogue
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, language, translations
 from generator.records.load import load_results
@@ -24,7 +24,7 @@ from generator.site.versions import article_badge
 from generator.views import sitedata
 from generator.views.record_text import recorded
 from generator.views.table_view import setting_word
-from runners.host_memory import BASES, basis_text
+from runners.measure.host_memory import BASES, basis_text
 
 pytestmark = pytest.mark.slow
 
@@ -172,7 +172,7 @@ def test_chinese_charts_keep_english_labels_without_a_cjk_font(results_dir, monk
 
 def test_the_same_records_render_in_both_languages(results_dir):
     results = load_results(results_dir)
-    english, chinese = build_pages(results), build_pages(results, language=ZH)
+    english, chinese = pages_undrawn(results), pages_undrawn(results, language=ZH)
     assert sorted(english) == sorted(set(chinese) - {page.path for page in STATIC_PAGES})
     for path in english:
         if path.startswith("data/"):  # the downloads: the same figures (the same records, byte for byte)

@@ -1,7 +1,7 @@
 """No winner without a margin: a leader is named (bold, "fastest", favoured, its gap a ratio with its interval) only
 where its runs, paired round by round, put it beyond the 5 % minimum effect in a sitting (``fwbench.decision``),
 saying "in one sitting" where that is all it rests on; a pay-off is stated and a platform issue sized only from
-n ≥ 3 clean runs per configuration with 95 % intervals apart — on the committed records only where decided, nowhere
+n ≥ 3 clean runs per configuration with 95 % intervals apart — on a site of both kinds only where decided, nowhere
 from their single runs, and from records that carry the margin everywhere."""
 
 from __future__ import annotations
@@ -10,22 +10,23 @@ import re
 from pathlib import Path
 
 import gen_records
+import probe_records
 import pytest
+from one_page import page_alone
 
 from fwbench.decision import MIN_EFFECT
 from fwbench.records import write_record
 from fwbench.stats import describe, ratio_interval
-from generator.build.render import build_pages
 from generator.i18n import LANGUAGES, language, translate
 from generator.records.aggregate import summarise, tables
 from generator.records.codesize import measure
-from generator.records.load import load_results
+from generator.records.load import Results, load_results
 from generator.verdicts.choices import about_even
 from generator.verdicts.leads import lead_text, throughput_leads
 from generator.verdicts.payoff import payoff
+from generator.views.sitedata import REPO_ROOT
 from generator.views.verdict_text import text
 
-COMMITTED = Path(__file__).resolve().parents[2] / "results"
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 #: what only a decided lead, pay-off or size may say, as message ids (each checked in every language; a plural
 #: message by both its ids, the singular one being the key of its translation)
@@ -65,20 +66,41 @@ def measured_choices(page: str) -> list[str]:
     return [row for row in rows if "(results/speed.md)" in row or "(results/memory.md)" in row]
 
 
+#: a second CPU, whose runs are single
+SINGLE = "cpu-second-cpu-2t-2b3c4d"
+
+
 @pytest.fixture(scope="module")
-def committed_pages() -> dict[str, dict[str, str]]:
-    """Every page built from the committed records, by language."""
-    results = load_results(COMMITTED)
-    shared: dict = {}
-    return {code: build_pages(results, language=code, shared=shared) for code in LANGUAGES}
+def mixed_results(tmp_path_factory) -> Results:
+    """Leads decided from three seeds on one CPU, single runs on another, the platform issue's workaround run three
+    times on the first and once on the second, and every probe."""
+    root = tmp_path_factory.mktemp("mixed")
+    records = [
+        *seeded("torch", 10.0, compile_seconds=41.0),
+        *seeded("tensorflow", 12.5, compile_seconds=20.0),
+        *seeded("jax", 40.0, compile_seconds=3.0),
+        *(tuned(record) for record in seeded("jax", 13.0)),
+    ]
+    records += [gen_records.run(fw, 32, machine_id=SINGLE, seconds=s) for fw, s in (("torch", 10.0), ("jax", 12.0))]
+    records.append(tuned(gen_records.run("jax", 32, machine_id=SINGLE, seconds=4.0)))
+    for record in records:
+        machine = record["hardware"]["machine_id"]
+        write_record(root / "runs" / machine / f"{record['record_id']}.json", record)
+    return load_results(probe_records.write_machine(root))
 
 
-def test_the_committed_records_hold_decided_and_undecided_tables():
-    summaries = summarise(load_results(COMMITTED).runs)
-    found = tables(summaries)
+@pytest.fixture(scope="module")
+def mixed_pages(mixed_results) -> dict[str, dict[str, str]]:
+    """The pages that name leaders, built from ``mixed_results``, by language."""
+    paths = ("index.md", "choose.md", "results/platform-issues.md")
+    return {code: {path: page_alone(mixed_results, path, code) for path in paths} for code in LANGUAGES}
+
+
+def test_the_mixed_records_hold_decided_and_undecided_tables(mixed_results):
+    found = tables(summarise(mixed_results.runs))
     leads = [lead for table in found for lead in throughput_leads(table)]
     assert any(lead.decided for lead in leads)
-    assert any(not any(lead.decided for lead in throughput_leads(table)) for table in found)  # older, single runs
+    assert any(not any(lead.decided for lead in throughput_leads(table)) for table in found)  # single runs
     for lead in leads:  # a decided lead stands on sittings whose paired intervals all lie beyond the minimum effect
         if lead.decided:
             assert lead.verdict.rests_on and all(d.lead.low > MIN_EFFECT for d in lead.verdict.rests_on)
@@ -90,8 +112,8 @@ def decided(row: str, verdicts: list[re.Pattern]) -> bool:
 
 
 @pytest.mark.parametrize("code", list(LANGUAGES))
-def test_no_page_names_a_winner_without_a_margin_in_the_committed_records(committed_pages, code):
-    pages = committed_pages[code]
+def test_no_page_names_a_winner_without_a_margin(mixed_pages, code):
+    pages = mixed_pages[code]
     with language(code):
         forbidden = [shape(msgid) for msgid in DECIDED_ONLY]
         headline, findings = translate("The headline"), translate("Findings")
@@ -110,7 +132,7 @@ def test_no_page_names_a_winner_without_a_margin_in_the_committed_records(commit
     finding_items = index[index.index(f"## {findings}") :]
     undecided = [row for row in headline_rows if not decided(row, ahead)]
     undecided += [row for row in choices if not decided(row, choice_ahead)]
-    assert undecided and len(undecided) < len(headline_rows) + len(choices)  # both kinds on the committed site
+    assert undecided and len(undecided) < len(headline_rows) + len(choices)  # both kinds on the site
     for row in undecided:
         assert "**" not in row, row
         assert "×" not in row.split("|")[-2], row  # no ratio from single runs either
@@ -156,8 +178,8 @@ def test_a_margin_from_three_runs_names_the_leader_everywhere(tmp_path):
         *seeded("tensorflow", 12.5, compile_seconds=20.0),
         *seeded("jax", 40.0, compile_seconds=3.0),
     ]
-    pages = build_pages(load_results(write(tmp_path, records)))
-    index, choose = pages["index.md"], pages["choose.md"]
+    results = load_results(write(tmp_path, records))
+    index, choose = page_alone(results, "index.md"), page_alone(results, "choose.md")
     (row,) = table_rows(index, "## The headline", "**Compile time**")
     assert row.startswith("| 32 | **51.1 ±\u00a00.1**<br><small>fastest · n=3</small> | 40.9 ±\u00a00.1<br><small>n=3")
     # 12.5 s against 10.0 s an epoch, round by round: 1.25 times TensorFlow's throughput, in the one sitting
@@ -173,7 +195,7 @@ def test_a_margin_from_three_runs_names_the_leader_everywhere(tmp_path):
 
 def test_a_trailing_cell_from_fewer_than_three_runs_shows_its_n_and_no_gap(tmp_path):
     records = [*seeded("torch", 10.0), *seeded("tensorflow", 12.5), *seeded("jax", 40.0, seeds=2)]
-    index = build_pages(load_results(write(tmp_path, records)))["index.md"]
+    index = page_alone(load_results(write(tmp_path, records)), "index.md")
     (row,) = table_rows(index, "## The headline", "**Compile time**")
     torch, tensorflow, jax = row.split(" | ")[1:4]
     assert "fastest · n=3" in torch and tensorflow.endswith("<br><small>n=3</small>")  # the two best judged
@@ -189,7 +211,7 @@ def test_a_lead_within_five_percent_round_by_round_names_no_leader(tmp_path):
     (lead,) = throughput_leads(table)
     assert not lead.decided
     assert text(lead_text(lead)).startswith("about equal (within 5 %) in one sitting: PyTorch at ")
-    choose = build_pages(load_results(tmp_path))["choose.md"]
+    choose = page_alone(load_results(tmp_path), "choose.md")
     speed = measured_choices(choose)[0]
     assert "| about equal (within 5 %) in one sitting | about equal (within 5 %) in one sitting: " in speed
 
@@ -203,7 +225,7 @@ def test_two_machines_that_report_the_same_cpu_are_told_apart_on_the_choose_page
     for record in records:
         machine = record["hardware"]["machine_id"]
         write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
-    rows = measured_choices(build_pages(load_results(tmp_path))["choose.md"])
+    rows = measured_choices(page_alone(load_results(tmp_path), "choose.md"))
     speed = [row.split("](")[0] for row in rows if "fast training" in row]
     named = (
         "| [fast training at small batches (batch 32) on Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint {}), "
@@ -212,16 +234,16 @@ def test_two_machines_that_report_the_same_cpu_are_told_apart_on_the_choose_page
     assert speed == [named.format("1a2b3c"), named.format("9f8e7d")]
 
 
-def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one_probe_score(committed_pages):
-    rows = {row.split("](")[0]: row for row in committed_pages["en"]["choose.md"].splitlines() if row.startswith("| [")}
+def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one_probe_score(mixed_pages):
+    rows = {row.split("](")[0]: row for row in mixed_pages["en"]["choose.md"].splitlines() if row.startswith("| [")}
     errors, code = rows["| [clear error messages"], rows["| [the least code to read"]
-    # the committed probes rank JAX first without the silently cast ones and PyTorch with them: no one favoured
+    # the probes rank TensorFlow first without the silently cast ones and PyTorch with them: no one favoured
     assert "| split |" in errors and "**" not in errors
-    assert "(24 probes each, the debugging page's first score): JAX 71%," in errors
-    assert "with every probe (30 probes each): PyTorch 62%, JAX 57% and TensorFlow 49%" in errors
+    assert "(8 probes each, the debugging page's first score): TensorFlow 43%," in errors
+    assert "with every probe (10 probes each): PyTorch 38%, TensorFlow 35% and JAX 29%" in errors
     # the counts are of the trainers as they are now (they change with the code): the row states them, and names a
     # winner only where the two smallest are more than 5 % apart
-    sources = measure(COMMITTED.parent / "runners" / "frameworks")
+    sources = measure(REPO_ROOT / "runners" / "frameworks")
     lines = {fw: sum(s.lines for s in sources if s.framework == fw) for fw in ("torch", "tensorflow", "jax")}
     assert f"PyTorch {lines['torch']}, TensorFlow {lines['tensorflow']} and JAX {lines['jax']} lines of code" in code
     assert ("| about even |" in code) is about_even(lines) and ("**" in code) is not about_even(lines)
@@ -231,7 +253,7 @@ def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one
 
 
 def test_equal_probe_scores_favour_no_one(tmp_path):
-    choose = build_pages(load_results(gen_records.write_results(tmp_path)))["choose.md"]
+    choose = page_alone(load_results(gen_records.write_results(tmp_path)), "choose.md")
     (errors,) = [row for row in choose.splitlines() if row.startswith("| [clear error messages]")]
     assert "| about even |" in errors and "PyTorch 60%, TensorFlow 60% and JAX 60%" in errors
 
@@ -241,7 +263,7 @@ def test_a_pay_off_needs_the_compiled_and_eager_epochs_apart(tmp_path):
     (table,) = tables(summarise(load_results(write(tmp_path, records)).runs))
     value = payoff(table, table.columns_in("compiled")[0], 32)
     assert not value.measurable and value.epochs is None
-    assert "no measurable pay-off (n = 3)" in build_pages(load_results(tmp_path))["index.md"]
+    assert "no measurable pay-off (n = 3)" in page_alone(load_results(tmp_path), "index.md")
 
 
 def tuned(record: dict) -> dict:
@@ -253,16 +275,16 @@ def tuned(record: dict) -> dict:
 
 def test_the_platform_issue_is_sized_with_its_interval_only_from_three_runs_each(tmp_path):
     single = [gen_records.run("jax", 32, seconds=12.0), tuned(gen_records.run("jax", 32, seconds=4.0))]
-    index = build_pages(load_results(write(tmp_path / "one", single)))["index.md"]
+    index = page_alone(load_results(write(tmp_path / "one", single)), "index.md")
     assert "Measured here: no verdict (n = 1)." in index
     repeated = [*seeded("jax", 12.0, spread=0.1), *(tuned(r) for r in seeded("jax", 4.0, spread=0.1))]
-    pages = build_pages(load_results(write(tmp_path / "three", repeated)))
-    finding = re.search(r"Measured here: \*\*(.+?)\*\*", pages["index.md"])
+    results = load_results(write(tmp_path / "three", repeated))
+    finding = re.search(r"Measured here: \*\*(.+?)\*\*", page_alone(results, "index.md"))
     assert (
         finding
         and finding.group(1) == "3.0× faster with the workaround (95 % CI 2.8–3.1×; 1 configuration, n ≥ 3 each)"
     )
-    assert "3.0× (95 % CI 2.8–3.1×)" in pages["results/platform-issues.md"]
+    assert "3.0× (95 % CI 2.8–3.1×)" in page_alone(results, "results/platform-issues.md")
 
 
 def test_the_platform_issue_is_sized_per_machine_never_pooled(tmp_path):
@@ -275,14 +297,16 @@ def test_the_platform_issue_is_sized_per_machine_never_pooled(tmp_path):
     write(tmp_path, clear)
     for record in noisy:
         write_record(tmp_path / "runs" / other / f"{record['record_id']}.json", record)
-    pages = build_pages(load_results(tmp_path))
+    results = load_results(tmp_path)
     size = (
         f"**3.0× faster with the workaround (95 % CI 2.8–3.1×; 1 configuration, n ≥ 3 each)** on "
         f"`{gen_records.CPU_MACHINE}`; within noise (n = 3) on `{other}`"
     )
-    assert f"Measured here: {size}." in pages["index.md"]  # the noisy machine hides nothing of the clear one
-    assert f"**Measured size.** {size}, from the run records:" in pages["results/platform-issues.md"]
-    chinese = build_pages(load_results(tmp_path), language="zh")["index.md"]
+    assert f"Measured here: {size}." in page_alone(
+        results, "index.md"
+    )  # the noisy machine hides nothing of the clear one
+    assert f"**Measured size.** {size}, from the run records:" in page_alone(results, "results/platform-issues.md")
+    chinese = page_alone(results, "index.md", "zh")
     assert f"**；`{other}` 上" in chinese and "; `" not in chinese  # each language's own separator
 
 

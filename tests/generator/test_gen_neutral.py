@@ -7,9 +7,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import gen_records
 import pytest
+from one_page import pages_undrawn
 
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.message import Message
 from generator.records.load import load_results
@@ -30,35 +31,40 @@ COMPUTATIONS = (
 )
 
 
-def counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
-    """Wrap ``module.name`` so that each call is counted; the list's length is the count."""
-    calls: list[int] = []
-    wrapped = getattr(module, name)
+@pytest.fixture(scope="module")
+def calls_by_language(tmp_path_factory) -> dict[str, dict[str, int]]:
+    """How often the claims check and each of COMPUTATIONS ran by the end of the English build and by the end of
+    the Chinese one, which shares the English build's values: one build of each language counts them all."""
+    results, shared = load_results(gen_records.write_results(tmp_path_factory.mktemp("neutral"))), {}
+    calls: dict[str, int] = {}
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return wrapped(*args, **kwargs)
+    def counting(module: Any, name: str) -> Any:
+        wrapped = getattr(module, name)
 
-    monkeypatch.setattr(module, name, counted)
-    return calls
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls[name] = calls.get(name, 0) + 1
+            return wrapped(*args, **kwargs)
+
+        return counted
+
+    by_language = {}
+    with pytest.MonkeyPatch.context() as patch:
+        for module, name in ((remaining, "article_claims"), *COMPUTATIONS):
+            patch.setattr(module, name, counting(module, name))
+        for code in ("en", "zh"):
+            pages_undrawn(results, language=code, shared=shared)
+            by_language[code] = dict(calls)
+    return by_language
 
 
-def test_building_both_languages_computes_the_claims_check_once(results_dir, monkeypatch):
-    results, shared = load_results(results_dir), {}
-    calls = counting(monkeypatch, remaining, "article_claims")
-    for code in ("en", "zh"):
-        build_pages(results, language=code, shared=shared)
-    assert len(calls) == 1
+def test_building_both_languages_computes_the_claims_check_once(calls_by_language):
+    assert calls_by_language["zh"].get("article_claims") == 1
 
 
-@pytest.mark.parametrize(("module", "name"), COMPUTATIONS, ids=[name for _m, name in COMPUTATIONS])
-def test_building_both_languages_computes_each_verdict_once(results_dir, monkeypatch, module, name):
-    results, shared = load_results(results_dir), {}
-    calls = counting(monkeypatch, module, name)
-    build_pages(results, shared=shared)
-    in_english = len(calls)
-    build_pages(results, language="zh", shared=shared)
-    assert in_english >= 1 and len(calls) == in_english  # the Chinese build reused every one
+@pytest.mark.parametrize("name", [name for _m, name in COMPUTATIONS])
+def test_building_both_languages_computes_each_verdict_once(calls_by_language, name):
+    in_english = calls_by_language["en"].get(name, 0)
+    assert in_english >= 1 and calls_by_language["zh"][name] == in_english  # the Chinese build reused every one
 
 
 def strings(value: Any, seen: set[int] | None = None) -> Iterator[str]:

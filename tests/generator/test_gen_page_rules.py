@@ -13,10 +13,9 @@ from pathlib import Path
 import gen_records
 import probe_records
 import pytest
-from one_page import page_alone
+from one_page import page_alone, pages_undrawn
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 from runners.probes.catalog import ProbeSpec
 from runners.probes.record import build_record
@@ -63,7 +62,7 @@ def cached_pages(tmp_path_factory) -> dict[str, dict[str, str]]:
     ]
     results = _write(tmp_path_factory.mktemp("cached"), records)
     shared: dict = {}
-    return {code: build_pages(results, language=code, shared=shared) for code in ("en", "zh")}
+    return {code: pages_undrawn(results, language=code, shared=shared) for code in ("en", "zh")}
 
 
 def _rows(page: str, start: str) -> list[str]:
@@ -151,7 +150,8 @@ def test_a_bf16_table_says_when_its_cpu_lists_no_bf16_instructions(tmp_path, isa
         for fw, seconds in (("torch", 100.0), ("tensorflow", 10.0))
         for seed in range(3)
     ]
-    pages = build_pages(_write(tmp_path, records))
+    results = _write(tmp_path, records)
+    pages = {path: page_alone(results, path) for path in ("index.md", "results/speed.md", "choose.md")}
     sentence = "This CPU lists no bf16 instructions (avx512_bf16, amx_bf16) in its fingerprint."
     for page in ("index.md", "results/speed.md"):
         assert (sentence in pages[page]) is not listed, page
@@ -169,8 +169,7 @@ def test_the_choose_page_says_what_the_gpu_records_hold_where_they_give_no_row(t
     cpu = [gen_records.run(fw, 32, seed, seconds=s) for fw, s in (("torch", 10.0), ("jax", 12.0)) for seed in range(3)]
     only_cpu = page_alone(_write(tmp_path / "cpu", cpu), "choose.md")
     assert '!!! info "Training on a GPU"' in only_cpu and "No run record is from a GPU" in only_cpu
-    older = build_pages(_write(tmp_path / "older", [*cpu, _gpu("torch", 0, True), _gpu("jax", 0, True)]))
-    choose = older["choose.md"]
+    choose = page_alone(_write(tmp_path / "older", [*cpu, _gpu("torch", 0, True), _gpu("jax", 0, True)]), "choose.md")
     assert "No row here is about GPU training: every row above is a CPU's" in choose
     item = "- NVIDIA GeForce RTX 4090 (GPU): n = 1 per configuration; older records, shown but never judged"
     assert f"    {item}\n" in choose

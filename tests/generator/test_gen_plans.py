@@ -1,5 +1,5 @@
 """What the matrix planned and has not run yet: records carry the plan as ``runners matrix`` writes it
-(``runners.order.matrix_plan`` on the quick profile's configurations), and a machine's tables name the planned
+(``runners.matrix.order.matrix_plan`` on the quick profile's configurations), and a machine's tables name the planned
 configurations with no record there (its plans united, less what a later plan superseded), in both languages; a failed
 run counts as run, and records without a plan (older ones, ``runners run`` alone) name nothing."""
 
@@ -9,18 +9,18 @@ import dataclasses
 from pathlib import Path
 
 import gen_records
-from one_page import page_alone
+from one_page import page_alone, pages_undrawn
 
 from fwbench.records import write_record
 from generator import i18n
-from generator.build.render import build_pages, environment, render_page
+from generator.build.render import environment, render_page
 from generator.records.load import load_results
 from generator.records.plans import not_run_yet
 from generator.site import speed
 from generator.views.sitedata import REPO_ROOT, SiteData
-from runners.order import interleaved_order, matrix_plan
-from runners.profiles import RunConfig, expand
-from runners.record import failed_record
+from runners.matrix.order import interleaved_order, matrix_plan
+from runners.measure.profiles import RunConfig, expand
+from runners.measure.record import failed_record
 
 #: the quick profile on the test CPU: three frameworks at batch 32, 64, 128 and 256 in fp32, and bf16 at batch 32
 QUICK = interleaved_order(expand("quick", device="cpu", version_of=gen_records.VERSIONS.get))
@@ -111,7 +111,7 @@ def test_records_without_a_plan_name_nothing_and_the_pages_still_build(tmp_path)
     planless = [gen_records.as_recorded(c, gen_records.one_epoch(c, 30.0), ["runners", "run"]) for c in at(32, 256)]
     found = results(tmp_path, [*planless, gen_records.run("torch", 64, older=True)])
     assert not_run_yet(found.runs) == []
-    pages = build_pages(found)
+    pages = pages_undrawn(found)
     assert all(NOT_RUN_EN not in page for page in pages.values() if isinstance(page, str))
     assert "| 256 |" in pages["results/speed.md"]
 

@@ -8,16 +8,15 @@ import re
 from pathlib import Path
 
 import gen_records
-from one_page import page_alone
+from one_page import page_alone, pages_undrawn
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.records.load import load_results
 from generator.views.ecosystem import metric_text
 from generator.views.gpu_stack import cuda_version, cudnn_version
 from generator.views.repository import portable_paths
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 GPU = "nvidia-h200"
 H200_PEAK = 67e12
@@ -71,7 +70,7 @@ def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
     )
-    built = build_pages(results, this_machine=gen_records.CPU_MACHINE)
+    built = pages_undrawn(results, this_machine=gen_records.CPU_MACHINE)
     home = built["index.md"]
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
     first, second = answer.strip().split("\n\n")
@@ -81,7 +80,7 @@ def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only
     mine = "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): the machine that built this site"
     assert f"### {mine} (`{gen_records.CPU_MACHINE}`)" in built["results/machines.md"]  # beside the published ones
     assert f"| [{mine}](#machine-{gen_records.CPU_MACHINE}) |" in built["results/machines.md"]
-    published = build_pages(results)
+    published = pages_undrawn(results)
     assert "built this site" not in published["index.md"] + published["results/machines.md"]  # names no machine
     chinese = page_alone(results, "index.md", language="zh", this_machine=gen_records.CPU_MACHINE)
     assert "**构建本站的这台机器：**" in chinese
@@ -126,7 +125,7 @@ def test_restricted_star_growth_and_a_missing_figure_say_not_measured():
 
 
 def test_ecosystem_pages_without_a_snapshot_keep_commands_and_field_names_for_the_maintainers(tmp_path):
-    pages = build_pages(_results(tmp_path, [gen_records.run("torch", 32)]))
+    pages = pages_undrawn(_results(tmp_path, [gen_records.run("torch", 32)]))
     for path in ("beyond/community.md", "beyond/maintenance.md"):
         assert "**unverified**" in pages[path], path
         assert "ecosystem collect" not in pages[path] and "total_questions" not in pages[path], path

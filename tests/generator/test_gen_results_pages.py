@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import gen_records
 from matplotlib import rc_context
-from one_page import page_alone
+from one_page import page_alone, pages_undrawn
 
 from fwbench.frameworks import REGISTRY
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.message import parts
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
@@ -84,7 +83,7 @@ def test_the_frameworks_agree_to_the_image_or_the_page_says_where_not(tmp_path):
 
 def test_two_epochs_draw_the_curves(tmp_path):
     results = write(tmp_path, [gen_records.run(fw, 32, epochs=2) for fw in ("torch", "jax")])
-    files = build_pages(results)
+    files = pages_undrawn(results)
     assert any(path.startswith("charts/test_accuracy-") for path in files)
     assert "Per-epoch figures" in files["results/accuracy.md"]
 

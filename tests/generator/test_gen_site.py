@@ -253,9 +253,8 @@ BUSY_RULE = (
 
 def test_every_page_states_the_busy_rule_the_runner_applies(tmp_path):
     from fwbench.records import write_record
-    from generator.build.render import build_pages
     from generator.records.load import load_results
-    from runners.machine_load import busy_threshold, load_section
+    from runners.measure.machine_load import busy_threshold, load_section
 
     quiet, over = ({"other_cpu_percent": p, "cpu_count": 2} for p in (1.0, busy_threshold(2) + 1))
     clock = {"mean_other_cpu_percent": 1.0}
@@ -267,8 +266,9 @@ def test_every_page_states_the_busy_rule_the_runner_applies(tmp_path):
     assert load_section(quiet, over, 0.0, None)["busy"]
     record = gen_records.run("torch", 32, busy=True)
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
-    pages = build_pages(load_results(tmp_path))
-    for path in ("index.md", "method.md", "appendix/claims.md"):
+    results = load_results(tmp_path)
+    pages = {path: page_alone(results, path) for path in ("index.md", "method.md", "appendix/claims.md")}
+    for path in pages:
         assert BUSY_RULE in " ".join(pages[path].split()), path
     assert "start or end" not in pages["index.md"] and "at its end and every half" not in pages["method.md"]
 

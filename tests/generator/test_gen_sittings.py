@@ -1,7 +1,7 @@
 """Leads judged by the paired rule (``fwbench.decision``) on the site: a lead resting on one sitting says so wherever
 it appears, in both languages; two sittings that agree publish it plainly; sittings that disagree name no leader;
 rounds where only one framework ran do not pair. Records are built as ``runners matrix`` writes them
-(``runners.record.ok_record``): one run per framework per round, interleaved, a few minutes apart."""
+(``runners.measure.record.ok_record``): one run per framework per round, interleaved, a few minutes apart."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import re
 from pathlib import Path
 
 import gen_records
+from one_page import page_alone
 
 from fwbench.decision import AHEAD, DISAGREE, UNDECIDED
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import Lead, leads_by_batch
-from runners.profiles import RunConfig, expand
+from runners.measure.profiles import RunConfig, expand
 
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
 #: round by round, each framework's images/s: PyTorch about 1.5× TensorFlow, JAX well behind
@@ -73,9 +73,11 @@ def speed_choices(choose: str) -> list[str]:
 
 
 def built(root: Path) -> dict[str, dict[str, str]]:
+    """The home and "Which to choose" pages of the records under ``root``, by language."""
     results = load_results(root)
-    shared: dict = {}
-    return {code: build_pages(results, language=code, shared=shared) for code in ("en", "zh")}
+    return {
+        code: {path: page_alone(results, path, code) for path in ("index.md", "choose.md")} for code in ("en", "zh")
+    }
 
 
 def test_one_sittings_lead_says_in_one_sitting_on_the_home_page_and_which_to_choose_in_both_languages(tmp_path):

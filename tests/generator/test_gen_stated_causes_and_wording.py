@@ -6,22 +6,23 @@ spread legend reading whole in Chinese, modes and units in the reader's language
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
+import bisect_records
 import gen_records
+import probe_records
 import pytest
+from one_page import page_alone
+from test_gen_transformer import gpt_run
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.i18n import language
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.views import chart_data
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
-COMMITTED = Path(__file__).resolve().parents[2] / "results"
-BISECT_MACHINE = "cpu-amd-epyc-2t-846125"  # the committed bisect's machine
+BISECT_MACHINE = "cpu-amd-epyc-2t-846125"  # where the platform issue's cause was measured
 YNN_OFF = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 #: three CPUs: the workaround decides a speed-up on the first, is within noise on the second, never ran on the third
 SHOWN, NOISE, UNTUNED = gen_records.CPU_MACHINE, "cpu-second-cpu-2t-2b3c4d", "cpu-third-cpu-2t-3c4d5e"
@@ -48,15 +49,17 @@ def jax_runs(machine: str, seconds: float, tuned: bool = False) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def issue_pages(tmp_path_factory):
-    """The platform issues page in both languages, over three machines and the committed bisect with its runs."""
+    """The platform issues, versions and method pages in both languages, over three machines and a bisect with its
+    runs on a fourth."""
     root = tmp_path_factory.mktemp("issue")
     records = [*jax_runs(SHOWN, 12.0), *jax_runs(SHOWN, 4.0, tuned=True)]
     records += [*jax_runs(NOISE, 10.0), *jax_runs(NOISE, 10.02, tuned=True), *jax_runs(UNTUNED, 11.0)]
     records += jax_runs(BISECT_MACHINE, 30.0)  # the bisect's machine, its speed page's runs
     write(root, records)
-    shutil.copytree(COMMITTED / "bisect", root / "bisect")
+    bisect_records.write_bisect(root, BISECT_MACHINE)
     results = load_results(root)
-    return {lang: build_pages(results, language=lang) for lang in ("en", "zh")}
+    paths = ("results/platform-issues.md", "results/versions.md", "method.md")
+    return {lang: {path: page_alone(results, path, lang) for path in paths} for lang in ("en", "zh")}
 
 
 def test_the_cause_is_stated_only_where_the_records_show_it(issue_pages):
@@ -128,7 +131,7 @@ def versions_pages(tmp_path_factory):
     ]
     write(root, records)
     results = load_results(root)
-    return {lang: build_pages(results, language=lang)["results/versions.md"] for lang in ("en", "zh")}
+    return {lang: page_alone(results, "results/versions.md", lang) for lang in ("en", "zh")}
 
 
 def test_the_versions_page_marks_one_step_epochs_and_names_what_differs(versions_pages):
@@ -158,16 +161,21 @@ def test_the_chinese_legends_and_rules_read_whole(versions_pages, issue_pages):
 
 
 @pytest.fixture(scope="module")
-def committed_pages():
-    """The committed records' pages in both languages."""
-    results = load_results(COMMITTED)
-    return {lang: build_pages(results, language=lang) for lang in ("en", "zh")}
+def worded_pages(tmp_path_factory):
+    """The pages with the most words, in both languages: over runs of three seeds, every probe and the
+    transformer's runs."""
+    root = gen_records.write_results(tmp_path_factory.mktemp("worded"))
+    probe_records.write_machine(root)
+    write(root, [gpt_run(framework, 4000.0) for framework in ("torch", "jax")])
+    results = load_results(root)
+    paths = ("choose.md", "devex/debugging.md", "appendix/reproduce.md", "results/transformer.md")
+    return {lang: {path: page_alone(results, path, lang) for path in paths} for lang in ("en", "zh")}
 
 
-def test_chinese_units_and_terms_follow_the_glossary(committed_pages):
-    zh = committed_pages["zh"]
-    assert "PyTorch 为 72.2 张/秒 ± 14.6" in zh["choose.md"] and "img/s ±" not in zh["choose.md"]
-    assert "72.2 img/s ± 14.6" in committed_pages["en"]["choose.md"]
+def test_chinese_units_and_terms_follow_the_glossary(worded_pages):
+    zh = worded_pages["zh"]
+    assert "PyTorch（50.7 张/秒 ± 1.2" in zh["choose.md"] and "img/s ±" not in zh["choose.md"]
+    assert "PyTorch at 50.7 img/s ± 1.2" in worded_pages["en"]["choose.md"]
     debugging = zh["devex/debugging.md"]
     assert "逐算子" not in debugging and "论断核对" not in debugging and "植入的 bug" not in debugging
     assert "分别以编译模式和即时执行模式运行" in debugging and "| 植入的缺陷 |" in debugging
@@ -177,8 +185,8 @@ def test_chinese_units_and_terms_follow_the_glossary(committed_pages):
     assert "· quick-gpt 配置档 ·" in transformer and "最后一轮" in transformer and "epoch" not in transformer
 
 
-def test_the_debugging_score_table_bolds_no_cell(committed_pages):
-    for page in (committed_pages["en"]["devex/debugging.md"], committed_pages["zh"]["devex/debugging.md"]):
+def test_the_debugging_score_table_bolds_no_cell(worded_pages):
+    for page in (worded_pages["en"]["devex/debugging.md"], worded_pages["zh"]["devex/debugging.md"]):
         (row,) = [line for line in page.splitlines() if line.startswith(("| score without", "| 不计静默转换"))]
         assert "**" not in row and row.count("%") == 3
 

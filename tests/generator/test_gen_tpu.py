@@ -8,12 +8,12 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import pages_undrawn
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
-from runners.profiles import expand
-from runners.record import ok_record
+from runners.measure.profiles import expand
+from runners.measure.record import ok_record
 
 TPU = "tpu-v5-lite-1x1"
 TPU_TITLE = "TPU v5 lite (TPU, 1 chip, 1x1)"
@@ -62,7 +62,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]
     for record in [*tpu_runs(), *cpu]:
         write_record(root / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
     results = load_results(root)
-    return {code: build_pages(results, language=code) for code in ("en", "zh")}
+    return {code: pages_undrawn(results, language=code) for code in ("en", "zh")}
 
 
 def _sections(page: str) -> dict[str, str]:

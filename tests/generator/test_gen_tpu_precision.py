@@ -8,13 +8,13 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import page_alone
 from test_gen_tpu import TPU_TITLE, TPU_VERSIONS, tpu_hardware
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
-from runners.profiles import expand
-from runners.record import ok_record
+from runners.measure.profiles import expand
+from runners.measure.record import ok_record
 
 NOTE = {"en": "A TPU multiplies float32 matrices in bfloat16 passes", "zh": "TPU 以 bfloat16 遍数计算 float32 矩阵乘法"}
 #: the fastest TPU configuration of ``tpu_results``
@@ -51,7 +51,7 @@ def tpu_results(root: Path) -> list[dict]:
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_only_a_tpus_float32_tables_say_how_it_multiplies_float32(tmp_path, language):
     tpu_results(tmp_path)
-    speed = build_pages(load_results(tmp_path), language=language)["results/speed.md"]
+    speed = page_alone(load_results(tmp_path), "results/speed.md", language)
     sections = {part.split("\n", 1)[0]: part for part in speed.split("\n### ")[1:]}
     noted = {heading for heading, text in sections.items() if NOTE[language] in text}
     tpu = {heading for heading in sections if heading.startswith(TPU_TITLE.split(" (")[0])}
@@ -63,6 +63,6 @@ def test_the_machines_page_names_the_best_mfu_an_accelerators_records_reached(tm
     runs = tpu_results(tmp_path)
     best = max(runs, key=lambda record: record["mfu"]["value"])
     assert (best["framework"]["name"], best["config"]["precision"], best["config"]["batch_size"]) == FASTEST
-    machines = build_pages(load_results(tmp_path), language="en")["results/machines.md"]
+    machines = page_alone(load_results(tmp_path), "results/machines.md")
     rows = [line for line in machines.splitlines() if line.startswith("| Best MFU in these records |")]
     assert rows == [f"| Best MFU in these records | {best['mfu']['value']:.2f} (JAX, bfloat16, batch 1024) |"]

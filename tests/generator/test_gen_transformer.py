@@ -9,16 +9,15 @@ import io
 
 import gen_records
 import pytest
-from one_page import page_alone
+from one_page import page_alone, pages_undrawn
 
 from fwbench.records import read_record, write_record
-from generator.build.render import build_pages
 from generator.records import check_rules
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
 from generator.views import chart_data
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 #: tokens/s of each framework's three rounds: PyTorch's ahead of the others', TensorFlow's and JAX's close
 RATES = {"torch": (5000.0, 5100.0, 4950.0), "tensorflow": (4000.0, 4300.0, 3700.0), "jax": (3900.0, 4000.0, 3950.0)}
@@ -90,7 +89,7 @@ def test_the_transformer_page_and_the_home_line_show_it_and_the_article_pages_do
     results = transformer_results(tmp_path)
     (gpt,) = [t for t in tables(summarise(results.runs)) if t.setting.workload == "gpt"]
     assert chart_data.per_batch(gpt, lambda s: s.tokens_per_second, "tokens/s").xlabel == "batch size (sequences)"
-    pages = build_pages(results)
+    pages = pages_undrawn(results)
     page = pages["results/transformer.md"]
     assert "# 3.5 Beyond the article: a transformer" in page
     assert "10,844,160 trainable parameters and 23,851,008 forward FLOPs per token" in page
@@ -121,13 +120,13 @@ def test_an_eager_run_shows_its_first_step_overhead_not_a_compile_time(tmp_path)
 
 
 def test_without_transformer_records_the_page_says_how_to_make_them(tmp_path):
-    pages = build_pages(write(tmp_path, [gen_records.run("torch", 32)]))
+    pages = pages_undrawn(write(tmp_path, [gen_records.run("torch", 32)]))
     assert "runners matrix --workload gpt" in pages["results/transformer.md"]
     assert "On the transformer" not in pages["index.md"]
 
 
 def test_the_downloads_carry_the_workload_and_tokens_per_second(tmp_path):
-    files = build_pages(transformer_results(tmp_path))
+    files = pages_undrawn(transformer_results(tmp_path))
     rows = list(csv.DictReader(io.StringIO(files["data/configurations.csv"])))
     gpt = [r for r in rows if r["workload"] == "gpt"]
     assert {r["framework"] for r in gpt} == {"torch", "tensorflow", "jax"}

@@ -4,11 +4,10 @@ run on an older release beside today's same probe) and what each release bisect 
 from __future__ import annotations
 
 import gen_records
+from bisect_records import bisect_report
 from one_page import page_alone
-from test_gen_versions import bisect_report
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 
 OLD = {"torch": "2.2.1", "tensorflow": "2.15.0", "jax": "0.4.26"}
@@ -71,7 +70,7 @@ def test_the_chinese_page_words_the_table(tmp_path):
 
 
 def test_without_probes_across_releases_or_a_bisect_the_page_says_none_yet(tmp_path):
-    page = build_pages(results_with(tmp_path, [probe_at("torch", None, SHAPES)], bisect=False))
-    maintenance = page["beyond/maintenance.md"]
+    results = results_with(tmp_path, [probe_at("torch", None, SHAPES)], bisect=False)
+    maintenance = page_alone(results, "beyond/maintenance.md")
     assert "None yet: no probe has run on an older release beside today's" in maintenance
     assert "| outcome changed |" not in maintenance

@@ -11,17 +11,17 @@ import json
 
 import gen_records
 import pytest
-from one_page import page_alone
+from bisect_records import bisect_report
+from one_page import page_alone, pages_undrawn
 
 from fwbench.records import validate, write_record
-from generator.build.render import build_pages
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.records.machines import machines
 from generator.verdicts.article.machine import machine_claims
 from generator.verdicts.claims import load_article_figures
 from generator.views.verdict_text import claim_text
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 
 def at_version(record: dict, version: str) -> dict:
@@ -87,7 +87,6 @@ RELEASES = {
     ("jax", "0.10.2"): ((9.0, 20.0), {"jaxlib": "0.10.2", "flax": "0.12.8", "optax": "0.2.8", "numpy": "2.4.6"}),
 }
 QUIET = {"load_avg_1m": 0.2, "load_avg_5m": 0.2, "other_cpu_percent": 0.8, "cpu_count": 2}
-ISSUE_FLAGS = {"XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type="}
 
 
 def versions_run(
@@ -113,67 +112,6 @@ def versions_run(
     return gen_records.as_recorded(config, measured, ["runners", "matrix", "--profile", profile], software)
 
 
-def bisect_report() -> dict:
-    """A release bisect of JAX's images/s at batch 32, hand-written in the shape of fwbench/schemas/bisect.schema.json
-    (benchmarks/version_bisect.py writes the real ones); one failed sample's message holds HTML."""
-    jax = {"jaxlib": None, "flax": "0.10.2", "optax": "0.2.4", "numpy": "2.1.3"}
-
-    def sample(release, value, status="ok", message=None):
-        return {
-            "value": value,
-            "record_id": f"jax-compiled-synthetic-bs32-seed0-{release}",
-            "status": status,
-            "message": message,
-            "packages": {**jax, "jax": release, "jaxlib": release},
-        }
-
-    return {
-        "schema": "fwbench.bisect/1",
-        "framework": "jax",
-        "metric": "images_per_second",
-        "higher_is_better": True,
-        "config": {
-            "profile": "versions",
-            "mode": "compiled",
-            "batch_size": 32,
-            "dataset": "synthetic",
-            "train_images": 256,
-            "test_images": 128,
-            "epochs": 1,
-            "device": "cpu",
-        },
-        "machine_id": gen_records.CPU_MACHINE,
-        "hardware": gen_records.hardware(),
-        "releases": ["0.4.26", "0.4.33", "0.4.35", "0.4.36", "0.10.2"],
-        "threshold": 0.2,
-        "repeats": 3,
-        "samples": {
-            "0.4.26": [sample("0.4.26", 31.0)],
-            "0.4.33": [sample("0.4.33", None, "error", "<b>pip</b> could not resolve jaxlib")],
-            "0.4.35": [sample("0.4.35", v) for v in (30.0, 30.4, 29.8)],
-            "0.4.36": [sample("0.4.36", v) for v in (10.2, 10.0, 10.5)],
-            "0.10.2": [sample("0.10.2", 9.0)],
-        },
-        "result": {
-            "status": "found",
-            "message": "images_per_second fell 66 % from jax 0.4.35 to 0.4.36",
-            "last_good": "0.4.35",
-            "first_bad": "0.4.36",
-            "good_median": 30.0,
-            "bad_median": 10.2,
-            "drop": 0.66,
-            "skipped": ["0.4.33"],
-        },
-        "reproduce": "runners envs build jax=0.4.35,0.4.36\n"
-        "runners matrix --profile quick --frameworks jax --versions jax=0.4.35,0.4.36 --batch-sizes 32 --seeds 0,1,2",
-        "workaround": ISSUE_FLAGS,
-        "workaround_samples": [sample("0.4.36", v) for v in (29.0, 29.5, 28.8)],
-        "started_at": "2026-12-01T11:00:00Z",
-        "finished_at": "2026-12-01T12:00:00Z",
-        "command": ["python", "benchmarks/version_bisect.py", "--framework", "jax"],
-    }
-
-
 @pytest.fixture(scope="module")
 def versions_site(tmp_path_factory):
     """Results of the versions profile (every release at batch 32 and 256, n=1; PyTorch 2.14.1 at batch 32 run
@@ -193,7 +131,7 @@ def versions_site(tmp_path_factory):
     malformed = root / "bisect" / gen_records.CPU_MACHINE / "jax-images_per_second-bs64.json"
     malformed.write_text(json.dumps({"schema": "fwbench.bisect/1", "framework": "jax"}), encoding="utf-8")
     results = load_results(root)
-    return results, build_pages(results)
+    return results, pages_undrawn(results)
 
 
 def grid_rows(page: str, title: str) -> list[str]:

@@ -1,6 +1,6 @@
-"""No workshop on the product pages: a site built from records as ``runners.record`` writes them shows no commit hash,
-record schema version, kernel build string, raw field path, session, lease or VM anywhere a reader reads, in either
-language; only the raw-data appendix, which is the records, shows them."""
+"""No workshop on the product pages: a site built from records as ``runners.measure.record`` writes them shows no commit
+hash, record schema version, kernel build string, raw field path, session, lease or VM anywhere a reader reads, in
+either language; only the raw-data appendix, which is the records, shows them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from fwbench.records import write_record
 from generator.cli import main
-from runners.profiles import expand
+from runners.measure.profiles import expand
 
 COMMIT = "0123456789abcdef0123"  # gen_records.software()'s
 KERNEL = "6.18.44-fc-v595"
@@ -32,7 +32,7 @@ FORMAT = {
 
 
 def recorded(framework: str, batch_size: int, seed: int, rate: float) -> dict:
-    """A quick-profile run on the test CPU as ``runners.record.ok_record`` writes it, booted with ``KERNEL``."""
+    """A quick-profile run on the test CPU as ``runners.measure.record.ok_record`` writes it, booted with ``KERNEL``."""
     (config,) = expand(
         "quick",
         frameworks=[framework],

@@ -9,9 +9,9 @@ import re
 
 import gen_records
 import pytest
+from one_page import pages_undrawn
 
 from fwbench.records import write_record
-from generator.build.render import build_pages
 from generator.records.load import load_results
 
 GPU = gen_records.GPU_MACHINE
@@ -104,7 +104,12 @@ def results(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def chinese(results):
-    return build_pages(results, language="zh")
+    return pages_undrawn(results, language="zh")
+
+
+@pytest.fixture(scope="module")
+def english(results):
+    return pages_undrawn(results)
 
 
 def test_the_chinese_pages_join_sentences_lists_and_parts_the_chinese_way(chinese):
@@ -133,8 +138,7 @@ def test_a_data_set_that_says_data_is_not_followed_by_data_again(chinese):
         assert "数据 数据" not in page and "数据数据" not in page
 
 
-def test_code_and_captured_text_stay_as_recorded(results, chinese):
-    english = build_pages(results)
+def test_code_and_captured_text_stay_as_recorded(english, chinese):
     # a command's flags and a captured message keep their ASCII punctuation in both languages
     assert "runners matrix --modes compiled,eager" in english["index.md"]
     assert "runners matrix --modes compiled,eager" in chinese["index.md"]
@@ -145,8 +149,7 @@ def test_code_and_captured_text_stay_as_recorded(results, chinese):
     assert "; fewer than 3 clean runs: JAX at batch 128 (n=2)</small>" in english["appendix/claims.md"]
 
 
-def test_recorded_values_are_named_as_readers_name_them_and_each_packages_line_is_a_paragraph(results, chinese):
-    english = build_pages(results)
+def test_recorded_values_are_named_as_readers_name_them_and_each_packages_line_is_a_paragraph(english, chinese):
     for pages in (english, chinese):
         speed, method = pages["results/speed.md"], pages["method.md"]
         assert "· CIFAR-10 ·" in speed and "cifar10 ·" not in speed  # the data set's proper name, not its key

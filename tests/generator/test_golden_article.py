@@ -1,7 +1,7 @@
 """Golden end to end: an article-profile run on an RTX 4090, and the same on an H200, recorded exactly as
 ``runners run`` records it, is judged by ``generator build``.
 
-Sixty records (3 frameworks × 4 batch sizes × 5 seeds, compiled) are built through ``runners.record.ok_record``,
+Sixty records (3 frameworks × 4 batch sizes × 5 seeds, compiled) are built through ``runners.measure.record.ok_record``,
 the function ``runners run`` builds its records with, from the article's own seconds, megabytes and accuracies
 (a small spread over the seeds, so that every configuration has a 95 % interval), at each framework's default
 precision as the article ran them. Their images per epoch are what drop-last gives (49,984 at batch 32 and 64,
@@ -13,17 +13,20 @@ beside the article's, its orderings and speed-ups are.
 from __future__ import annotations
 
 import csv
+import io
 import statistics
 from pathlib import Path
 
 import pytest
 
 from fwbench.records import write_record
-from generator.cli import main as generator_main
+from generator.records.load import load_results
 from generator.verdicts.claims import load_article_figures
-from runners import cpu_identity, machine_load, record, run
-from runners.profiles import expand
-from runners.record import Measured, ok_record, record_path
+from generator.views import downloads
+from generator.views.sitedata import REPO_ROOT, SiteData
+from runners.measure import cpu_identity, machine_load, record, run
+from runners.measure.profiles import expand
+from runners.measure.record import Measured, ok_record, record_path
 
 ARTICLE = load_article_figures()
 SEEDS = range(5)
@@ -155,12 +158,12 @@ def write_article_runs(results: Path, hardware: dict) -> None:
 
 
 def built_claims(root: Path, hardware: dict) -> list[dict]:
-    """``generator build`` over the sixty records on ``hardware``; its claims rows as the site publishes them."""
+    """The claims rows of the sixty records on ``hardware`` as the site publishes them: its download
+    ``data/claims.csv``, made without drawing or building the rest of the site (test_gen_site.py builds one)."""
     write_article_runs(root / "results", hardware)
-    site = root / "site"
-    assert generator_main(["build", "--results", str(root / "results"), "--site-dir", str(site)]) == 0
-    with (site / "data" / "claims.csv").open(encoding="utf-8") as handle:
-        return [row for row in csv.DictReader(handle) if row["scope"] == hardware["machine_id"]]
+    site = SiteData(load_results(root / "results", strict=True), REPO_ROOT / "runners" / "frameworks")
+    published = csv.DictReader(io.StringIO(downloads.claims_csv(site.all_claims)))
+    return [row for row in published if row["scope"] == hardware["machine_id"]]
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 import pytest
 
 from fwbench.records import write_record
-from runners import provenance
 from runners.cli import build_parser, main
+from runners.measure import provenance
 from runners.probes import cli as probes_cli
 from runners.probes.catalog import ProbeSpec
 from runners.probes.cli import run_probes, selected_specs, summary_table

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from fwbench.cliargs import UsageError
-from runners import envs, provenance
+from runners.envs import versions as envs
+from runners.measure import provenance
 from runners.probes.catalog import ProbeSpec, all_specs
 from runners.probes.cli import run_probes
 from runners.probes.versions import Interpreter, build_interpreters, check_versions, requested_versions

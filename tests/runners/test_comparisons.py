@@ -1,5 +1,5 @@
 """The matrix's comparisons count runs by the site's rule (fwbench.judged) and judge them by the site's decision
-(fwbench.decision), on records made through runners.record."""
+(fwbench.decision), on records made through runners.measure.record."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from fwbench import judged
 from generator.records import aggregate
-from runners import comparisons
-from runners.profiles import expand
+from runners.matrix import comparisons
+from runners.measure.profiles import expand
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 import gen_records  # noqa: E402

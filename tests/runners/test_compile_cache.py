@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import read_record
-from runners import compile_cache
-from runners.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory, temporary_folder
+from runners.measure import compile_cache
+from runners.measure.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory, temporary_folder
 
 
 def test_a_run_finds_the_cache_warm_only_where_its_framework_left_entries(tmp_path):
@@ -96,7 +96,7 @@ def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path
     (package / "frameworks").mkdir(parents=True)
     (package / "frameworks" / "torch_train.py").write_text("step = 1\n")
     (package / "profiles.json").write_text("{}")
-    monkeypatch.setattr(compile_cache, "__file__", str(package / "compile_cache.py"))
+    monkeypatch.setattr(compile_cache, "__file__", str(package / "measure" / "compile_cache.py"))
     first = compile_cache.code_digest()
     (package / "notes.txt").write_text("not code")
     (package / "__pycache__").mkdir()
@@ -112,7 +112,7 @@ def test_checking_that_a_framework_is_installed_imports_nothing():
         "    check_runnable(name, 'compiled')\nprint(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert done.stdout.strip() == "[]", "a framework imported before runners.run sets its environment"
+    assert done.stdout.strip() == "[]", "a framework imported before runners.measure.run sets its environment"
 
 
 def smoke(framework: str, cache: Path, out: Path, temporary: Path) -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from runners import cpu_identity, provenance
+from runners.measure import cpu_identity, provenance
 
 # /proc/cpuinfo of an AWS Graviton3 (Neoverse V1), as quoted on the linux-perf-users list (lore.kernel.org, James
 # Clark's "perf test: attr tests" thread, 2022); its first CPU block.
@@ -103,7 +103,7 @@ def test_an_apple_m1_fingerprint_comes_from_sysctl():
 
 
 def test_fingerprints_of_arm_and_apple_validate_against_the_run_schema(tmp_path):
-    schema = json.loads(Path(provenance.__file__).parents[1].joinpath("fwbench/schemas/run.schema.json").read_text())
+    schema = json.loads(Path(provenance.__file__).parents[2].joinpath("fwbench/schemas/run.schema.json").read_text())
     section = schema["properties"]["hardware"]["properties"]["fingerprint"]
     assert set(section["properties"]["isa"]["items"]["enum"]) == {
         *cpu_identity.FINGERPRINT_ISA,

@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from runners import data, recipe
+from runners.workloads.resnet18 import data, recipe
 
 TRAIN_PER_BATCH = 3
 TEST_IMAGES = 2

@@ -9,12 +9,15 @@ import textwrap
 import pytest
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError
-from runners import env_build, envs, envs_gpu, profiles
 from runners.cli import main as runners_main
-from runners.envs_cli import parse_versions
-from runners.envs_matrix import cuda_interpreters
-from runners.local_executor import LocalExecutor
-from runners.order import interleaved_order
+from runners.envs import build as env_build
+from runners.envs import gpu as envs_gpu
+from runners.envs import versions as envs
+from runners.envs.matrix import cuda_interpreters
+from runners.envs.versions import parse_versions
+from runners.executors.local import LocalExecutor
+from runners.matrix.order import interleaved_order
+from runners.measure import profiles
 
 
 @pytest.fixture
@@ -110,7 +113,7 @@ def fake_uv(tmp_path, *, fails_for: str | None) -> str:
 def installed_jax_set(monkeypatch) -> str:
     """Make the data file pin the installed JAX version, so that a fake environment running this interpreter holds
     the requested version."""
-    from runners.provenance import framework_version
+    from runners.measure.provenance import framework_version
 
     version = framework_version("jax")
     data = json.loads(envs.VERSION_SETS_FILE.read_text())

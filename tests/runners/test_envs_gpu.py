@@ -15,9 +15,12 @@ import pytest
 
 from fwbench.cliargs import EXIT_OK, EXIT_USAGE
 from fwbench.frameworks import measured_on
-from runners import env_build, envs, envs_gpu, site_plan
 from runners.cli import main as runners_main
-from runners.provenance import hardware_for
+from runners.envs import build as env_build
+from runners.envs import gpu as envs_gpu
+from runners.envs import versions as envs
+from runners.matrix import site_plan
+from runners.measure.provenance import hardware_for
 
 #: the frameworks fwbench measures on a GPU, each in its CUDA environment
 GPU_FRAMEWORKS = measured_on("gpu")

@@ -1,6 +1,6 @@
-"""The executor boundary (runners/executor.py): the matrix resumes, stores every record under the machine that ran it,
-keeps plan order and shows where each configuration ran, whatever order an executor finishes in; the local executor
-runs the same child command as always; placeholder records cannot pass for measurements."""
+"""The executor boundary (runners/executors/boundary.py): the matrix resumes, stores every record under the machine that
+ran it, keeps plan order and shows where each configuration ran, whatever order an executor finishes in; the local
+executor runs the same child command as always; placeholder records cannot pass for measurements."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ import pytest
 
 from fwbench.cliargs import UsageError
 from fwbench.records import read_record, validate
-from runners import cli, matrix, placeholder_record, profiles, provenance, store
-from runners.executor import Finished, Job, Started, Target
-from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor
-from runners.record import record_path
-from runners.summary import node_lines, side_by_side, summary_table
+from runners import cli
+from runners.executors.boundary import Finished, Job, Started, Target
+from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor
+from runners.matrix import driver as matrix
+from runners.matrix import store
+from runners.matrix.summary import node_lines, side_by_side, summary_table
+from runners.measure import placeholder_record, profiles, provenance
+from runners.measure.record import record_path
 
 
 def configs(*seeds: int) -> list[profiles.RunConfig]:

@@ -9,8 +9,8 @@ import pytest
 
 from fwbench import records
 from fwbench.cliargs import EXIT_OK
-from runners import math_backend
 from runners.cli import main as runners_main
+from runners.measure import math_backend
 
 #: ``torch.__config__.show()`` of this venv's PyTorch (2.14.1, its CUDA build), captured as it printed
 TORCH_CONFIG = (Path(__file__).parent / "fixtures" / "torch_config_show.txt").read_text()

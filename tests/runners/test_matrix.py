@@ -15,14 +15,19 @@ import pytest
 
 from fwbench.frameworks import FRAMEWORKS
 from fwbench.records import read_record, validate
-from runners import cli, data, interpreters, matrix, plan_preview, profiles, provenance, run, store
-from runners.executor import Finished, Started, Target
-from runners.interpreters import Installation
-from runners.local_executor import LocalExecutor
-from runners.order import interleaved_order, order_line
-from runners.output_lock import LOCK_FILE
-from runners.recipe import TIMING_PROTOCOL
-from runners.record import RUN_ORDER_SCHEME, record_path
+from runners import cli
+from runners.envs import interpreters
+from runners.envs.interpreters import Installation
+from runners.executors.boundary import Finished, Started, Target
+from runners.executors.local import LocalExecutor
+from runners.matrix import driver as matrix
+from runners.matrix import plan_preview, store
+from runners.matrix.order import interleaved_order, order_line
+from runners.measure import profiles, provenance, run
+from runners.measure.output_lock import LOCK_FILE
+from runners.measure.protocol import TIMING_PROTOCOL
+from runners.measure.record import RUN_ORDER_SCHEME, record_path
+from runners.workloads.resnet18 import data
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 #: each trainer's precision flags under the fp32 policy, as its framework reports them on a CPU

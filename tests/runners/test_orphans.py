@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runners.lifetime import REAPER
+from runners.executors.lifetime import REAPER
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 

@@ -1,4 +1,4 @@
-"""One writer per output folder (``runners.output_lock``): a second taker exits 2 naming the holder's PID and
+"""One writer per output folder (``runners.measure.output_lock``): a second taker exits 2 naming the holder's PID and
 command, a holder killed with SIGKILL leaves a lock the next taker takes over with a line saying so, and a released
 lock leaves nothing behind."""
 
@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from fwbench.cliargs import EXIT_USAGE
-from runners.output_lock import LOCK_FILE, FolderInUse, output_lock
+from runners.measure.output_lock import LOCK_FILE, FolderInUse, output_lock
 
 REPO = Path(__file__).resolve().parents[2]
 #: a process that takes the folder's lock as ``runners matrix`` would, says so and waits to be ended
 HOLDER = """
 import sys, time
 from pathlib import Path
-from runners.output_lock import output_lock
+from runners.measure.output_lock import output_lock
 with output_lock(Path(sys.argv[1]), command=["runners", "matrix", "--out", sys.argv[1]]):
     print("held", flush=True)
     time.sleep(300)

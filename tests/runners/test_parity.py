@@ -12,7 +12,7 @@ first update to float32-appropriate bounds.
 import numpy as np
 import pytest
 
-from runners import arch, parity
+from runners.workloads.resnet18 import arch, parity
 
 # PyTorch via torchax first beside PyTorch: both fold the unbiased batch variance, so no Bessel correction applies
 PAIRS = [("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow"), ("torchax", "torch")]

@@ -1,6 +1,7 @@
 """Parity per precision: each framework's forward pass and first training step under ``default`` and ``bf16`` against
-its own strict-fp32 run (``runners.parity.capture``: float32, random BatchNorm statistics, batch 16, one SGD step, on
-the CPU; PyTorch and TensorFlow eager, JAX jitted), and a planted wrong cast that the bf16 bounds catch.
+its own strict-fp32 run (``runners.workloads.resnet18.parity.capture``: float32, random BatchNorm statistics, batch 16,
+one SGD step, on the CPU; PyTorch and TensorFlow eager, JAX jitted), and a planted wrong cast that the bf16 bounds
+catch.
 
 Measured on the 2-core development VM (AMD EPYC, torch 2.14.1, TensorFlow 2.21 with Keras 3.15, JAX 0.10.2 with Flax
 0.12.8), the worst of the three frameworks, ``max |a − b| / max |b|``:
@@ -27,8 +28,8 @@ import numpy as np
 import pytest
 
 from fwbench.frameworks import FRAMEWORKS
-from runners import arch, parity
-from runners.provenance import REPO_ROOT
+from runners.measure.provenance import REPO_ROOT
+from runners.workloads.resnet18 import arch, parity
 
 #: per precision, the largest relative difference from the framework's fp32 run each quantity may have (measured
 #: figures in the module docstring)
@@ -50,7 +51,7 @@ PLANTED = """
 import sys
 import numpy as np
 import torch
-from runners import parity
+from runners.workloads.resnet18 import parity
 from runners.frameworks import torch_train
 
 what, out = sys.argv[1], sys.argv[2]

@@ -2,8 +2,8 @@
 node one CPU and its own machine kind (``FWBENCH_MACHINE_ID``: kind-a, the head, and kind-b). Configurations spread
 over the nodes and their records land per machine, as local ones would; a rerun resumes; a node lost mid-configuration
 means a second try elsewhere, or a "node lost" record; Ctrl-C leaves no record and no run behind. Most runs write
-placeholder records (``runners.placeholder_record``): they test the executor, not the frameworks, in seconds. Without
-Ray, the flag is a usage error.
+placeholder records (``runners.measure.placeholder_record``): they test the executor, not the frameworks, in seconds.
+Without Ray, the flag is a usage error.
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ import psutil
 import pytest
 
 from fwbench.records import read_record
-from runners import cli, provenance
-from runners.matrix import Survey
-from runners.ray_cluster import (
+from runners import cli
+from runners.executors.ray_cluster import (
     ONE_MACHINE_ENV,
     RAY_EXTRA,
     Node,
@@ -32,6 +31,8 @@ from runners.ray_cluster import (
     plan_of,
     task_resources,
 )
+from runners.matrix.driver import Survey
+from runners.measure import provenance
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=f"Ray is not installed ({RAY_EXTRA})")
 HANG_ENV = "FWBENCH_TEST_HANG"  # set on a node: its runs hang, their PIDs appended to the file it names
@@ -303,7 +304,7 @@ def test_a_cluster_without_the_nodes_asked_for_is_a_usage_error(device, accelera
 
 
 def test_per_kind_makes_one_matrix_per_machine_kind():
-    from runners.profiles import expand
+    from runners.measure.profiles import expand
 
     configs = expand("smoke", version_of={"jax": "0.4.26"}.get, frameworks=["jax"])
 

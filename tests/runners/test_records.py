@@ -14,10 +14,11 @@ import pytest
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_3, upgrade
-from runners import arch, cpu_identity, host_memory, machine_load, provenance, record, run
-from runners.profiles import expand
-from runners.recipe import TIMING_PROTOCOL
-from runners.record import Measured, failed_record, ok_record
+from runners.measure import cpu_identity, host_memory, machine_load, provenance, record, run
+from runners.measure.profiles import expand
+from runners.measure.protocol import TIMING_PROTOCOL
+from runners.measure.record import Measured, failed_record, ok_record
+from runners.workloads.resnet18 import arch
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
 #: the frameworks whose runs were written as ``fwbench.run/2`` records

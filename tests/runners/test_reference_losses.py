@@ -10,12 +10,19 @@ import os
 import numpy as np
 import pytest
 
-from runners import arch, reference_losses
-from runners.profiles import expand
-from runners.recipe import TIMING_PROTOCOL
-from runners.reference_losses import DATA_FILE, FIRST_LOSSES, Key, bound_of, first_losses, profile_keys, worst_per_step
-from runners.run import measure_or_fail
+from runners.measure.profiles import expand
+from runners.measure.protocol import FIRST_LOSSES, TIMING_PROTOCOL
+from runners.measure.run import measure_or_fail
 from runners.workloads.gpt import arch as gpt_arch
+from runners.workloads.resnet18 import arch, reference_losses
+from runners.workloads.resnet18.reference_losses import (
+    DATA_FILE,
+    Key,
+    bound_of,
+    first_losses,
+    profile_keys,
+    worst_per_step,
+)
 
 SHIPPED = json.loads(DATA_FILE.read_text())
 TRAJECTORIES = {Key(**t["key"]): t["losses"] for t in SHIPPED["trajectories"]}

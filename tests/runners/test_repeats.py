@@ -1,7 +1,7 @@
 """`runners matrix --repeats` and `--budget`: auto repeats run again only the undecided comparisons, up to the cap;
 a fixed count runs everything; a budget stop keeps every record and a rerun goes on; repeats are warm, named
 ``…-r<k>.json`` and pooled as runs of one configuration; ``--dry-run`` writes nothing. Children are faked: each
-"run" is a record built through ``runners.record.ok_record``, as the runner writes it."""
+"run" is a record built through ``runners.measure.record.ok_record``, as the runner writes it."""
 
 from __future__ import annotations
 
@@ -16,16 +16,19 @@ import pytest
 from fwbench.records import read_record, write_record
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
-from runners import budget, cli, machine_load, matrix, plan_preview, profiles, provenance, run
-from runners.budget import Budget
-from runners.comparisons import DECIDES, comparisons
-from runners.compile_cache import FILLED_BY
-from runners.executor import Finished, Started, Target
-from runners.local_executor import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
-from runners.order import at_ends, interleaved_order
-from runners.record import Measured, ok_record, record_path
-from runners.repeats import Repeats
-from runners.summary import closing_lines, summary_table
+from runners import cli
+from runners.executors.boundary import Finished, Started, Target
+from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor, compile_cache_dir
+from runners.matrix import budget, plan_preview
+from runners.matrix import driver as matrix
+from runners.matrix.budget import Budget
+from runners.matrix.comparisons import DECIDES, comparisons
+from runners.matrix.order import at_ends, interleaved_order
+from runners.matrix.repeats import Repeats
+from runners.matrix.summary import closing_lines, summary_table
+from runners.measure import machine_load, profiles, provenance, run
+from runners.measure.compile_cache import FILLED_BY
+from runners.measure.record import Measured, ok_record, record_path
 
 REPO = Path(__file__).resolve().parents[2]
 MACHINE = "m"
@@ -658,13 +661,13 @@ def test_quick_repeats_automatically_and_the_others_once():
 
 
 def matrix_repeats(name: str, given: str | None = None) -> Repeats:
-    from runners.repeats import repeats_of
+    from runners.matrix.repeats import repeats_of
 
     return repeats_of(profiles.profile(name), given)
 
 
 def test_dry_run_names_the_environments_it_would_build_and_builds_none(tmp_path, monkeypatch, capsys):
-    from runners import envs
+    from runners.envs import versions as envs
 
     monkeypatch.setenv(envs.ENVS_DIR_ENV, str(tmp_path / "envs"))
     argv = ["matrix", "--profile", "smoke", "--versions", "jax=article,installed", "--dry-run"]
@@ -832,7 +835,7 @@ def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_non
 
 @pytest.mark.parametrize("decides", [["memory"], ["throughput", "speed"], ["throughput", "memory", "memory"]])
 def test_a_profile_that_decides_an_unknown_figure_is_refused_naming_the_field(decides):
-    from runners.repeats import repeats_of
+    from runners.matrix.repeats import repeats_of
 
     with pytest.raises(ValueError, match=r"^decides: expected throughput, then any of start-up, memory, got"):
         repeats_of({"repeats": "auto", "max_repeats": 5, "decides": decides})

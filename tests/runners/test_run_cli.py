@@ -7,8 +7,8 @@ import json
 import pytest
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from runners import provenance
 from runners.cli import main as runners_main
+from runners.measure import provenance
 
 
 @pytest.mark.slow

@@ -12,8 +12,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runners import host_memory, machine_load
-from runners.gpu_memory import NvmlPeakSampler
+from runners.measure import host_memory, machine_load
+from runners.measure.gpu_memory import NvmlPeakSampler
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -227,7 +227,7 @@ def test_host_peak_counts_child_processes():
     # anything this test allocates
     script = """
 import subprocess, sys
-from runners.host_memory import HostPeakSampler
+from runners.measure.host_memory import HostPeakSampler
 with HostPeakSampler(interval_s=0.02) as host:
     child = subprocess.Popen([sys.executable, "-c", "import time\\nblock = bytearray(200 << 20)\\ntime.sleep(1.5)"])
     child.wait()

@@ -12,9 +12,10 @@ import sys
 import pytest
 
 from fwbench.frameworks import measured_on
-from runners import cli, profiles, provenance, run
-from runners.local_executor import LocalExecutor
-from runners.recipe import TIMING_PROTOCOL
+from runners import cli
+from runners.executors.local import LocalExecutor
+from runners.measure import profiles, provenance, run
+from runners.measure.protocol import TIMING_PROTOCOL
 
 GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
 
@@ -77,7 +78,7 @@ def test_profiles_inherit_from_their_base():
     assert (article.train_images, article.test_images, article.sized_for, article.epochs) == (50_000, 10_000, None, 5)
 
 
-def test_the_framework_version_and_the_timing_protocol_are_part_of_the_configuration(nvml_sees, monkeypatch):
+def test_the_framework_version_and_the_timing_protocol_are_part_of_the_configuration(nvml_sees):
     nvml_sees(None)
 
     def jax_config(version: str | None) -> profiles.RunConfig:
@@ -88,8 +89,9 @@ def test_the_framework_version_and_the_timing_protocol_are_part_of_the_configura
     assert config.sized_for == "cpu" and config.framework_version == "0.10.2"
     assert config.record_id == "jax-compiled-synthetic-bs32-seed0-8c86c3d6"  # stable for the same version
     assert jax_config("0.4.26").record_id != config.record_id != jax_config(None).record_id
-    monkeypatch.setattr(profiles, "TIMING_PROTOCOL", 2)  # an earlier protocol's runs are another configuration
-    assert jax_config("0.10.2").record_id != "jax-compiled-synthetic-bs32-seed0-8c86c3d6"
+    assert config.timing_protocol == TIMING_PROTOCOL
+    earlier = dataclasses.replace(config, timing_protocol=TIMING_PROTOCOL - 1)  # another configuration
+    assert earlier.record_id != config.record_id
 
 
 def test_a_profile_without_frameworks_runs_every_framework_measured_on_its_device(nvml_sees, monkeypatch):
@@ -317,7 +319,7 @@ def test_the_matrix_passes_the_configuration_as_its_json(tmp_path):
 
 def test_the_record_builder_imports_no_framework():
     probe = (
-        "import sys, runners.record, runners.run, fwbench.upgrade; "
+        "import sys, runners.measure.record, runners.measure.run, fwbench.upgrade; "
         "print(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))"
     )
     assert (

@@ -13,7 +13,7 @@ import pytest
 import tomllib
 
 from generator.records.bisects import companions
-from runners import cpu_identity, provenance
+from runners.measure import cpu_identity, provenance
 
 CPUINFO = """processor\t: 0
 vendor_id\t: GenuineIntel

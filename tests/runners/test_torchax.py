@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from runners import arch
 from runners.frameworks import torchax_shim
 from runners.frameworks.trainer import make_trainer
+from runners.workloads.resnet18 import arch
 
 
 def test_the_shim_stands_in_for_missing_aten_operators_only_inside_its_block():

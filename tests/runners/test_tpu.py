@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from fwbench.records import validate
-from runners import arch, cli, config_flags, profiles, provenance, record
-from runners.cpu_identity import cpu_model
+from runners import cli
 from runners.frameworks.jax_train import tpu_topology
+from runners.measure import config_flags, profiles, provenance, record
+from runners.measure.cpu_identity import cpu_model
+from runners.workloads.resnet18 import arch
 
 V5E = "0x0063"  # the PCI device id a TPU v5e chip reports (read off one)
 
@@ -119,7 +121,7 @@ def test_the_topology_is_the_extent_of_the_chips_coordinates(coords, name):
 
 
 def test_a_cpu_whose_name_a_sandbox_hides_is_named_by_vendor_family_and_model(monkeypatch):
-    from runners import cpu_identity
+    from runners.measure import cpu_identity
 
     cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 175\nmodel\t\t: 1\nmodel name\t: unknown\n"
     monkeypatch.setattr(cpu_identity, "read_text", lambda _path: cpuinfo)

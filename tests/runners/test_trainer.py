@@ -80,7 +80,8 @@ def test_each_trainer_reports_the_dtypes_it_computes_and_keeps_its_weights_in(na
     """Read back from the framework in a fresh process: bf16 computes in bfloat16 over float32 weights; fp32 and a
     trainer built after a bf16 one in the same process compute in float32 (None: the inputs' dtype)."""
     code = (
-        "import json; from runners import arch; from runners.frameworks.trainer import make_trainer\n"
+        "import json\nfrom runners.workloads.resnet18 import arch\n"
+        "from runners.frameworks.trainer import make_trainer\n"
         "weights = arch.init_weights(0)\n"
         f"flags = [make_trainer({name!r}, weights, 'compiled', 'cpu', precision=p).precision_flags()"
         " for p in ('bf16', 'fp32')]\n"

@@ -12,8 +12,9 @@ import os
 
 import pytest
 
-from runners import envs, parity
 from runners.cli import main as runners_main
+from runners.envs import versions as envs
+from runners.workloads.resnet18 import parity
 
 BUILD_ALL = os.environ.get("FWBENCH_TEST_ALL_VERSION_SETS") == "1"
 #: two SGD steps, not the parity test's three: JAX 0.4.26's float64 step takes about 35 s on two cores, and two steps

@@ -12,10 +12,10 @@ import pytest
 
 from fwbench.records import read_record
 from generator.records.check_rules import load_references, loss_problems
-from runners import site_plan
-from runners.profiles import RunConfig, expand, profile_for
-from runners.provenance import REPO_ROOT
-from runners.reference_losses import Key
+from runners.matrix import site_plan
+from runners.measure.profiles import RunConfig, expand, profile_for
+from runners.measure.provenance import REPO_ROOT
+from runners.workloads.resnet18.reference_losses import Key
 
 
 def runners(*args: str) -> subprocess.CompletedProcess:

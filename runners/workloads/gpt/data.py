@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from runners.data import DataError
 from runners.workloads.gpt.arch import DEFAULT
+from runners.workloads.resnet18.data import DataError
 
 #: the stream is one fixed data set, like CIFAR-10; run seeds change the order of its sequences, not its text
 GRAMMAR_SEED = 20260101
@@ -72,7 +72,8 @@ NAME = "grammar"
 @dataclass(frozen=True)
 class Dataset:
     """Sequences of ``context + 1`` tokens (uint8): a model reads the first ``context`` and predicts the last. The
-    three methods are what ``runners.run`` asks of every workload's data set (ResNet-18's: ``runners.data``)."""
+    three methods are what ``runners.measure.run`` asks of every workload's data set (ResNet-18's:
+    ``runners.workloads.resnet18.data``)."""
 
     name: str
     train: np.ndarray  # (sequences, context + 1)
@@ -111,8 +112,9 @@ def load(
     progress: bool = False,
     context: int = DEFAULT.context,
 ) -> Dataset:
-    """The grammar data set: ``train_size`` and ``test_size`` windows of ``context + 1`` tokens. ``runners.data.load``'s
-    signature: made here from the seed, so ``data_dir`` and ``progress`` go unused; DataError for another name."""
+    """The grammar data set: ``train_size`` and ``test_size`` windows of ``context + 1`` tokens.
+    ``runners.workloads.resnet18.data.load``'s signature: made here from the seed, so ``data_dir`` and ``progress`` go
+    unused; DataError for another name."""
     if name != NAME:
         raise DataError(f"unknown dataset {name!r} for the GPT; use {NAME}")
     window = context + 1

@@ -4,7 +4,7 @@
 each framework in a fresh interpreter, since float64 is a process-wide switch in Keras and JAX): one set of NumPy
 weights is loaded into the small model (``arch.TINY``), the same grammar batches go through, and the logits, the
 logits with one later token changed, and every weight after every clipped AdamW step are saved. ``compare`` measures
-the differences between two captures, with ``runners.parity``'s measure.
+the differences between two captures, with ``runners.workloads.resnet18.parity``'s measure.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from fwbench.frameworks import FRAMEWORKS, framework
-from runners.parity import captures_side_by_side, relative_difference
 from runners.workloads import make_trainer
 from runners.workloads.gpt import arch, data, recipe
+from runners.workloads.resnet18.parity import captures_side_by_side, relative_difference
 
 PARITY_BATCH = 4
 PARITY_STEPS = 3

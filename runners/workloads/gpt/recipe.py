@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runners import schedule
+from runners.workloads import schedule
 
 # --- Optimizer: AdamW ---------------------------------------------------------------------------------------------
 #: the peak rate, per step, for every batch size: Adam's rate is not scaled linearly with the batch (nanoGPT's 1e-3
@@ -51,9 +51,9 @@ GPU_BATCH_SIZES = (16, 32, 64, 128)
 
 
 def learning_rates(batch_size: int, total_steps: int) -> np.ndarray:
-    """Per-step rates (float32): ResNet-18's curve (``runners.schedule``: linear warm-up over the same share of the
-    steps, then cosine decay towards zero), peaking at ``PEAK_LR`` whatever the batch size (``runners.schedule``'s
-    signature, so that ``runners.run`` asks every workload alike)."""
+    """Per-step rates (float32): ResNet-18's curve (``runners.workloads.schedule``: linear warm-up over the same share
+    of the steps, then cosine decay towards zero), peaking at ``PEAK_LR`` whatever the batch size
+    (``runners.workloads.schedule``'s signature, so that ``runners.measure.run`` asks every workload alike)."""
     reference = schedule.peak_lr(schedule.REFERENCE_BATCH)  # the curve at the batch whose peak is BASE_LR
     return (schedule.learning_rates(schedule.REFERENCE_BATCH, total_steps) * (PEAK_LR / reference)).astype(np.float32)
 

@@ -1,0 +1,8 @@
+"""The matrix (``runners matrix``): a profile's configurations run round after round, each in a fresh process.
+
+``driver`` runs it (its entry point ``run_matrix``); its parts say what runs and in which order (``order``,
+``repeats``, ``budget``, ``site_plan``, ``plan_preview``), what was done before (``store``) and what the runs show
+(``comparisons``, ``summary``). It may import ``runners.measure``, ``runners.workloads`` and ``runners.frameworks``,
+and ``runners.executors`` and ``runners.envs`` beside it; never ``runners.probes`` or the command-line modules
+(tests/runners/test_runners_layers.py).
+"""

@@ -1,0 +1,373 @@
+"""The comparisons a matrix decides: at one batch size, mode and precision policy, the leader beside the runner-up
+(frameworks are compared only within one precision: a bf16 run never races an fp32 one).
+
+The figure (``Figure``) is throughput (images/s, or the GPT's tokens/s) at every batch size; a profile that
+``decides`` more (``runners.matrix.repeats``: quick) adds the two figures that "Which to choose" judges at the largest
+batch size in compiled mode: the compile time and the memory peak of warm runs (a configuration's first run compiles
+cold, and a figure with compile work inside never pools cold with warm, so only its repeats count there).
+
+A comparison is judged by the site's rule (``fwbench.decision``), on the runs that count (``fwbench.judged.counts``:
+ok, on a quiet machine, in a current record), existing records included: two frameworks' runs are paired round by
+round within a sitting (``fwbench.decision.paired_rounds``; a round that only one of them ran does not pair), and
+their ratio's 95 % interval is set against the 5 % minimum effect. The compile time and the memory peak take the same
+paired ratio over the rounds in which both runs were warm and carry the figure; lower is better there, so the ratio is
+taken of their inverses (the other's figure over the leader's). The matrix decides within the sitting it is making,
+the latest (``fwbench.sittings``): the competitors are ranked by their runs in it, and the comparison is decided when
+its paired rounds of the leader and the runner-up decide ahead or about equal. Earlier sittings' records are kept and
+say whether the decision replicates; a matrix cannot replicate one across sittings by itself (its sitting is one), so
+its line says so. Undecided, the pair runs another round, both of it, and so does a third framework whose pair with the
+leader is undecided too, or that has no figure in the sitting yet (its runs busy, or none warm), until the pair has
+the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing and does not use the cap up. A
+configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in all runs no more, as Phoronix Test Suite's dynamic
+run count stops at twice its default count, so that a machine that is always busy ends too. ``runners.matrix.repeats``
+runs again the configurations of the comparisons not decided yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from fwbench.decision import (
+    ABOUT_EQUAL,
+    AHEAD,
+    DISAGREE,
+    MIN_EFFECT,
+    UNDECIDED,
+    SittingDecision,
+    Verdict,
+    decide,
+    paired_rounds,
+)
+from fwbench.frameworks import label
+from fwbench.judged import busy, counts, older
+from fwbench.records import throughput
+from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
+from fwbench.sittings import sittings
+from fwbench.stats import Stats, describe
+from runners.frameworks.precision import REFERENCE_PRECISION
+from runners.measure.profiles import RunConfig
+
+#: the outcomes of a sitting that decide a comparison
+DECISIVE = (AHEAD, ABOUT_EQUAL)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """What a comparison ranks frameworks by: its name in the matrix's lines (none for throughput), a counted run's
+    value (None: not measured), whether lower is better, and whether only runs with warm compiler caches count."""
+
+    name: str
+    value: Callable[[dict], float | None]
+    lower_is_better: bool = False
+    warm_only: bool = False
+
+    def takes(self, record: dict) -> bool:
+        """Whether a run enters the comparison of this figure: any run, or a warm one where only warm runs count."""
+        return warm_cache(record) or not self.warm_only
+
+    def of(self, record: dict) -> float | None:
+        """A run's figure as the comparison takes it (None for a run it does not take)."""
+        return self.value(record) if self.takes(record) else None
+
+
+def _throughput(record: dict) -> float | None:
+    return throughput(record["timing"])[0]
+
+
+def _compile_seconds(record: dict) -> float | None:
+    """A run's compile time where it stands above its steps' noise (``compile_measurable``), as the site counts it."""
+    return record["timing"]["compile_seconds"] if compile_measurable(record["timing"]) else None
+
+
+def memory_peak(name: str) -> Figure:
+    """The warm runs' memory peak ``name`` (one of ``MEMORY_PEAKS``), lowest first."""
+    return Figure(f"warm {name}", lambda record: (record.get("memory") or {}).get(name), True, True)
+
+
+THROUGHPUT = Figure("", _throughput)
+WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
+#: the figures a profile's ``decides`` may name (throughput first, always), each with its words
+DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
+#: a configuration runs at most this many times its cap in all, counted or not (busy, failed)
+RUNS_LIMIT_FACTOR = 2
+
+
+@dataclass(frozen=True)
+class Competitor:
+    """One framework (at one version) in a comparison: its configurations (one per seed), its runs that count (every
+    sitting's), the figure of those in the latest sitting (None: none there yet), its configurations below the limit
+    (fewer runs in all than the limit), how many runs of each count (in ``configs``' order), and of its ok runs that
+    do not count in the latest sitting, how many were made on a busy machine, are older records, or count in an
+    earlier sitting."""
+
+    name: str
+    configs: tuple[RunConfig, ...]
+    stats: Stats | None
+    runs: tuple[dict, ...] = field(default=(), repr=False, compare=False)
+    below_limit: tuple[RunConfig, ...] = ()
+    counted: tuple[int, ...] = ()
+    busy: int = 0
+    older: int = 0
+    earlier: int = 0
+
+    @property
+    def n(self) -> int:
+        """Its runs with a figure in the latest sitting."""
+        return self.stats.n if self.stats else 0
+
+    @property
+    def at_limit(self) -> bool:
+        """Whether every configuration has as many runs in all as the limit allows."""
+        return not self.below_limit
+
+    def not_counted(self) -> str:
+        """Why it has no figure in this sitting: ``no run of JAX counts in this sitting yet, 3 on a busy machine``
+        (or ``…, 2 in earlier sittings``, ``…, 1 older record``, or ``…, no warm run``)."""
+        why = [f"{self.busy} on a busy machine"] if self.busy else []
+        why += [f"{self.older} older record{'s' if self.older > 1 else ''}"] if self.older else []
+        why += [f"{self.earlier} in earlier sittings"] if self.earlier else []
+        return f"no run of {self.name} counts in this sitting yet, " + (" and ".join(why) or "no warm run")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two competitors judged on their paired rounds: the latest sitting's decision (``now``; n = 0 where no round of
+    that sitting pairs) and the verdict over every sitting, ``first`` over ``second``."""
+
+    first: Competitor
+    second: Competitor
+    now: SittingDecision
+    verdict: Verdict
+
+    @property
+    def decided(self) -> bool:
+        """Whether the latest sitting decided: one ahead, or the two about equal."""
+        return self.now.outcome in DECISIVE
+
+    def words(self) -> str:
+        """The latest sitting's decision in words: ``PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this
+        sitting; replicate another day``, ``… about equal (within 5 %), 1.01× (0.98–1.04×) …``, or ``undecided at
+        n = 2`` (with the ratio where it has an interval)."""
+        now, n = self.now, f"at n = {self.now.n}"
+        if now.outcome == AHEAD:
+            leader, other = (self.first, self.second) if now.leader == 0 else (self.second, self.first)
+            return f"{leader.name} ahead of {other.name} {now.lead} {n} {self.replication()}"
+        if now.outcome == ABOUT_EQUAL:
+            within = f"within {round((MIN_EFFECT - 1) * 100)} %"
+            return (
+                f"{self.first.name} and {self.second.name} about equal ({within}), {now.gap} {n} {self.replication()}"
+            )
+        ratio = f", {self.first.name} ÷ {self.second.name} {now.gap}" if now.gap else ""
+        return f"undecided at n = {now.n}{ratio}"
+
+    def replication(self) -> str:
+        """Where the latest sitting's decision stands among the sittings: replicated, contradicted, or alone."""
+        if self.verdict.outcome == DISAGREE:
+            return "in this sitting; earlier sittings decided otherwise"
+        if self.verdict.replicated:
+            return f"in this sitting; replicated in {len(self.verdict.rests_on)} sittings"
+        return "in this sitting; replicate another day"
+
+
+def pair(first: Competitor, second: Competitor, figure: Figure) -> Pair:
+    """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``)."""
+    verdict = decide(*paired_rounds(first.runs, second.runs, figure.of, figure.lower_is_better))
+    latest = len(sittings([first.runs, second.runs])) - 1
+    now = next((d for d in verdict.sittings if d.sitting == latest), SittingDecision(latest, 0, UNDECIDED, None, None))
+    return Pair(first, second, now, verdict)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The competitors at one batch size, mode and precision with ok runs: the best ``figure`` in the latest sitting
+    first, those without one there last."""
+
+    mode: str
+    batch_size: int
+    ranked: tuple[Competitor, ...]
+    precision: str
+    tried: bool  # False: none of its configurations has run yet (a budget stopped the matrix before them)
+    figure: Figure
+    cap: int  # the paired rounds in the latest sitting at which a pair is run no more, decided or not
+
+    @cached_property
+    def leading(self) -> Pair | None:
+        """The leader and the runner-up judged on their paired rounds; None with fewer than two competitors."""
+        return pair(self.ranked[0], self.ranked[1], self.figure) if len(self.ranked) >= 2 else None
+
+    @property
+    def status(self) -> str | None:
+        """The latest sitting's decision of the leader and the runner-up (AHEAD, ABOUT_EQUAL or UNDECIDED); None with
+        fewer than two competitors."""
+        return self.leading.now.outcome if self.leading else None
+
+    @property
+    def waiting(self) -> list[Competitor]:
+        """The competitors after the runner-up that ran ok but have no figure in this sitting yet (their runs busy,
+        older or earlier, or none warm): they run again, beside the leader, while the cap allows."""
+        return [c for c in self.ranked[2:] if c.stats is None]
+
+    def open_with(self, other: Competitor) -> bool:
+        """Whether the leader's pair with ``other`` may still gain a round in this sitting: undecided there, below
+        the cap of paired rounds, and both with a configuration below the limit."""
+        leader = self.ranked[0]
+        judged = self.leading if other is self.ranked[1] else pair(leader, other, self.figure)
+        return not judged.decided and judged.now.n < self.cap and not (leader.at_limit or other.at_limit)
+
+    @property
+    def settled(self) -> bool:
+        """The leader and the runner-up decided in this sitting, or at the cap (or the limit): nothing a round of
+        theirs would change."""
+        return self.status is not None and not self.open_with(self.ranked[1])
+
+    @property
+    def decided(self) -> bool:
+        """Settled, and no competitor waiting for a figure that a round beside the leader could still give: nothing
+        a further run would change."""
+        return self.settled and not any(self.open_with(c) for c in self.waiting)
+
+    def config_ids(self) -> set[str]:
+        """The ids of its competitors' configurations."""
+        return {config.config_id for competitor in self.ranked for config in competitor.configs}
+
+    def to_run_again(self) -> list[RunConfig]:
+        """The configurations to run again while undecided, those below the limit: the leader's, and those of every
+        competitor whose pair with the leader may still gain a round (``open_with``: the runner-up while undecided,
+        a third as close, one with no figure here yet)."""
+        if self.status is None or self.decided:
+            return []
+        leader, *rest = self.ranked
+        close = [c for c in rest if self.open_with(c)]
+        return [config for competitor in (leader, *close) for config in competitor.below_limit]
+
+    def where(self, with_mode: bool = False) -> str:
+        """The comparison's name in the matrix's lines: ``bs 32``, ``bs 32 bf16``, ``bs 256 warm compile_seconds``."""
+        where = f"bs {self.batch_size}" + (f" {self.mode}" if with_mode else "")
+        where += "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
+        return where + (f" {self.figure.name}" if self.figure.name else "")
+
+    def line(self, stopped: str, with_mode: bool = False) -> str:
+        """The comparison in words (``bs 32: PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this sitting;
+        replicate another day``, ``bs 32 bf16: …`` for a precision other than fp32, ``bs 256 warm compile_seconds:
+        …`` for a figure other than throughput, where "ahead" is the lower figure); ``stopped``: why the matrix
+        stopped, named after one not decided (``undecided at n = 2 (budget)``)."""
+        where = self.where(with_mode)
+        if not self.ranked:
+            return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
+        if self.leading is None:
+            alone = "ran ok" if self.figure is THROUGHPUT else "has a figure"  # the others' within their steps' noise
+            return f"{where}: only {self.ranked[0].name} {alone}, nothing to compare"
+        waiting = "".join(f"; {c.not_counted()}" for c in self.ranked if c.stats is None)
+        done = self.decided and self.status in DECISIVE
+        return f"{where}: {self.leading.words()}{waiting}" + ("" if done or not stopped else f" ({stopped})")
+
+
+def due_again(found: list[Comparison]) -> set[str]:
+    """The ids of the configurations that the comparisons ``found`` still ask to run again (``to_run_again``)."""
+    return {config.config_id for comparison in found for config in comparison.to_run_again()}
+
+
+def comparisons(
+    order: list[RunConfig],
+    runs: dict[str, list[dict]],
+    cap: int,
+    decides: tuple[str, ...] = ("throughput",),
+    limit: int | None = None,
+) -> list[Comparison]:
+    """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
+    order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: the paired rounds in the
+    latest sitting at which a pair runs no more, decided or not; ``limit``: a configuration's runs in all at which it
+    stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the cap; a fixed count gives its own); ``decides``: the figures to
+    compare (``DECIDES``): throughput at every batch size, start-up and memory at the largest in compiled mode, after
+    its throughput."""
+    limit = RUNS_LIMIT_FACTOR * cap if limit is None else limit
+    several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
+    groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
+    for config in order:
+        competitors = groups.setdefault((config.mode, config.batch_size, config.precision), {})
+        competitors.setdefault((config.framework, config.framework_version), []).append(config)
+    largest: dict[str, int] = {}  # precision -> its largest batch size in compiled mode
+    for mode, batch_size, precision in groups:
+        if mode == "compiled":
+            largest[precision] = max(batch_size, largest.get(precision, 0))
+    found = []
+    for (mode, batch_size, precision), competitors in groups.items():
+        counting = [
+            [r for c in configs for r in runs.get(c.config_id, []) if counts(r)] for configs in competitors.values()
+        ]
+        found_sittings = sittings(counting)
+        latest = {id(counting[side][index]) for side, index in found_sittings[-1]} if found_sittings else set()
+        figures = [THROUGHPUT]
+        if mode == "compiled" and batch_size == largest[precision]:
+            figures += [WARM_COMPILE] if "start-up" in decides else []
+            figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
+        tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
+        for figure in figures:
+            ranked = _ranked(competitors, runs, limit, figure, several_versions, latest)
+            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, cap))
+    return found
+
+
+def _name(framework: str, version: str | None, several_versions: bool) -> str:
+    """A competitor's name in the matrix's lines: ``PyTorch``, or ``PyTorch 2.2.1`` where versions are compared."""
+    return label(framework) + (f" {version}" if several_versions else "")
+
+
+def _memory_name(competitors: dict[tuple[str, str | None], list[RunConfig]], runs: dict[str, list[dict]]) -> str:
+    """The memory peak to compare: the first of ``MEMORY_PEAKS`` that the ok runs of two competitors carry (the
+    choose page's, which takes the first that gives a lead); the host's where none does yet."""
+    for name in MEMORY_PEAKS:
+        carried = [
+            configs
+            for configs in competitors.values()
+            if any(
+                r["status"] == "ok" and (r.get("memory") or {}).get(name) is not None
+                for c in configs
+                for r in runs.get(c.config_id, [])
+            )
+        ]
+        if len(carried) >= 2:
+            return name
+    return MEMORY_PEAKS[-1]
+
+
+def _ranked(
+    competitors: dict[tuple[str, str | None], list[RunConfig]],
+    runs: dict[str, list[dict]],
+    limit: int,
+    figure: Figure,
+    several_versions: bool,
+    latest: set[int],
+) -> list[Competitor]:
+    """The competitors with ok runs by ``figure`` in the latest sitting (``latest``: the ids of its runs that
+    count), the best first, those without a figure there last; without one whose counted runs hold no figure in any
+    sitting. ``limit``: a configuration's runs in all at which it runs no more."""
+    ranked = []
+    for (framework, version), configs in competitors.items():
+        records = [r for config in configs for r in runs.get(config.config_id, [])]
+        ok = [r for r in records if r["status"] == "ok"]
+        counting = [r for r in ok if counts(r)]
+        taken = [r for r in counting if figure.takes(r)]
+        if not ok or (taken and all(figure.value(r) is None for r in taken)):
+            continue  # none has a figure: nothing a run would add (a warm compile within the steps' noise)
+        now = [value for r in counting if id(r) in latest and (value := figure.of(r)) is not None]
+        per_config = tuple(sum(counts(r) for r in runs.get(c.config_id, [])) for c in configs)
+        below = tuple(c for c in configs if len(runs.get(c.config_id, [])) < limit)
+        ranked.append(
+            Competitor(
+                _name(framework, version, several_versions),
+                tuple(configs),
+                describe(now),
+                tuple(counting),
+                below,
+                per_config,
+                busy=sum(map(busy, ok)),
+                older=sum(1 for r in ok if older(r) and not busy(r)),
+                earlier=sum(1 for r in counting if id(r) not in latest),
+            )
+        )
+    sign = 1 if figure.lower_is_better else -1
+    ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
+    return ranked

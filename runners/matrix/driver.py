@@ -1,0 +1,293 @@
+"""The benchmark matrix: every configuration in a fresh process, resumable, failures recorded, here or on a cluster.
+
+The matrix (``run_matrix``) decides what runs — the profile's configurations in their order (``runners.matrix.order``),
+minus those done before (``runners.matrix.store``) or whose framework is missing (``survey``) — writes every record,
+draws the progress and hands the results to the summary (``runners.matrix.summary``). After the first round it runs
+again, round after round, what its repeats policy asks for (``runners.matrix.repeats``: the undecided comparisons'
+configurations, or every one a fixed number of times), each round in the same order; the end batch sizes' first runs and
+rounds (in the main precision) come before the others' first runs, and it starts no run that its budget
+(``runners.matrix.budget``) has no room for, nor an auto repeat that the runs before it in its round made needless.
+Where the configurations run is an executor's business, behind the boundary of ``runners.executors.boundary``:
+``runners.executors.local`` here, one at a time, ``runners.executors.ray`` on a Ray cluster's nodes, several at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import NamedTuple
+
+from tqdm import tqdm
+
+from fwbench.progress import progress_bar
+from fwbench.records import write_record
+from runners.envs.interpreters import Interpreters
+from runners.executors.boundary import Executor, Finished, Job, Started, Target
+from runners.matrix.budget import Budget, expected_seconds, other_sizes
+from runners.matrix.comparisons import DECISIVE, Comparison, comparisons, due_again
+from runners.matrix.order import at_ends, labeller, matrix_plan
+from runners.matrix.repeats import Repeats
+from runners.matrix.store import completed, runs_here, stored_path
+from runners.matrix.summary import busy_note, outcome
+from runners.measure.profiles import RunConfig, expand
+from runners.measure.provenance import hardware_for
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A machine as a matrix sees it: its hardware for the matrix's device (machine id included), the frameworks
+    that cannot run there and why, and the profile's configurations as they would run there."""
+
+    hardware: dict
+    not_installed: dict[str, str]
+    configs: list[RunConfig]
+
+
+def survey(interpreters: Interpreters, profile: str, device: str, selection: dict) -> Survey:
+    """Survey this machine for a matrix of ``profile`` narrowed by ``selection`` (``profiles.expand``'s overrides) on
+    ``device``. A configuration carries the framework version of the interpreter that will run it and the sizes of
+    the device it will use, so it is expanded on the machine that runs it (on each node of a cluster)."""
+    configs = expand(profile, version_of=interpreters.framework_version, **selection)
+    in_environments = {name for name, _ in interpreters.interpreters}  # --versions: checked when they were built
+    missing = {
+        name: f"{name} is not installed in {interpreters.python_for(name)}"
+        for name in dict.fromkeys(c.framework for c in configs)
+        if name not in in_environments and not interpreters.available(name)
+    }
+    return Survey(hardware_for(device), missing, configs)
+
+
+class Result(NamedTuple):
+    """What became of one run of the matrix."""
+
+    config: RunConfig
+    record: dict | None  # None: not run (not installed, or no machine left to run it)
+    note: str  # "" when it ran now
+    where: str = ""  # the node that ran it now ("" for this machine)
+    seconds: float = 0.0  # how long it ran now
+
+
+class Stop(NamedTuple):
+    """Why a matrix stopped: the reason, a few words after it, and the tag an undecided comparison's line carries."""
+
+    reason: str  # all decided, cap reached, budget spent, or repeats done
+    detail: str
+    undecided_tag: str  # e.g. (budget), (cap): after an undecided comparison's line
+
+
+@dataclass
+class Outcome:
+    """A matrix's runs in the order they were made, its comparisons (per target) after the last, and why it
+    stopped."""
+
+    results: list[Result]
+    comparisons: list[tuple[Target, list[Comparison]]]
+    stop: Stop
+
+
+def run_matrix(
+    plan: list[tuple[Target, list[RunConfig]]],
+    out: Path,
+    executor: Executor,
+    force: bool = False,
+    progress: bool = True,
+    repeats: Repeats | None = None,
+    budget: Budget | None = None,
+) -> Outcome:
+    """Run every configuration of ``plan`` (one matrix per target, each in its order) not done before, through
+    ``executor``, then the repeats that ``repeats`` asks for (default: none), round after round, while ``budget`` has
+    room; write each record atomically under ``out``/<its machine id>, with what the matrix planned there
+    (``order.matrix_plan``). The smallest and largest batch size in the main precision come first (``at_ends``),
+    their first runs and every round of their repeats, then the other configurations alike (the middle batch sizes,
+    an extra precision): a budget too short for all decides the ends. An auto repeat that the runs before it in its
+    round made needless (its comparison decided) is not made.
+
+    A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
+    resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
+    configuration's first run compiles cold; its repeats find the caches it left (``LocalExecutor.run``). Each run is
+    told its place K/N among the runs of its matrix so far. One line per run goes to stderr; the bar
+    (``progress``), naming what runs where, only on a terminal.
+    """
+    return Matrix(plan, out, executor, force, repeats or Repeats(), budget or Budget(), progress).run()
+
+
+class Matrix:
+    """One ``run_matrix``: its rounds, and what they share (the bar, the places given, the runs made now)."""
+
+    def __init__(self, plan, out: Path, executor: Executor, force: bool, repeats: Repeats, budget: Budget, progress):
+        self.plan, self.out, self.executor, self.force = plan, out, executor, force
+        self.repeats, self.budget = repeats, budget
+        self.label = labeller(config for _, order in plan for config in order)
+        total = sum(len(order) for _, order in plan)
+        self.bar = progress_bar(total=total, enabled=progress, desc="matrix", unit="run")
+        self.placed = {target: 0 for target, _ in plan}  # runs placed so far per matrix: the next round counts on
+        self.orders = dict(plan)
+        self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
+        self.spent = False  # the budget stopped a round
+
+    def run(self) -> Outcome:
+        """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
+        repeats, round after round, until none is asked for; until the budget stops a round."""
+        results = []
+        for ends in (True, False):
+            first_round = self.plan_at_ends(ends)
+            if self.spent or not first_round:
+                continue
+            results += self.round(first_round)
+            for repeat in range(1, self.repeats.limit):
+                if self.spent:
+                    break
+                runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
+                round_plan = self.repeat_round(runs, repeat, ends)
+                if not round_plan:
+                    break
+                self.bar.total += sum(len(order) for _, order in round_plan)
+                self.bar.refresh()
+                results += self.round(round_plan)
+        self.bar.close()
+        final = [(target, self.compared(target)) for target, _order in self.plan]
+        return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
+
+    def plan_at_ends(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
+        """The plan's configurations at the ends (``ends``, ``at_ends``) or the others, each matrix in its order."""
+        parts = [(target, order, at_ends(order)) for target, order in self.plan]
+        chosen = [(target, [c for c in order if at_end(c) == ends]) for target, order, at_end in parts]
+        return [(target, order) for target, order in chosen if order]
+
+    def repeat_round(
+        self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
+    ) -> list[tuple[Target, list[RunConfig]]]:
+        """The plan of round ``repeat`` at the ends (``ends``) or the others: repeat ``repeat`` of every
+        such configuration (a fixed count), or of those in the comparisons still undecided (auto), in their matrix's
+        order; none of a framework not installed there."""
+        rounds = []
+        for target, order in self.plan:
+            found = self.compared(target, runs[target]) if self.repeats.auto else []
+            chosen = due_again(found) if self.repeats.auto else {config.config_id for config in order}
+            at_end = at_ends(order)
+            again = [
+                replace(config, repeat=repeat)
+                for config in order
+                if config.config_id in chosen
+                and at_end(config) == ends
+                and config.framework not in target.not_installed
+            ]
+            if again:
+                rounds.append((target, again))
+        return rounds
+
+    def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
+        """Run one round's ``plan``; its results in plan order."""
+        results: dict[Job, Result | None] = {}  # in plan order: jobs are made in that order
+        running: dict[Job, str] = {}
+
+        def jobs() -> Iterator[Job]:
+            for target, order in plan:
+                position, self.placed[target] = self.placed[target], self.placed[target] + len(order)
+                for config in order:
+                    if why := self.not_needed(target, config):
+                        self.placed[target] -= 1  # later runs count on without a gap
+                        self.bar.total -= 1
+                        self.bar.refresh()
+                        tqdm.write(f"{self.label(config)}: not run, {why}", file=sys.stderr)
+                        continue
+                    position += 1
+                    job = Job(config, (position, self.placed[target]), target)
+                    if reason := target.not_installed.get(config.framework):
+                        self.report_result(results, job, Result(config, None, "not installed"), f"skipped, {reason}")
+                    elif existing := (None if self.force else completed(config, self.out, target.machine_ids)):
+                        resumed = Result(config, existing, "done before (resumed)")
+                        self.report_result(results, job, resumed, resumed.note)
+                    elif not self.budget.fits(self.expected(target, config)):
+                        self.spent = True
+                        return
+                    else:
+                        results[job] = None  # its place in plan order, kept until it finishes
+                        yield job
+
+        with closing(self.executor.execute(jobs())) as events:
+            for event in events:
+                if isinstance(event, Started):
+                    running[event.job] = event.where
+                else:
+                    running.pop(event.job, None)
+                    self.store_finished(results, event)
+                self.bar.set_postfix_str(
+                    "; ".join(
+                        self.label(job.config) + (f" on {where}" if where else "") for job, where in running.items()
+                    )
+                )
+        return [result for result in results.values() if result]
+
+    def not_needed(self, target: Target, config: RunConfig) -> str | None:
+        """Why an auto repeat of ``config`` planned for this round need not run any more, or None: the runs made
+        since the round was planned decided its comparisons in this sitting, or decided its framework's pair with
+        the leader or brought it to the cap. Asked as the executor takes each job: the local executor takes
+        them one at a time, so the third framework's repeat is not made once the first two decided; Ray's takes a
+        round at once."""
+        if not self.repeats.auto or config.repeat == 0:
+            return None
+        found = self.compared(target)
+        if config.config_id in due_again(found):
+            return None
+        own = [comparison for comparison in found if config.config_id in comparison.config_ids()]
+        if not own:
+            return None
+        if all(comparison.decided for comparison in own):
+            lines = "; ".join(comparison.line(stopped="") for comparison in own)
+            done = "decided" if all(comparison.status in DECISIVE for comparison in own) else "at the cap or limit"
+            return f"its comparison{'s are' if len(own) > 1 else ' is'} {done} ({lines})"
+        return "its pair with the leader needs no more rounds in this sitting (decided, or at the cap)"
+
+    def compared(self, target: Target, runs: dict[str, list[dict]] | None = None) -> list[Comparison]:
+        """The comparisons of ``target``'s matrix, from ``runs`` (config id → records; default: its records now)."""
+        order = self.orders[target]
+        runs = runs_here(order, self.out, target.machine_ids) if runs is None else runs
+        return comparisons(order, runs, self.repeats.runs, self.repeats.decides, self.repeats.limit)
+
+    def expected(self, target: Target, config: RunConfig) -> float:
+        """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records
+        its matrix has there now (of ``config``, else of its other batch sizes: those this round just made too)."""
+        runs = runs_here(self.orders[target], self.out, target.machine_ids)
+        others = other_sizes(config, self.orders[target], runs)
+        return expected_seconds(config, config.repeat > 0, runs[config.config_id], others)[0]
+
+    def store_finished(self, results: dict[Job, Result | None], event: Finished) -> None:
+        """Store a finished job's record and say how it ended."""
+        job, record = event.job, event.record
+        if record is not None:
+            record = {**record, "matrix": self.planned[job.target]}
+            write_record(stored_path(self.out, record), record)
+        line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
+        line += f"; {busy}" if record and (busy := busy_note(record)) else ""
+        self.report_result(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
+
+    def report_result(self, results: dict[Job, Result | None], job: Job, result: Result, line: str) -> None:
+        """Keep a job's ``result`` in its round's ``results``, count it on the bar and print its ``line``."""
+        results[job] = result
+        self.bar.update()
+        where = result.where or (job.target.label if len(self.plan) > 1 else "")  # which matrix, of several
+        on = f" on {where}" if where else ""
+        tqdm.write(f"[{job.position[0]}/{job.position[1]}] {self.label(job.config)}{on}: {line}", file=sys.stderr)
+
+
+def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spent: bool, budget: Budget) -> Stop:
+    """Why the matrix stopped, given its comparisons after the last run."""
+    if spent:
+        return Stop(
+            "budget spent",
+            f"the next run would end past {budget.limit()}; run the same command again to go on",
+            "budget",
+        )
+    if not repeats.auto:
+        runs = f"{repeats.runs} run{'s' if repeats.runs > 1 else ''}"
+        return Stop("repeats done", f"{runs} of each configuration", f"repeats {repeats.runs}")
+    found = [c for _, compared in final for c in compared]
+    if all(c.status is None for c in found):
+        return Stop("nothing to compare", "no batch size has two frameworks that ran ok", "")
+    if all(c.status is None or (c.status in DECISIVE and c.decided) for c in found):
+        return Stop("all decided", "every comparison is decided in this sitting: one ahead, or about equal", "")
+    return Stop("cap reached", f"{repeats.runs} paired rounds in the sitting, or {repeats.limit} runs in all", "cap")

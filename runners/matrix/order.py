@@ -1,0 +1,100 @@
+"""Run order: the order a matrix runs its configurations in, and how its lines name them.
+
+Round-robin over the frameworks within each batch size, the first framework rotating from one batch size to the
+next (``record.RUN_ORDER_SCHEME``; docs/design.md, "Run order"): slow drift of the machine is not confounded with a
+framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from runners.measure.profiles import RunConfig
+from runners.measure.record import RUN_ORDER_SCHEME
+
+
+def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
+    """The order the matrix runs ``configs`` in (``RUN_ORDER_SCHEME``): batch sizes as given; within one, rounds
+    over seeds (then modes, then precisions), each round one configuration per framework; the first framework of the
+    rounds rotates by one from one batch size to the next.
+
+    Run back to back, one framework's configurations would share whatever the machine went through at that
+    time (a neighbour's load, heat, a cache warmed by the previous run); interleaved, such drift spreads over
+    all frameworks, and no framework always goes first.
+    """
+
+    def first_seen(values) -> dict:
+        return {value: index for index, value in enumerate(dict.fromkeys(values))}
+
+    frameworks = first_seen((c.framework, c.framework_version) for c in configs)  # each version takes turns too
+    batch_sizes = first_seen(c.batch_size for c in configs)
+    seeds, modes = first_seen(c.seed for c in configs), first_seen(c.mode for c in configs)
+    precisions = first_seen(c.precision for c in configs)
+
+    def place(config: RunConfig) -> tuple[int, int, int, int, int]:
+        rotation = batch_sizes[config.batch_size]
+        return (
+            rotation,
+            seeds[config.seed],
+            modes[config.mode],
+            precisions[config.precision],
+            (frameworks[config.framework, config.framework_version] - rotation) % len(frameworks),
+        )
+
+    return sorted(configs, key=place)
+
+
+def order_line(order: list[RunConfig]) -> str:
+    """The first runs in the order the matrix makes them, on one line: ``order (…): 1 torch/compiled bs32 seed0,
+    2 …``; those at the ends (``at_ends``) first, with their repeats, when others follow them."""
+    label, at_end = labeller(order), at_ends(order)
+    ends = [config for config in order if at_end(config)]
+    others = [config for config in order if not at_end(config)]
+    how = RUN_ORDER_SCHEME
+    if ends and others:
+        sizes = " and ".join(str(size) for size in sorted({config.batch_size for config in ends}))
+        how = f"batch {sizes} first, their repeats next, then the others; {how}"
+    return f"order ({how}): " + ", ".join(f"{k} {label(c)}" for k, c in enumerate(ends + others, 1))
+
+
+def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
+    """How the matrix names ``configs`` in its lines: with the framework's version when one framework runs in
+    several versions (``--versions``), else the plain label."""
+    configs = list(configs)
+    several = len({(c.framework, c.framework_version) for c in configs}) > len({c.framework for c in configs})
+    return (lambda c: c.versioned_label) if several else (lambda c: c.label)
+
+
+def at_ends(order: list[RunConfig]):
+    """Whether a configuration of ``order`` is at one of the article's two ends: its smallest or largest batch size,
+    in the matrix's main precision (the one at the most batch sizes; an extra precision such as the quick profile's
+    bf16 at batch 32 is not an end). Their first runs and repeats run before the others' so that a budget too short
+    for every configuration decides the ends."""
+    spread: dict[str, set[int]] = {}
+    for config in order:
+        spread.setdefault(config.precision, set()).add(config.batch_size)
+    widest = max((len(batch_sizes) for batch_sizes in spread.values()), default=0)
+    main = {precision for precision, batch_sizes in spread.items() if len(batch_sizes) == widest}
+    sizes = [size for precision in main for size in spread[precision]]
+    ends = {min(sizes), max(sizes)} if sizes else set()  # the main precision's: an extra's sizes never shift them
+    return lambda config: config.batch_size in ends and config.precision in main
+
+
+def matrix_plan(order: list[RunConfig]) -> dict:
+    """What the matrix of ``order`` plans to run, as every record it writes carries it (``matrix.planned``): each
+    configuration's identity and the fields a reader names it by, so that the site can say which of them have no
+    run yet on this machine (a budget stopped the matrix before them) without knowing the runners' profiles."""
+    return {
+        "planned": [
+            {
+                "config_id": config.config_id,
+                "framework": config.framework,
+                **({"framework_version": config.framework_version} if config.framework_version else {}),
+                "mode": config.mode,
+                "batch_size": config.batch_size,
+                "precision": config.precision,
+                "seed": config.seed,
+            }
+            for config in order
+        ]
+    }

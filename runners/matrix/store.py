@@ -1,0 +1,73 @@
+"""Storage and resume: where the matrix keeps each record, and which runs an earlier matrix finished.
+
+Records live under ``<out>/<machine id>/<record id>.json`` (``record.record_path``); a repeat's record id ends in
+``-r<repeat>`` (``RunConfig.record_id``). A run counts as done when an ``ok`` record of the same framework version
+lies under one of its target's machine ids; an unreadable one is run again and replaced atomically.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from fwbench.records import RecordError, read_record, stored_record
+from runners.measure.profiles import RunConfig
+from runners.measure.record import SCHEMA, record_path
+
+
+def completed(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> dict | None:
+    """The existing ``ok`` record of ``config`` (this repeat of it) under one of ``machine_ids``, if there is a valid
+    one of the same framework version (which the record id's hash holds too)."""
+    for machine_id in machine_ids:
+        record = readable(record_path(out, machine_id, config), config)
+        if record and record["status"] == "ok":
+            return record
+    return None
+
+
+def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[dict]:
+    """The valid records of every run of ``config`` (each repeat, any status) under ``machine_ids``."""
+    paths = [
+        path
+        for machine_id in machine_ids
+        for pattern in (f"{config.config_id}.json", f"{config.config_id}-r*.json")
+        for path in sorted((Path(out) / machine_id).glob(pattern))
+    ]
+    return [record for path in paths if (record := readable(path, config))]
+
+
+def ok_repeats(records: Iterable[dict]) -> set[int]:
+    """The repeats (0: the first run) that have an ok record among one configuration's ``records`` (``runs_of``)."""
+    return {record["config"].get("repeat") or 0 for record in records if record["status"] == "ok"}
+
+
+def runs_here(order: Iterable[RunConfig], out: Path, machine_ids: Iterable[str]) -> dict[str, list[dict]]:
+    """Config id → the records of every run of it under ``machine_ids`` (``runs_of``), for the configurations of
+    ``order``."""
+    return {config.config_id: runs_of(config, out, machine_ids) for config in order}
+
+
+def readable(path: Path, config: RunConfig) -> dict | None:
+    """The record at ``path`` when it is a valid one of ``config``'s framework version, else None (unreadable
+    records are simply run again, and replaced atomically)."""
+    record = stored_record(path, SCHEMA)
+    return record if record and record["framework"]["version"] == config.framework_version else None
+
+
+def stored_path(out: Path, record: dict) -> Path:
+    """Where the matrix keeps ``record``: under the machine id and record id it carries, whichever machine ran it."""
+    return Path(out) / record["hardware"]["machine_id"] / f"{record['record_id']}.json"
+
+
+def ok_runs_under(root: Path, profile: str) -> Iterator[dict]:
+    """Every readable ``ok`` run record of ``profile`` under ``root``, in path order (the benchmark scripts' input);
+    each unreadable file is one ``skipped`` line on stderr."""
+    for path in sorted(Path(root).rglob("*.json")):
+        try:
+            record = read_record(path, kind=SCHEMA)
+        except RecordError as exc:
+            print(f"skipped {exc}", file=sys.stderr)
+            continue
+        if record["status"] == "ok" and record["config"]["profile"] == profile:
+            yield record

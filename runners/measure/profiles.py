@@ -1,0 +1,331 @@
+"""Benchmark profiles, stored as data in ``profiles.json``, and the run configurations they expand to."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from fwbench.frameworks import framework, measured_on
+from fwbench.records import epoch_train_images
+from fwbench.tuning import tuning_environment
+from runners.frameworks.precision import REFERENCE_PRECISION
+from runners.frameworks.trainer import check_precision
+from runners.measure import provenance
+from runners.measure.protocol import TIMING_PROTOCOL
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
+
+#: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
+DATASETS = tuple(dict.fromkeys(d for w in WORKLOADS.values() for d in w.datasets))
+#: the devices a run may ask for; ``auto`` resolves to one of the others (``resolve_device``)
+PHYSICAL_DEVICES = ("cpu", "gpu", "tpu")
+DEVICES = ("auto", *PHYSICAL_DEVICES)
+#: full data-set sizes, used when a profile says null
+FULL_SIZES = {"cifar10": (50_000, 10_000), "synthetic": (50_000, 10_000), "grammar": (8_192, 256)}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines one benchmark run; its hash names the record."""
+
+    framework: str
+    framework_version: str | None  # of the interpreter that runs it (None: not installed there)
+    mode: str
+    batch_size: int
+    seed: int
+    profile: str
+    dataset: str
+    epochs: int
+    train_images: int  # requested; the epoch trains the whole batches among them (drop-last)
+    test_images: int
+    device: str = "auto"
+    tuning: tuple[tuple[str, str], ...] = ()  # (variable, value) from fwbench.tuning.tuning_environment()
+    sized_for: str | None = None  # "cpu"/"gpu"/"tpu": which of a device-sized profile's sizes these are
+    repeat: int = 0  # 0-based: which run of this configuration (``runners matrix --repeats``); not in its identity
+    precision: str = "fp32"  # the precision policy asked for (runners.frameworks.precision.PRECISION_POLICIES)
+    #: the fewest steps an epoch trains: a batch size whose train_images give fewer trains this many batches
+    #: (``epoch_train_images``), so that the clock never times one or two steps, which would time the sync
+    min_timed_steps: int = 1
+    #: what is trained (``runners.workloads``); ``train_images`` and ``test_images`` count its samples (images, or
+    #: the GPT's token sequences)
+    workload: str = DEFAULT_WORKLOAD
+    #: the timing protocol it is measured under, hashed into its id; None for a record made before ids hashed it
+    #: (``generator check`` replays those)
+    timing_protocol: int | None = TIMING_PROTOCOL
+
+    def __post_init__(self) -> None:
+        check_precision(self.precision)
+        spec = workload(self.workload)
+        spec.check_precision(self.precision)
+        if self.dataset not in spec.datasets:
+            raise ValueError(f"dataset {self.dataset!r}: {spec.name} trains on {', '.join(spec.datasets)}")
+
+    @property
+    def config_id(self) -> str:
+        """``<framework>-<mode>-<dataset>-bs<batch>-seed<seed>-<hash>``, the hash over every field that defines
+        the run, the framework's version and the timing protocol included: runs of two versions, or measured under two
+        protocols, never resume or replace each other (an earlier protocol's records stay beside the new ones). The
+        same for every repeat of the configuration."""
+        fields = asdict(self)
+        if self.timing_protocol is None:
+            del fields["timing_protocol"]
+        del fields["sized_for"]  # follows from the sizes and the device, which are hashed
+        del fields["repeat"]  # a repeat is the same configuration again
+        if not self.tuning:  # out-of-the-box runs hash as they did before tuning was recorded
+            del fields["tuning"]
+        if self.precision == REFERENCE_PRECISION:  # and float32 runs as they did before the policy was a field
+            del fields["precision"]
+        if self.min_timed_steps == 1:  # and runs of a size taken as given as they did before the field
+            del fields["min_timed_steps"]
+        if self.workload == DEFAULT_WORKLOAD:  # and ResNet-18's as they did before the workload was a field
+            del fields["workload"]
+        digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
+        return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
+
+    @property
+    def epoch_train_images(self) -> int:
+        """The training images the run loads: ``train_images``, raised to ``min_timed_steps`` whole batches."""
+        return epoch_train_images(self.train_images, self.min_timed_steps, self.batch_size)
+
+    @property
+    def record_id(self) -> str:
+        """The record's id and file stem: ``config_id``, with ``-r<repeat>`` after it for a repeat (none for the
+        first run, so that records made before repeats keep their names and resume)."""
+        return self.config_id + (f"-r{self.repeat}" if self.repeat else "")
+
+    def to_json(self) -> str:
+        """The configuration as one line of JSON: the one form in which it reaches the process that runs it
+        (``runners run --config-json``), so that the process runs exactly this configuration."""
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> RunConfig:
+        """The configuration ``to_json`` wrote; ValueError naming a field that is missing, unknown or of the wrong
+        type."""
+        values = json.loads(text)
+        if not isinstance(values, dict):
+            raise ValueError(f"expected a JSON object of RunConfig's fields, got {type(values).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(values.keys() - fields.keys())
+        missing = [name for name, f in fields.items() if f.default is dataclasses.MISSING and name not in values]
+        if unknown or missing:
+            raise ValueError(f"unknown field {unknown[0]!r}" if unknown else f"missing field {missing[0]!r}")
+        tuning = values.get("tuning", [])
+        if not (
+            isinstance(tuning, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in tuning)
+        ):
+            raise ValueError(f"tuning: expected [variable, value] pairs, got {tuning!r}")
+        config = cls(**{**values, "tuning": tuple(tuple(pair) for pair in tuning)})
+        for name, f in fields.items():
+            kinds = JSON_KINDS.get(f.type, object)
+            value = getattr(config, name)
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                raise ValueError(f"{name}: expected {f.type}, got {value!r}")
+        return config
+
+    @property
+    def label(self) -> str:
+        """``torch/compiled bs32 seed0``, with the precision after the batch size unless it is fp32 (``bs32 bf16``),
+        `` r1`` after it for a repeat, and the workload before it unless it is ResNet-18 (``gpt torch/compiled …``)."""
+        return f"{self._workload_label}{self.framework}/{self.mode} bs{self.batch_size}{self._precision_label} " + (
+            f"seed{self.seed}{self._repeat_label}"
+        )
+
+    @property
+    def versioned_label(self) -> str:
+        """The label with the framework's version, for a matrix that runs several versions of one framework."""
+        return (
+            f"{self._workload_label}{self.framework} {self.framework_version}/{self.mode} "
+            f"bs{self.batch_size}{self._precision_label} seed{self.seed}{self._repeat_label}"
+        )
+
+    @property
+    def _workload_label(self) -> str:
+        return "" if self.workload == DEFAULT_WORKLOAD else f"{self.workload} "
+
+    @property
+    def _precision_label(self) -> str:
+        return "" if self.precision == REFERENCE_PRECISION else f" {self.precision}"
+
+    @property
+    def _repeat_label(self) -> str:
+        return f" r{self.repeat}" if self.repeat else ""
+
+
+#: the Python type each annotation of RunConfig's fields stands for in its JSON (``RunConfig.from_json``)
+JSON_KINDS = {"str": str, "int": int, "str | None": (str, type(None))}
+
+PROFILES_FILE = Path(__file__).with_name("profiles.json")
+
+
+@cache
+def load_profiles() -> dict[str, dict]:
+    """All profiles by name, each with the fields it inherits from its ``base`` filled in."""
+    raw = {name: spec for name, spec in json.loads(PROFILES_FILE.read_text()).items() if not name.startswith("_")}
+
+    def resolved(name: str, seen: tuple[str, ...] = ()) -> dict:
+        spec = dict(raw[name])
+        base = spec.pop("base", None)
+        if base is None:
+            return spec
+        if base not in raw or base in seen:
+            raise ValueError(f"{PROFILES_FILE}: {name}.base: {base!r} is not a profile or is its own base")
+        return {**resolved(base, (*seen, name)), **spec}
+
+    return {name: resolved(name) for name in raw}
+
+
+def profile(name: str) -> dict:
+    """One profile; ValueError naming the profile when unknown."""
+    profiles = load_profiles()
+    if name not in profiles:
+        raise ValueError(f"profile {name!r}: unknown; choose from {', '.join(profiles)}")
+    return profiles[name]
+
+
+def profile_for(name: str, workload_name: str | None) -> str:
+    """The profile that runs ``workload_name`` in the manner of profile ``name``: ``name`` itself when it trains that
+    workload (or none is asked for), else the variant its ``workloads`` field names (quick → quick-gpt). ValueError
+    naming the profiles that have one when ``name`` has none."""
+    spec = profile(name)
+    if workload_name is None or spec.get("workload", DEFAULT_WORKLOAD) == workload_name:
+        return name
+    variant = spec.get("workloads", {}).get(workload_name)
+    if variant is None:
+        having = [p for p, s in load_profiles().items() if workload_name in s.get("workloads", {})]
+        raise ValueError(f"profile {name!r} has no {workload_name} variant; profiles with one: {', '.join(having)}")
+    return variant
+
+
+def resolve_device(device: str) -> str:
+    """``cpu``, ``gpu`` or ``tpu`` for a requested device; ``auto`` is the GPU when NVML sees one, else the TPU where
+    this process can open one (``provenance.tpu_info``), else the CPU."""
+    if device == "auto":
+        return "gpu" if provenance.nvidia_info() else "tpu" if provenance.tpu_info() else "cpu"
+    return device
+
+
+def per_device(value) -> bool:
+    """Whether a profile field's ``value`` is given per device (an object keyed by every physical device)."""
+    return isinstance(value, dict) and set(value) == set(PHYSICAL_DEVICES)
+
+
+def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
+    """A device-sized profile's (train, test) images per device; empty for a profile sized one way."""
+    train, test = spec["train_images"], spec["test_images"]
+    if not isinstance(train, dict) and not isinstance(test, dict):
+        return {}
+    if not (per_device(train) and per_device(test)):
+        raise ValueError(
+            f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
+            f"objects with the keys {', '.join(PHYSICAL_DEVICES)}"
+        )
+    return {device: (train[device], test[device]) for device in PHYSICAL_DEVICES}
+
+
+def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
+    """(train images, test images, sized_for) of a profile ``spec`` after the flags ``given``.
+
+    A device-sized profile uses the sizes of the requested device (``auto`` resolved through NVML), and
+    ``sized_for`` names the device whose sizes the run ends up with: also when a flag restates them, null when a
+    flag changes them.
+    """
+    merged = {**spec, **given}
+    per_device = device_sizes(spec)
+    if not per_device:
+        full_train, full_test = FULL_SIZES[merged["dataset"]]
+        return merged["train_images"] or full_train, merged["test_images"] or full_test, None
+    device = resolve_device(merged.get("device", "auto"))
+    sizes = (given.get("train_images", per_device[device][0]), given.get("test_images", per_device[device][1]))
+    sized_for = next((d for d in (device, *per_device) if per_device[d] == sizes), None)
+    return (*sizes, sized_for)
+
+
+def for_device(merged: dict, field: str):
+    """A profile field that may be given per device (``{"cpu": …, "gpu": …}``): the requested device's value
+    (``auto`` resolved through NVML), else the value itself."""
+    value = merged[field]
+    return value[resolve_device(merged.get("device", "auto"))] if per_device(value) else value
+
+
+def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
+    """Precision policy → the batch sizes a profile ``spec`` runs it at, after the flags ``given``.
+
+    ``precision`` is one policy, or one per device (``{"cpu": "fp32", "gpu": "default"}``, the requested device's,
+    ``auto`` resolved through NVML); it runs at every batch size (``batch_sizes``, a list or one per device).
+    ``extra_precisions`` adds others at a few batch sizes (``{"bf16": {"batch_sizes": [32]}}``) unless a flag chose
+    the batch sizes or the precision: then exactly what the flags name runs.
+    """
+    merged = {**spec, **given}
+    plan = {for_device(merged, "precision"): list(for_device(merged, "batch_sizes"))}
+    if not {"precision", "batch_sizes"} & given.keys():
+        extra_precisions = for_device({"extra_precisions": {}, **merged}, "extra_precisions")
+        plan.update({policy: list(extra["batch_sizes"]) for policy, extra in extra_precisions.items()})
+    return plan
+
+
+def given(overrides: dict) -> dict:
+    """The overrides that were given: those whose value is not None."""
+    return {k: v for k, v in overrides.items() if v is not None}
+
+
+def expand(
+    name: str,
+    version_of: Callable[[str], str | None] = provenance.framework_version,
+    versions: dict[str, list[str | None]] | None = None,
+    **overrides,
+) -> list[RunConfig]:
+    """The profile's configurations (framework × mode × precision and batch size (``precision_plan``) × seed) after
+    overrides.
+
+    Overrides with value None are ignored; a profile without ``frameworks`` means all of them. Modes a framework
+    does not train in (JAX has no eager) are left out. A device-sized profile (quick) takes the sizes of the
+    requested device (``data_sizes``); its ``min_timed_steps`` raises them per batch size
+    (``RunConfig.epoch_train_images``) unless a ``--train-images`` flag changed them. ``version_of(framework)``
+    is the framework's version in the interpreter that will run it (default: this one), part of the configuration;
+    ``versions`` lists several versions of a framework instead (``runners matrix --versions``), each a
+    configuration of its own. Tuning variables set in the environment (``XLA_FLAGS``, Inductor settings, thread
+    counts) become part of every configuration, so a tuned run never resumes, replaces or averages with an
+    out-of-the-box one.
+    """
+    chosen = given(overrides)
+    spec = {"frameworks": measured_on(resolve_device(chosen.get("device", "auto"))), **profile(name), **chosen}
+    train_images, test_images, sized_for = data_sizes(profile(name), chosen)
+    size_as_profiled = "train_images" not in chosen or sized_for is not None  # else a flag changed it: as given
+    tuning = tuple(tuning_environment().items())
+    listed = {key: (versions or {}).get(key) or [version_of(key)] for key in spec["frameworks"]}
+    configs = []
+    runs = [(policy, batch) for policy, sizes in precision_plan(profile(name), chosen).items() for batch in sizes]
+    for key, mode, (precision, batch), seed in itertools.product(
+        spec["frameworks"], spec["modes"], runs, spec["seeds"]
+    ):
+        if mode not in framework(key).training_modes:
+            continue
+        configs.extend(
+            RunConfig(
+                framework=key,
+                framework_version=version,
+                mode=mode,
+                batch_size=batch,
+                seed=seed,
+                profile=name,
+                dataset=spec["dataset"],
+                epochs=spec["epochs"],
+                train_images=train_images,
+                test_images=test_images,
+                device=spec.get("device", "auto"),
+                tuning=tuning,
+                sized_for=sized_for,
+                precision=precision,
+                min_timed_steps=spec.get("min_timed_steps", 1) if size_as_profiled else 1,
+                workload=spec.get("workload", DEFAULT_WORKLOAD),
+            )
+            for version in listed[key]
+        )
+    return configs

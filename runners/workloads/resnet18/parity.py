@@ -1,0 +1,211 @@
+"""Parity check: the three frameworks compute the same forward pass and the same training update.
+
+``capture`` runs in one framework's process (``python -m runners.workloads.resnet18.parity --framework F --out F.npz``):
+one set of NumPy weights is loaded, the same batches go through, and logits and every weight after
+every step are saved. ``compare`` measures the differences between captures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
+from runners.frameworks.precision import PRECISION_POLICIES
+from runners.frameworks.trainer import make_trainer
+from runners.measure.provenance import REPO_ROOT
+from runners.workloads import schedule
+from runners.workloads.resnet18 import arch, data, recipe
+
+PARITY_BATCH = 16
+PARITY_STEPS = 3
+
+
+def capture(
+    name: str,
+    mode: str,
+    dtype: str = "float64",
+    batch_size: int = PARITY_BATCH,
+    steps: int = PARITY_STEPS,
+    seed: int = 0,
+    precision: str = "fp32",
+) -> dict[str, np.ndarray]:
+    """Logits (train and eval mode) on one batch, then weights after each of ``steps`` SGD steps, under the precision
+    policy ``precision``."""
+    weights = arch.init_weights(seed, random_bn=True)  # random BN makes every BN field matter
+    dataset = data.synthetic(batch_size * steps, batch_size)
+    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
+    trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype, precision=precision)
+    batches = trainer.to_device(images, labels)
+    out = {
+        "logits.eval": trainer.logits(batches[0][0], training=False),
+        "logits.train": trainer.logits(batches[0][0], training=True),
+    }
+    trainer.restore(weights)  # the train-mode forward moved the running statistics
+    out.update({f"step0.{k}": v for k, v in weights.items()})
+    for step, ((x, y), lr) in enumerate(zip(batches, schedule.learning_rates(batch_size, steps), strict=True), start=1):
+        loss, _ = trainer.train_step(x, y, float(lr))
+        out[f"loss{step}"] = np.asarray(float(loss))
+        out.update({f"step{step}.{k}": v for k, v in trainer.weights().items()})
+    return out
+
+
+def bessel_corrected_var(reference: dict[str, np.ndarray], batch_size: int, steps: int) -> dict[str, np.ndarray]:
+    """PyTorch's running variance implied by another framework's capture.
+
+    PyTorch folds the *unbiased* batch variance (×n/(n−1)) into its running variance; Keras and Flax
+    fold the biased one. Recover each step's biased batch variance from the reference's running
+    variance, apply PyTorch's rule, and return what PyTorch's running variance must be after each step.
+    """
+    decay, sizes = recipe.BN_DECAY, arch.bn_reduction_sizes(batch_size)
+    expected = {}
+    for bn, n in sizes.items():
+        key = f"{bn}.var"
+        torch_var = reference[f"step0.{key}"].astype(np.float64)
+        for step in range(1, steps + 1):
+            previous, current = (reference[f"step{s}.{key}"].astype(np.float64) for s in (step - 1, step))
+            batch_var = (current - decay * previous) / (1 - decay)
+            torch_var = decay * torch_var + (1 - decay) * batch_var * n / (n - 1)
+            expected[f"step{step}.{key}"] = torch_var
+    return expected
+
+
+def relative_difference(a: np.ndarray, b: np.ndarray) -> float:
+    """max |a − b| / max |b|: the worst element's error relative to the tensor's scale."""
+    scale = float(np.max(np.abs(b))) or 1.0
+    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) / scale
+
+
+def compare(
+    a: dict[str, np.ndarray],
+    b: dict[str, np.ndarray],
+    a_is_torch: bool = False,
+    batch_size: int = PARITY_BATCH,
+    steps: int = PARITY_STEPS,
+) -> dict[str, float]:
+    """Worst relative differences between two captures, by quantity.
+
+    Updates are compared as per-step deltas (w_t − w_{t−1}), so that a small difference in the
+    update rule (weight decay, momentum, learning rate) is not hidden by the weights' own size.
+    When ``a`` is PyTorch, its running variances are checked against ``b``'s after Bessel correction.
+    """
+    report = {
+        "logits.train": relative_difference(a["logits.train"], b["logits.train"]),
+        "logits.eval": relative_difference(a["logits.eval"], b["logits.eval"]),
+    }
+    expected_var = bessel_corrected_var(b, batch_size, steps) if a_is_torch else {}
+    update, running_mean, running_var = 0.0, 0.0, 0.0
+    for step in range(1, steps + 1):
+        for name in arch.weight_names():
+            now, before = f"step{step}.{name}", f"step{step - 1}.{name}"
+            if arch.is_trainable(name):
+                update = max(update, relative_difference(a[now] - a[before], b[now] - b[before]))
+            elif name.endswith(".mean"):
+                running_mean = max(running_mean, relative_difference(a[now], b[now]))
+            else:
+                running_var = max(running_var, relative_difference(a[now], expected_var.get(now, b[now])))
+    report.update(
+        {
+            "update": update,
+            "running_mean": running_mean,
+            "running_var": running_var,
+            "loss": max(relative_difference(a[f"loss{s}"], b[f"loss{s}"]) for s in range(1, steps + 1)),
+        }
+    )
+    return report
+
+
+def capture_all(
+    mode: str,
+    dtype: str,
+    workdir: Path,
+    pythons: dict[str, str] | None = None,
+    frameworks: tuple = FRAMEWORKS,
+    steps: int = PARITY_STEPS,
+    precision: str = "fp32",
+) -> dict[str, dict[str, np.ndarray]]:
+    """Capture each of ``frameworks`` over ``steps`` SGD steps, each in a fresh interpreter of its own (run side by
+    side): ``pythons``' for that framework (another version's environment, ``runners.envs.versions``), else this one;
+    load the arrays."""
+    jobs = {}
+    for name in frameworks:
+        out = workdir / f"{name}-{mode}-{dtype}-{precision}.npz"
+        command = [
+            (pythons or {}).get(name, sys.executable),
+            "-m",
+            "runners.workloads.resnet18.parity",
+            "--framework",
+            name,
+            "--mode",
+            mode,
+            "--dtype",
+            dtype,
+            "--out",
+            str(out),
+            "--steps",
+            str(steps),
+            "--precision",
+            precision,
+        ]
+        jobs[name] = (command, out)
+    return captures_side_by_side(jobs, "parity capture")
+
+
+def captures_side_by_side(jobs: dict[str, tuple[list[str], Path]], what: str) -> dict[str, dict[str, np.ndarray]]:
+    """Run each framework's capture ``command`` (writing its ``.npz``) at once, each in a fresh interpreter, and load
+    the arrays; RuntimeError naming the framework (``what`` for ``parity capture``) and its stderr when one fails."""
+    # started in the repository, so that another version's interpreter runs this same code
+    started = {
+        name: (subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT), out)
+        for name, (command, out) in jobs.items()
+    }
+    captures = {}
+    for name, (process, out) in started.items():
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"{what} for {name} failed:\n{stderr[-3000:]}")
+        with np.load(out) as arrays:
+            captures[name] = dict(arrays)
+    return captures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Capture (one framework) or compare (all three) for parity.")
+    parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only")
+    parser.add_argument(
+        "--mode",
+        choices=TRAINING_MODES,
+        default="eager",
+        help="a framework without this mode runs its first, compiled (JAX has only jax.jit)",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="float64 isolates the frameworks' semantics from float32 rounding (default)",
+    )
+    parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
+    parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"SGD steps (default {PARITY_STEPS})")
+    parser.add_argument("--precision", choices=tuple(PRECISION_POLICIES), default="fp32", help="precision policy")
+    args = parser.parse_args(argv)
+    if args.framework:
+        modes = framework(args.framework).training_modes
+        mode = args.mode if args.mode in modes else modes[0]
+        np.savez(args.out, **capture(args.framework, mode, args.dtype, steps=args.steps, precision=args.precision))
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        caps = capture_all(args.mode, args.dtype, Path(tmp))
+    for a, b in itertools.combinations(FRAMEWORKS, 2):  # PyTorch first: ``compare`` corrects its variance
+        report = compare(caps[a], caps[b], a_is_torch=a == "torch")
+        print(f"{a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
