@@ -11,8 +11,8 @@ RESULTS ?= results
 # SITE_BUILD_MINUTES for the site's build after the matrix (5-7 s on a 2-core CPU); everything else runs before the
 # matrix, which starts no run that would end past the deadline: batch 32 and 256 in fp32 once, their undecided
 # comparisons again until decided, then the same at 64, 128 and bf16 at 32. So a fresh clone's set-up and probes
-# (about 2 minutes on a 2-core CPU: set-up 50 s and probes 75 s in the last fresh clone) take from its matrix, and a later `make site`, with both done, gives its matrix nearly all of it
-# and goes on where the last one stopped (README: "When the budget runs out").
+# (about 2 minutes on a 2-core CPU) take from its matrix, and a later `make site`, with both done, gives its matrix
+# nearly all of it and goes on where the last one stopped (README: "When the budget runs out").
 SITE_MINUTES ?= 15
 SITE_BUILD_MINUTES ?= 0.5
 SITE_DEADLINE := $(shell $(PYTHON) -c "import datetime as d; print((d.datetime.now(d.timezone.utc) + \
@@ -30,7 +30,7 @@ SITE_WORKLOADS ?= resnet18
 # figures); it is bootstrapped into the venv with pip, being one of fwbench's own dependencies. constraints.txt pins
 # the frameworks the committed records ran. uv compiles the bytecode as pip does (--compile-bytecode): where
 # PYTHONDONTWRITEBYTECODE is set no import writes it, and every run would compile TensorFlow's and PyTorch's sources
-# again (TensorFlow's import: 8.0 s instead of 3.7 s here).
+# again (TensorFlow's import: about twice as long).
 UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(PY) --constraint constraints.txt
 
 $(STAMP): pyproject.toml constraints.txt
@@ -59,7 +59,7 @@ APT_UPDATE = { updated=; for try in $$(seq $$(($(APT_LOCK_WAIT) / 10))); do \
 	  *) printf '%s\n' "$$out" >&2; break;; esac; done; [ -n "$$updated" ]; }
 
 # The Chinese pages' charts are drawn with a CJK font, and the browser tests read Chinese pages with one: Debian's
-# fonts-noto-cjk (3 s to install here), installed when fontconfig knows none and apt-get can (as root, as on CI).
+# fonts-noto-cjk, installed when fontconfig knows none and apt-get can (as root, as on CI).
 # Elsewhere nothing is installed: macOS and Windows have their own, and where none is found `generator build` keeps
 # the Chinese charts' labels in English and names the package.
 cjk-font:

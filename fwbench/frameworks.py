@@ -1,7 +1,8 @@
 """The one registry of the frameworks fwbench compares: every other framework table is derived from it.
 
 Importing this module imports no framework: it only names the modules that do. Adding a framework is one
-``Framework`` entry here plus its files under ``runners/frameworks/`` (docs/design.md, "Adding a framework").
+``Framework`` entry here plus its files under ``runners/frameworks/`` and ``runners/workloads/`` (docs/design.md,
+"Adding a framework").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 class Framework:
     """Everything fwbench needs to know about one framework, under its record key ``name``."""
 
-    name: str  # the key in records, file names and ``--frameworks`` (``runners/frameworks/<name>_*.py``)
+    name: str  # the key in records, file names and ``--frameworks`` (``runners/frameworks/<name>_train.py``)
     label: str  # the display name
     aliases: tuple[str, ...] = ()  # other names ``--frameworks`` accepts for it (the project's own name for itself)
     colour: str  # Okabe–Ito palette: distinguishable with every common colour-vision deficiency
@@ -29,14 +30,24 @@ class Framework:
     stackoverflow_tags: tuple[str, ...]
     github_repos: tuple[str, ...]  # owner/name
     pypi_packages: tuple[str, ...]
-    package: str = "runners.frameworks"  # where its ``<name>_train`` and ``<name>_model`` modules live
-    #: the framework whose ``<name>_model`` module it trains (empty: its own): PyTorch via torchax trains PyTorch's
+    #: its folders under a run's compile-cache directory (``runners.measure.compile_cache``), where it keeps compiled
+    #: code between runs: a run that finds a file in one compiles warm. Required, so that a framework cannot read as
+    #: cold by omission; empty only for a framework that keeps no compiled code between runs
+    compile_cache: tuple[str, ...]
+    package: str = "runners.frameworks"  # where its ``<name>_train`` module lives
+    #: where its ``<name>_resnet`` module lives: the ResNet-18 models belong to their workload, as the GPT's do
+    model_package: str = "runners.workloads.resnet18"
+    #: the framework whose ``<name>_resnet`` module it trains (empty: its own): PyTorch via torchax trains PyTorch's
     model_of: str = ""
     #: the devices fwbench measures it on (``--device``); a matrix on another device leaves it out, and a page of
     #: that device says why (``not_measured``)
     devices: tuple[str, ...] = ("cpu", "gpu")
     #: device → why fwbench does not measure it there (shown on that device's tables)
     not_measured: tuple[tuple[str, str], ...] = ()
+    #: its CUDA environment (``runners.envs.gpu``): the ``pyproject.toml`` extra with its GPU companions, and the
+    #: extra of its own distribution that brings its CUDA build (``{cuda}``: the CUDA major chosen for the driver;
+    #: empty: its wheel is a CUDA build). None: it has none, and building one is an error
+    cuda_build: tuple[str, str] | None = None
 
     @property
     def trainer_module(self) -> str:
@@ -46,7 +57,7 @@ class Framework:
     @property
     def model_module(self) -> str:
         """The module holding this framework's ResNet-18."""
-        return f"{self.package}.{self.model_of or self.name}_model"
+        return f"{self.model_package}.{self.model_of or self.name}_resnet"
 
 
 REGISTRY: dict[str, Framework] = {
@@ -67,6 +78,8 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("pytorch",),
             github_repos=("pytorch/pytorch",),
             pypi_packages=("torch",),
+            cuda_build=("gpu-torch", ""),
+            compile_cache=("inductor", "triton"),
             not_measured=(("tpu", "PyTorch reaches a TPU through torchax: see PyTorch via torchax"),),
         ),
         Framework(
@@ -84,6 +97,8 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("tensorflow", "keras"),
             github_repos=("tensorflow/tensorflow", "keras-team/keras"),
             pypi_packages=("tensorflow",),
+            cuda_build=("gpu-tensorflow", "and-cuda"),
+            compile_cache=("tensorflow",),
             not_measured=(
                 (
                     "tpu",
@@ -107,6 +122,8 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=("jax", "flax"),
             github_repos=("jax-ml/jax", "google/flax"),
             pypi_packages=("jax", "flax"),
+            cuda_build=("gpu-jax", "cuda{cuda}"),
+            compile_cache=("jax",),
             devices=("cpu", "gpu", "tpu"),
         ),
         Framework(
@@ -126,6 +143,7 @@ REGISTRY: dict[str, Framework] = {
             stackoverflow_tags=(),
             github_repos=(),
             pypi_packages=("torchax",),
+            compile_cache=("jax",),  # it compiles through JAX: its cache is JAX's
             model_of="torch",
             devices=("tpu",),
         ),

@@ -7,12 +7,14 @@ starts less than ``SITTING_GAP`` after the latest finish before it, on one boot 
 ``hardware.boot_id`` or kernel build (``hardware.fingerprint.kernel``) differs from the run before it starts a new
 sitting, where both records say (older records lack the boot).
 
-Shared by the site and the matrix through ``fwbench.decision.paired_rounds``, so both pair the same rounds.
+Shared by the site and the matrix through ``fwbench.decision.paired_rounds``, so both pair the same rounds. A matrix
+that starts after the latest sitting is over (``latest_over``) makes a new one: its comparisons start empty there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 #: a pause between runs this long or longer starts a new sitting (a matrix's runs follow each other within seconds,
@@ -57,3 +59,27 @@ def _boot(record: dict) -> tuple[str | None, str | None]:
     """A run's boot id and kernel build, each None where its record does not say."""
     hardware = record.get("hardware") or {}
     return hardware.get("boot_id"), (hardware.get("fingerprint") or {}).get("kernel")
+
+
+@dataclass(frozen=True)
+class Start:
+    """A run starting ``at`` on the boot ``boot_id`` of the kernel build ``kernel`` (None: not known, as on another
+    machine of a cluster): where a matrix begins."""
+
+    at: datetime
+    boot_id: str | None = None
+    kernel: str | None = None
+
+
+def latest_over(runs: Sequence[dict], start: Start) -> bool:
+    """Whether the latest sitting of ``runs`` is over for a run starting at ``start``: that run would begin a sitting
+    of its own, after all of them (the pause since their latest finish, another boot or kernel build). False without
+    runs, and where one of them started after ``start`` (its sitting is the latest, begun already)."""
+    stamp = start.at.isoformat()
+    starting = {
+        "started_at": stamp,
+        "finished_at": stamp,
+        "hardware": {"boot_id": start.boot_id, "fingerprint": {"kernel": start.kernel}},
+    }
+    found = sittings([runs, [starting]])
+    return len(found) > 1 and found[-1] == [(1, 0)]

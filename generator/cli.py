@@ -48,13 +48,13 @@ def site_url(args: argparse.Namespace) -> str | None:
     return given
 
 
-def check_frameworks_dir(frameworks_dir: Path | None) -> None:
-    """UsageError naming --frameworks-dir when it holds none of the implementation files the code-size page counts:
+def check_source_root(source_root: Path | None) -> None:
+    """UsageError naming --source-root when it holds none of the implementation files the code-size page counts:
     every one of them would show as missing."""
-    paths = [path for _part, _framework, path in source_paths(frameworks_dir)] if frameworks_dir is not None else []
+    paths = [path for _part, _framework, path in source_paths(source_root)] if source_root is not None else []
     if paths and not any(path.is_file() for path in paths):  # a look, not a read: the build reads them once
-        names = ", ".join(path.name for path in paths)
-        raise UsageError(f"--frameworks-dir {frameworks_dir}: holds none of the implementation files ({names})")
+        names = ", ".join(path.relative_to(source_root).as_posix() for path in paths)
+        raise UsageError(f"--source-root {source_root}: holds none of the implementation files ({names})")
 
 
 def make_serve_shows(roots: list[Path], site_dir: Path) -> bool:
@@ -68,7 +68,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Validate the records (all of them, or fail with --strict), then build the site."""
     started = time.perf_counter()
     url = site_url(args)
-    check_frameworks_dir(args.frameworks_dir)
+    check_source_root(args.source_root)
     # nothing is created before the build: one that fails on its records leaves no site behind
     check_creatable(args.site_dir, "--site-dir")
     if args.strict and not cjk_font():
@@ -101,7 +101,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from mkdocs.exceptions import MkDocsException
 
     try:
-        build_site(results, args.site_dir, args.frameworks_dir, url, args.this_machine)
+        build_site(results, args.site_dir, args.source_root, url, args.this_machine)
     except MkDocsException as exc:
         print(f"generator build: mkdocs build failed (strict): {exc}", file=sys.stderr)
         return 1
@@ -131,7 +131,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     results = load_roots(args.results or DEFAULT_RESULTS)
     for skipped in results.skipped:
         print(f"generator answer: skipped {skipped.message}", file=sys.stderr)
-    site = SiteData(results, REPO_ROOT / "runners" / "frameworks")
+    site = SiteData(results, REPO_ROOT)
     print(answer_table(site, datetime.datetime.now(datetime.timezone.utc).date()), end="")
     return 0
 
@@ -175,12 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
         "site comes from",
     )
     build.add_argument(
-        "--frameworks-dir",
+        "--source-root",
         type=existing_directory,
         default=None,
-        help="existing directory of the framework implementations (<framework>_model.py, <framework>_train.py) for "
-        "the code-size page "
-        "(default: runners/frameworks in this repository)",
+        help="existing repository root whose framework implementations the code-size page counts: each framework's "
+        "model, runners/workloads/resnet18/<framework>_resnet.py, and training step, "
+        "runners/frameworks/<framework>_train.py (default: this repository)",
     )
     build.add_argument(
         "--site-url",

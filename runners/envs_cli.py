@@ -92,7 +92,7 @@ def build_cuda(args: argparse.Namespace) -> int:
     for name in measured_on("gpu"):
         try:
             if args.dry_run:
-                print(*envs_gpu.dry_run(name, gpu, args.arch or envs_gpu.default_arch()), sep="\n", flush=True)
+                print(*envs_gpu.resolve_build(name, gpu, args.arch or envs_gpu.default_arch()), sep="\n", flush=True)
             else:
                 print(envs_gpu.build(name, gpu, log=lambda line: print(line, flush=True)), flush=True)
         except envs.EnvError as exc:

@@ -211,7 +211,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "interval neither beyond 1.05× nor within it, or n < 3; quick also compares, at its largest batch size, the "
         "warm runs' compile time and memory peak, which the choose page judges) run again, round after round, with "
         "warm compile caches, until it is decided or the cap is reached (max_repeats paired rounds in the sitting, "
-        "both runs of a round on a quiet machine; at most twice as many runs in all), the smallest and largest "
+        "both runs of a round on a quiet machine; at most twice as many runs in it), the smallest and largest "
         "batch size in the main precision (first runs and repeats) before the others (the middle batch sizes, an "
         "extra precision), so that a --budget too short for all decides those two; a repeat that the runs before "
         "it in its round made needless (its comparison decided) is not made. A matrix decides within its sitting "

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from fwbench import cliargs, frameworks, records
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, TRAINING_MODES
@@ -66,6 +67,13 @@ def test_each_framework_has_its_files_under_its_key():
             assert (REPO / f"{module.replace('.', '/')}.py").is_file(), module
         assert catalog.program_path(name).is_file() or not entry.probe_modes
         assert set(entry.training_modes) <= set(TRAINING_MODES) and set(entry.probe_modes) <= set(catalog.MODES)
+
+
+def test_each_framework_measured_on_a_gpu_names_its_cuda_build_and_its_extra_exists():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for name in frameworks.measured_on("gpu"):
+        assert REGISTRY[name].cuda_build is not None, name
+        assert REGISTRY[name].cuda_build[0] in extras, name
 
 
 def test_records_carry_every_distribution_of_every_framework():

@@ -1,5 +1,5 @@
 """Sittings (fwbench/sittings.py): a pause of an hour, another boot or another kernel build starts a new one; on run
-records made through runners.measure.record."""
+records made through runners.measure.record; a run starting after the latest is over (latest_over) begins a new one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from fwbench.sittings import sittings
+from fwbench.sittings import Start, latest_over, sittings
 from runners.measure.profiles import expand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "generator"))
@@ -54,3 +54,18 @@ def test_a_record_without_a_boot_id_joins_by_the_pause_alone():
 def test_another_kernel_build_starts_a_new_sitting():
     torch = [run_at(TORCH, 0, kernel="6.1.0"), run_at(TORCH, 10, kernel="6.8.0")]
     assert sittings([torch]) == [[(0, 0)], [(0, 1)]]
+
+
+def test_the_latest_sitting_is_over_for_a_run_an_hour_later_or_on_another_boot_or_kernel():
+    runs = [run_at(TORCH, 0, boot="a"), run_at(JAX, 10, boot="a")]
+
+    def start(minutes: int, boot: str | None = "a", kernel: str | None = "6.1.0") -> Start:
+        """A run starting ``minutes`` after the latest finish."""
+        return Start(START + timedelta(minutes=10 + minutes), boot, kernel)
+
+    assert latest_over(runs, start(120)) and not latest_over(runs, start(10))
+    assert latest_over(runs, start(10, boot="b")) and latest_over(runs, start(10, kernel="6.8.0"))
+    assert not latest_over(runs, start(10, boot=None, kernel=None))  # on a node whose boot is not known: the pause
+    assert not latest_over([], start(120))  # no sitting to be over
+    # a run started after the start, two hours on: its sitting, begun already, is the latest
+    assert not latest_over([*runs, run_at(TORCH, 140, boot="a")], start(120))

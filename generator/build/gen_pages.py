@@ -26,7 +26,7 @@ def generate() -> None:
     language = config.theme["language"]
     files = build_pages(
         given.results,
-        given.frameworks_dir,
+        given.source_root,
         repo_url=repository_url(config.repo_url, REPO_ROOT),
         language=language,
         shared=given.shared,

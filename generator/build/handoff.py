@@ -4,7 +4,7 @@ mkdocs-gen-files runs ``gen_pages.py`` as a script inside ``mkdocs build``, so n
 argument: ``build_site`` sets ``current`` for as long as its builds run, and the script reads it. Under
 ``mkdocs serve`` no ``build_site`` runs; the script then loads the records itself (``from_environment``), from
 ``$FWBENCH_RESULTS`` (default ``results``, relative to the repository; several roots separated by ``os.pathsep``),
-``$FWBENCH_FRAMEWORKS_DIR`` and ``$FWBENCH_THIS_MACHINE``.
+``$FWBENCH_SOURCE_ROOT`` and ``$FWBENCH_THIS_MACHINE``.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from typing import Any
 from generator.records.load import Results, load_roots
 
 RESULTS_ENV = "FWBENCH_RESULTS"
-FRAMEWORKS_ENV = "FWBENCH_FRAMEWORKS_DIR"
+SOURCE_ROOT_ENV = "FWBENCH_SOURCE_ROOT"
 THIS_MACHINE_ENV = "FWBENCH_THIS_MACHINE"
 
 
 @dataclass(frozen=True)
 class Handoff:
-    """The records of one build, where the framework implementations live (None: this repository's), the machine id
-    of the machine building the site (None: not given), and the language-neutral values the first language's pages
-    computed from them, which the next one reuses."""
+    """The records of one build, the repository whose framework implementations the code-size page counts (None:
+    this one), the machine id of the machine building the site (None: not given), and the language-neutral values
+    the first language's pages computed from them, which the next one reuses."""
 
     results: Results
-    frameworks_dir: Path | None = None
+    source_root: Path | None = None
     this_machine: str | None = None
     shared: dict[str, Any] = field(default_factory=dict)
 
@@ -52,6 +52,6 @@ def handing(handoff: Handoff) -> Iterator[None]:
 
 def from_environment(repo_root: Path) -> Handoff:
     """The handoff of a build that no ``build_site`` started (``mkdocs serve``), from the environment variables."""
-    frameworks = os.environ.get(FRAMEWORKS_ENV)
+    source_root = os.environ.get(SOURCE_ROOT_ENV)
     roots = [repo_root / root for root in os.environ.get(RESULTS_ENV, "results").split(os.pathsep)]
-    return Handoff(load_roots(roots), Path(frameworks) if frameworks else None, os.environ.get(THIS_MACHINE_ENV))
+    return Handoff(load_roots(roots), Path(source_root) if source_root else None, os.environ.get(THIS_MACHINE_ENV))

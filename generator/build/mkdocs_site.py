@@ -25,7 +25,7 @@ def language_builds() -> list[tuple[Path, str]]:
 def build_site(
     results: Results,
     site_dir: Path,
-    frameworks_dir: Path | None = None,
+    source_root: Path | None = None,
     site_url: str | None = None,
     this_machine: str | None = None,
 ) -> None:
@@ -41,7 +41,7 @@ def build_site(
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner is not a build problem
-    with handing(Handoff(results, frameworks_dir.resolve() if frameworks_dir else None, this_machine)):
+    with handing(Handoff(results, source_root.resolve() if source_root else None, this_machine)):
         for config_file, folder in language_builds():
             overrides = {"site_url": site_url.rstrip("/") + "/" + (folder + "/" if folder else "")} if site_url else {}
             config = load_config(

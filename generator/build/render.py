@@ -100,7 +100,7 @@ def source_twin(env: Environment, page: Page) -> str:
 
 def build_pages(
     results: Results,
-    frameworks_dir: Path | None = None,
+    source_root: Path | None = None,
     repo_root: Path = REPO_ROOT,
     repo_url: str | None = None,
     language: str = i18n.SOURCE,
@@ -114,7 +114,7 @@ def build_pages(
     with i18n.language(language):
         site = SiteData(
             results,
-            frameworks_dir or repo_root / "runners" / "frameworks",
+            source_root or repo_root,
             repo_root,
             repo_url,
             shared=shared if shared is not None else {},

@@ -1,7 +1,8 @@
 """Lines of code of fwbench's framework implementations (comments, docstrings and blank lines excluded).
 
 The files are found through the registry (``fwbench.frameworks``): each framework's model and trainer modules,
-``<key>_model.py`` and ``<key>_train.py`` under ``runners/frameworks/``. A framework that trains another's model
+``runners/workloads/resnet18/<key>_resnet.py`` and ``runners/frameworks/<key>_train.py``, under a repository root
+(this one, or the one ``generator build --source-root`` names). A framework that trains another's model
 (``model_of``: PyTorch via torchax trains PyTorch's) is left out of the comparison: its model's lines are the other's,
 and its trainer alone would set a part of one framework against the whole of the others.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,24 +79,35 @@ def trains_another_model() -> dict[str, str]:
 
 
 def file_name(module: str) -> str:
-    """The file of a module of the frameworks' package (``runners.frameworks.torch_model`` -> ``torch_model.py``)."""
+    """The file name of a module (``runners.frameworks.torch_train`` -> ``torch_train.py``)."""
     return f"{module.rsplit('.', 1)[-1]}.py"
 
 
-def source_paths(frameworks_dir: Path) -> list[tuple[str, str, Path]]:
-    """(part, framework, path) of every file of ``PARTS`` of the compared frameworks under ``frameworks_dir``, found
-    or not: the registry names each part's module, the file is its last component."""
+def module_path(root: Path, module: str) -> Path:
+    """The file of a module under the repository ``root`` (``runners.frameworks.torch_train`` ->
+    ``root/runners/frameworks/torch_train.py``)."""
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_paths(root: Path) -> list[tuple[str, str, Path]]:
+    """(part, framework, path) of every file of ``PARTS`` of the compared frameworks under the repository ``root``,
+    found or not: the registry names each part's module."""
     return [
-        (part, framework, frameworks_dir / file_name(getattr(REGISTRY[framework], module)))
+        (part, framework, module_path(root, getattr(REGISTRY[framework], module)))
         for part, module in PARTS.items()
         for framework in compared()
     ]
 
 
-def measure(frameworks_dir: Path) -> list[SourceFile]:
-    """Read and count every file of ``PARTS`` under ``frameworks_dir``; missing files have no text."""
+def sources_folder(root: Path) -> Path:
+    """The innermost folder under ``root`` holding every file of ``PARTS`` (``root/runners``): the page names it."""
+    return Path(os.path.commonpath([path for _part, _framework, path in source_paths(root)]))
+
+
+def measure(root: Path) -> list[SourceFile]:
+    """Read and count every file of ``PARTS`` under the repository ``root``; missing files have no text."""
     found = []
-    for part, framework, path in source_paths(frameworks_dir):
+    for part, framework, path in source_paths(root):
         text = path.read_text(encoding="utf-8") if path.is_file() else None
         found.append(SourceFile(part, framework, path, text, count_code_lines(text) if text is not None else None))
     return found

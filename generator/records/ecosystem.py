@@ -104,12 +104,6 @@ def python_lag(snapshot: dict[str, Any], framework: str, minor: int) -> int | No
     return max(lags) if lags and None not in lags else None
 
 
-def first_wheel(snapshot: dict[str, Any], framework: str, minor: int) -> str | None:
-    """The date by which every binary package of the framework had a wheel for CPython 3.``minor``."""
-    dates = [ok_value(m, f"first_wheel_cp3{minor}") for m in binary_packages(snapshot, framework).values()]
-    return max(dates) if dates and None not in dates else None
-
-
 def platform_coverage(snapshot: dict[str, Any], framework: str) -> dict[str, bool] | None:
     """Per platform, whether every package the framework's install needs has a wheel there in its current release
     (None when a count is missing)."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from fwbench.frameworks import REGISTRY, label
 from generator.i18n import N_, _, translate
-from generator.records.codesize import PARTS, compared, file_name, trains_another_model
+from generator.records.codesize import PARTS, compared, file_name, sources_folder, trains_another_model
 from generator.site import Page
 from generator.views import downloads
 from generator.views.grid import Grid
@@ -19,6 +19,7 @@ def context(site: SiteData) -> dict[str, Any]:
     """The code-size page's context: the counts as a grid (the compared frameworks as columns), the files themselves,
     and the frameworks left out because they train another's model (``codesize.compared``)."""
     sources = site.sources
+    folder = sources_folder(site.source_root)  # the model's and the trainer's folders lie under it
     lines = {(s.part, s.framework): s.lines for s in sources}
     rows = [
         [translate(part), *(_("missing") if lines[(part, fw)] is None else str(lines[(part, fw)]) for fw in compared())]
@@ -35,7 +36,7 @@ def context(site: SiteData) -> dict[str, Any]:
             for name, owner in trains_another_model().items()
         ],
         "csv": site.add_file("data/code-size.csv", downloads.code_size_csv(sources)),
-        "frameworks_dir": site.display_path(site.frameworks_dir),
-        "missing": [s.path.name for s in sources if s.text is None],
+        "sources_dir": site.display_path(folder),
+        "missing": [s.path.relative_to(folder).as_posix() for s in sources if s.text is None],
         "parts": {translate(part): [s for s in sources if s.part == part and s.text is not None] for part in PARTS},
     }

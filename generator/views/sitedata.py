@@ -71,7 +71,7 @@ class SiteData:
     """The records under one results directory and what the pages derive from them."""
 
     results: Results
-    frameworks_dir: Path
+    source_root: Path  # the repository whose framework implementations the code-size page counts
     repo_root: Path = REPO_ROOT
     repo_url: str | None = None
     files: dict[str, str | bytes] = field(default_factory=dict)
@@ -273,7 +273,7 @@ class SiteData:
     @property
     def sources(self) -> list[codesize.SourceFile]:
         """The framework implementation files and their code lines."""
-        return self.neutral("sources", lambda: codesize.measure(self.frameworks_dir))
+        return self.neutral("sources", lambda: codesize.measure(self.source_root))
 
     def display_path(self, path: Path) -> str:
         """``path`` relative to the repository root when inside it."""

@@ -30,13 +30,6 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 CONSTRAINTS = REPOSITORY / "constraints.txt"
 #: what a dry run resolves for, by architecture: the wheels a Linux GPU machine of it installs, for this Python
 PLATFORMS = {"x86_64": "x86_64-manylinux_2_28", "aarch64": "aarch64-manylinux_2_28"}
-#: framework → (the extra of ``pyproject.toml`` with its companions, the extra of its own distribution that brings
-#: its CUDA build; ``{cuda}`` is the CUDA major chosen for the driver)
-CUDA_BUILDS = {
-    "torch": ("gpu-torch", ""),
-    "tensorflow": ("gpu-tensorflow", "and-cuda"),
-    "jax": ("gpu-jax", "cuda{cuda}"),
-}
 #: the CUDA majors JAX publishes plugins for, newest first
 JAX_CUDA = (13, 12)
 #: the oldest CUDA a driver must run for any framework's CUDA build here: JAX's plugins (``JAX_CUDA``),
@@ -120,11 +113,20 @@ def jax_cuda(gpu: Gpu) -> int:
     return major
 
 
+def cuda_build(name: str) -> tuple[str, str]:
+    """Framework ``name``'s CUDA build as its registry entry names it (``Framework.cuda_build``); EnvError where it
+    names none."""
+    build = framework(name).cuda_build
+    if build is None:
+        raise EnvError(f"{name}: its registry entry names no CUDA build (fwbench.frameworks.Framework.cuda_build)")
+    return build
+
+
 def recipe(name: str, gpu: Gpu, torch_backend: bool = False) -> Recipe:
     """What framework ``name``'s CUDA environment installs for ``gpu``; ``torch_backend``: PyTorch from its own
     index, the build uv picks for the driver (``--torch-backend auto``), not PyPI's."""
     version = installed_version(name)
-    extra, cuda_extra = CUDA_BUILDS[name]
+    extra, cuda_extra = cuda_build(name)
     cuda_extra = cuda_extra.format(cuda=jax_cuda(gpu)) if "{cuda}" in cuda_extra else cuda_extra
     distribution = framework(name).distributions[0] + (f"[{cuda_extra}]" if cuda_extra else "")
     return Recipe(
@@ -177,7 +179,7 @@ def choose(name: str, gpu: Gpu, arch: str | None = None) -> tuple[Recipe, list[s
 def source(plan: Recipe) -> str:
     """What ``plan`` installs, in words: its framework's CUDA build, where from, and fwbench's extra."""
     where = "PyTorch's index (uv --torch-backend auto)" if plan.facts["torch_backend"] else "PyPI"
-    return f"{plan.requirements[-1]} from {where}, fwbench[{CUDA_BUILDS[plan.framework][0]}] editable"
+    return f"{plan.requirements[-1]} from {where}, fwbench[{cuda_build(plan.framework)[0]}] editable"
 
 
 def build(name: str, gpu: Gpu, log=print) -> Path:
@@ -189,7 +191,7 @@ def build(name: str, gpu: Gpu, log=print) -> Path:
     return make(plan, log)
 
 
-def dry_run(name: str, gpu: Gpu, arch: str = "x86_64") -> list[str]:
+def resolve_build(name: str, gpu: Gpu, arch: str = "x86_64") -> list[str]:
     """What building framework ``name``'s CUDA environment for ``gpu`` on a Linux machine of ``arch`` would
     install: a heading line, then each resolved package on a line of its own."""
     plan, packages = choose(name, gpu, arch)

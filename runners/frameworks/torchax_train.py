@@ -28,8 +28,8 @@ from runners.frameworks.jax_train import (
     device_memory,
     training_device,
 )
-from runners.frameworks.torch_model import ResNet18, export_weights, load_weights
 from runners.workloads.resnet18 import recipe
+from runners.workloads.resnet18.torch_resnet import ResNet18, export_weights, load_weights
 
 
 class BatchStatistics:

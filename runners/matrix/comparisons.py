@@ -12,21 +12,25 @@ round within a sitting (``fwbench.decision.paired_rounds``; a round that only on
 their ratio's 95 % interval is set against the 5 % minimum effect. The compile time and the memory peak take the same
 paired ratio over the rounds in which both runs were warm and carry the figure; lower is better there, so the ratio is
 taken of their inverses (the other's figure over the leader's). The matrix decides within the sitting it is making,
-the latest (``fwbench.sittings``): the competitors are ranked by their runs in it, and the comparison is decided when
-its paired rounds of the leader and the runner-up decide ahead or about equal. Earlier sittings' records are kept and
-say whether the decision replicates; a matrix cannot replicate one across sittings by itself (its sitting is one), so
-its line says so. Undecided, the pair runs another round, both of it, and so does a third framework whose pair with the
-leader is undecided too, or that has no figure in the sitting yet (its runs busy, or none warm), until the pair has
-the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing and does not use the cap up. A
-configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in all runs no more, as Phoronix Test Suite's dynamic
-run count stops at twice its default count, so that a machine that is always busy ends too. ``runners.matrix.repeats``
-runs again the configurations of the comparisons not decided yet.
+the latest (``fwbench.sittings``), a new and empty one where the matrix starts after the records' latest sitting is
+over (``fwbench.sittings.latest_over``: an hour's pause, another boot or kernel build): the competitors are ranked by
+their runs in it, and the comparison is decided when its paired rounds of the leader and the runner-up decide ahead or
+about equal. Earlier sittings' records are kept and say whether the decision replicates; a matrix cannot replicate one
+across sittings by itself (its sitting is one), so its line says so, and a matrix started another day runs again
+until its own sitting decides. Undecided, the pair runs another round, both of it, and so does a third framework whose
+pair with the leader is undecided too, or that has no figure in the sitting yet (its runs busy, or none warm), until
+the pair has the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing and does not use the
+cap up. A configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in the sitting (any status: those started
+after the earlier sittings' last finish, so that a later sitting reaches its cap too) runs no more, as Phoronix Test
+Suite's dynamic run count stops at twice its default count, so that a machine that is always busy ends too.
+``runners.matrix.repeats`` runs again the configurations of the comparisons not decided yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 
 from fwbench.decision import (
@@ -44,7 +48,7 @@ from fwbench.frameworks import label
 from fwbench.judged import busy, counts, older
 from fwbench.records import throughput
 from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
-from fwbench.sittings import sittings
+from fwbench.sittings import Start, latest_over, sittings
 from fwbench.stats import Stats, describe
 from runners.frameworks.precision import REFERENCE_PRECISION
 from runners.measure.profiles import RunConfig
@@ -90,7 +94,7 @@ THROUGHPUT = Figure("", _throughput)
 WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
 #: the figures a profile's ``decides`` may name (throughput first, always), each with its words
 DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
-#: a configuration runs at most this many times its cap in all, counted or not (busy, failed)
+#: a configuration runs at most this many times its cap in a sitting, counted or not (busy, failed)
 RUNS_LIMIT_FACTOR = 2
 
 
@@ -98,7 +102,8 @@ RUNS_LIMIT_FACTOR = 2
 class Competitor:
     """One framework (at one version) in a comparison: its configurations (one per seed), its runs that count (every
     sitting's), the figure of those in the latest sitting (None: none there yet), its configurations below the limit
-    (fewer runs in all than the limit), how many runs of each count (in ``configs``' order), and of its ok runs that
+    (fewer runs in the sitting than the limit), how many runs of each count in the sitting (in ``configs``' order),
+    and of its ok runs that
     do not count in the latest sitting, how many were made on a busy machine, are older records, or count in an
     earlier sitting."""
 
@@ -119,7 +124,7 @@ class Competitor:
 
     @property
     def at_limit(self) -> bool:
-        """Whether every configuration has as many runs in all as the limit allows."""
+        """Whether every configuration has as many runs in the sitting as the limit allows."""
         return not self.below_limit
 
     def not_counted(self) -> str:
@@ -171,10 +176,11 @@ class Pair:
         return "in this sitting; replicate another day"
 
 
-def pair(first: Competitor, second: Competitor, figure: Figure) -> Pair:
-    """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``)."""
+def pair(first: Competitor, second: Competitor, figure: Figure, new_sitting: bool = False) -> Pair:
+    """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``); with
+    ``new_sitting``, the latest sitting is one after all their runs, none of it paired yet."""
     verdict = decide(*paired_rounds(first.runs, second.runs, figure.of, figure.lower_is_better))
-    latest = len(sittings([first.runs, second.runs])) - 1
+    latest = len(sittings([first.runs, second.runs])) - (0 if new_sitting else 1)
     now = next((d for d in verdict.sittings if d.sitting == latest), SittingDecision(latest, 0, UNDECIDED, None, None))
     return Pair(first, second, now, verdict)
 
@@ -191,11 +197,12 @@ class Comparison:
     tried: bool  # False: none of its configurations has run yet (a budget stopped the matrix before them)
     figure: Figure
     cap: int  # the paired rounds in the latest sitting at which a pair is run no more, decided or not
+    new_sitting: bool = False  # the latest sitting is the one a matrix starts, none of its runs counted yet
 
     @cached_property
     def leading(self) -> Pair | None:
         """The leader and the runner-up judged on their paired rounds; None with fewer than two competitors."""
-        return pair(self.ranked[0], self.ranked[1], self.figure) if len(self.ranked) >= 2 else None
+        return pair(*self.ranked[:2], self.figure, self.new_sitting) if len(self.ranked) >= 2 else None
 
     @property
     def status(self) -> str | None:
@@ -213,7 +220,7 @@ class Comparison:
         """Whether the leader's pair with ``other`` may still gain a round in this sitting: undecided there, below
         the cap of paired rounds, and both with a configuration below the limit."""
         leader = self.ranked[0]
-        judged = self.leading if other is self.ranked[1] else pair(leader, other, self.figure)
+        judged = self.leading if other is self.ranked[1] else pair(leader, other, self.figure, self.new_sitting)
         return not judged.decided and judged.now.n < self.cap and not (leader.at_limit or other.at_limit)
 
     @property
@@ -275,13 +282,15 @@ def comparisons(
     cap: int,
     decides: tuple[str, ...] = ("throughput",),
     limit: int | None = None,
+    start: Start | None = None,
 ) -> list[Comparison]:
     """The comparisons of one matrix's configurations ``order`` (first runs), by batch size, mode and precision in the
     order's order, from ``runs`` (config id → the records of its runs, any repeat); ``cap``: the paired rounds in the
-    latest sitting at which a pair runs no more, decided or not; ``limit``: a configuration's runs in all at which it
-    stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the cap; a fixed count gives its own); ``decides``: the figures to
-    compare (``DECIDES``): throughput at every batch size, start-up and memory at the largest in compiled mode, after
-    its throughput."""
+    latest sitting at which a pair runs no more, decided or not; ``limit``: a configuration's runs in the latest sitting
+    at which it stops anyway (default: ``RUNS_LIMIT_FACTOR`` × the cap; a fixed count gives its own); ``decides``: the
+    figures to compare (``DECIDES``): throughput at every batch size, start-up and memory at the largest in compiled
+    mode, after its throughput; ``start``: where the matrix began, whose sitting is a new one where the records' latest
+    is over by then (``fwbench.sittings.latest_over``; None: the records' latest)."""
     limit = RUNS_LIMIT_FACTOR * cap if limit is None else limit
     several_versions = len({(c.framework, c.framework_version) for c in order}) > len({c.framework for c in order})
     groups: dict[tuple[str, int, str], dict[tuple[str, str | None], list[RunConfig]]] = {}
@@ -298,15 +307,22 @@ def comparisons(
             [r for c in configs for r in runs.get(c.config_id, []) if counts(r)] for configs in competitors.values()
         ]
         found_sittings = sittings(counting)
-        latest = {id(counting[side][index]) for side, index in found_sittings[-1]} if found_sittings else set()
+        new_sitting = start is not None and latest_over([r for runs_of in counting for r in runs_of], start)
+        in_latest = found_sittings[-1] if found_sittings and not new_sitting else []
+        latest = {id(counting[side][index]) for side, index in in_latest}
+        since = max(
+            (r["finished_at"] for runs_of in counting for r in runs_of if id(r) not in latest),
+            key=datetime.fromisoformat,
+            default=None,
+        )
         figures = [THROUGHPUT]
         if mode == "compiled" and batch_size == largest[precision]:
             figures += [WARM_COMPILE] if "start-up" in decides else []
             figures += [memory_peak(_memory_name(competitors, runs))] if "memory" in decides else []
         tried = any(runs.get(c.config_id) for configs in competitors.values() for c in configs)
         for figure in figures:
-            ranked = _ranked(competitors, runs, limit, figure, several_versions, latest)
-            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, cap))
+            ranked = _ranked(competitors, runs, limit, since, figure, several_versions, latest)
+            found.append(Comparison(mode, batch_size, tuple(ranked), precision, tried, figure, cap, new_sitting))
     return found
 
 
@@ -337,13 +353,15 @@ def _ranked(
     competitors: dict[tuple[str, str | None], list[RunConfig]],
     runs: dict[str, list[dict]],
     limit: int,
+    since: str | None,
     figure: Figure,
     several_versions: bool,
     latest: set[int],
 ) -> list[Competitor]:
     """The competitors with ok runs by ``figure`` in the latest sitting (``latest``: the ids of its runs that
     count), the best first, those without a figure there last; without one whose counted runs hold no figure in any
-    sitting. ``limit``: a configuration's runs in all at which it runs no more."""
+    sitting. ``limit``: a configuration's runs in the sitting at which it runs no more, those started after ``since``
+    (the earlier sittings' last finish; None: there are none)."""
     ranked = []
     for (framework, version), configs in competitors.items():
         records = [r for config in configs for r in runs.get(config.config_id, [])]
@@ -353,8 +371,8 @@ def _ranked(
         if not ok or (taken and all(figure.value(r) is None for r in taken)):
             continue  # none has a figure: nothing a run would add (a warm compile within the steps' noise)
         now = [value for r in counting if id(r) in latest and (value := figure.of(r)) is not None]
-        per_config = tuple(sum(counts(r) for r in runs.get(c.config_id, [])) for c in configs)
-        below = tuple(c for c in configs if len(runs.get(c.config_id, [])) < limit)
+        per_config = tuple(sum(id(r) in latest for r in runs.get(c.config_id, [])) for c in configs)
+        below = tuple(c for c in configs if len(_in_sitting(runs.get(c.config_id, []), since)) < limit)
         ranked.append(
             Competitor(
                 _name(framework, version, several_versions),
@@ -371,3 +389,11 @@ def _ranked(
     sign = 1 if figure.lower_is_better else -1
     ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
     return ranked
+
+
+def _in_sitting(records: list[dict], since: str | None) -> list[dict]:
+    """The ``records`` started after ``since`` (the earlier sittings' last finish; None: all of them)."""
+    if since is None:
+        return records
+    end = datetime.fromisoformat(since)
+    return [r for r in records if datetime.fromisoformat(r["started_at"]) > end]

@@ -30,8 +30,8 @@ from runners.matrix.budget import Budget, expected_seconds, other_sizes
 from runners.matrix.comparisons import DECISIVE, Comparison, comparisons, due_again
 from runners.matrix.order import at_ends, labeller, matrix_plan
 from runners.matrix.repeats import Repeats
-from runners.matrix.store import completed, runs_here, stored_path
-from runners.matrix.summary import busy_note, outcome
+from runners.matrix.store import completed, first_repeat, runs_here, start_here, stored_path
+from runners.matrix.summary import busy_note, status_words
 from runners.measure.profiles import RunConfig, expand
 from runners.measure.provenance import hardware_for
 
@@ -106,8 +106,10 @@ def run_matrix(
     round made needless (its comparison decided) is not made.
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
-    resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. A
-    configuration's first run compiles cold; its repeats find the caches it left (``LocalExecutor.run``). Each run is
+    resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. With
+    auto repeats, a matrix that starts a new sitting numbers its rounds after the earlier sittings' repeats
+    (``store.first_repeat``), and decides in that sitting alone. A configuration's first run compiles cold; its
+    repeats find the caches it left (``LocalExecutor.run``). Each run is
     told its place K/N among the runs of its matrix so far. One line per run goes to stderr; the bar
     (``progress``), naming what runs where, only on a terminal.
     """
@@ -126,19 +128,27 @@ class Matrix:
         self.placed = {target: 0 for target, _ in plan}  # runs placed so far per matrix: the next round counts on
         self.orders = dict(plan)
         self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
-        self.spent = False  # the budget stopped a round
+        self.budget_spent = False  # the budget stopped a round
+        self.start = {target: start_here(target) for target, _ in plan}  # where each matrix's sitting begins
 
     def run(self) -> Outcome:
-        """At the ends (``at_ends``), then the others: round 0 (their part of the plan), then their
+        """At the ends (``at_ends``), then the others: round 0 (their first runs), then their
         repeats, round after round, until none is asked for; until the budget stops a round."""
         results = []
+        # a new sitting's rounds follow the earlier sittings' repeats (store.first_repeat); a fixed count's are 1…N-1
+        first = 0
+        if self.repeats.auto:
+            found = [
+                (runs_here(order, self.out, target.machine_ids), self.start[target]) for target, order in self.plan
+            ]
+            first = max(first_repeat(runs, start) for runs, start in found)
         for ends in (True, False):
             first_round = self.plan_at_ends(ends)
-            if self.spent or not first_round:
+            if self.budget_spent or not first_round:
                 continue
             results += self.round(first_round)
-            for repeat in range(1, self.repeats.limit):
-                if self.spent:
+            for repeat in range(max(first, 1), first + self.repeats.limit):
+                if self.budget_spent:
                     break
                 runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
                 round_plan = self.repeat_round(runs, repeat, ends)
@@ -149,13 +159,16 @@ class Matrix:
                 results += self.round(round_plan)
         self.bar.close()
         final = [(target, self.compared(target)) for target, _order in self.plan]
-        return Outcome(results, final, stop_of(final, self.repeats, self.spent, self.budget))
+        return Outcome(results, final, stop_of(final, self.repeats, self.budget_spent, self.budget))
 
     def plan_at_ends(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
         """The plan's configurations at the ends (``ends``, ``at_ends``) or the others, each matrix in its order."""
-        parts = [(target, order, at_ends(order)) for target, order in self.plan]
-        chosen = [(target, [c for c in order if at_end(c) == ends]) for target, order, at_end in parts]
-        return [(target, order) for target, order in chosen if order]
+        chosen = []
+        for target, order in self.plan:
+            at_end = at_ends(order)
+            if configs := [config for config in order if at_end(config) == ends]:
+                chosen.append((target, configs))
+        return chosen
 
     def repeat_round(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
@@ -168,15 +181,15 @@ class Matrix:
             found = self.compared(target, runs[target]) if self.repeats.auto else []
             chosen = due_again(found) if self.repeats.auto else {config.config_id for config in order}
             at_end = at_ends(order)
-            again = [
+            repeats_due = [
                 replace(config, repeat=repeat)
                 for config in order
                 if config.config_id in chosen
                 and at_end(config) == ends
                 and config.framework not in target.not_installed
             ]
-            if again:
-                rounds.append((target, again))
+            if repeats_due:
+                rounds.append((target, repeats_due))
         return rounds
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:
@@ -202,7 +215,7 @@ class Matrix:
                         resumed = Result(config, existing, "done before (resumed)")
                         self.report_result(results, job, resumed, resumed.note)
                     elif not self.budget.fits(self.expected(target, config)):
-                        self.spent = True
+                        self.budget_spent = True
                         return
                     else:
                         results[job] = None  # its place in plan order, kept until it finishes
@@ -214,7 +227,7 @@ class Matrix:
                     running[event.job] = event.where
                 else:
                     running.pop(event.job, None)
-                    self.store_finished(results, event)
+                    self.store_record(results, event)
                 self.bar.set_postfix_str(
                     "; ".join(
                         self.label(job.config) + (f" on {where}" if where else "") for job, where in running.items()
@@ -238,15 +251,15 @@ class Matrix:
             return None
         if all(comparison.decided for comparison in own):
             lines = "; ".join(comparison.line(stopped="") for comparison in own)
-            done = "decided" if all(comparison.status in DECISIVE for comparison in own) else "at the cap or limit"
-            return f"its comparison{'s are' if len(own) > 1 else ' is'} {done} ({lines})"
+            verdict = "decided" if all(comparison.status in DECISIVE for comparison in own) else "at the cap or limit"
+            return f"its comparison{'s are' if len(own) > 1 else ' is'} {verdict} ({lines})"
         return "its pair with the leader needs no more rounds in this sitting (decided, or at the cap)"
 
     def compared(self, target: Target, runs: dict[str, list[dict]] | None = None) -> list[Comparison]:
         """The comparisons of ``target``'s matrix, from ``runs`` (config id → records; default: its records now)."""
         order = self.orders[target]
         runs = runs_here(order, self.out, target.machine_ids) if runs is None else runs
-        return comparisons(order, runs, self.repeats.runs, self.repeats.decides, self.repeats.limit)
+        return comparisons(order, runs, self.repeats.runs, self.repeats.decides, self.repeats.limit, self.start[target])
 
     def expected(self, target: Target, config: RunConfig) -> float:
         """Seconds a run of ``config`` is expected to take on ``target`` (a repeat: with warm caches), from the records
@@ -255,13 +268,13 @@ class Matrix:
         others = other_sizes(config, self.orders[target], runs)
         return expected_seconds(config, config.repeat > 0, runs[config.config_id], others)[0]
 
-    def store_finished(self, results: dict[Job, Result | None], event: Finished) -> None:
+    def store_record(self, results: dict[Job, Result | None], event: Finished) -> None:
         """Store a finished job's record and say how it ended."""
         job, record = event.job, event.record
         if record is not None:
             record = {**record, "matrix": self.planned[job.target]}
             write_record(stored_path(self.out, record), record)
-        line = f"{outcome(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
+        line = f"{status_words(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
         line += f"; {busy}" if record and (busy := busy_note(record)) else ""
         self.report_result(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)
 
@@ -274,9 +287,9 @@ class Matrix:
         tqdm.write(f"[{job.position[0]}/{job.position[1]}] {self.label(job.config)}{on}: {line}", file=sys.stderr)
 
 
-def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spent: bool, budget: Budget) -> Stop:
+def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, budget_spent: bool, budget: Budget) -> Stop:
     """Why the matrix stopped, given its comparisons after the last run."""
-    if spent:
+    if budget_spent:
         return Stop(
             "budget spent",
             f"the next run would end past {budget.limit()}; run the same command again to go on",
@@ -290,4 +303,4 @@ def stop_of(final: list[tuple[Target, list[Comparison]]], repeats: Repeats, spen
         return Stop("nothing to compare", "no batch size has two frameworks that ran ok", "")
     if all(c.status is None or (c.status in DECISIVE and c.decided) for c in found):
         return Stop("all decided", "every comparison is decided in this sitting: one ahead, or about equal", "")
-    return Stop("cap reached", f"{repeats.runs} paired rounds in the sitting, or {repeats.limit} runs in all", "cap")
+    return Stop("cap reached", f"{repeats.runs} paired rounds in the sitting, or {repeats.limit} runs in it", "cap")

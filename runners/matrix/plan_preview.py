@@ -4,7 +4,8 @@ written.
 The plan is the configurations in their order, the repeats policy and its cap, the environments that would be built,
 and a time estimate per run (``runners.matrix.budget``: this machine's records of the configuration, else the profile's
 guess), counting what earlier matrices finished as done, and, with auto repeats, no repeat of a comparison they
-decided.
+decided in this sitting: one that starts when the latest sitting is over (``fwbench.sittings.latest_over``) is a new
+sitting, where every comparison runs again, in rounds numbered after the earlier ones (``store.first_repeat``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from fwbench.timestamps import utc_clock
 from runners.executors.boundary import Target
 from runners.matrix.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
-from runners.matrix.comparisons import THROUGHPUT, comparisons
+from runners.matrix.comparisons import DECISIVE, THROUGHPUT, Comparison, comparisons
 from runners.matrix.order import at_ends, labeller, order_line
 from runners.matrix.repeats import Repeats
-from runners.matrix.store import ok_repeats, runs_here
+from runners.matrix.store import first_repeat, ok_repeats, runs_here, start_here
 from runners.measure.profiles import RunConfig
 
 
@@ -37,7 +38,9 @@ def preview(
     # per comparison, each competitor's repeats still to make, by repeat: what auto needs at the least
     needed: dict[tuple, dict[tuple, dict[int, float]]] = {}
     found = runs_here(order, out, target.machine_ids)
-    standing = comparisons(order, found, repeats.runs, repeats.decides, repeats.limit)
+    start = start_here(target)
+    standing = comparisons(order, found, repeats.runs, repeats.decides, repeats.limit, start)
+    opening = first_repeat(found, start) if repeats.auto else 0  # the sitting's first round, as the matrix numbers it
     counted = {  # config id → its runs that count (fwbench.judged.counts)
         config.config_id: n
         for comparison in standing
@@ -51,12 +54,12 @@ def preview(
     settled = in_decided - in_undecided if repeats.auto else set()
     for config in order:
         runs, others = found[config.config_id], other_sizes(config, order, found)
-        done = sorted(r for r in ok_repeats(runs) if r < repeats.limit)
+        done = sorted(r for r in ok_repeats(runs) if r == 0 or opening <= r < opening + repeats.limit)
         cold, source = expected_seconds(config, False, runs, others)
         warm, _ = expected_seconds(config, True, runs, others)
         first.append((0.0 if 0 in done else cold, source))
         count = counted.get(config.config_id, 0)
-        to_make = [] if config.config_id in settled else repeats_to_make(done, count, repeats)
+        to_make = [] if config.config_id in settled else repeats_to_make(done, count, repeats, opening)
         later += [warm] * len(to_make)
         comparison = needed.setdefault((at_end(config), config.mode, config.batch_size, config.precision), {})
         competitor = comparison.setdefault((config.framework, config.framework_version), {})
@@ -103,6 +106,10 @@ def preview(
         )
     elif later:
         lines.append(f"  then {minutes(sum(later))} more for {len(later)} repeats")
+    renewed = [comparison for comparison in standing if comparison.new_sitting]
+    if repeats.auto and renewed:
+        earlier = comparisons(order, found, repeats.runs, repeats.decides, repeats.limit)
+        lines.append(new_sitting_line(renewed, earlier, found, opening))
     if settled:
         decided = sum(1 for comparison in standing if comparison.decided)
         lines.append(
@@ -126,6 +133,21 @@ def preview(
     return lines
 
 
+def new_sitting_line(
+    renewed: list[Comparison], earlier: list[Comparison], found: dict[str, list[dict]], first: int
+) -> str:
+    """What a matrix starting a new sitting does: ``renewed``, its comparisons whose sitting is new, and ``earlier``,
+    every comparison as the latest sitting of the records ``found`` stands (in the same order, without a start)."""
+    again = {(c.mode, c.batch_size, c.precision, c.figure.name) for c in renewed}
+    before = [c for c in earlier if (c.mode, c.batch_size, c.precision, c.figure.name) in again]
+    decided = sum(1 for c in before if c.decided and c.status in DECISIVE)
+    day = max(record["finished_at"] for records in found.values() for record in records)[:10]
+    return (
+        f"  a new sitting: the earlier one ({day}) decided {decided} of {len(before)} comparisons; this one runs "
+        f"again, from repeat {first}, until its own rounds decide"
+    )
+
+
 def estimate_line(seconds: float, to_make: int, runs: int, guessed: int) -> str:
     """The first round's estimate: ``seconds`` for the ``to_make`` of its ``runs`` not made yet, ``guessed`` of
     them at the profile's guess."""
@@ -135,11 +157,12 @@ def estimate_line(seconds: float, to_make: int, runs: int, guessed: int) -> str:
     return f"estimate: first round {minutes(seconds)} ({to_make} of {runs} runs to make{guess})"
 
 
-def repeats_to_make(done: list[int], counted: int, repeats: Repeats) -> list[int]:
-    """The repeats of a configuration still to make, from the repeats ``done`` here and how many of its runs count:
-    a fixed count's every repeat not done; auto's, those that bring its counted runs to the cap if each counts,
-    within the limit (the first run, when not made, counts as one)."""
-    free = [r for r in range(1, repeats.limit) if r not in done]
+def repeats_to_make(done: list[int], counted: int, repeats: Repeats, first: int = 0) -> list[int]:
+    """The repeats of a configuration still to make, from the repeats ``done`` here and how many of its runs count
+    in the sitting: a fixed count's every repeat not done; auto's, those that bring its counted runs to the cap if each
+    counts, within the limit (the first run, when not made, counts as one); ``first``: the sitting's first round
+    (``store.first_repeat``)."""
+    free = [r for r in range(max(first, 1), first + repeats.limit) if r not in done]
     if not repeats.auto:
         return free
     return free[: max(0, repeats.runs - counted - (0 if 0 in done else 1))]

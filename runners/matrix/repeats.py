@@ -5,10 +5,11 @@ A repeat is the same configuration again (same seed, same identity: ``RunConfig.
 With ``auto`` the matrix runs the profile once, then, round after round, only the configurations whose comparison
 (``runners.matrix.comparisons``) its sitting has not decided yet, until every comparison is decided or its pair has
 ``max_repeats`` paired rounds in the sitting (runs on a quiet machine, both of a round), or a configuration twice as
-many runs in all; a fixed count runs every configuration that many times. What is compared is the profile's
-``decides``: throughput at every batch size (the default), and, for quick, the warm compile time and memory peak at
-the largest, which "Which to choose" judges from warm runs alone, so that a ``make site`` ends with those rows
-decided too where the time allows.
+many runs in the sitting; a fixed count runs every configuration that many times. A matrix started after the latest
+sitting is over (another day, another boot) makes a new sitting, which runs again until it decides by itself. What is
+compared is the profile's ``decides``: throughput at every batch size (the default), and, for quick, the warm compile
+time and memory peak at the largest, which "Which to choose" judges from warm runs alone, so that a ``make site`` ends
+with those rows decided too where the time allows.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ class Repeats:
 
     @property
     def limit(self) -> int:
-        """The most runs of a configuration: ``RUNS_LIMIT_FACTOR`` × the cap with auto (a run on a busy machine pairs
-        with nothing and does not count towards the cap, and an always busy machine must stop too), else the fixed
-        count."""
+        """The most runs of a configuration: ``RUNS_LIMIT_FACTOR`` × the cap in a sitting with auto (a run on a busy
+        machine pairs with nothing and does not count towards the cap, and an always busy machine must stop too; a
+        later sitting gets as many), else the fixed count."""
         return RUNS_LIMIT_FACTOR * self.runs if self.auto else self.runs
 
     def describe(self) -> str:
@@ -47,8 +48,8 @@ class Repeats:
                 f"auto: after the first round, a configuration runs again while a comparison of it is undecided in "
                 f"this sitting (the 95 % interval of the leader's figure over the runner-up's, round by round, neither "
                 f"beyond {MIN_EFFECT:g}× nor within it, or n < 3), until its pair has {self.runs} paired rounds in the "
-                f"sitting (both runs of a round made on a quiet machine), at most {self.limit} runs each; compared: "
-                f"{self.compared()}"
+                f"sitting (both runs of a round made on a quiet machine), at most {self.limit} runs each in it; "
+                f"compared: {self.compared()}"
             )
         return f"{self.runs} run{'s' if self.runs > 1 else ''} of each configuration"
 

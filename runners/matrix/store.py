@@ -2,17 +2,24 @@
 
 Records live under ``<out>/<machine id>/<record id>.json`` (``record.record_path``); a repeat's record id ends in
 ``-r<repeat>`` (``RunConfig.record_id``). A run counts as done when an ``ok`` record of the same framework version
-lies under one of its target's machine ids; an unreadable one is run again and replaced atomically.
+lies under one of its target's machine ids; an unreadable one is run again and replaced atomically. A matrix that
+makes a new sitting (``fwbench.sittings``) numbers its rounds after every repeat of the earlier sittings
+(``first_repeat``), so that none of them counts as done in it.
 """
 
 from __future__ import annotations
 
+import platform
 import sys
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fwbench.records import RecordError, read_record, stored_record
+from fwbench.sittings import Start, latest_over, sittings
+from runners.executors.boundary import Target
 from runners.measure.profiles import RunConfig
+from runners.measure.provenance import boot_id
 from runners.measure.record import SCHEMA, record_path
 
 
@@ -40,6 +47,26 @@ def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[di
 def ok_repeats(records: Iterable[dict]) -> set[int]:
     """The repeats (0: the first run) that have an ok record among one configuration's ``records`` (``runs_of``)."""
     return {record["config"].get("repeat") or 0 for record in records if record["status"] == "ok"}
+
+
+def start_here(target: Target) -> Start:
+    """Where a matrix on ``target`` begins: now, on this boot and kernel build (the kernel being the fingerprint's,
+    ``platform.release()``); on a cluster's nodes (``Target.nodes``) by the time alone."""
+    now = datetime.now(UTC)
+    return Start(now) if target.nodes else Start(now, boot_id(), platform.release())
+
+
+def first_repeat(runs: dict[str, list[dict]], start: Start) -> int:
+    """The repeat from which a matrix beginning at ``start`` numbers its rounds, from its configurations' ``runs``
+    (``runs_here``): 0 in their first sitting; in a later one, the first above every repeat of the earlier sittings,
+    so that its rounds are not the earlier ones resumed (``completed``), and a matrix run again within it resumes it
+    where it stopped."""
+    records = [record for found in runs.values() for record in found]
+    found = sittings([records])
+    in_latest = [] if latest_over(records, start) or not found else found[-1]
+    latest = {index for _, index in in_latest}
+    earlier = [record["config"].get("repeat") or 0 for index, record in enumerate(records) if index not in latest]
+    return max(earlier, default=-1) + 1
 
 
 def runs_here(order: Iterable[RunConfig], out: Path, machine_ids: Iterable[str]) -> dict[str, list[dict]]:

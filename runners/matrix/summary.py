@@ -1,7 +1,7 @@
 """The matrix's summary: a table of what became of each run, the counts, each node's share, the time, why the matrix
 stopped and each comparison.
 
-``report`` is what ``runners matrix`` prints once its runs are over; ``outcome`` also names each run's end in the
+``report`` is what ``runners matrix`` prints once its runs are over; ``status_words`` also names each run's end in the
 matrix's progress lines.
 """
 
@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from runners.matrix.driver import Outcome, Result
 
 
-def report(matrix: Outcome, out: Path) -> list[str]:
+def report(outcome: Outcome, out: Path) -> list[str]:
     """The summary's lines: the table, how many ended ok, failed or were skipped, each node's share (on a cluster),
     where the time of the runs made now went (when they ran one after the other); last, why the matrix stopped and
     each comparison (``closing_lines``)."""
-    results = matrix.results
+    results = outcome.results
     records = [r.record for r in results if r.record]
     failed = [r for r in records if r["status"] != "ok"]
     configurations = len({r.config.config_id for r in results})
@@ -42,23 +42,23 @@ def report(matrix: Outcome, out: Path) -> list[str]:
     ran = [r.record for r in results if r.record and not r.note]  # not the resumed: their time was spent before
     if ran and not side_by_side(ran):  # the breakdown adds up the time of runs made one after the other
         lines.append(f"time of the runs made now: {breakdown_line(time_breakdown(ran))}")
-    return lines + closing_lines(matrix)
+    return lines + closing_lines(outcome)
 
 
-def closing_lines(matrix: Outcome) -> list[str]:
+def closing_lines(outcome: Outcome) -> list[str]:
     """Why the matrix stopped, then each comparison on a line: ``bs 32: PyTorch ahead of TensorFlow 1.31×
     (1.18–1.45×) at n = 3 in this sitting; replicate another day``,
     after its machine's label when there are several matrices, with the mode when there are several."""
-    lines = [f"stopped: {matrix.stop.reason}: {matrix.stop.detail}"]
-    for target, found in matrix.comparisons:
-        prefix = f"{target.label}: " if len(matrix.comparisons) > 1 else ""
+    lines = [f"stopped: {outcome.stop.reason}: {outcome.stop.detail}"]
+    for target, found in outcome.comparisons:
+        prefix = f"{target.label}: " if len(outcome.comparisons) > 1 else ""
         with_mode = len({c.mode for c in found}) > 1
-        lines += [prefix + comparison.line(matrix.stop.undecided_tag, with_mode) for comparison in found]
+        lines += [prefix + comparison.line(outcome.stop.undecided_tag, with_mode) for comparison in found]
     return lines
 
 
-def outcome(record: dict) -> str:
-    """A record's outcome in a few words: ``ok`` or its status and failure type."""
+def status_words(record: dict) -> str:
+    """A record's status in a few words: ``ok`` or its status and failure type."""
     failure = record.get("failure") or {}
     return record["status"] if record["status"] == "ok" else f"{record['status']} ({failure.get('exception_type')})"
 

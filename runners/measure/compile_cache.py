@@ -14,6 +14,7 @@ empties it, and its repeats keep what was left there, in a later matrix too, as 
   ``--tf_xla_persistent_cache_directory``, off by default), under DIR/tensorflow, only with the flag. Its tracing
   and graph optimisation run again in every process: what a warm TensorFlow run saves is XLA's compile.
 
+Each framework's folders are named in its registry entry (``fwbench.frameworks.Framework.compile_cache``).
 A run's temporary directory is a folder of its cache directory too (``temporary_folder``): Inductor keeps its
 precompiled C++ header there, outside its own cache directory.
 """
@@ -28,9 +29,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-#: framework -> its cache folders under the compile-cache directory
-#: (torchax compiles through JAX: its cache is JAX's)
-FOLDERS = {"torch": ("inductor", "triton"), "jax": ("jax",), "tensorflow": ("tensorflow",), "torchax": ("jax",)}
+from fwbench.frameworks import framework
+
 #: the file in a configuration's cache directory naming the code that filled it (``code_digest``)
 FILLED_BY = "filled-by"
 #: the folder of a cache directory that is its runs' temporary directory (``temporary_folder``)
@@ -58,10 +58,11 @@ def cache_environment(directory: str, persistent: bool) -> dict[str, str]:
     return env
 
 
-def cache_state(framework: str, directory: str) -> str:
-    """``warm`` when ``directory`` holds a file in one of ``framework``'s cache folders (read before the run
-    starts), else ``cold``."""
-    folders = (Path(directory) / name for name in FOLDERS.get(framework, ()))
+def cache_state(name: str, directory: str) -> str:
+    """``warm`` when ``directory`` holds a file in one of framework ``name``'s cache folders (its registry entry's
+    ``compile_cache``, read before the run starts), else ``cold``; ValueError for a framework not registered, whose
+    folders nobody knows."""
+    folders = (Path(directory) / folder for folder in framework(name).compile_cache)
     held = any(path.is_file() for folder in folders for path in folder.rglob("*"))
     return "warm" if held else "cold"
 

@@ -114,7 +114,7 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "test_images": config.test_images,
         "steps_per_epoch": max(1, steps),
         "lr_schedule": workload(config.workload)
-        .module("schedule")
+        .module("lr_schedule")
         .describe(config.batch_size, max(1, steps) * config.epochs),
         "device": config.device,
         "precision": config.precision,

@@ -187,7 +187,7 @@ def _measure(
         precision_flags = trainer.precision_flags()  # read back: what the framework will compute with
         backend = math_backend()  # the libraries the trainer computes with, loaded by now
         steps = config.epoch_train_images // config.batch_size
-        rates = spec.module("schedule").learning_rates(config.batch_size, steps * config.epochs)
+        rates = spec.module("lr_schedule").learning_rates(config.batch_size, steps * config.epochs)
         # evaluation batches no larger than the test set: padding a 128-image test set to 256 wastes time
         test_x, test_y, _ = dataset.test_batches(min(config.batch_size, config.test_images))
         test_batches = trainer.to_device(test_x, test_y)

@@ -1,13 +1,13 @@
 """The workloads fwbench trains: name → the modules that make one, and the one factory of its trainers.
 
 A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
-weights in NumPy), its recipe's learning-rate schedule (``schedule``), its data (``data``) and one module per
+weights in NumPy), its recipe's learning-rate schedule (``lr_schedule``), its data (``data``) and one module per
 framework holding that framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``).
-ResNet-18 is the package ``runners.workloads.resnet18`` (its models and trainers are ``runners.frameworks``'), the GPT
-``runners.workloads.gpt`` (docs/design.md, "Workloads"); ``schedule`` is the learning-rate table both follow.
-Importing this package imports no framework. With ``runners.frameworks`` it is the bottom layer: it imports no other
-runners package, except the workloads' parity and reference-loss checks, which train through a run
-(``runners.measure``: tests/runners/test_runners_layers.py).
+ResNet-18 is the package ``runners.workloads.resnet18`` (its models ``<framework>_resnet``, its trainers
+``runners.frameworks``'), the GPT ``runners.workloads.gpt`` (docs/design.md, "Workloads");
+``lr_schedule`` is the learning-rate table both follow. Importing this package imports no framework. With
+``runners.frameworks`` it is the bottom layer: it imports no other runners package, except the workloads' parity
+and reference-loss checks, which train through a run (``runners.measure``: tests/runners/test_runners_layers.py).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ class Workload:
     name: str  # the key in ``--workload`` and in records
     arch: str  # module: sizes, ``trainable_param_count``, the FLOPs function, ``init_weights(seed)``
     #: module: ``learning_rates(batch_size, total_steps)`` and ``describe(batch_size, total_steps)`` (the recipe's
-    #: schedule: the GPT's recipe module holds it, ResNet-18's is ``runners.workloads.schedule``)
-    schedule: str
+    #: schedule: the GPT's recipe module holds it, ResNet-18's is ``runners.workloads.lr_schedule``)
+    lr_schedule: str
     data: str  # module: ``load(dataset, data_dir, train, test, progress)`` → a Dataset with ``train_batches``,
     #: ``test_batches`` and ``score`` (what ``runners.measure.run`` calls, the same for every workload)
     datasets: tuple[str, ...]  # the data sets it trains on (``--dataset``), the first its quick profile's
@@ -49,7 +49,7 @@ class Workload:
         return self.trainers.format(framework=framework)
 
     def module(self, part: str) -> ModuleType:
-        """This workload's ``arch``, ``schedule`` or ``data`` module (imports no framework)."""
+        """This workload's ``arch``, ``lr_schedule`` or ``data`` module (imports no framework)."""
         return importlib.import_module(getattr(self, part))
 
     def check_precision(self, policy: str) -> None:
@@ -84,7 +84,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(
             name="resnet18",
             arch="runners.workloads.resnet18.arch",
-            schedule="runners.workloads.schedule",
+            lr_schedule="runners.workloads.lr_schedule",
             data="runners.workloads.resnet18.data",
             datasets=("synthetic", "cifar10"),
             trainers="runners.frameworks.{framework}_train",
@@ -96,7 +96,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(
             name="gpt",
             arch="runners.workloads.gpt.arch",
-            schedule="runners.workloads.gpt.recipe",
+            lr_schedule="runners.workloads.gpt.recipe",
             data="runners.workloads.gpt.data",
             datasets=("grammar",),
             trainers="runners.workloads.gpt.{framework}_gpt",

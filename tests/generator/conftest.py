@@ -7,6 +7,9 @@ from pathlib import Path
 import gen_records
 import pytest
 
+from fwbench.frameworks import REGISTRY
+from generator.records.codesize import module_path
+
 
 @pytest.fixture
 def results_dir(tmp_path: Path) -> Path:
@@ -16,15 +19,17 @@ def results_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built by `generator build` from the fixture records and a fake frameworks tree, for serving under
-    a GitHub Pages project path (``--site-url``: its 404 page links there)."""
+    """The site built by `generator build` from the fixture records and a fake repository holding one framework's
+    model (``--source-root``), for serving under a GitHub Pages project path (``--site-url``: its 404 page links
+    there)."""
     from generator.cli import main
 
     root = tmp_path_factory.mktemp("site-build")
     results = gen_records.write_results(root / "results")
-    frameworks = root / "frameworks"
-    frameworks.mkdir()
-    (frameworks / "torch_model.py").write_text('"""Model."""\n\nimport torch  # the framework\n\nx = torch.ones(1)\n')
+    sources = root / "repository"
+    model = module_path(sources, REGISTRY["torch"].model_module)
+    model.parent.mkdir(parents=True)
+    model.write_text('"""Model."""\n\nimport torch  # the framework\n\nx = torch.ones(1)\n')
     site = root / "site"
     code = main(
         [
@@ -33,8 +38,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             str(results),
             "--site-dir",
             str(site),
-            "--frameworks-dir",
-            str(frameworks),
+            "--source-root",
+            str(sources),
             "--site-url",
             "https://example.org/fwbench/",
         ]

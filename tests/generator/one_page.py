@@ -30,7 +30,7 @@ def page_alone(
     """The Markdown of the page at docs-relative ``path`` in ``language``, as ``build_pages`` renders it."""
     (module,) = [module for module in page_modules() if module.PAGE.path == path]
     with i18n.language(language):
-        site = SiteData(results, REPO_ROOT / "runners" / "frameworks", repo_root, repo_url, this_machine=this_machine)
+        site = SiteData(results, REPO_ROOT, repo_root, repo_url, this_machine=this_machine)
         return render_page(environment(), module, site)
 
 

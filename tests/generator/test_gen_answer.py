@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gen_records
@@ -47,3 +48,15 @@ def test_no_records_names_the_command(tmp_path, capsys):
     assert answer(capsys, tmp_path) == [
         "No run records yet: `runners matrix --profile quick --out results/runs` makes them."
     ]
+
+
+def test_a_table_measured_again_under_a_newer_protocol_is_answered_once(results_dir, capsys):
+    runs = results_dir / "runs" / gen_records.CPU_MACHINE
+    for path in sorted(runs.glob("*.json")):
+        record = json.loads(path.read_text())
+        if record.get("protocol") == 2:
+            again = {**record, "protocol": 3, "record_id": f"{record['record_id']}-p3"}
+            write_record(runs / f"{again['record_id']}.json", again)
+    rows = answer(capsys, results_dir)[4:]
+    assert len(rows) == 1 and "not judged" not in rows[0]  # the protocol-2 table judges nothing: the site shows it
+    assert rows[0].startswith("| Test CPU @ 2.0GHz") and "JAX ahead in one sitting" in rows[0]

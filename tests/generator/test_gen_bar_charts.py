@@ -33,7 +33,7 @@ def results(tmp_path_factory: pytest.TempPathFactory):
 
 def charts_of(results, page, lang: str = "en") -> tuple[dict, dict[str, Chart]]:
     with language(lang):
-        site = SiteData(results, REPO_ROOT / "runners" / "frameworks")
+        site = SiteData(results, REPO_ROOT)
         return page.context(site), site.charts
 
 

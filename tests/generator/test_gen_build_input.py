@@ -44,22 +44,24 @@ def built(monkeypatch) -> list[tuple]:
 
 
 @pytest.mark.parametrize("made", [False, True], ids=["missing", "without-the-files"])
-def test_a_frameworks_dir_without_the_implementations_is_a_usage_error(results_dir, tmp_path, capsys, built, made):
+def test_a_source_root_without_the_implementations_is_a_usage_error(results_dir, tmp_path, capsys, built, made):
     """Otherwise the code-size page says "missing" for every file."""
-    frameworks = tmp_path / "frameworks"
+    root = tmp_path / "repository"
     if made:
-        (frameworks / "torch").mkdir(parents=True)  # a folder, but not the one the files lie in
+        (root / "runners" / "frameworks").mkdir(parents=True)  # the trainers' folder, but empty
     site = tmp_path / "site"
-    line = usage_error(build(results_dir, site, "--frameworks-dir", str(frameworks)), capsys)
-    assert line.startswith("generator build: error: ") and "--frameworks-dir" in line and str(frameworks) in line
-    assert ("torch_model.py" in line) if made else ("no such directory" in line)
+    line = usage_error(build(results_dir, site, "--source-root", str(root)), capsys)
+    assert line.startswith("generator build: error: ") and "--source-root" in line and str(root) in line
+    if made:  # each file named where it should lie, the model's and the training step's folders alike
+        assert "runners/workloads/resnet18/torch_resnet.py" in line and "runners/frameworks/torch_train.py" in line
+    else:
+        assert "no such directory" in line
     assert not site.exists() and not built
 
 
-def test_the_repository_s_frameworks_dir_is_accepted(results_dir, tmp_path, built):
-    frameworks = REPO / "runners" / "frameworks"
-    assert main(build(results_dir, tmp_path / "site", "--frameworks-dir", str(frameworks))) == 0
-    assert built[0][2] == frameworks
+def test_the_repository_is_accepted_as_the_source_root(results_dir, tmp_path, built):
+    assert main(build(results_dir, tmp_path / "site", "--source-root", str(REPO))) == 0
+    assert built[0][2] == REPO
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ def results(tmp_path_factory: pytest.TempPathFactory):
 
 def charts_of(results, lang: str) -> dict[str, object]:
     with language(lang):
-        site = SiteData(results, REPO_ROOT / "runners" / "frameworks")
+        site = SiteData(results, REPO_ROOT)
         for page in (speed, memory, accuracy):
             page.context(site)
         return site.charts

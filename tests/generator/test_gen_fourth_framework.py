@@ -40,6 +40,7 @@ SCRIPT = textwrap.dedent(
             stackoverflow_tags=("mxnet",),
             github_repos=("apache/mxnet",),
             pypi_packages=("mxnet",),
+            compile_cache=("mxnet",),
         )
     )
     sys.path.insert(0, sys.argv[2])  # tests/generator, for gen_records

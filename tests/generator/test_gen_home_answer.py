@@ -29,7 +29,7 @@ def results(tmp_path_factory: pytest.TempPathFactory):
 
 def context(results, lang: str = "en") -> tuple[dict, SiteData]:
     with language(lang):
-        site = SiteData(results, REPO_ROOT / "runners" / "frameworks")
+        site = SiteData(results, REPO_ROOT)
         return home.context(site), site
 
 

@@ -163,7 +163,7 @@ def test_chinese_charts_keep_english_labels_without_a_cjk_font(results_dir, monk
     monkeypatch.setattr(sitedata, "cjk_font", lambda: None)
     sitedata._note_english_charts.cache_clear()  # the note is logged once per language and process
     with caplog.at_level(logging.WARNING, logger=sitedata.__name__), language(ZH):
-        site = sitedata.SiteData(load_results(results_dir), sitedata.REPO_ROOT / "runners" / "frameworks")
+        site = sitedata.SiteData(load_results(results_dir), sitedata.REPO_ROOT)
         page = speed.context(site)
     assert "fonts-noto-cjk" in caplog.text
     assert {chart.ylabel for chart in site.charts.values()} == {"images per second"}

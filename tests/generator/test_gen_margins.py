@@ -243,7 +243,7 @@ def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one
     assert "with every probe (10 probes each): PyTorch 38%, TensorFlow 35% and JAX 29%" in errors
     # the counts are of the trainers as they are now (they change with the code): the row states them, and names a
     # winner only where the two smallest are more than 5 % apart
-    sources = measure(REPO_ROOT / "runners" / "frameworks")
+    sources = measure(REPO_ROOT)
     lines = {fw: sum(s.lines for s in sources if s.framework == fw) for fw in ("torch", "tensorflow", "jax")}
     assert f"PyTorch {lines['torch']}, TensorFlow {lines['tensorflow']} and JAX {lines['jax']} lines of code" in code
     assert ("| about even |" in code) is about_even(lines) and ("**" in code) is not about_even(lines)

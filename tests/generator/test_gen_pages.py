@@ -42,7 +42,7 @@ def test_the_navigation_lists_every_page_in_order_grouped_by_section():
 
 
 def test_no_template_receives_a_context_it_does_not_use(results_dir):
-    site = SiteData(load_results(results_dir), REPO_ROOT / "runners" / "frameworks")
+    site = SiteData(load_results(results_dir), REPO_ROOT)
     env = environment()
     for module in page_modules():
         parsed = env.parse(env.loader.get_source(env, module.PAGE.template)[0])

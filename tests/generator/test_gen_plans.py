@@ -62,7 +62,7 @@ def results(tmp_path: Path, records: list[dict]):
 def speed_page(found, language: str = i18n.SOURCE) -> str:
     """The speed page's Markdown in ``language``."""
     with i18n.language(language):
-        return render_page(environment(), speed, SiteData(found, REPO_ROOT / "runners" / "frameworks"))
+        return render_page(environment(), speed, SiteData(found, REPO_ROOT))
 
 
 def sentence(page: str, start: str) -> list[str]:

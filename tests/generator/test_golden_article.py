@@ -161,7 +161,7 @@ def built_claims(root: Path, hardware: dict) -> list[dict]:
     """The claims rows of the sixty records on ``hardware`` as the site publishes them: its download
     ``data/claims.csv``, made without drawing or building the rest of the site (test_gen_site.py builds one)."""
     write_article_runs(root / "results", hardware)
-    site = SiteData(load_results(root / "results", strict=True), REPO_ROOT / "runners" / "frameworks")
+    site = SiteData(load_results(root / "results", strict=True), REPO_ROOT)
     published = csv.DictReader(io.StringIO(downloads.claims_csv(site.all_claims)))
     return [row for row in published if row["scope"] == hardware["machine_id"]]
 

@@ -1,15 +1,19 @@
 """The matrix's comparisons count runs by the site's rule (fwbench.judged) and judge them by the site's decision
-(fwbench.decision), on records made through runners.measure.record."""
+(fwbench.decision), on records made through runners.measure.record, in the sitting the matrix makes: a new one
+where it starts after the latest is over."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from fwbench import judged
+from fwbench.sittings import Start
 from generator.records import aggregate
 from runners.matrix import comparisons
+from runners.matrix.store import first_repeat
 from runners.measure.profiles import expand
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
@@ -53,3 +57,33 @@ def test_busy_and_older_runs_do_not_count_towards_a_decision():
             == f"bs 32: undecided at n = 0; no run of JAX counts in this sitting yet, {why} (cap)"
         )
         assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
+
+
+#: the last finish of ``three_rounds``' records
+LAST_FINISH = datetime.fromisoformat("2026-12-01T10:07:00+00:00")
+
+
+def test_a_matrix_started_after_the_latest_sitting_is_over_decides_in_a_new_one():
+    runs = three_rounds({"torch": 100.0, "jax": 50.0})  # decided: PyTorch ahead at n = 3
+    (soon,) = comparisons.comparisons(ORDER, runs, cap=5, start=Start(LAST_FINISH + timedelta(minutes=10)))
+    assert soon.decided and not soon.new_sitting and soon.to_run_again() == []
+    (later,) = comparisons.comparisons(ORDER, runs, cap=5, start=Start(LAST_FINISH + timedelta(hours=2)))
+    assert later.new_sitting and later.status == comparisons.UNDECIDED and not later.decided
+    earlier = "counts in this sitting yet, 3 in earlier sittings"
+    assert later.line("") == f"bs 32: undecided at n = 0; no run of PyTorch {earlier}; no run of JAX {earlier}"
+    assert {c.framework for c in later.to_run_again()} == {"torch", "jax"}
+
+
+def test_the_runs_limit_counts_the_runs_of_the_sitting():
+    runs = three_rounds({"torch": 100.0, "jax": 100.0})
+    (alike,) = comparisons.comparisons(ORDER, runs, cap=5, limit=3)
+    assert all(c.at_limit for c in alike.ranked)  # three runs each of a limit of three
+    (new,) = comparisons.comparisons(ORDER, runs, cap=5, limit=3, start=Start(LAST_FINISH + timedelta(hours=2)))
+    assert not any(c.at_limit for c in new.ranked)  # none of them in the new sitting
+
+
+def test_a_new_sittings_rounds_follow_the_earlier_repeats():
+    runs = three_rounds({"torch": 100.0, "jax": 50.0})  # repeats 0 to 2
+    assert first_repeat(runs, Start(LAST_FINISH + timedelta(minutes=10))) == 0  # the same sitting: from the start
+    assert first_repeat(runs, Start(LAST_FINISH + timedelta(hours=2))) == 3
+    assert first_repeat({}, Start(LAST_FINISH)) == 0

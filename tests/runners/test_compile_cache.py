@@ -116,8 +116,10 @@ def test_checking_that_a_framework_is_installed_imports_nothing():
 
 
 def smoke(framework: str, cache: Path, out: Path, temporary: Path) -> dict:
+    # smaller than the smoke profile (batch 32, 64 images): a cache's state does not depend on how much a run trains
     done = subprocess.run(
         [sys.executable, "-m", "runners.cli", "run", "--framework", framework, "--no-progress"]
+        + ["--batch-size", "8", "--train-images", "16", "--test-images", "16"]
         + ["--compile-cache", str(cache), "--out", str(out)],
         env={**os.environ, "TMPDIR": str(temporary)},
         capture_output=True,

@@ -1,5 +1,6 @@
-"""The math backend a run records: parsed from PyTorch's real build text, XLA_FLAGS and the process map, and carried
-by a real run's record under ``software.math_backend``."""
+"""The math backend a run records: parsed from PyTorch's real build text, XLA_FLAGS and the process map. A real run's
+record carries it under ``software.math_backend``: asserted on the smoke matrix's PyTorch record (test_matrix.py), so
+that no second PyTorch run is needed."""
 
 from __future__ import annotations
 
@@ -7,9 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from fwbench import records
-from fwbench.cliargs import EXIT_OK
-from runners.cli import main as runners_main
 from runners.measure import math_backend
 
 #: ``torch.__config__.show()`` of this venv's PyTorch (2.14.1, its CUDA build), captured as it printed
@@ -75,17 +73,3 @@ def test_loaded_libraries_come_from_the_process_map(tmp_path):
     )
     assert math_backend.loaded_math_libraries(maps) == ["libgomp-a34b3233.so.1", "libscipy_openblas64_-32a4b2a6.so"]
     assert math_backend.loaded_math_libraries(tmp_path / "absent") is None
-
-
-@pytest.mark.slow
-def test_a_torch_smoke_run_records_its_math_backend(tmp_path, capsys):
-    argv = ["run", "--framework", "torch", "--profile", "smoke", "--out", str(tmp_path), "--no-progress"]
-    assert runners_main(argv) == EXIT_OK
-    (path,) = tmp_path.rglob("*.json")
-    record = records.read_record(path)  # validated against the run schema
-    backend = record["software"]["math_backend"]
-    import torch
-
-    assert backend["torch"] == math_backend.torch_backend(torch)
-    assert backend["torch"]["blas"] is not None  # every PyTorch wheel names its BLAS
-    assert any("gomp" in name for name in backend["loaded_libraries"])  # PyTorch's OpenMP, loaded by the run

@@ -19,11 +19,11 @@ from runners import cli
 from runners.envs import interpreters
 from runners.envs.interpreters import Installation
 from runners.executors.boundary import Finished, Started, Target
-from runners.executors.local import LocalExecutor
+from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor
 from runners.matrix import driver as matrix
 from runners.matrix import plan_preview, store
 from runners.matrix.order import interleaved_order, order_line
-from runners.measure import profiles, provenance, run
+from runners.measure import math_backend, profiles, provenance, run
 from runners.measure.output_lock import LOCK_FILE
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.measure.record import RUN_ORDER_SCHEME, record_path
@@ -70,9 +70,22 @@ def fake_python(tmp_path: Path, body: str) -> Path:
     return script
 
 
+def assert_torch_records_its_math_backend(record: dict) -> None:
+    """A real PyTorch run's record carries this PyTorch's math backend and the libraries its process loaded
+    (``runners.measure.math_backend``; its parsing is tested in test_math_backend.py)."""
+    import torch
+
+    backend = record["software"]["math_backend"]
+    assert backend["torch"] == math_backend.torch_backend(torch)
+    assert backend["torch"]["blas"] is not None  # every PyTorch wheel names its BLAS
+    assert any("gomp" in name for name in backend["loaded_libraries"])  # PyTorch's OpenMP, loaded by the run
+
+
 @pytest.mark.slow
 def test_smoke_profile_runs_all_three_frameworks(tmp_path):
-    result = runners("matrix", "--profile", "smoke", "--out", str(tmp_path), "--no-progress")
+    # caches of its own: another process's smoke run of the same configuration would warm the shared one
+    caches = {COMPILE_CACHE_ENV: str(tmp_path / "caches")}
+    result = runners("matrix", "--profile", "smoke", "--out", str(tmp_path), "--no-progress", env_extra=caches)
     assert result.returncode == 0, result.stderr[-3000:]
     found = records_in(tmp_path)
     assert sorted(r["framework"]["name"] for r in found.values()) == ["jax", "tensorflow", "torch"]
@@ -106,6 +119,7 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
             "peak_other_cpu_percent",
         }
         print(record["framework"]["name"], json.dumps({"precision": record["precision"], "load": record["load"]}))
+    assert_torch_records_its_math_backend(next(r for r in found.values() if r["framework"]["name"] == "torch"))
     assert "3 ok, 0 failed" in result.stdout
     assert result.stdout.startswith("order (round-robin over frameworks within each batch size, rotated): 1 torch")
     places = sorted((r["config"]["run_order"]["position"], r["framework"]["name"]) for r in found.values())

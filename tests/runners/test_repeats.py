@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fwbench.records import read_record, write_record
+from fwbench.sittings import Start
 from generator.records.aggregate import summarise
 from generator.records.load import Loaded
 from runners import cli
@@ -105,7 +106,7 @@ def ran(
 class Runs:
     """A fake executor: each job becomes an ok record at its framework's rate for its batch size, spread by repeat
     (``spread``: alike for every framework, or by framework, TIGHT for one not named); a run takes ``seconds`` on the
-    budget's clock."""
+    budget's clock, and its record says it ``started`` then (UTC)."""
 
     name = "fake"
 
@@ -118,10 +119,12 @@ class Runs:
         compiles: dict[str, float] | None = None,
         memory: dict[str, int] | None = None,
         busy=lambda config: False,
+        started: str = "2026-12-01T10:00:00",
     ):
         self.rates, self.spread, self.seconds, self.clock = rates, spread, seconds, clock
         self.compiles, self.memory = compiles or {}, memory or {}  # by framework, spread by repeat as the rates are
         self.busy = busy  # which runs find the machine busy
+        self.started = started
         self.jobs = []
 
     def execute(self, jobs):
@@ -141,7 +144,8 @@ class Runs:
                 figures["load"] = machine_load.load_section(BUSY, BUSY, 0.0)
             if self.clock:
                 self.clock.now += self.seconds
-            yield Finished(job, ran(config, rate, self.seconds, **figures), "", self.seconds)
+            record = ran(config, rate, self.seconds, started=self.started, **figures)
+            yield Finished(job, record, "", self.seconds)
 
     def ran(self) -> list[str]:
         return [job.config.label for job in self.jobs]
@@ -157,6 +161,19 @@ def clock(monkeypatch):
     fake = Clock()
     monkeypatch.setattr(budget.time, "monotonic", lambda: fake.now)
     return fake
+
+
+#: when the tests' matrices begin: a minute before their records (``ran``'s default start), on a boot of their own
+MATRIX_START = datetime.datetime.fromisoformat("2026-12-01T09:59:00+00:00")
+
+
+@pytest.fixture(autouse=True)
+def matrix_start(monkeypatch):
+    """Every matrix and dry run here begins at ``MATRIX_START`` (returned, to be moved), where the records say."""
+    start = {"at": MATRIX_START}
+    for module in (matrix, plan_preview):
+        monkeypatch.setattr(module, "start_here", lambda target: Start(start["at"]))
+    return start
 
 
 def run_repeats(out: Path, order, executor, repeats: Repeats, minutes: float | None = None) -> matrix.Outcome:
@@ -200,7 +217,33 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     ]
     assert outcome.stop.reason == "cap reached"
     assert closing_lines(outcome)[1:] == [bs32, "bs 64: undecided at n = 5, JAX ÷ PyTorch 1.00× (0.91–1.10×) (cap)"]
-    assert closing_lines(outcome)[0] == "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in all"
+    assert closing_lines(outcome)[0] == "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in it"
+
+
+def test_a_matrix_started_another_sitting_runs_again_after_the_earlier_repeats_until_it_decides(tmp_path, matrix_start):
+    order = order_of("torch", "jax")
+    rates = {("torch", 32): 100, ("jax", 32): 50}
+    run_repeats(tmp_path, order, Runs(rates), AUTO)  # decided at n = 3: repeats 0 to 2, at 10:00
+
+    def preview_at(start: str) -> list[str]:
+        matrix_start["at"] = datetime.datetime.fromisoformat(start)
+        return plan_preview.preview(Target((MACHINE,), {}), order, tmp_path, AUTO, Budget(None), [])
+
+    new_sitting = "  a new sitting: the earlier one (2026-12-01) decided 1 of 1 comparisons; this one runs again, "
+    new_sitting += "from repeat 3, until its own rounds decide"
+    soon = preview_at("2026-12-01T10:11:00+00:00")  # ten minutes after the last finish: the same sitting
+    assert new_sitting not in soon and any("decided by this machine's records already" in line for line in soon)
+    later = preview_at("2026-12-01T12:01:00+00:00")  # two hours after
+    assert new_sitting in later and not any("decided by this machine's records already" in line for line in later)
+    # three paired rounds at the least, as many as the limit at the most, all in the new sitting
+    assert "  then ≈ 6.0 min to ≈ 10.0 min more for 6 to 10 repeats" in " ".join(later)
+
+    executor = Runs(rates, started="2026-12-01T12:02:00")
+    outcome = run_repeats(tmp_path, order, executor, AUTO)
+    assert executor.ran() == [f"{config.label} r{repeat}" for repeat in (3, 4, 5) for config in order]
+    assert closing_lines(outcome)[1] == (
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicated in 2 sittings"
+    )
 
 
 def test_a_third_framework_that_overlaps_the_leader_runs_again_too():
@@ -297,7 +340,7 @@ def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machin
     assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.limit - 1
     assert "jax/compiled bs32 seed0 r9: not run, its comparison is at the cap or limit" in capsys.readouterr().err
     assert closing_lines(outcome) == [
-        "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in all",
+        "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in it",
         "bs 32: undecided at n = 0; no run of PyTorch counts in this sitting yet, 10 on a busy machine (cap)",
     ]
 

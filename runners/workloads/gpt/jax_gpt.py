@@ -17,10 +17,10 @@ import optax
 from flax import nnx
 
 from runners.frameworks import jax_train
-from runners.frameworks.jax_model import ModuleList
 from runners.frameworks.jax_train import pure
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
+from runners.workloads.resnet18.jax_resnet import ModuleList
 
 
 class CausalSelfAttention(nnx.Module):

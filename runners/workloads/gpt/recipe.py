@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runners.workloads import schedule
+from runners.workloads import lr_schedule
 
 # --- Optimizer: AdamW ---------------------------------------------------------------------------------------------
 #: the peak rate, per step, for every batch size: Adam's rate is not scaled linearly with the batch (nanoGPT's 1e-3
@@ -41,21 +41,16 @@ CLIP_NORM = 1.0
 
 # --- Learning rate: linear warm-up, then cosine decay ------------------------------------------------------------
 #: the schedule's name as a record's ``config.lr_schedule.name`` states it: ResNet-18's shape and warm-up share
-LR_SCHEDULE = schedule.LR_SCHEDULE
-
-# --- Batches -----------------------------------------------------------------------------------------------------
-#: sequences per step of the CPU quick run: 8 × 256 = 2,048 tokens per step
-CPU_BATCH_SIZES = (8,)
-#: sequences per step on a GPU: nanoGPT's 64, and a range around it
-GPU_BATCH_SIZES = (16, 32, 64, 128)
+LR_SCHEDULE = lr_schedule.LR_SCHEDULE
 
 
 def learning_rates(batch_size: int, total_steps: int) -> np.ndarray:
-    """Per-step rates (float32): ResNet-18's curve (``runners.workloads.schedule``: linear warm-up over the same share
-    of the steps, then cosine decay towards zero), peaking at ``PEAK_LR`` whatever the batch size
-    (``runners.workloads.schedule``'s signature, so that ``runners.measure.run`` asks every workload alike)."""
-    reference = schedule.peak_lr(schedule.REFERENCE_BATCH)  # the curve at the batch whose peak is BASE_LR
-    return (schedule.learning_rates(schedule.REFERENCE_BATCH, total_steps) * (PEAK_LR / reference)).astype(np.float32)
+    """Per-step rates (float32): ResNet-18's curve (``runners.workloads.lr_schedule``: linear warm-up over the same
+    share of the steps, then cosine decay towards zero), peaking at ``PEAK_LR`` whatever the batch size
+    (``runners.workloads.lr_schedule``'s signature, so that ``runners.measure.run`` asks every workload alike)."""
+    reference = lr_schedule.peak_lr(lr_schedule.REFERENCE_BATCH)  # the curve at the batch whose peak is BASE_LR
+    rates = lr_schedule.learning_rates(lr_schedule.REFERENCE_BATCH, total_steps) * (PEAK_LR / reference)
+    return rates.astype(np.float32)
 
 
 def describe(batch_size: int, total_steps: int) -> dict:
@@ -63,6 +58,6 @@ def describe(batch_size: int, total_steps: int) -> dict:
     return {
         "name": LR_SCHEDULE,
         "peak_lr": PEAK_LR,
-        "warmup_steps": schedule.warmup_steps(total_steps),
+        "warmup_steps": lr_schedule.warmup_steps(total_steps),
         "total_steps": total_steps,
     }

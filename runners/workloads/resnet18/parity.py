@@ -20,7 +20,7 @@ from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.frameworks.trainer import make_trainer
 from runners.measure.provenance import REPO_ROOT
-from runners.workloads import schedule
+from runners.workloads import lr_schedule
 from runners.workloads.resnet18 import arch, data, recipe
 
 PARITY_BATCH = 16
@@ -49,7 +49,8 @@ def capture(
     }
     trainer.restore(weights)  # the train-mode forward moved the running statistics
     out.update({f"step0.{k}": v for k, v in weights.items()})
-    for step, ((x, y), lr) in enumerate(zip(batches, schedule.learning_rates(batch_size, steps), strict=True), start=1):
+    rates = lr_schedule.learning_rates(batch_size, steps)
+    for step, ((x, y), lr) in enumerate(zip(batches, rates, strict=True), start=1):
         loss, _ = trainer.train_step(x, y, float(lr))
         out[f"loss{step}"] = np.asarray(float(loss))
         out.update({f"step{step}.{k}": v for k, v in trainer.weights().items()})
@@ -129,10 +130,11 @@ def capture_all(
     frameworks: tuple = FRAMEWORKS,
     steps: int = PARITY_STEPS,
     precision: str = "fp32",
+    batch_size: int = PARITY_BATCH,
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Capture each of ``frameworks`` over ``steps`` SGD steps, each in a fresh interpreter of its own (run side by
-    side): ``pythons``' for that framework (another version's environment, ``runners.envs.versions``), else this one;
-    load the arrays."""
+    """Capture each of ``frameworks`` over ``steps`` SGD steps of ``batch_size`` images, each in a fresh interpreter of
+    its own (run side by side): ``pythons``' for that framework (another version's environment,
+    ``runners.envs.versions``), else this one; load the arrays."""
     jobs = {}
     for name in frameworks:
         out = workdir / f"{name}-{mode}-{dtype}-{precision}.npz"
@@ -152,6 +154,8 @@ def capture_all(
             str(steps),
             "--precision",
             precision,
+            "--batch-size",
+            str(batch_size),
         ]
         jobs[name] = (command, out)
     return captures_side_by_side(jobs, "parity capture")
@@ -193,11 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"SGD steps (default {PARITY_STEPS})")
     parser.add_argument("--precision", choices=tuple(PRECISION_POLICIES), default="fp32", help="precision policy")
+    parser.add_argument(
+        "--batch-size", type=int, default=PARITY_BATCH, help=f"images per step (default {PARITY_BATCH})"
+    )
     args = parser.parse_args(argv)
     if args.framework:
         modes = framework(args.framework).training_modes
         mode = args.mode if args.mode in modes else modes[0]
-        np.savez(args.out, **capture(args.framework, mode, args.dtype, steps=args.steps, precision=args.precision))
+        np.savez(
+            args.out, **capture(args.framework, mode, args.dtype, args.batch_size, args.steps, precision=args.precision)
+        )
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         caps = capture_all(args.mode, args.dtype, Path(tmp))

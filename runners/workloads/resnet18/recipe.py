@@ -3,7 +3,7 @@
 docs/design.md ("The training protocol", "Measuring") says why the recipe is what it is; this module holds the
 values, each with its unit and its reason, and every framework's model and trainer, the data pipeline and the
 learning-rate schedule read them from here. ``runners.workloads.resnet18.arch`` holds the architecture alone
-(layers, widths, strides), ``runners.workloads.schedule`` turns the learning-rate values into per-step rates; the
+(layers, widths, strides), ``runners.workloads.lr_schedule`` turns the learning-rate values into per-step rates; the
 precision policies every workload shares are ``runners.frameworks.precision``'s, the clock's constants
 ``runners.measure.protocol``'s.
 
@@ -25,7 +25,7 @@ SGD_MOMENTUM = 0.9
 #: CIFAR ResNet-18 recipe's value; Keras' own ``weight_decay`` is decoupled, so the TensorFlow trainer does not use it
 WEIGHT_DECAY = 5e-4
 
-# --- Learning rate: linear warm-up, then cosine decay (runners.workloads.schedule)
+# --- Learning rate: linear warm-up, then cosine decay (runners.workloads.lr_schedule)
 # -----------------------------------------
 #: the schedule's name as the record's ``config.lr_schedule.name`` states it
 LR_SCHEDULE = "linear-warmup-cosine"

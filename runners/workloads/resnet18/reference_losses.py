@@ -119,7 +119,7 @@ def first_losses(
     dataset = spec.module("data").load(key.dataset, None, key.images, 1, progress=False)
     weights = spec.module("arch").init_weights(key.seed)
     per_epoch = key.images // key.batch_size
-    rates = spec.module("schedule").learning_rates(key.batch_size, per_epoch * key.epochs)
+    rates = spec.module("lr_schedule").learning_rates(key.batch_size, per_epoch * key.epochs)
     inputs, targets = dataset.train_batches(key.seed, 0, key.batch_size)
     count = min(steps, per_epoch)
     trainer = make_trainer(spec.name, name, weights, mode, device=device, dtype=dtype, precision=precision)
