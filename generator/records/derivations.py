@@ -32,7 +32,7 @@ VARIABLE_DTYPE_FLAGS = (
     "keras.layers.Dense.dtype_policy.variable_dtype",
     "keras.config.floatx",
 )
-#: the TF32 switches as the fp32 policy leaves them: true float32, TF32 off (``runners.workloads.resnet18.recipe``)
+#: the TF32 switches as the fp32 policy leaves them: true float32, TF32 off (``runners.frameworks.precision``)
 FP32_SWITCHES = {
     "torch.backends.cudnn.allow_tf32": False,
     "torch.backends.cuda.matmul.allow_tf32": False,

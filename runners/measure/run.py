@@ -3,7 +3,7 @@
 Per epoch: the batches are made (NumPy) and placed on the device *before* the clock starts; the clock
 covers the training steps only, with a device sync at both ends and at the end of each timing window
 (never per step). An epoch is split into at most 8 windows of at least 4 steps each (``window_sizes``; both
-limits are ``runners.workloads.resnet18.recipe``'s): an epoch of 1–7 steps is one window, fewer windows rather than
+limits are ``runners.measure.protocol``'s): an epoch of 1–7 steps is one window, fewer windows rather than
 one-step windows, whose per-step time would be mostly the sync. The first step — trace, compile, autotune — is timed on
 its own and then undone, so every timed epoch trains from the same state in every framework; the same step is then
 timed again from the same state, compiled by now, and undone: the first step's excess over it is the compile time.
