@@ -70,8 +70,8 @@ def preview(
         first_runs, repeat_runs = sequence[at_end(config)]
         first_runs += [] if 0 in done else [cold]
         repeat_runs += [] if repeats.auto else [warm] * len(to_make)
-        runs_done = f"{len(done)}" + (f" ({count} count)" if repeats.auto and count != len(done) else "")
-        rows.append([label(config), f"{runs_done} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
+        made = count if repeats.auto else len(done)  # auto: the runs that count in the sitting, whatever their numbers
+        rows.append([label(config), f"{made} of {repeats.runs}", f"{cold:.0f}", f"{warm:.0f}", source])
     # where a comparison counts warm runs alone (start-up, memory), the first run is not among its n
     warm_only = {(c.mode, c.batch_size, c.precision) for c in standing if c.figure.warm_only}
     dues = {  # per comparison, the repeats before auto can decide it, in the order they are made
@@ -91,13 +91,19 @@ def preview(
         order_line(order),
         tabulate(
             rows,
-            headers=["configuration", "runs done", "cold s", "warm s", "expected from"],
+            headers=[
+                "configuration",
+                "runs in this sitting" if repeats.auto else "runs done",
+                "cold s",
+                "warm s",
+                "expected from",
+            ],
             colalign=("left", "right", "right", "right", "left"),
             disable_numparse=True,
         ),
         f"repeats: {repeats.describe()}",
         "environments to build first: " + ("; ".join(to_build) or "none"),
-        estimate_line(first_s, to_make, len(order), guessed),
+        estimate_line(first_s, to_make, len(order), guessed, earlier_sitting=opening > 0),
     ]
     if later and repeats.auto:
         lines.append(
@@ -148,9 +154,12 @@ def new_sitting_line(
     )
 
 
-def estimate_line(seconds: float, to_make: int, runs: int, guessed: int) -> str:
+def estimate_line(seconds: float, to_make: int, runs: int, guessed: int, earlier_sitting: bool = False) -> str:
     """The first round's estimate: ``seconds`` for the ``to_make`` of its ``runs`` not made yet, ``guessed`` of
-    them at the profile's guess."""
+    them at the profile's guess; ``earlier_sitting``: the first runs belong to an earlier sitting, and every round of
+    this one is a repeat."""
+    if not to_make and earlier_sitting:
+        return f"estimate: first round: its {runs} runs were made in an earlier sitting; this one's rounds are repeats"
     if not to_make:
         return f"estimate: first round: nothing to make (all {runs} runs done)"
     guess = f", {guessed} of them at the profile's guess: no record of them on this machine" if guessed else ""

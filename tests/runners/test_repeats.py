@@ -233,10 +233,16 @@ def test_a_matrix_started_another_sitting_runs_again_after_the_earlier_repeats_u
     new_sitting += "from repeat 3, until its own rounds decide"
     soon = preview_at("2026-12-01T10:11:00+00:00")  # ten minutes after the last finish: the same sitting
     assert new_sitting not in soon and any("decided by this machine's records already" in line for line in soon)
+    assert all(row.split()[3:6] == ["3", "of", "5"] for row in soon[2].splitlines()[2:])
     later = preview_at("2026-12-01T12:01:00+00:00")  # two hours after
     assert new_sitting in later and not any("decided by this machine's records already" in line for line in later)
     # three paired rounds at the least, as many as the limit at the most, all in the new sitting
     assert "  then ≈ 6.0 min to ≈ 10.0 min more for 6 to 10 repeats" in " ".join(later)
+    # the table counts each configuration's runs in the new sitting (none yet), not the earlier sitting's first run
+    assert "runs in this sitting" in later[2] and all(
+        row.split()[3:6] == ["0", "of", "5"] for row in later[2].splitlines()[2:]
+    )
+    assert "estimate: first round: its 2 runs were made in an earlier sitting; this one's rounds are repeats" in later
 
     executor = Runs(rates, started="2026-12-01T12:02:00")
     outcome = run_repeats(tmp_path, order, executor, AUTO)
