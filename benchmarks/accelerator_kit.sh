@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The accelerator kit in one call of a borrowed GPU or TPU machine without a package registry (RUNNING.md,
+# "Accelerator kit"): benchmarks/accelerator_kit.py, run from a clean checkout of the commit at hand (KIT_TREE, a git
+# worktree of KIT_REF, default HEAD), so that its records name that commit unmodified, whatever else the working tree
+# holds. On a TPU machine (KIT_DEVICE=tpu, or auto: /opt/pypi/simple and a Google PCI device, the test of
+# runners.measure.provenance.tpu_info, which needs psutil, not there yet) it first installs what the machine lacks,
+# once per machine, into KIT_LIB: flax, optax and fwbench's own needs from the machine's own package index, its
+# PyTorch CPU wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`). The kit's matrices
+# run under one deadline, KIT_MINUTES (default 8; a call may run 10) from the call's start, less 20 s for the packing:
+# KIT_PLAN's (`runners matrix` arguments separated by ";"; a TPU's default: the GPT's quick matrix, then ResNet-18's),
+# KIT_REPEATS rounds each (default 3), else a GPU's parts. The log goes live to $OUT/accelerator_kit.log (kept even if
+# the call is killed); the table and its JSON beside it; $OUT/accelerator_kit-runs.tar.gz holds the machine folders of
+# results/runs that this call wrote to (unpack it into the checkout), and accelerator_kit-site.tar.gz the site and
+# env.json, apart, so that a site past the 16 MiB a file may bring back never holds the records back. A later call on the same
+# machine installs nothing, reuses the worktree and KIT_WORK, and goes on where this one stopped. Arguments go to
+# accelerator_kit.py.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/accelerator-kit-out}
+mkdir -p "$out"
+exec > >(tee "$out/accelerator_kit.log") 2>&1
+start=$(date +%s)
+end=$(( start + ${KIT_MINUTES:-8} * 60 - 20 ))
+device=${KIT_DEVICE:-auto}
+if [ "$device" = auto ] && [ -d /opt/pypi/simple ] && grep -qsx 0x1ae0 /sys/bus/pci/devices/*/vendor; then
+  device=tpu
+fi
+# the carried folder of `make gpu-kit` (jsonschema, MkDocs), seen from the worktree
+export FWBENCH_KIT_DIR=${FWBENCH_KIT_DIR:-$PWD/build/gpu-kit}
+ref=${KIT_REF:-HEAD}  # a machine given the tree without its latest commits fetches them first (a git bundle)
+tree=${KIT_TREE:-/tmp/fwbench-kit-$(git rev-parse --short "$ref")}
+[ -d "$tree" ] || git worktree add --detach --force "$tree" "$ref" >/dev/null || exit 1
+[ -d .whl-tpu ] && cp -r .whl-tpu "$tree"/
+cd "$tree" || exit 1
+python=${PYTHON:-python3}
+if [ "$device" = tpu ]; then
+  lib=${KIT_LIB:-/tmp/fwbench-tpu-lib}  # kept between calls on one machine
+  pip_install() { PIP_CONFIG_FILE=/dev/null "$python" -m pip install --isolated -q --disable-pip-version-check \
+    --only-binary=:all: --target "$lib" "$@"; }
+  if [ -d "$lib/torchax" ]; then echo "accelerator_kit.sh: installed before, in $lib"; else
+    echo "accelerator_kit.sh: installing into $lib"
+    pip_install --index-url file:///opt/pypi/simple flax optax psutil jsonschema tqdm tabulate || exit 1
+    pip_install --index-url file:///opt/pypi/simple --find-links /opt/wheels torch ||
+      echo "accelerator_kit.sh: no PyTorch wheel here: torchax runs will fail"
+    pip_install --no-index --no-deps .whl-tpu/*.whl ||
+      echo "accelerator_kit.sh: no wheels carried in .whl-tpu (make tpu-wheels)"
+    pip_install --index-url file:///opt/pypi/simple mkdocs mkdocs-material mkdocs-gen-files ||
+      echo "accelerator_kit.sh: no MkDocs in the machine's index: the kit builds no site here"
+  fi
+  # appended, so that the machine's own JAX stays first
+  export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$lib"
+fi
+export PYTHONUNBUFFERED=1
+echo "accelerator_kit.sh: device $device, code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git here)")," \
+  "ready in $(( $(date +%s) - start )) s"
+work=${KIT_WORK:-/tmp/accelerator-kit}
+mkdir -p "$work"
+since="$work/.call-start"
+touch "$since"
+"$python" benchmarks/accelerator_kit.py --out "$work" --results results --device "$device" \
+  --deadline "$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" ${KIT_PLAN:+"--plan=$KIT_PLAN"} \
+  ${KIT_REPEATS:+--repeats "$KIT_REPEATS"} "$@"
+status=$?
+cp "$work/accelerator_kit.txt" "$work/accelerator_kit.json" "$out/" 2>/dev/null
+mapfile -t written < <(find results/runs -mindepth 1 -maxdepth 1 -type d -newer "$since")
+mapfile -t made < <(cd "$work" && ls -d site env.json 2>/dev/null)
+[ ${#written[@]} -eq 0 ] || tar -czf "$out/accelerator_kit-runs.tar.gz" "${written[@]}"
+[ ${#made[@]} -eq 0 ] || tar -czf "$out/accelerator_kit-site.tar.gz" -C "$work" "${made[@]}"
+echo "accelerator_kit.sh: exit $status in $(( $(date +%s) - start )) s; in $out: $(cd "$out" && echo *)"
+exit "$status"
