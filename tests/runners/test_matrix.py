@@ -1,5 +1,5 @@
-"""`runners matrix` and `runners run` for real: smoke runs of all three frameworks, resume after
-SIGKILL, failures turned into records, and usage errors that write nothing."""
+"""`runners matrix` and `runners run` for real: smoke runs of all three frameworks, a second run given their compile
+caches compiling warm, resume after SIGKILL, failures turned into records, and usage errors that write nothing."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor
 from runners.matrix import driver as matrix
 from runners.matrix import plan_preview, store
 from runners.matrix.order import interleaved_order, order_line
-from runners.measure import math_backend, profiles, provenance, run
+from runners.measure import compile_cache, math_backend, profiles, provenance, run
 from runners.measure.output_lock import LOCK_FILE
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.measure.record import RUN_ORDER_SCHEME, record_path
@@ -81,13 +82,45 @@ def assert_torch_records_its_math_backend(record: dict) -> None:
     assert any("gomp" in name for name in backend["loaded_libraries"])  # PyTorch's OpenMP, loaded by the run
 
 
-@pytest.mark.slow
-def test_smoke_profile_runs_all_three_frameworks(tmp_path):
+@dataclass(frozen=True)
+class SmokeMatrix:
+    """A finished smoke matrix: its process, its records by file stem, and the folder its runs' compile caches are in
+    (its ``COMPILE_CACHE_ENV``)."""
+
+    result: subprocess.CompletedProcess
+    records: dict[str, dict]
+    caches: Path
+
+    def record_of(self, framework: str) -> dict:
+        return next(r for r in self.records.values() if r["framework"]["name"] == framework)
+
+
+#: smaller than the smoke profile (batch 32, 64 images): what a run costs here is its framework's start-up and compile,
+#: which the sizes leave as they are (the batch is ``runners matrix --batch-sizes``, ``runners run --batch-size``)
+SMALL_SIZES = ("--train-images", "16", "--test-images", "16")
+SMALL_BATCH = "8"
+
+
+@pytest.fixture(scope="module")
+def smoke_matrix(tmp_path_factory) -> SmokeMatrix:
+    """One ``runners matrix --profile smoke`` of all three frameworks, for the tests that read its output, its records
+    and the compile caches its runs left (cold compiles, PyTorch's above all, are the dearest steps of the suite)."""
+    root = tmp_path_factory.mktemp("smoke")
     # caches of its own: another process's smoke run of the same configuration would warm the shared one
-    caches = {COMPILE_CACHE_ENV: str(tmp_path / "caches")}
-    result = runners("matrix", "--profile", "smoke", "--out", str(tmp_path), "--no-progress", env_extra=caches)
+    caches = root / "caches"
+    out = root / "runs"
+    result = runners(
+        *("matrix", "--profile", "smoke", "--batch-sizes", SMALL_BATCH, *SMALL_SIZES),
+        *("--out", str(out), "--no-progress"),
+        env_extra={COMPILE_CACHE_ENV: str(caches)},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
-    found = records_in(tmp_path)
+    return SmokeMatrix(result, records_in(out), caches)
+
+
+@pytest.mark.slow
+def test_smoke_profile_runs_all_three_frameworks(smoke_matrix):
+    result, found = smoke_matrix.result, smoke_matrix.records
     assert sorted(r["framework"]["name"] for r in found.values()) == ["jax", "tensorflow", "torch"]
     for record in found.values():
         assert record["status"] == "ok"
@@ -127,6 +160,47 @@ def test_smoke_profile_runs_all_three_frameworks(tmp_path):
     assert "time of the runs made now: " in result.stdout and "timed epochs" in result.stdout
 
 
+def precompiled_headers(cache: Path) -> dict[Path, int]:
+    """Inductor's precompiled C++ headers in ``cache``'s temporary folder, with the time each was written."""
+    headers = (cache / compile_cache.TEMPORARY).glob("torchinductor_*/precompiled_headers/*.gch")
+    return {path: path.stat().st_mtime_ns for path in headers}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework, folder", [("torch", "inductor"), ("jax", "jax"), ("tensorflow", "tensorflow")])
+def test_a_second_run_with_the_same_cache_compiles_warm(smoke_matrix, tmp_path, framework, folder):
+    """The smoke matrix's run of ``framework`` compiled cold into its configuration's cache; ``runners run
+    --compile-cache`` of the same configuration, given that directory, compiles warm (PyTorch; JAX and TensorFlow,
+    whose cache settings are read on import). The cache's rules are tested in test_compile_cache.py."""
+    cold = smoke_matrix.record_of(framework)
+    cache = Path(cold["command"][cold["command"].index("--compile-cache") + 1])  # the one the matrix gave the run
+    assert cache.is_relative_to(smoke_matrix.caches)
+    entries = [path for path in cache.rglob("*") if path.is_file()]
+    headers_after_cold = precompiled_headers(cache)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = runners(
+        *("run", "--framework", framework, "--batch-size", SMALL_BATCH, *SMALL_SIZES, "--no-progress"),
+        *("--compile-cache", str(cache), "--out", str(tmp_path)),
+        env_extra={"TMPDIR": str(temporary)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    warm = read_record(done.stdout.strip())
+    assert warm["record_id"] == cold["record_id"], "the same configuration as the matrix's run"
+    cold_s, warm_s = cold["timing"]["compile_seconds"], warm["timing"]["compile_seconds"]
+    print(
+        f"{framework} smoke compile: cold {cold_s:.2f} s, warm {warm_s:.2f} s (warm / cold {warm_s / cold_s:.2f}), "
+        f"{len(entries)} cache files after the first run"
+    )
+    assert cold["timing"]["compile_cache"] == "cold" and warm["timing"]["compile_cache"] == "warm"
+    assert entries and any(path.is_relative_to(cache / folder) for path in entries)
+    # the run ends without atexit handlers (runners/cli.py), where TensorFlow's autograph deletes its files
+    assert not any(temporary.iterdir()), "the run's temporary files are gone"
+    if framework == "torch":  # Inductor's precompiled header, in the cache's temporary folder, is not built again
+        assert headers_after_cold, "the cold run built its header in the cache's temporary folder"
+        assert precompiled_headers(cache) == headers_after_cold, "the warm run found the header the cold run built"
+
+
 @pytest.mark.slow
 def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
     args = [
@@ -136,12 +210,14 @@ def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
         "smoke",
         "--frameworks",
         "tensorflow",
+        "--modes",
+        "eager",  # no compile, small batches: the runs are seconds, and the matrix is what is tested
         "--batch-sizes",
-        "16,32",
+        "8,16",
         "--train-images",
-        "32",
-        "--test-images",
         "16",
+        "--test-images",
+        "8",
         "--out",
         str(tmp_path),
         "--no-progress",
@@ -176,22 +252,25 @@ def test_crashing_and_hanging_configurations_become_records_and_the_matrix_goes_
         "--profile",
         "smoke",
         "--frameworks",
-        "jax,tensorflow",
+        "torch,tensorflow",
+        "--modes",
+        "eager",  # no compile: the real run is seconds
         "--train-images",
         "32",
         "--test-images",
         "16",
         "--python",
-        f"jax={crash}",
+        f"torch={crash}",
         "--out",
         str(out),
         "--no-progress",
     )
     assert result.returncode == 1  # a failed configuration makes the exit status non-zero
     found = {r["framework"]["name"]: r for r in records_in(out).values()}
+    assert found["torch"]["config"]["run_order"]["position"] == 1
     assert found["tensorflow"]["status"] == "ok", "the matrix went on after the crash"
-    failure = found["jax"]["failure"]
-    assert found["jax"]["status"] == "error" and failure["exit_code"] == -signal.SIGSEGV
+    failure = found["torch"]["failure"]
+    assert found["torch"]["status"] == "error" and failure["exit_code"] == -signal.SIGSEGV
     assert "Segmentation fault" in failure["stderr_tail"] and "signal 11" in failure["message"]
 
     hang = fake_python(tmp_path, "sleep 60")

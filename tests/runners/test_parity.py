@@ -14,8 +14,6 @@ import pytest
 
 from runners.workloads.resnet18 import arch, parity
 
-# PyTorch via torchax first beside PyTorch: both fold the unbiased batch variance, so no Bessel correction applies
-PAIRS = [("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow"), ("torchax", "torch")]
 #: float64 images per step, not the benchmark's parity batch of 16: float64 convolutions are most of the captures' time
 #: on a CPU, and at batch 4 every BatchNorm still reduces over 64 or more values (PyTorch's Bessel factor n/(n − 1)
 #: is still 1 + 1.6e-2 or more: its omission would break the bounds by orders of magnitude)
@@ -33,7 +31,7 @@ def float32_compiled_captures(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("a,b", PAIRS)
+@pytest.mark.parametrize("a,b", parity.PAIRS)
 def test_float64_forward_update_and_bn_statistics_agree(float64_captures, a, b):
     report = parity.compare(float64_captures[a], float64_captures[b], a_is_torch=a == "torch", batch_size=FLOAT64_BATCH)
     print(f"{a} vs {b} (float64):", report)
@@ -46,7 +44,7 @@ def test_float64_forward_update_and_bn_statistics_agree(float64_captures, a, b):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("a,b", PAIRS)
+@pytest.mark.parametrize("a,b", parity.PAIRS)
 def test_float32_compiled_forward_and_first_update_agree(float32_compiled_captures, a, b):
     ca, cb = float32_compiled_captures[a], float32_compiled_captures[b]
     report = parity.compare(ca, cb, a_is_torch=a == "torch")
@@ -81,3 +79,14 @@ def test_bessel_correction_is_what_separates_torch_running_variance():
     expected = parity.bessel_corrected_var(ref, batch_size=2, steps=parity.PARITY_STEPS)
     worst = max(parity.relative_difference(expected[k], ref[k]) for k in expected)
     assert worst > 1e-3
+
+
+def test_captures_of_several_precisions_share_a_file_and_come_back_apart_the_reference_last(tmp_path):
+    captures = {p: {"loss1": np.asarray(float(i))} for i, p in enumerate(parity.in_capture_order(("fp32", "bf16")))}
+    assert list(captures) == ["bf16", "fp32"], "fp32's process-wide switches must not reach the others"
+    parity.save_precisions(tmp_path / "torch.npz", captures)
+    with np.load(tmp_path / "torch.npz") as arrays:
+        found = parity.by_precision({"torch": dict(arrays)}, ("fp32", "bf16"))
+    assert found == {"fp32": {"torch": {"loss1": 1.0}}, "bf16": {"torch": {"loss1": 0.0}}}
+    with pytest.raises(SystemExit):
+        parity.main(["--framework", "torch", "--precision", "fp32,fp16", "--out", str(tmp_path / "x.npz")])

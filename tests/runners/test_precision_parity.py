@@ -45,8 +45,9 @@ BOUNDS = {
     },
 }
 
-#: a PyTorch bf16 capture whose trainer rounds, after every step, its BatchNorm buffers (``bn``) or its parameters
-#: (``weights``) to bfloat16: what a trainer that kept them in bf16 holds
+#: PyTorch bf16 captures, one per kind of tensor, whose trainer rounds, after every step, its BatchNorm buffers
+#: (``bn``) or its parameters (``weights``) to bfloat16: what a trainer that kept them in bf16 holds; one process
+#: writes ``KIND.npz`` for each kind into the folder it is given
 PLANTED = """
 import sys
 import numpy as np
@@ -54,7 +55,7 @@ import torch
 from runners.workloads.resnet18 import parity
 from runners.frameworks import torch_train
 
-what, out = sys.argv[1], sys.argv[2]
+out = sys.argv[1]
 step = torch_train.Trainer.train_step
 
 def planted(self, x, y, lr):
@@ -66,7 +67,8 @@ def planted(self, x, y, lr):
     return result
 
 torch_train.Trainer.train_step = planted
-np.savez(out, **parity.capture("torch", "eager", "float32", steps=1, precision="bf16"))
+for what in ("bn", "weights"):
+    np.savez(f"{out}/{what}.npz", **parity.capture("torch", "eager", "float32", steps=1, precision="bf16"))
 """
 
 
@@ -93,7 +95,19 @@ def beyond(report: dict[str, float], precision: str) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def captures(tmp_path_factory):
     work = tmp_path_factory.mktemp("precision")
-    return {p: parity.capture_all("eager", "float32", work, steps=1, precision=p) for p in ("fp32", "default", "bf16")}
+    return parity.capture_precisions("eager", "float32", work, ("fp32", "default", "bf16"), steps=1)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """The planted captures, by the kind of tensor rounded."""
+    work = tmp_path_factory.mktemp("planted")
+    subprocess.run([sys.executable, "-c", PLANTED, str(work)], check=True, cwd=REPO_ROOT, timeout=600)
+    found = {}
+    for what in ("bn", "weights"):
+        with np.load(work / f"{what}.npz") as arrays:
+            found[what] = dict(arrays)
+    return found
 
 
 @pytest.mark.slow
@@ -107,10 +121,7 @@ def test_forward_and_first_step_stay_within_the_precisions_bounds_of_fp32(captur
 
 @pytest.mark.slow
 @pytest.mark.parametrize("what, breaks", [("bn", {"running_mean", "running_var"}), ("weights", {"update"})])
-def test_a_wrong_cast_in_the_bf16_recipe_breaks_its_bounds(captures, tmp_path, what, breaks):
-    out = tmp_path / f"planted-{what}.npz"
-    subprocess.run([sys.executable, "-c", PLANTED, what, str(out)], check=True, cwd=REPO_ROOT, timeout=600)
-    with np.load(out) as arrays:
-        report = deviation(dict(arrays), captures["fp32"]["torch"])
+def test_a_wrong_cast_in_the_bf16_recipe_breaks_its_bounds(captures, planted, what, breaks):
+    report = deviation(planted[what], captures["fp32"]["torch"])
     print(f"torch bf16 with its {what} in bf16 vs fp32:", {k: f"{v:.2e}" for k, v in report.items()})
     assert breaks <= set(beyond(report, "bf16"))

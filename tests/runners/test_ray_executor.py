@@ -127,7 +127,9 @@ def wait_for(condition, timeout: float, what: str):
 @pytest.mark.slow
 def test_configurations_spread_over_the_nodes_land_per_machine_and_a_rerun_resumes(cluster, tmp_path):
     out = tmp_path / "runs"
-    first = matrix_on(cluster, out, "--frameworks", "jax", "--seeds", "0,1")
+    configurations = ["--frameworks", "jax", "--seeds", "0,1"]
+    configurations += ["--batch-sizes", "8", "--train-images", "16", "--test-images", "8"]  # real runs, seconds each
+    first = matrix_on(cluster, out, *configurations)
     assert first.returncode == 0, first.stderr[-3000:]
     found = records_in(out)
     assert sorted(path.split("/")[0] for path in found) == ["kind-a", "kind-b"], "one configuration on each node"
@@ -142,7 +144,7 @@ def test_configurations_spread_over_the_nodes_land_per_machine_and_a_rerun_resum
     assert re.search(r"node [\d.]+ \(kind-b", first.stdout), first.stdout
     mtimes = {path: (out / path).stat().st_mtime_ns for path in found}
 
-    again = matrix_on(cluster, out, "--frameworks", "jax", "--seeds", "0,1")
+    again = matrix_on(cluster, out, *configurations)
     assert again.returncode == 0 and again.stderr.count("done before (resumed)") == 2, again.stderr[-3000:]
     assert {path: (out / path).stat().st_mtime_ns for path in found} == mtimes
 

@@ -73,6 +73,7 @@ def test_make_sites_plan_runs_a_matrix_per_workload_and_names_those_it_leaves_ou
     assert done.returncode == 2 and "unknown workload 'bert'; choose from resnet18, gpt" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_real_gpt_run_writes_a_valid_record_whose_first_losses_match_the_reference(tmp_path):
     """PyTorch eager, the smoke-gpt profile (two steps of 8 sequences): the record as ``runners run`` writes it."""
     done = runners("run", "--framework", "torch", "--mode", "eager", "--workload", "gpt", "--out", str(tmp_path))

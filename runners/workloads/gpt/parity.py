@@ -4,7 +4,8 @@
 each framework in a fresh interpreter, since float64 is a process-wide switch in Keras and JAX): one set of NumPy
 weights is loaded into the small model (``arch.TINY``), the same grammar batches go through, and the logits, the
 logits with one later token changed, and every weight after every clipped AdamW step are saved. ``compare`` measures
-the differences between two captures, with ``runners.workloads.resnet18.parity``'s measure.
+the differences between two captures, with ``runners.workloads.resnet18.parity``'s measure. One process captures both
+precision policies (``--precision fp32,default``), as ResNet-18's parity does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ import numpy as np
 from fwbench.frameworks import FRAMEWORKS, framework
 from runners.workloads import make_trainer
 from runners.workloads.gpt import arch, data, recipe
-from runners.workloads.resnet18.parity import captures_side_by_side, relative_difference
+from runners.workloads.resnet18.parity import (
+    by_precision,
+    captures_side_by_side,
+    in_capture_order,
+    precision_list,
+    relative_difference,
+    save_precisions,
+)
 
 PARITY_BATCH = 4
 PARITY_STEPS = 3
@@ -93,13 +101,26 @@ def capture_all(
 ) -> dict[str, dict]:
     """Capture each of ``frameworks`` over ``steps`` steps at ``precision``, each in a fresh interpreter (run side by
     side); load the arrays."""
+    return capture_precisions(mode, dtype, workdir, (precision,), steps, frameworks)[precision]
+
+
+def capture_precisions(
+    mode: str,
+    dtype: str,
+    workdir: Path,
+    precisions: tuple[str, ...],
+    steps: int = PARITY_STEPS,
+    frameworks: tuple = FRAMEWORKS,
+) -> dict[str, dict[str, dict]]:
+    """``capture_all`` for each of ``precisions``, one interpreter per framework capturing them all: by precision, by
+    framework."""
     jobs = {}
     for name in frameworks:
-        out = workdir / f"gpt-{name}-{mode}-{dtype}-{precision}.npz"
+        out = workdir / f"gpt-{name}-{mode}-{dtype}-{'-'.join(precisions)}.npz"
         command = [sys.executable, "-m", MODULE, "--framework", name, "--mode", mode, "--dtype", dtype]
-        command += ["--precision", precision]
+        command += ["--precision", ",".join(precisions)]
         jobs[name] = ([*command, "--steps", str(steps), "--out", str(out)], out)
-    return captures_side_by_side(jobs, "GPT parity capture")
+    return by_precision(captures_side_by_side(jobs, "GPT parity capture"), precisions)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,12 +131,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where the capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"AdamW steps (default {PARITY_STEPS})")
     parser.add_argument(
-        "--precision", choices=("fp32", "default"), default="fp32", help="default: the fused attention kernel"
+        "--precision",
+        type=precision_list(("fp32", "default")),
+        default=("fp32",),
+        help="fp32, default (the fused attention kernel) or both, comma-separated, captured in turn",
     )
     args = parser.parse_args(argv)
     modes = framework(args.framework).training_modes
     mode = args.mode if args.mode in modes else modes[0]
-    np.savez(args.out, **capture(args.framework, mode, args.dtype, args.steps, args.precision))
+    captures = {p: capture(args.framework, mode, args.dtype, args.steps, p) for p in in_capture_order(args.precision)}
+    save_precisions(args.out, captures)
     return 0
 
 

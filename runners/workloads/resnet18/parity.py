@@ -2,22 +2,23 @@
 
 ``capture`` runs in one framework's process (``python -m runners.workloads.resnet18.parity --framework F --out F.npz``):
 one set of NumPy weights is loaded, the same batches go through, and logits and every weight after
-every step are saved. ``compare`` measures the differences between captures.
+every step are saved. One process captures several precision policies (``--precision fp32,default,bf16``), which
+spares the framework's import and set-up of all but the first. ``compare`` measures the differences between captures.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
-from runners.frameworks.precision import PRECISION_POLICIES
+from runners.frameworks.precision import PRECISION_POLICIES, REFERENCE_PRECISION
 from runners.frameworks.trainer import make_trainer
 from runners.measure.provenance import REPO_ROOT
 from runners.workloads import lr_schedule
@@ -25,6 +26,10 @@ from runners.workloads.resnet18 import arch, data, recipe
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
+#: the pairs that show the frameworks' parity: PyTorch first beside JAX and TensorFlow (``compare`` corrects its
+#: running variance), TensorFlow beside JAX, and PyTorch via torchax first beside PyTorch (both fold the unbiased batch
+#: variance, so no correction applies)
+PAIRS = (("torch", "jax"), ("tensorflow", "jax"), ("torch", "tensorflow"), ("torchax", "torch"))
 
 
 def capture(
@@ -135,9 +140,24 @@ def capture_all(
     """Capture each of ``frameworks`` over ``steps`` SGD steps of ``batch_size`` images, each in a fresh interpreter of
     its own (run side by side): ``pythons``' for that framework (another version's environment,
     ``runners.envs.versions``), else this one; load the arrays."""
+    return capture_precisions(mode, dtype, workdir, (precision,), pythons, frameworks, steps, batch_size)[precision]
+
+
+def capture_precisions(
+    mode: str,
+    dtype: str,
+    workdir: Path,
+    precisions: tuple[str, ...],
+    pythons: dict[str, str] | None = None,
+    frameworks: tuple = FRAMEWORKS,
+    steps: int = PARITY_STEPS,
+    batch_size: int = PARITY_BATCH,
+) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """``capture_all`` for each of ``precisions``, one interpreter per framework capturing them all: by precision, by
+    framework."""
     jobs = {}
     for name in frameworks:
-        out = workdir / f"{name}-{mode}-{dtype}-{precision}.npz"
+        out = workdir / f"{name}-{mode}-{dtype}-{'-'.join(precisions)}.npz"
         command = [
             (pythons or {}).get(name, sys.executable),
             "-m",
@@ -153,12 +173,12 @@ def capture_all(
             "--steps",
             str(steps),
             "--precision",
-            precision,
+            ",".join(precisions),
             "--batch-size",
             str(batch_size),
         ]
         jobs[name] = (command, out)
-    return captures_side_by_side(jobs, "parity capture")
+    return by_precision(captures_side_by_side(jobs, "parity capture"), precisions)
 
 
 def captures_side_by_side(jobs: dict[str, tuple[list[str], Path]], what: str) -> dict[str, dict[str, np.ndarray]]:
@@ -179,6 +199,50 @@ def captures_side_by_side(jobs: dict[str, tuple[list[str], Path]], what: str) ->
     return captures
 
 
+def precision_list(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    """An argparse ``type``: a comma-separated list of precision policies out of ``allowed``, as a tuple."""
+
+    def parse(text: str) -> tuple[str, ...]:
+        policies = tuple(text.split(","))
+        unknown = [p for p in policies if p not in allowed]
+        if unknown or len(set(policies)) != len(policies):
+            raise argparse.ArgumentTypeError(f"{text!r}: distinct policies out of {', '.join(allowed)}")
+        return policies
+
+    return parse
+
+
+def in_capture_order(precisions: tuple[str, ...]) -> list[str]:
+    """``precisions`` in the order one process captures them: the reference's last, since it alone sets process-wide
+    switches (no TF32, the highest matmul precision) that the others must find as installed."""
+    return sorted(precisions, key=lambda p: p == REFERENCE_PRECISION)
+
+
+def save_precisions(out: Path, captures: dict[str, dict[str, np.ndarray]]) -> None:
+    """Write one process's captures, by precision, to one ``.npz``: one precision's arrays under their own names,
+    several precisions' under ``PRECISION/name``."""
+    if len(captures) == 1:
+        (arrays,) = captures.values()
+    else:
+        arrays = {f"{p}/{key}": value for p, capture in captures.items() for key, value in capture.items()}
+    np.savez(out, **arrays)
+
+
+def by_precision(
+    captures: dict[str, dict[str, np.ndarray]], precisions: tuple[str, ...]
+) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """Each framework's arrays as ``save_precisions`` wrote them for ``precisions``, by precision, by framework."""
+    if len(precisions) == 1:
+        return {precisions[0]: captures}
+    return {
+        p: {
+            name: {key.removeprefix(f"{p}/"): v for key, v in arrays.items() if key.startswith(f"{p}/")}
+            for name, arrays in captures.items()
+        }
+        for p in precisions
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Capture (one framework) or compare (all three) for parity.")
     parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only")
@@ -196,7 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="where a capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"SGD steps (default {PARITY_STEPS})")
-    parser.add_argument("--precision", choices=tuple(PRECISION_POLICIES), default="fp32", help="precision policy")
+    parser.add_argument(
+        "--precision",
+        type=precision_list(tuple(PRECISION_POLICIES)),
+        default=("fp32",),
+        help=f"precision policy, or several comma-separated ({','.join(PRECISION_POLICIES)}) captured in turn",
+    )
     parser.add_argument(
         "--batch-size", type=int, default=PARITY_BATCH, help=f"images per step (default {PARITY_BATCH})"
     )
@@ -204,15 +273,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.framework:
         modes = framework(args.framework).training_modes
         mode = args.mode if args.mode in modes else modes[0]
-        np.savez(
-            args.out, **capture(args.framework, mode, args.dtype, args.batch_size, args.steps, precision=args.precision)
-        )
+        captures = {
+            p: capture(args.framework, mode, args.dtype, args.batch_size, args.steps, precision=p)
+            for p in in_capture_order(args.precision)
+        }
+        save_precisions(args.out, captures)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        caps = capture_all(args.mode, args.dtype, Path(tmp))
-    for a, b in itertools.combinations(FRAMEWORKS, 2):  # PyTorch first: ``compare`` corrects its variance
-        report = compare(caps[a], caps[b], a_is_torch=a == "torch")
-        print(f"{a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
+        by_policy = capture_precisions(
+            args.mode, args.dtype, Path(tmp), args.precision, steps=args.steps, batch_size=args.batch_size
+        )
+    for precision, caps in by_policy.items():
+        for a, b in PAIRS:
+            report = compare(caps[a], caps[b], a_is_torch=a == "torch", batch_size=args.batch_size, steps=args.steps)
+            print(f"{precision}, {a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
     return 0
 
 
