@@ -24,12 +24,17 @@ import argparse
 import re
 from collections import Counter
 
+import jax
+import numpy as np
+
 from fwbench.cliargs import positive_int
 from runners.frameworks.precision import PRECISION_POLICIES
+from runners.workloads import make_trainer
+from runners.workloads.resnet18 import arch, data
 
 #: the instruction kinds the table shows, in its order (any other kind counts in "all" only)
 KINDS = ("convolution", "transpose", "copy", "reduce", "fusion")
-FRAMEWORKS = ("jax", "torchax")
+COMPARED = ("jax", "torchax")
 #: an instruction of HLO text: ``%name = type opcode(operands…)``, or ``name = …`` in newer dumps
 INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s*.+?\s([a-z][\w\-]*)\(", re.MULTILINE)
 
@@ -43,7 +48,6 @@ def instruction_kinds(hlo_text: str) -> Counter:
 def step_profile(compiled) -> dict[str, float]:
     """The figures of one compiled step: XLA's FLOPs and bytes accessed, and its instructions by ``KINDS``."""
     costs = compiled.cost_analysis()
-    costs = costs[0] if isinstance(costs, list) else costs  # a list per device in older JAX
     kinds = instruction_kinds(compiled.as_text())
     return {
         "flops": costs.get("flops", float("nan")),
@@ -55,16 +59,11 @@ def step_profile(compiled) -> dict[str, float]:
 
 def compiled_step(framework: str, batch_size: int, precision: str, device: str):
     """``framework``'s ResNet-18 training step, compiled for one batch of ``batch_size`` synthetic images."""
-    import numpy as np
-
-    from runners.workloads import make_trainer
-    from runners.workloads.resnet18 import arch, data
-
     trainer = make_trainer("resnet18", framework, arch.init_weights(0), "compiled", device=device, precision=precision)
     dataset = data.synthetic(batch_size, 1)
     images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
     ((x, y),) = trainer.to_device(images, labels)
-    state = trainer.stats if framework == "jax" else trainer.buffers
+    state = trainer.stats if framework == "jax" else trainer.buffers  # the running statistics, as each names them
     lowered = trainer.step_fn.lower(trainer.params, state, trainer.opt_state, x, y, np.float32(0.1))
     return lowered.compile()
 
@@ -88,11 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", choices=("auto", "cpu", "tpu"), default="auto", help="JAX's device (auto)")
     args = parser.parse_args(argv)
     profiles = {
-        name: step_profile(compiled_step(name, args.batch_size, args.precision, args.device)) for name in FRAMEWORKS
+        name: step_profile(compiled_step(name, args.batch_size, args.precision, args.device)) for name in COMPARED
     }
-    import jax
-
-    print(f"one training step, batch {args.batch_size}, precision {args.precision}, on {jax.devices()[0].device_kind}")
+    device = jax.devices()[0] if args.device == "auto" else jax.devices(args.device)[0]  # the trainers' choice
+    print(f"one training step, batch {args.batch_size}, precision {args.precision}, on {device.device_kind}")
     print(table(profiles))
     return 0
 
