@@ -95,7 +95,7 @@ from runners.cli import build_parser as runners_parser  # noqa: E402
 from runners.executors.local import LocalExecutor  # noqa: E402
 from runners.matrix.comparisons import comparisons  # noqa: E402
 from runners.matrix.repeats import repeats_of, repeats_value  # noqa: E402
-from runners.matrix.store import runs_here  # noqa: E402
+from runners.matrix.store import run_paths, runs_here  # noqa: E402
 from runners.measure.config_flags import chosen_profile, profile_overrides  # noqa: E402
 from runners.measure.gpu_memory import NvmlPeakSampler  # noqa: E402
 from runners.measure.profiles import DEVICES, RunConfig, expand, load_profiles, resolve_device  # noqa: E402
@@ -695,8 +695,8 @@ def expected_configs(step: Step, frameworks: list[str], device: str, executor: L
 def find_record(runs: Path, config: RunConfig) -> dict | str:
     """The newest record of any run of ``config`` (first run or repeat) under ``runs`` (any machine folder), or why
     there is none: a later sitting numbers its runs after the earlier ones' (``runners.matrix.store``)."""
-    found = [p for pattern in (config.config_id, f"{config.config_id}-r*") for p in runs.glob(f"*/{pattern}.json")]
-    paths = sorted(found, key=lambda p: p.stat().st_mtime)
+    machines = [folder for folder in runs.iterdir() if folder.is_dir()] if runs.is_dir() else []
+    paths = sorted((p for folder in machines for p in run_paths(config, folder)), key=lambda p: p.stat().st_mtime)
     if not paths:
         return "no record (the matrix did not get to it)"
     try:

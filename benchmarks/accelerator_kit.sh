@@ -55,14 +55,16 @@ echo "accelerator_kit.sh: device $device, code $(git rev-parse --short HEAD 2>/d
   "ready in $(( $(date +%s) - start )) s"
 work=${KIT_WORK:-/tmp/accelerator-kit}
 mkdir -p "$work"
-since="$work/.call-start"
-touch "$since"
+# the record files and their times before the kit runs: the machine folders of any record new or changed after it are
+# what this call wrote to (the matrix's lock file beside them is not a record) (a folder's mtime could miss a record written within the clock tick of a marker file's)
+records() { find results/runs -type f -printf '%T@ %p\n' 2>/dev/null | sort; }
+before=$(records)
 "$python" benchmarks/accelerator_kit.py --out "$work" --results results --device "$device" \
   --deadline "$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" ${KIT_PLAN:+"--plan=$KIT_PLAN"} \
   ${KIT_REPEATS:+--repeats "$KIT_REPEATS"} "$@"
 status=$?
 cp "$work/accelerator_kit.txt" "$work/accelerator_kit.json" "$out/" 2>/dev/null
-mapfile -t written < <(find results/runs -mindepth 1 -maxdepth 1 -type d -newer "$since")
+mapfile -t written < <(comm -13 <(echo "$before") <(records) | cut -d' ' -f2- | awk -F/ 'NF > 3 { print $1 "/" $2 "/" $3 }' | sort -u)
 mapfile -t made < <(cd "$work" && ls -d site env.json 2>/dev/null)
 [ ${#written[@]} -eq 0 ] || tar -czf "$out/accelerator_kit-runs.tar.gz" "${written[@]}"
 [ ${#made[@]} -eq 0 ] || tar -czf "$out/accelerator_kit-site.tar.gz" -C "$work" "${made[@]}"

@@ -33,14 +33,18 @@ def completed(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> dict 
     return None
 
 
+def run_paths(config: RunConfig, folder: Path) -> list[Path]:
+    """The record files of every run of ``config`` (the first run, then each repeat's) in one machine's ``folder``."""
+    return [
+        path
+        for pattern in (f"{config.config_id}.json", f"{config.config_id}-r*.json")
+        for path in sorted(folder.glob(pattern))
+    ]
+
+
 def runs_of(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> list[dict]:
     """The valid records of every run of ``config`` (each repeat, any status) under ``machine_ids``."""
-    paths = [
-        path
-        for machine_id in machine_ids
-        for pattern in (f"{config.config_id}.json", f"{config.config_id}-r*.json")
-        for path in sorted((Path(out) / machine_id).glob(pattern))
-    ]
+    paths = [path for machine_id in machine_ids for path in run_paths(config, Path(out) / machine_id)]
     return [record for path in paths if (record := readable(path, config))]
 
 
