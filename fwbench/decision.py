@@ -1,5 +1,5 @@
 """Whether one framework is ahead of another: judged on paired rounds, with a minimum effect, replicated across
-sittings (issue 55; ``docs/design.md``, "Verdicts": the rule the matrix and the site move to, not wired in yet).
+sittings (``docs/design.md``, "Verdicts": the one rule of the matrix's stopping and the site's verdicts).
 
 A pair of frameworks is compared round by round: in a round the matrix runs every configuration once, interleaved
 and rotated, so the two runs of a round share whatever the machine did meanwhile, and their ratio cancels it. Within
@@ -27,6 +27,8 @@ from fwbench.stats import describe
 
 #: the smallest lead named: a sitting's interval of the ratio must lie above this (or below its inverse)
 MIN_EFFECT = 1.05
+#: the band's edges as two decimals write them
+BAND_EDGES = {f"{MIN_EFFECT:.2f}", f"{1 / MIN_EFFECT:.2f}"}
 #: the sittings that must each decide the same way before a verdict is published
 MIN_SITTINGS = 2
 
@@ -53,8 +55,10 @@ class Gap:
         return Gap(1 / self.ratio, 1 / self.high, 1 / self.low)
 
     def __str__(self) -> str:
-        """``1.31× (1.18–1.45×)``."""
-        return f"{self.ratio:.2f}× ({self.low:.2f}–{self.high:.2f}×)"
+        """``1.31× (1.18–1.45×)``; a third decimal where two would round a bound onto the band's edge, so that a
+        lead decided at 1.053× never reads "1.05× (1.05–1.05×)" beside a 1.05× minimum."""
+        digits = 3 if {f"{self.low:.2f}", f"{self.high:.2f}"} & BAND_EDGES else 2
+        return f"{self.ratio:.{digits}f}× ({self.low:.{digits}f}–{self.high:.{digits}f}×)"
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,12 @@ def test_a_gap_is_written_as_a_ratio_with_its_interval():
     assert str(Gap(1.25, 1.1, 1.4).inverse()) == "0.80× (0.71–0.91×)"
 
 
+def test_a_gap_at_the_band_edge_gets_a_third_decimal_so_its_side_of_the_edge_shows():
+    assert str(Gap(1.0533, 1.0531, 1.0536)) == "1.053× (1.053–1.054×)"
+    assert str(Gap(1.0533, 1.0531, 1.0536).inverse()) == "0.949× (0.949–0.950×)"
+    assert str(Gap(1.02, 0.951, 1.049)) == "1.020× (0.951–1.049×)"
+
+
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
 
 
