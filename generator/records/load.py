@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fwbench.cliargs import UsageError
+from fwbench.processes import process_pool
 from fwbench.progress import progress_bar
 from fwbench.records import RUN_SCHEMA, RecordError, printable, read_record
 
@@ -132,7 +132,7 @@ def read_all(files: list[tuple[str, Path]], progress: bool = False) -> list[tupl
     chunks = [files[start : start + CHUNK] for start in range(0, len(files), CHUNK)]
     if len(chunks) <= 1:
         return read_chunk(files)
-    with ProcessPoolExecutor(max_workers=min(len(chunks), os.cpu_count() or 1)) as pool:
+    with process_pool(min(len(chunks), os.cpu_count() or 1)) as pool:
         done = progress_bar(
             pool.map(read_chunk, chunks), enabled=progress, desc="records", unit="chunk", total=len(chunks)
         )

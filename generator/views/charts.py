@@ -14,7 +14,6 @@ import io
 import os
 import re
 import textwrap
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
@@ -23,6 +22,8 @@ from matplotlib import font_manager, rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+
+from fwbench.processes import process_pool
 
 #: text, axes and grid: readable on white and on Material's dark slate
 MID_GREY = "#808080"
@@ -240,5 +241,5 @@ def draw_all(charts: dict[str, Chart]) -> dict[str, bytes]:
     """Every chart by its path, drawn in parallel once there are enough of them to pay for the processes."""
     if len(charts) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
         return {path: draw(chart) for path, chart in charts.items()}
-    with ProcessPoolExecutor(max_workers=min(len(charts), os.cpu_count() or 1)) as pool:
+    with process_pool(min(len(charts), os.cpu_count() or 1)) as pool:
         return dict(zip(charts, pool.map(draw, charts.values()), strict=True))

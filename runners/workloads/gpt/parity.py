@@ -21,10 +21,10 @@ from runners.workloads import make_trainer
 from runners.workloads.gpt import arch, data, recipe
 from runners.workloads.resnet18.parity import (
     by_precision,
-    captures_side_by_side,
     in_capture_order,
     precision_list,
     relative_difference,
+    run_captures,
     save_precisions,
 )
 
@@ -99,8 +99,8 @@ def capture_all(
     frameworks: tuple = FRAMEWORKS,
     precision: str = "fp32",
 ) -> dict[str, dict]:
-    """Capture each of ``frameworks`` over ``steps`` steps at ``precision``, each in a fresh interpreter (run side by
-    side); load the arrays."""
+    """Capture each of ``frameworks`` over ``steps`` steps at ``precision``, each in a fresh interpreter
+    (``run_captures``); load the arrays."""
     return capture_precisions(mode, dtype, workdir, (precision,), steps, frameworks)[precision]
 
 
@@ -120,7 +120,7 @@ def capture_precisions(
         command = [sys.executable, "-m", MODULE, "--framework", name, "--mode", mode, "--dtype", dtype]
         command += ["--precision", ",".join(precisions)]
         jobs[name] = ([*command, "--steps", str(steps), "--out", str(out)], out)
-    return by_precision(captures_side_by_side(jobs, "GPT parity capture"), precisions)
+    return by_precision(run_captures(jobs, "GPT parity capture"), precisions)
 
 
 def main(argv: list[str] | None = None) -> int:
