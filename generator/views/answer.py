@@ -227,12 +227,16 @@ def _summed_up(site: SiteData, found: list[TableView]) -> str:
     results += [
         fill(_(msgid), n=others[key], effect=EFFECT_PERCENT) for key, msgid in COUNTED.items() if others.get(key)
     ]
+    machines = len({v.table.machine_id for v in found})
     return fill(
-        _(
+        ngettext(
+            "In compiled mode, on {machines} machine, over {comparisons} comparisons (a setting at a batch size): "
+            "{results}.",
             "In compiled mode, over {machines} machines and {comparisons} comparisons (a setting at a batch size): "
-            "{results}."
+            "{results}.",
+            machines,
         ),
-        machines=len({v.table.machine_id for v in found}),
+        machines=machines,
         comparisons=sum(ahead.values()) + sum(others.values()),
         results=part_separator().join(results) if results else _("nothing to compare yet"),
     )

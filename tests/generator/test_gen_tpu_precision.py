@@ -12,7 +12,10 @@ from one_page import page_alone
 from test_gen_tpu import TPU_TITLE, TPU_VERSIONS, tpu_hardware
 
 from fwbench.records import write_record
+from generator.i18n import language
 from generator.records.load import load_results
+from generator.site import home
+from generator.views.sitedata import REPO_ROOT, SiteData
 from runners.measure.profiles import expand
 from runners.measure.record import ok_record
 
@@ -78,3 +81,14 @@ def test_strict_fp32s_mfu_against_its_emulated_peak_is_rescaled_to_the_chips_own
     assert rows == [
         f"| Best MFU in these records | {best['mfu']['value']:.2f} of the BF16 peak (JAX, bfloat16, batch 1024) |"
     ]
+
+
+OPENINGS = [("en", "In compiled mode, on 1 machine, over 9 comparisons"), ("zh", "1 台机器上共 9 项比较")]
+
+
+@pytest.mark.parametrize(("lang", "opening"), OPENINGS)
+def test_one_machines_three_tables_are_summed_up_as_one_machine(tmp_path, lang, opening):
+    tpu_results(tmp_path, ("fp32", "default", "bf16"), cpu=False)
+    with language(lang):
+        (tpus,) = home.context(SiteData(load_results(tmp_path), REPO_ROOT))["answer"]
+    assert opening in tpus and "machines" not in tpus
