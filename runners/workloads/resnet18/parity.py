@@ -183,9 +183,9 @@ def capture_precisions(
     return by_precision(run_captures(jobs, "parity capture"), precisions)
 
 
-#: captures run at once: one framework's capture keeps about four cores busy, and more at once on a smaller machine
-#: only fight over them (on 2 cores, the float64 and float32 captures of three frameworks took 63 s side by side and
-#: 49 s one after another)
+#: captures run at once, one per four cores: a capture keeps one to two cores busy, and the test workers beside it need
+#: the rest (on 2 cores, with both of `make test`'s workers busy, the three parity test files took 174 s and 331 CPU-s
+#: with every capture side by side, 160 s and 284 CPU-s one at a time; alone, one at a time is slower)
 CAPTURES_AT_ONCE = max(1, (os.cpu_count() or 1) // 4)
 
 
