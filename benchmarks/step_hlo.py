@@ -1,6 +1,6 @@
 """What XLA makes of one ResNet-18 training step in JAX and in PyTorch via torchax: where does torchax's gap come from?
 
-On the TPU v5e, PyTorch via torchax trains fwbench's ResNet-18 at 0.77–0.90× JAX's images per second, for the same
+On the TPU v5e, PyTorch via torchax trains fwbench's ResNet-18 at 0.75–0.95× JAX's images per second, for the same
 network, optimizer and precision (the records under results/runs/tpu-*). Both steps are one ``jax.jit`` program, so
 the difference is in the programs XLA compiles. This script builds both trainers (``runners.workloads.make_trainer``,
 the same weights), compiles each one's training step for one batch on this machine's JAX device (the TPU where one is

@@ -12,7 +12,9 @@ import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-#: modules whose runtimes start native thread pools on import or first use
+#: the runtimes that start threads of their own on import or first use: JAX, not the registry's Flax, since a process
+#: may load JAX alone (numpy's BLAS threads, in every process, have always been left to fork, and the build's own pools
+#: fork as before)
 THREADED_RUNTIMES = ("jax", "tensorflow", "torch")
 
 
