@@ -1,7 +1,9 @@
 """A real browser: Debian's Chromium, driven by Playwright, opens every page of the built site, in English and in
-Chinese, and checks what a reader sees at 1366×900 and on a 390×844 phone — tables that fit their box, images that
-load, no console errors — then the site opened from disk, its 404 page under a project sub-path, Chinese text drawn
-with a CJK font (not as empty boxes), the language switcher and a Chinese search.
+Chinese, once at 1366×900 and once on a 390×844 phone, and checks what a reader sees — tables that fit their box,
+images that load, no console errors; on a phone, no table cell narrower than its longest word (no "PyT orch", "quic k"
+or "0.1 0.2"): a table too wide for its box with whole words becomes a stack of cards (cards.js) — then the site
+opened from disk, its 404 page under a project sub-path, Chinese text drawn with a CJK font (not as empty boxes), the
+language switcher and a Chinese search.
 
 Playwright drives the system's Chromium (``executable_path``): nothing is downloaded. Screenshots of the main
 pages at both widths, and of the Chinese home, speed and debugging pages, go to ``$FWBENCH_SCREENSHOTS`` (default
@@ -95,6 +97,42 @@ PAGE_STATE = """(() => {
     pageWiderThanScreen: document.documentElement.scrollWidth > window.innerWidth + 1,
   };
 })()"""
+#: every visible cell of the article narrower than its longest word, with that width: the cell's content laid out
+#: at its min-content width, where the browser breaks lines only where its line-breaking rules allow (between words,
+#: between Chinese characters, after a hyphen) and never inside a word. A card's cell is as wide as the screen
+#: allows, so only a word wider than the screen breaks there: not counted. And the tables shown as cards.
+NARROW_CELLS = """(() => {
+  const visible = el => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
+  const article = document.querySelector('article') || document.body;
+  const rule = document.createElement('style');
+  rule.textContent = '.fw-probe, .fw-probe * { overflow-wrap: normal !important; word-break: normal !important; }';
+  document.head.append(rule);
+  const narrow = [];
+  for (const cell of article.querySelectorAll('td, th')) {
+    if (!visible(cell) || cell.closest('table[data-fw-cards]')) continue;
+    const style = getComputedStyle(cell);
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    const inner = cell.clientWidth - padding;
+    const probe = document.createElement('div');
+    probe.className = 'fw-probe';
+    probe.style.cssText = 'position:absolute;visibility:hidden;left:0;top:0;width:min-content;white-space:normal';
+    probe.innerHTML = cell.innerHTML;
+    cell.append(probe);
+    const word = probe.getBoundingClientRect().width;
+    probe.remove();
+    if (word > inner + 1) {
+      narrow.push(`${cell.textContent.trim().slice(0, 40)} (${Math.round(word)} px in ${Math.round(inner)} px)`);
+    }
+  }
+  rule.remove();
+  return {narrow: narrow, cards: article.querySelectorAll('table[data-fw-cards]').length};
+})()"""
+#: the first card's label and display, and how many tables are cards
+FIRST_CARD = """() => ({
+  first: [...document.querySelectorAll('article table[data-fw-cards] td[data-label]')]
+           .slice(0, 1).map(td => [td.dataset.label, getComputedStyle(td).display]),
+  cards: document.querySelectorAll('article table[data-fw-cards]').length,
+})"""
 
 
 def find_chromium() -> str | None:
@@ -175,19 +213,38 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def tours(browser, server, built_site) -> dict[str, dict[str, dict]]:
+    """Every page opened once at each width, by width, by page: what it shows (``PAGE_STATE``), the errors it caused,
+    its cards (``FIRST_CARD``) and, on a phone, its cells narrower than their longest word (``NARROW_CELLS``); the main
+    pages screenshotted. One tour per width serves every test of a page's looks: each tour takes about 20 s."""
+    found: dict[str, dict[str, dict]] = {}
+    for device, viewport in VIEWPORTS.items():
+        page = browser.new_page(viewport=viewport, device_scale_factor=1)
+        watching = watched(page)
+        found[device] = {}
+        for path in site_pages(built_site):
+            state, errors = visit(page, watching, server + path)
+            if path in SHOT_PAGES:
+                assert (
+                    screenshot(page, f"{device}-{path.removesuffix('.html').replace('/', '-')}").stat().st_size > 1000
+                )
+            narrow = page.evaluate(NARROW_CELLS)["narrow"] if device == "phone" else []
+            found[device][path] = state | {"errors": errors, "narrow": narrow, "cards": page.evaluate(FIRST_CARD)}
+        page.close()
+    return found
+
+
 @pytest.mark.parametrize("device", VIEWPORTS)
-def test_every_page_reads_well(browser, server, built_site, device):
+def test_every_page_reads_well(tours, device):
     """Each page: a heading, its tables, its images loaded, no console error, no table wider than its box at
     1366 px; on a phone, at most PHONE_SCROLLING_ALLOWED pages with anything wider than its box."""
-    pages = site_pages(built_site)
+    pages = list(tours[device])
     assert len(pages) >= 34 and sum(p.startswith("zh/") for p in pages) == len(pages) // 2
     problems, scrolling = [], {}
-    page = browser.new_page(viewport=VIEWPORTS[device], device_scale_factor=1)
-    watching = watched(page)
-    for path in pages:
-        state, errors = visit(page, watching, server + path)
-        if errors:
-            problems.append(f"{path}: console errors {errors}")
+    for path, state in tours[device].items():
+        if state["errors"]:
+            problems.append(f"{path}: console errors {state['errors']}")
         broken = [i["src"] for i in state["images"] if not i["ok"]]
         if broken:
             problems.append(f"{path}: images not loaded {broken}")
@@ -203,12 +260,26 @@ def test_every_page_reads_well(browser, server, built_site, device):
             problems.append(f"{path}: wider than their box at 1366 px: {tables}")
         if state["overflowing"]:
             scrolling[path] = state["overflowing"]
-        if path in SHOT_PAGES:
-            assert screenshot(page, f"{device}-{path.removesuffix('.html').replace('/', '-')}").stat().st_size > 1000
-    page.close()
     if device == "phone" and len(scrolling) > len(LANGUAGES) * PHONE_SCROLLING_ALLOWED:
         problems.append(f"{len(scrolling)} pages scroll sideways on a phone: {scrolling}")
     assert not problems, "\n".join(problems)
+
+
+def test_no_cell_is_narrower_than_its_longest_word_on_a_phone(tours):
+    found = {path: state["narrow"][:5] for path, state in tours["phone"].items() if state["narrow"]}
+    assert not found, "\n".join(f"{path}: {cells}" for path, cells in found.items())
+    assert any(state["cards"]["cards"] for state in tours["phone"].values()), (
+        "no table was wide enough to become cards: the test would not see them fail"
+    )
+
+
+def test_a_table_becomes_cards_on_a_phone_only(tours):
+    """The first page with cards at 390 px: each cell labelled with its column's header, shown as a block; the same
+    page at 1366 px, where its tables fit, keeps them."""
+    path = next(path for path, state in tours["phone"].items() if state["cards"]["cards"])
+    ((header, display),) = tours["phone"][path]["cards"]["first"]
+    assert header and display == "block", path
+    assert tours["desktop"][path]["cards"]["cards"] == 0, path
 
 
 #: what the home page's answer says first, per language: it must be read in the first screen

@@ -209,9 +209,9 @@ def test_sigkilled_matrix_resumes_without_redoing_finished_runs(tmp_path):
         "--profile",
         "smoke",
         "--frameworks",
-        "tensorflow",
+        "torch",
         "--modes",
-        "eager",  # no compile, small batches: the runs are seconds, and the matrix is what is tested
+        "eager",  # no compile, small batches, the quickest import: runs of seconds; the matrix is what is tested
         "--batch-sizes",
         "8,16",
         "--train-images",

@@ -7,17 +7,108 @@ any real difference. In float64 the differences are ~1e-12, so a change of paddi
 epsilon, weight-decay coupling or momentum rule (each ≥ 1e-5 relative) fails these bounds by orders
 of magnitude. Float32 runs (the benchmark's precision, compiled modes) check the forward pass and the
 first update to float32-appropriate bounds.
+
+Parity per precision: each framework's forward pass and first training step under ``default`` and ``bf16`` against
+its own strict-fp32 run (float32, random BatchNorm statistics, batch 16, on the CPU; PyTorch and TensorFlow eager, JAX
+and torchax jitted, whose fp32 run is also their compiled float32 capture above), and a planted wrong cast that the
+bf16 bounds catch.
+
+Measured on the 2-core development VM (Intel Xeon, torch 2.14.1, TensorFlow 2.21 with Keras 3.15, JAX 0.10.2 with
+Flax 0.12.8, torchax 0.0.13), the worst of the four frameworks, ``max |a − b| / max |b|``:
+
+- ``default``: every quantity 0.0: a CPU has no TF32, so each framework's default is its strict float32.
+- ``bf16``: logits in training mode 2.2e-2 (torchax), in eval mode 1.3e-2 (JAX), loss 9.5e-4 (torchax), parameter
+  update 8.1e-1 (torchax; PyTorch 5.4e-1: bf16 keeps 8 bits of mantissa), running-mean update 4.9e-3 (JAX),
+  running-variance update 1.7e-2 (torchax).
+- PyTorch's bf16 with its BatchNorm running statistics kept in bf16 (planted): running-mean update 1.35e-2,
+  running-variance update 5.0e-2; with its parameters kept in bf16 (planted, the ``model.to(torch.bfloat16)``
+  mistake): parameter update 83.
+
+The bounds sit between the two. A bf16 momentum buffer is not in the list: its rounding (2⁻⁹ of the update) is far
+below that of bf16 gradients, so one step cannot show it; the read-back dtypes (``test_trainer.py``) and the code are
+what keep the optimizer state float32.
 """
+
+from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from fwbench.frameworks import FRAMEWORKS, framework
+from runners.measure.provenance import REPO_ROOT
 from runners.workloads.resnet18 import arch, parity
 
 #: float64 images per step, not the benchmark's parity batch of 16: float64 convolutions are most of the captures' time
 #: on a CPU, and at batch 4 every BatchNorm still reduces over 64 or more values (PyTorch's Bessel factor n/(n − 1)
 #: is still 1 + 1.6e-2 or more: its omission would break the bounds by orders of magnitude)
 FLOAT64_BATCH = 4
+#: the frameworks that only train jitted (JAX, torchax), whose "eager" capture is their compiled one, and the others
+JITTED_ONLY = tuple(name for name in FRAMEWORKS if framework(name).training_modes == ("compiled",))
+EAGER_TOO = tuple(name for name in FRAMEWORKS if name not in JITTED_ONLY)
+PRECISIONS = ("fp32", "default", "bf16")
+
+#: per precision, the largest relative difference from the framework's fp32 run each quantity may have (measured
+#: figures in the module docstring)
+BOUNDS = {
+    "default": dict.fromkeys(("logits.train", "logits.eval", "loss", "update", "running_mean", "running_var"), 1e-6),
+    "bf16": {
+        "logits.train": 5e-2,
+        "logits.eval": 3e-2,
+        "loss": 2e-3,
+        "update": 2.0,
+        "running_mean": 8e-3,
+        "running_var": 2.8e-2,
+    },
+}
+
+#: PyTorch bf16 captures, one per kind of tensor, whose trainer rounds, after every step, its BatchNorm buffers
+#: (``bn``) or its parameters (``weights``) to bfloat16: what a trainer that kept them in bf16 holds; one process
+#: writes ``KIND.npz`` for each kind into the folder it is given
+PLANTED = """
+import sys
+import numpy as np
+import torch
+from runners.workloads.resnet18 import parity
+from runners.frameworks import torch_train
+
+out = sys.argv[1]
+step = torch_train.Trainer.train_step
+
+def planted(self, x, y, lr):
+    result = step(self, x, y, lr)
+    with torch.no_grad():
+        for t in self.model.buffers() if what == "bn" else self.model.parameters():
+            if t.is_floating_point():
+                t.copy_(t.to(torch.bfloat16).to(t.dtype))
+    return result
+
+torch_train.Trainer.train_step = planted
+for what in ("bn", "weights"):
+    np.savez(f"{out}/{what}.npz", **parity.capture("torch", "eager", "float32", steps=1, precision="bf16"))
+"""
+
+
+def deviation(capture: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> dict[str, float]:
+    """The worst relative differences of a one-step capture from the reference: logits, loss, and the step's change of
+    the parameters and of the running statistics (a change, so that rounding a stored value shows)."""
+    found = {key: parity.relative_difference(capture[key], reference[key]) for key in ("logits.train", "logits.eval")}
+    found["loss"] = parity.relative_difference(capture["loss1"], reference["loss1"])
+    changes: dict[str, list[float]] = {"update": [], "running_mean": [], "running_var": []}
+    for name in arch.weight_names():
+        kind = "update" if arch.is_trainable(name) else "running_mean" if name.endswith(".mean") else "running_var"
+        after, before = f"step1.{name}", f"step0.{name}"
+        changes[kind].append(
+            parity.relative_difference(capture[after] - capture[before], reference[after] - reference[before])
+        )
+    return found | {kind: max(values) for kind, values in changes.items()}
+
+
+def beyond(report: dict[str, float], precision: str) -> dict[str, float]:
+    """The quantities of ``report`` past ``precision``'s bounds."""
+    return {key: value for key, value in report.items() if value >= BOUNDS[precision][key]}
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +117,33 @@ def float64_captures(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def float32_compiled_captures(tmp_path_factory):
-    return parity.capture_all("compiled", "float32", tmp_path_factory.mktemp("parity32"))
+def float32_by_precision(tmp_path_factory):
+    """Each framework's float32 captures under each of ``PRECISIONS``, by precision, by framework, one process per
+    framework: PyTorch and TensorFlow eager over one step (all the precision tests read), JAX and torchax jitted over
+    ``PARITY_STEPS``, so that their fp32 capture is also their compiled float32 one."""
+    work = tmp_path_factory.mktemp("precision")
+    by_precision = parity.capture_precisions("eager", "float32", work, PRECISIONS, frameworks=EAGER_TOO, steps=1)
+    jitted = parity.capture_precisions("compiled", "float32", work, PRECISIONS, frameworks=JITTED_ONLY)
+    return {precision: by_precision[precision] | jitted[precision] for precision in PRECISIONS}
+
+
+@pytest.fixture(scope="module")
+def float32_compiled_captures(tmp_path_factory, float32_by_precision):
+    """Each framework's compiled float32 capture over ``PARITY_STEPS``: the jitted-only frameworks' fp32 one above."""
+    compiled = parity.capture_all("compiled", "float32", tmp_path_factory.mktemp("parity32"), frameworks=EAGER_TOO)
+    return compiled | {name: float32_by_precision["fp32"][name] for name in JITTED_ONLY}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """The planted captures, by the kind of tensor rounded."""
+    work = tmp_path_factory.mktemp("planted")
+    subprocess.run([sys.executable, "-c", PLANTED, str(work)], check=True, cwd=REPO_ROOT, timeout=600)
+    found = {}
+    for what in ("bn", "weights"):
+        with np.load(work / f"{what}.npz") as arrays:
+            found[what] = dict(arrays)
+    return found
 
 
 @pytest.mark.slow
@@ -90,3 +206,20 @@ def test_captures_of_several_precisions_share_a_file_and_come_back_apart_the_ref
     assert found == {"fp32": {"torch": {"loss1": 1.0}}, "bf16": {"torch": {"loss1": 0.0}}}
     with pytest.raises(SystemExit):
         parity.main(["--framework", "torch", "--precision", "fp32,fp16", "--out", str(tmp_path / "x.npz")])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["default", "bf16"])
+@pytest.mark.parametrize("name", FRAMEWORKS)
+def test_forward_and_first_step_stay_within_the_precisions_bounds_of_fp32(float32_by_precision, precision, name):
+    report = deviation(float32_by_precision[precision][name], float32_by_precision["fp32"][name])
+    print(f"{name} {precision} vs fp32:", {k: f"{v:.2e}" for k, v in report.items()})
+    assert not beyond(report, precision)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what, breaks", [("bn", {"running_mean", "running_var"}), ("weights", {"update"})])
+def test_a_wrong_cast_in_the_bf16_recipe_breaks_its_bounds(float32_by_precision, planted, what, breaks):
+    report = deviation(planted[what], float32_by_precision["fp32"]["torch"])
+    print(f"torch bf16 with its {what} in bf16 vs fp32:", {k: f"{v:.2e}" for k, v in report.items()})
+    assert breaks <= set(beyond(report, "bf16"))

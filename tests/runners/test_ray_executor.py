@@ -127,7 +127,7 @@ def wait_for(condition, timeout: float, what: str):
 @pytest.mark.slow
 def test_configurations_spread_over_the_nodes_land_per_machine_and_a_rerun_resumes(cluster, tmp_path):
     out = tmp_path / "runs"
-    configurations = ["--frameworks", "jax", "--seeds", "0,1"]
+    configurations = ["--frameworks", "torch", "--modes", "eager", "--seeds", "0,1"]
     configurations += ["--batch-sizes", "8", "--train-images", "16", "--test-images", "8"]  # real runs, seconds each
     first = matrix_on(cluster, out, *configurations)
     assert first.returncode == 0, first.stderr[-3000:]
