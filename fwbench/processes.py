@@ -12,9 +12,8 @@ import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-#: the runtimes that start threads of their own on import or first use: JAX, not the registry's Flax, since a process
-#: may load JAX alone (numpy's BLAS threads, in every process, have always been left to fork, and the build's own pools
-#: fork as before)
+#: the modules that start native thread pools on import or first use (Flax and torchax load one of them; numpy's BLAS
+#: threads, in every process, are left to fork, as they always were)
 THREADED_RUNTIMES = ("jax", "tensorflow", "torch")
 
 

@@ -100,7 +100,7 @@ PAGE_STATE = """(() => {
 #: every visible cell of the article narrower than its longest word, with that width: the cell's content laid out
 #: at its min-content width, where the browser breaks lines only where its line-breaking rules allow (between words,
 #: between Chinese characters, after a hyphen) and never inside a word. A card's cell is as wide as the screen
-#: allows, so only a word wider than the screen breaks there: not counted. And the tables shown as cards.
+#: allows, so only a word wider than the screen breaks there: not counted.
 NARROW_CELLS = """(() => {
   const visible = el => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
   const article = document.querySelector('article') || document.body;
@@ -125,7 +125,7 @@ NARROW_CELLS = """(() => {
     }
   }
   rule.remove();
-  return {narrow: narrow, cards: article.querySelectorAll('table[data-fw-cards]').length};
+  return narrow;
 })()"""
 #: the first card's label and display, and how many tables are cards
 FIRST_CARD = """() => ({
@@ -229,7 +229,7 @@ def tours(browser, server, built_site) -> dict[str, dict[str, dict]]:
                 assert (
                     screenshot(page, f"{device}-{path.removesuffix('.html').replace('/', '-')}").stat().st_size > 1000
                 )
-            narrow = page.evaluate(NARROW_CELLS)["narrow"] if device == "phone" else []
+            narrow = page.evaluate(NARROW_CELLS) if device == "phone" else []
             found[device][path] = state | {"errors": errors, "narrow": narrow, "cards": page.evaluate(FIRST_CARD)}
         page.close()
     return found
