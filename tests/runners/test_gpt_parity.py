@@ -21,26 +21,32 @@ PAIRS = list(itertools.combinations(FRAMEWORKS, 2))
 SMOKE_STEPS = 24
 
 
-@pytest.fixture(scope="module")
-def float64_by_precision(tmp_path_factory):
-    """Each framework's float64 run under ``fp32`` and ``default``, both captured by one process per framework."""
-    return parity.capture_precisions("eager", "float64", tmp_path_factory.mktemp("gpt64"), ("fp32", "default"))
+#: the float64 runs under ``fp32`` and ``default`` (the fused attention kernels), and the compiled float32 run
+FLOAT64 = {precision: parity.planned("eager", "float64", precision) for precision in parity.PRECISIONS}
+COMPILED = parity.planned("compiled", "float32", steps=SMOKE_STEPS)
 
 
 @pytest.fixture(scope="module")
-def float64_captures(float64_by_precision):
-    return float64_by_precision["fp32"]
+def captures(tmp_path_factory):
+    """Every capture the tests below read, each framework's made by one process: by capture, by framework."""
+    plan = (*FLOAT64.values(), COMPILED)
+    return parity.capture_plans(dict.fromkeys(FRAMEWORKS, plan), tmp_path_factory.mktemp("gpt"))
 
 
 @pytest.fixture(scope="module")
-def fused_float64_captures(float64_by_precision):
+def float64_captures(captures):
+    return captures[FLOAT64["fp32"]]
+
+
+@pytest.fixture(scope="module")
+def fused_float64_captures(captures):
     """The ``default`` precision's model: each framework's fused attention kernel."""
-    return float64_by_precision["default"]
+    return captures[FLOAT64["default"]]
 
 
 @pytest.fixture(scope="module")
-def float32_compiled_captures(tmp_path_factory):
-    return parity.capture_all("compiled", "float32", tmp_path_factory.mktemp("gpt32"), steps=SMOKE_STEPS)
+def float32_compiled_captures(captures):
+    return captures[COMPILED]
 
 
 @pytest.mark.slow

@@ -39,6 +39,8 @@ import pytest
 
 from fwbench.frameworks import FRAMEWORKS, framework
 from runners.measure.provenance import REPO_ROOT
+from runners.workloads import parity_captures
+from runners.workloads.parity_captures import Capture
 from runners.workloads.resnet18 import arch, parity
 
 #: float64 images per step, not the benchmark's parity batch of 16: float64 convolutions are most of the captures' time
@@ -111,27 +113,45 @@ def beyond(report: dict[str, float], precision: str) -> dict[str, float]:
     return {key: value for key, value in report.items() if value >= BOUNDS[precision][key]}
 
 
-@pytest.fixture(scope="module")
-def float64_captures(tmp_path_factory):
-    return parity.capture_all("eager", "float64", tmp_path_factory.mktemp("parity64"), batch_size=FLOAT64_BATCH)
+FLOAT64 = parity.planned("eager", "float64", batch_size=FLOAT64_BATCH)
+#: the compiled float32 parity's captures, over ``PARITY_STEPS``
+COMPILED = parity.planned("compiled", "float32")
+
+
+def precision_capture(name: str, precision: str) -> Capture:
+    """The capture whose forward pass and first step the precision tests read: PyTorch's and TensorFlow's eager over
+    one step; JAX's and torchax's jitted over ``PARITY_STEPS`` (a capture's batches depend on its steps), so that
+    their fp32 one is the compiled float32 capture."""
+    if name in EAGER_TOO:
+        return parity.planned("eager", "float32", precision, steps=1)
+    return parity.planned("compiled", "float32", precision)
 
 
 @pytest.fixture(scope="module")
-def float32_by_precision(tmp_path_factory):
-    """Each framework's float32 captures under each of ``PRECISIONS``, by precision, by framework, one process per
-    framework: PyTorch and TensorFlow eager over one step (all the precision tests read), JAX and torchax jitted over
-    ``PARITY_STEPS``, so that their fp32 capture is also their compiled float32 one."""
-    work = tmp_path_factory.mktemp("precision")
-    by_precision = parity.capture_precisions("eager", "float32", work, PRECISIONS, frameworks=EAGER_TOO, steps=1)
-    jitted = parity.capture_precisions("compiled", "float32", work, PRECISIONS, frameworks=JITTED_ONLY)
-    return {precision: by_precision[precision] | jitted[precision] for precision in PRECISIONS}
+def captures(tmp_path_factory) -> dict[Capture, dict[str, dict[str, np.ndarray]]]:
+    """Every capture the tests below read, each framework's made by one process (``parity_captures``): by capture, by
+    framework."""
+    plans = {
+        name: tuple(dict.fromkeys((FLOAT64, COMPILED, *(precision_capture(name, p) for p in PRECISIONS))))
+        for name in FRAMEWORKS
+    }
+    return parity.capture_plans(plans, tmp_path_factory.mktemp("parity"))
 
 
 @pytest.fixture(scope="module")
-def float32_compiled_captures(tmp_path_factory, float32_by_precision):
-    """Each framework's compiled float32 capture over ``PARITY_STEPS``: the jitted-only frameworks' fp32 one above."""
-    compiled = parity.capture_all("compiled", "float32", tmp_path_factory.mktemp("parity32"), frameworks=EAGER_TOO)
-    return compiled | {name: float32_by_precision["fp32"][name] for name in JITTED_ONLY}
+def float64_captures(captures):
+    return captures[FLOAT64]
+
+
+@pytest.fixture(scope="module")
+def float32_compiled_captures(captures):
+    return captures[COMPILED]
+
+
+@pytest.fixture(scope="module")
+def float32_by_precision(captures):
+    """Each framework's float32 capture under each of ``PRECISIONS``, by precision, by framework."""
+    return {p: {name: captures[precision_capture(name, p)][name] for name in FRAMEWORKS} for p in PRECISIONS}
 
 
 @pytest.fixture(scope="module")
@@ -197,15 +217,33 @@ def test_bessel_correction_is_what_separates_torch_running_variance():
     assert worst > 1e-3
 
 
-def test_captures_of_several_precisions_share_a_file_and_come_back_apart_the_reference_last(tmp_path):
-    captures = {p: {"loss1": np.asarray(float(i))} for i, p in enumerate(parity.in_capture_order(("fp32", "bf16")))}
-    assert list(captures) == ["bf16", "fp32"], "fp32's process-wide switches must not reach the others"
-    parity.save_precisions(tmp_path / "torch.npz", captures)
+def test_a_plans_captures_share_a_file_and_come_back_apart_the_reference_last(tmp_path):
+    made = []
+
+    def capture(name, **fields):
+        made.append(fields["precision"])
+        return {"loss1": np.asarray(float(len(made)))}
+
+    plan = (parity.planned("eager", "float64"), parity.planned("eager", "float32", "bf16", steps=1))
+    parity_captures.run_plan(capture, "torch", plan, tmp_path / "torch.npz")
+    assert made == ["bf16", "fp32"], "fp32's process-wide switches must not reach the others"
     with np.load(tmp_path / "torch.npz") as arrays:
-        found = parity.by_precision({"torch": dict(arrays)}, ("fp32", "bf16"))
-    assert found == {"fp32": {"torch": {"loss1": 1.0}}, "bf16": {"torch": {"loss1": 0.0}}}
+        assert dict(arrays) == {f"{plan[1].key}/loss1": 1.0, f"{plan[0].key}/loss1": 2.0}
+
+
+@pytest.mark.parametrize(
+    "plan, names",
+    [
+        ('[{"mode": "eager", "dtype": "float16", "precision": "fp32", "steps": 1, "batch_size": 2}]', "dtype"),
+        ('[{"mode": "eager", "dtype": "float32", "precision": "fp16", "steps": 1, "batch_size": 2}]', "precision"),
+        ('[{"mode": "eager", "dtype": "float32", "steps": 1, "batch_size": 2}]', "precision"),
+        ('{"mode": "eager"}', "JSON list of captures"),
+    ],
+)
+def test_a_bad_plan_gets_one_line_naming_the_field(tmp_path, capsys, plan, names):
     with pytest.raises(SystemExit):
-        parity.main(["--framework", "torch", "--precision", "fp32,fp16", "--out", str(tmp_path / "x.npz")])
+        parity.main(["--framework", "torch", "--plan", plan, "--out", str(tmp_path / "x.npz")])
+    assert names in capsys.readouterr().err.splitlines()[-1]
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ LAYERS = (
         "runners.workloads.resnet18.parity",
         "runners.workloads.resnet18.reference_losses",
         "runners.workloads.gpt.parity",
+        "runners.workloads.parity_captures",
     ),
     ("runners.matrix", "runners.executors", "runners.envs"),
     ("runners.probes",),

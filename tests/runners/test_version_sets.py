@@ -43,9 +43,8 @@ def test_the_article_version_trains_the_same_network_as_today(name, tmp_path):
     """The article's version of ``name`` against today's version of another framework, in float64."""
     reference = "jax" if name == "torch" else "torch"
     pythons = {name: article_interpreter(name)}
-    captures = parity.capture_all(
-        "eager", "float64", tmp_path, pythons, frameworks=(name, reference), steps=STEPS, batch_size=BATCH
-    )
+    wanted = parity.planned("eager", "float64", steps=STEPS, batch_size=BATCH)
+    captures = parity.capture_all(wanted, tmp_path, (name, reference), pythons)
     other = reference if name == "torch" else name
     report = parity.compare(captures["torch"], captures[other], a_is_torch=True, batch_size=BATCH, steps=STEPS)
     print(f"{name} {envs.article_version(name)} vs {reference} today (float64):", report)

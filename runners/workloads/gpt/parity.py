@@ -1,11 +1,12 @@
 """Parity check of the GPT: the three frameworks compute the same logits, mask and AdamW update.
 
 ``capture`` runs in one framework's process (``python -m runners.workloads.gpt.parity --framework F --out F.npz``,
-each framework in a fresh interpreter, since float64 is a process-wide switch in Keras and JAX): one set of NumPy
-weights is loaded into the small model (``arch.TINY``), the same grammar batches go through, and the logits, the
-logits with one later token changed, and every weight after every clipped AdamW step are saved. ``compare`` measures
-the differences between two captures, with ``runners.workloads.resnet18.parity``'s measure. One process captures both
-precision policies (``--precision fp32,default``), as ResNet-18's parity does.
+each framework in a fresh interpreter, since float64 is a process-wide switch in Keras and JAX, which each trainer
+sets again): one set of NumPy weights is loaded into the small model (``arch.TINY``), the same grammar batches go
+through, and the logits, the logits with one later token changed, and every weight after every clipped AdamW step
+are saved. ``compare`` measures the differences between two captures, with ``runners.workloads.resnet18.parity``'s
+measure. One process makes several captures (``--precision fp32,default``, or any plan: ``--plan``,
+``runners.workloads.parity_captures``), as ResNet-18's parity does.
 """
 
 from __future__ import annotations
@@ -16,23 +17,19 @@ from pathlib import Path
 
 import numpy as np
 
-from fwbench.frameworks import FRAMEWORKS, framework
+from fwbench.frameworks import FRAMEWORKS
 from runners.workloads import make_trainer
 from runners.workloads.gpt import arch, data, recipe
-from runners.workloads.resnet18.parity import (
-    by_precision,
-    in_capture_order,
-    precision_list,
-    relative_difference,
-    run_captures,
-    save_precisions,
-)
+from runners.workloads.parity_captures import DTYPES, Capture, plan_type, precision_list, run_plan, run_plans
+from runners.workloads.resnet18.parity import relative_difference
 
 PARITY_BATCH = 4
 PARITY_STEPS = 3
 #: the token the mask check changes: every earlier position's logits must stay as they were
 CHANGED_POSITION = arch.TINY.context // 2
 MODULE = "runners.workloads.gpt.parity"
+#: the precision policies a GPT parity capture takes: ``default`` is the fused attention kernel
+PRECISIONS = ("fp32", "default")
 
 
 def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> np.ndarray:
@@ -42,25 +39,32 @@ def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> 
     return changed
 
 
-def inputs(steps: int = PARITY_STEPS, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+def inputs(
+    steps: int = PARITY_STEPS, batch_size: int = PARITY_BATCH, seed: int = 0
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """The parity run's initial weights (biases and LayerNorms random, so that each matters) and its ``steps``
     batches of tokens and targets, (steps, batch, context)."""
-    windows = data.load(data.NAME, None, PARITY_BATCH * steps, 0, context=arch.TINY.context).train
-    return (arch.init_weights(seed, arch.TINY, random_affine=True), *data.epoch_batches(windows, seed, 0, PARITY_BATCH))
+    windows = data.load(data.NAME, None, batch_size * steps, 0, context=arch.TINY.context).train
+    return (arch.init_weights(seed, arch.TINY, random_affine=True), *data.epoch_batches(windows, seed, 0, batch_size))
 
 
 def capture(
-    name: str, mode: str, dtype: str = "float64", steps: int = PARITY_STEPS, precision: str = "fp32"
+    name: str,
+    mode: str,
+    dtype: str = "float64",
+    steps: int = PARITY_STEPS,
+    precision: str = "fp32",
+    batch_size: int = PARITY_BATCH,
 ) -> dict[str, np.ndarray]:
     """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step;
     ``precision`` ``default`` takes the framework's fused attention kernel instead of the written-out one."""
-    weights, tokens, targets = inputs(steps)
+    weights, tokens, targets = inputs(steps, batch_size)
     trainer = make_trainer("gpt", name, weights, mode, device="cpu", dtype=dtype, precision=precision, config=arch.TINY)
     batches = trainer.to_device(tokens, targets)
     ((changed, _),) = trainer.to_device(with_changed_token(tokens[0])[None], targets[:1])
     out = {"logits": trainer.logits(batches[0][0]), "logits.changed": trainer.logits(changed)}
     out.update({f"step0.{k}": v for k, v in weights.items()})
-    for step, ((x, y), lr) in enumerate(zip(batches, recipe.learning_rates(PARITY_BATCH, steps), strict=True), start=1):
+    for step, ((x, y), lr) in enumerate(zip(batches, recipe.learning_rates(batch_size, steps), strict=True), start=1):
         loss, _ = trainer.train_step(x, y, float(lr))
         out[f"loss{step}"] = np.asarray(float(loss))
         out.update({f"step{step}.{k}": v for k, v in trainer.weights().items()})
@@ -91,56 +95,43 @@ def mask_leak(captured: dict[str, np.ndarray], position: int = CHANGED_POSITION)
     return float(moved[:, :position].max()), float(moved[:, position:].max())
 
 
-def capture_all(
-    mode: str,
-    dtype: str,
-    workdir: Path,
-    steps: int = PARITY_STEPS,
-    frameworks: tuple = FRAMEWORKS,
-    precision: str = "fp32",
-) -> dict[str, dict]:
-    """Capture each of ``frameworks`` over ``steps`` steps at ``precision``, each in a fresh interpreter
-    (``run_captures``); load the arrays."""
-    return capture_precisions(mode, dtype, workdir, (precision,), steps, frameworks)[precision]
+def capture_plans(plans: dict[str, tuple[Capture, ...]], workdir: Path) -> dict[Capture, dict[str, dict]]:
+    """Each framework's plan of captures in a fresh interpreter of its own (``parity_captures.run_plans``): by capture,
+    by framework."""
+    return run_plans(MODULE, plans, workdir)
 
 
-def capture_precisions(
-    mode: str,
-    dtype: str,
-    workdir: Path,
-    precisions: tuple[str, ...],
-    steps: int = PARITY_STEPS,
-    frameworks: tuple = FRAMEWORKS,
-) -> dict[str, dict[str, dict]]:
-    """``capture_all`` for each of ``precisions``, one interpreter per framework capturing them all: by precision, by
-    framework."""
-    jobs = {}
-    for name in frameworks:
-        out = workdir / f"gpt-{name}-{mode}-{dtype}-{'-'.join(precisions)}.npz"
-        command = [sys.executable, "-m", MODULE, "--framework", name, "--mode", mode, "--dtype", dtype]
-        command += ["--precision", ",".join(precisions)]
-        jobs[name] = ([*command, "--steps", str(steps), "--out", str(out)], out)
-    return by_precision(run_captures(jobs, "GPT parity capture"), precisions)
+def planned(mode: str, dtype: str, precision: str = "fp32", steps: int = PARITY_STEPS) -> Capture:
+    """A capture of the parity batch."""
+    return Capture(mode, dtype, precision, steps, PARITY_BATCH)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Capture one framework's GPT for the parity tests.")
     parser.add_argument("--framework", choices=FRAMEWORKS, required=True)
     parser.add_argument("--mode", default="eager", help="a framework without this mode runs its first (JAX: compiled)")
-    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    parser.add_argument("--dtype", choices=DTYPES, default="float64")
     parser.add_argument("--out", type=Path, required=True, help="where the capture's .npz goes")
     parser.add_argument("--steps", type=int, default=PARITY_STEPS, help=f"AdamW steps (default {PARITY_STEPS})")
     parser.add_argument(
         "--precision",
-        type=precision_list(("fp32", "default")),
+        type=precision_list(PRECISIONS),
         default=("fp32",),
         help="fp32, default (the fused attention kernel) or both, comma-separated, captured in turn",
     )
+    parser.add_argument(
+        "--plan",
+        type=plan_type(PRECISIONS),
+        help="a JSON list of captures (mode, dtype, precision, steps, batch_size) made by one process, in place of "
+        "the flags above",
+    )
     args = parser.parse_args(argv)
-    modes = framework(args.framework).training_modes
-    mode = args.mode if args.mode in modes else modes[0]
-    captures = {p: capture(args.framework, mode, args.dtype, args.steps, p) for p in in_capture_order(args.precision)}
-    save_precisions(args.out, captures)
+    run_plan(
+        capture,
+        args.framework,
+        args.plan or [planned(args.mode, args.dtype, p, args.steps) for p in args.precision],
+        args.out,
+    )
     return 0
 
 

@@ -2,32 +2,30 @@
 
 ``capture`` runs in one framework's process (``python -m runners.workloads.resnet18.parity --framework F --out F.npz``):
 one set of NumPy weights is loaded, the same batches go through, and logits and every weight after
-every step are saved. One process captures several precision policies (``--precision fp32,default,bf16``), which
-spares the framework's import and set-up of all but the first. ``compare`` measures the differences between captures.
+every step are saved. One process makes several captures (``--precision fp32,default,bf16``, or any plan of modes,
+dtypes, precisions and sizes: ``--plan``, ``runners.workloads.parity_captures``), which spares the framework's import
+and set-up of all but the first. ``compare`` measures the differences between captures.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES, framework
-from runners.frameworks.precision import PRECISION_POLICIES, REFERENCE_PRECISION
+from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
+from runners.frameworks.precision import PRECISION_POLICIES
 from runners.frameworks.trainer import make_trainer
-from runners.measure.provenance import REPO_ROOT
 from runners.workloads import lr_schedule
+from runners.workloads.parity_captures import DTYPES, Capture, plan_type, precision_list, run_plan, run_plans
 from runners.workloads.resnet18 import arch, data, recipe
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
+MODULE = "runners.workloads.resnet18.parity"
 #: the pairs that show the frameworks' parity: PyTorch first beside JAX and TensorFlow (``compare`` corrects its
 #: running variance), TensorFlow beside JAX, and PyTorch via torchax first beside PyTorch (both fold the unbiased batch
 #: variance, so no correction applies)
@@ -129,133 +127,33 @@ def compare(
     return report
 
 
+def capture_plans(
+    plans: dict[str, tuple[Capture, ...]], workdir: Path, pythons: dict[str, str] | None = None
+) -> dict[Capture, dict[str, dict[str, np.ndarray]]]:
+    """Each framework's plan of captures in a fresh interpreter of its own (``parity_captures.run_plans``): by capture,
+    by framework."""
+    return run_plans(MODULE, plans, workdir, pythons)
+
+
+def planned(
+    mode: str, dtype: str, precision: str = "fp32", steps: int = PARITY_STEPS, batch_size: int = PARITY_BATCH
+) -> Capture:
+    """A capture, of the parity batch and steps unless told."""
+    return Capture(mode, dtype, precision, steps, batch_size)
+
+
 def capture_all(
-    mode: str,
-    dtype: str,
-    workdir: Path,
-    pythons: dict[str, str] | None = None,
-    frameworks: tuple = FRAMEWORKS,
-    steps: int = PARITY_STEPS,
-    precision: str = "fp32",
-    batch_size: int = PARITY_BATCH,
+    wanted: Capture, workdir: Path, frameworks: tuple = FRAMEWORKS, pythons: dict[str, str] | None = None
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Capture each of ``frameworks`` over ``steps`` SGD steps of ``batch_size`` images, each in a fresh interpreter of
-    its own (``run_captures``): ``pythons``' for that framework (another version's environment,
-    ``runners.envs.versions``), else this one; load the arrays."""
-    return capture_precisions(mode, dtype, workdir, (precision,), pythons, frameworks, steps, batch_size)[precision]
-
-
-def capture_precisions(
-    mode: str,
-    dtype: str,
-    workdir: Path,
-    precisions: tuple[str, ...],
-    pythons: dict[str, str] | None = None,
-    frameworks: tuple = FRAMEWORKS,
-    steps: int = PARITY_STEPS,
-    batch_size: int = PARITY_BATCH,
-) -> dict[str, dict[str, dict[str, np.ndarray]]]:
-    """``capture_all`` for each of ``precisions``, one interpreter per framework capturing them all: by precision, by
-    framework."""
-    jobs = {}
-    for name in frameworks:
-        out = workdir / f"{name}-{mode}-{dtype}-{'-'.join(precisions)}.npz"
-        command = [
-            (pythons or {}).get(name, sys.executable),
-            "-m",
-            "runners.workloads.resnet18.parity",
-            "--framework",
-            name,
-            "--mode",
-            mode,
-            "--dtype",
-            dtype,
-            "--out",
-            str(out),
-            "--steps",
-            str(steps),
-            "--precision",
-            ",".join(precisions),
-            "--batch-size",
-            str(batch_size),
-        ]
-        jobs[name] = (command, out)
-    return by_precision(run_captures(jobs, "parity capture"), precisions)
-
-
-#: captures run at once, one per four cores: a capture keeps one to two cores busy, and the test workers beside it need
-#: the rest (on 2 cores, with both of `make test`'s workers busy, the three parity test files took 174 s and 331 CPU-s
-#: with every capture side by side, 160 s and 284 CPU-s one at a time; alone, one at a time is slower)
-CAPTURES_AT_ONCE = max(1, (os.cpu_count() or 1) // 4)
-
-
-def run_captures(jobs: dict[str, tuple[list[str], Path]], what: str) -> dict[str, dict[str, np.ndarray]]:
-    """Run each framework's capture ``command`` (writing its ``.npz``), each in a fresh interpreter,
-    ``CAPTURES_AT_ONCE`` at a time, and load the arrays; RuntimeError naming the framework (``what`` for ``parity
-    capture``) and its stderr when one fails, once all have ended."""
-
-    def run(command: list[str]) -> subprocess.CompletedProcess:
-        # started in the repository, so that another version's interpreter runs this same code
-        return subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
-
-    with ThreadPoolExecutor(CAPTURES_AT_ONCE) as pool:
-        ended = dict(zip(jobs, pool.map(run, (command for command, _ in jobs.values())), strict=True))
-    captures = {}
-    for name, process in ended.items():
-        if process.returncode != 0:
-            raise RuntimeError(f"{what} for {name} failed:\n{process.stderr[-3000:]}")
-        with np.load(jobs[name][1]) as arrays:
-            captures[name] = dict(arrays)
-    return captures
-
-
-def precision_list(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
-    """An argparse ``type``: a comma-separated list of precision policies out of ``allowed``, as a tuple."""
-
-    def parse(text: str) -> tuple[str, ...]:
-        policies = tuple(text.split(","))
-        unknown = [p for p in policies if p not in allowed]
-        if unknown or len(set(policies)) != len(policies):
-            raise argparse.ArgumentTypeError(f"{text!r}: distinct policies out of {', '.join(allowed)}")
-        return policies
-
-    return parse
-
-
-def in_capture_order(precisions: tuple[str, ...]) -> list[str]:
-    """``precisions`` in the order one process captures them: the reference's last, since it alone sets process-wide
-    switches (no TF32, the highest matmul precision) that the others must find as installed."""
-    return sorted(precisions, key=lambda p: p == REFERENCE_PRECISION)
-
-
-def save_precisions(out: Path, captures: dict[str, dict[str, np.ndarray]]) -> None:
-    """Write one process's captures, by precision, to one ``.npz``: one precision's arrays under their own names,
-    several precisions' under ``PRECISION/name``."""
-    if len(captures) == 1:
-        (arrays,) = captures.values()
-    else:
-        arrays = {f"{p}/{key}": value for p, capture in captures.items() for key, value in capture.items()}
-    np.savez(out, **arrays)
-
-
-def by_precision(
-    captures: dict[str, dict[str, np.ndarray]], precisions: tuple[str, ...]
-) -> dict[str, dict[str, dict[str, np.ndarray]]]:
-    """Each framework's arrays as ``save_precisions`` wrote them for ``precisions``, by precision, by framework."""
-    if len(precisions) == 1:
-        return {precisions[0]: captures}
-    return {
-        p: {
-            name: {key.removeprefix(f"{p}/"): v for key, v in arrays.items() if key.startswith(f"{p}/")}
-            for name, arrays in captures.items()
-        }
-        for p in precisions
-    }
+    """One capture of each of ``frameworks``, by framework."""
+    return capture_plans({name: (wanted,) for name in frameworks}, workdir, pythons)[wanted]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Capture (one framework) or compare (all three) for parity.")
-    parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only")
+    parser = argparse.ArgumentParser(
+        description="Compare the frameworks' parity captures, or capture one framework's (--framework, --out)."
+    )
+    parser.add_argument("--framework", choices=FRAMEWORKS, help="capture this framework only, to --out")
     parser.add_argument(
         "--mode",
         choices=TRAINING_MODES,
@@ -264,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--dtype",
-        choices=("float64", "float32"),
+        choices=DTYPES,
         default="float64",
         help="float64 isolates the frameworks' semantics from float32 rounding (default)",
     )
@@ -279,24 +177,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch-size", type=int, default=PARITY_BATCH, help=f"images per step (default {PARITY_BATCH})"
     )
+    parser.add_argument(
+        "--plan",
+        type=plan_type(PRECISION_POLICIES),
+        help="a JSON list of captures (mode, dtype, precision, steps, batch_size) made by one process, in place of "
+        "the flags above",
+    )
     args = parser.parse_args(argv)
+    plan = args.plan or tuple(planned(args.mode, args.dtype, p, args.steps, args.batch_size) for p in args.precision)
     if args.framework:
-        modes = framework(args.framework).training_modes
-        mode = args.mode if args.mode in modes else modes[0]
-        captures = {
-            p: capture(args.framework, mode, args.dtype, args.batch_size, args.steps, precision=p)
-            for p in in_capture_order(args.precision)
-        }
-        save_precisions(args.out, captures)
+        if args.out is None:
+            parser.error("--framework: --out names the .npz its captures go to")
+        run_plan(capture, args.framework, plan, args.out)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        by_policy = capture_precisions(
-            args.mode, args.dtype, Path(tmp), args.precision, steps=args.steps, batch_size=args.batch_size
-        )
-    for precision, caps in by_policy.items():
+        found = capture_plans(dict.fromkeys(FRAMEWORKS, plan), Path(tmp))
+    for made, caps in found.items():
         for a, b in PAIRS:
-            report = compare(caps[a], caps[b], a_is_torch=a == "torch", batch_size=args.batch_size, steps=args.steps)
-            print(f"{precision}, {a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
+            report = compare(caps[a], caps[b], a_is_torch=a == "torch", batch_size=made.batch_size, steps=made.steps)
+            print(f"{made.precision}, {a} vs {b}: " + ", ".join(f"{k} {v:.2e}" for k, v in report.items()))
     return 0
 
 
