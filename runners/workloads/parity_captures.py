@@ -1,8 +1,9 @@
 """Parity captures, each framework's in a fresh interpreter of its own: what one capture is (``Capture``), the plan of
 captures that one framework's process makes in turn, and the arrays they come back as.
 
-A process captures its whole plan (``run_plan``), so that the captures share the framework's import and warm-up (for
-PyTorch and TensorFlow about half of what four processes of one capture each took on the 2-core VM): its precision
+A process captures its whole plan (``run_plan``), so that the captures share the framework's import and warm-up (the
+ResNet-18 parity tests' plans, alone on the 2-core VM: PyTorch's 13 s in one process against 19 s in three,
+TensorFlow's 24 s against 32 s): its precision
 and dtype switches are set again by each trainer it builds (``runners.frameworks``), the reference precision's last,
 since only those are process-wide for the rest of the process. A workload's parity module names its ``capture``
 function and its command line (``python -m MODULE --framework F --plan JSON --out F.npz``), which ``run_plans``
@@ -86,6 +87,16 @@ def plan_type(precisions: Iterable[str]) -> Callable[[str], tuple[Capture, ...]]
         return plan
 
     return parse
+
+
+def add_plan_argument(parser: argparse.ArgumentParser, precisions: Iterable[str]) -> None:
+    """A parity command line's ``--plan``: the captures its process makes, in place of its single-capture flags."""
+    parser.add_argument(
+        "--plan",
+        type=plan_type(precisions),
+        help="a JSON list of captures (mode, dtype, precision, steps, batch_size) made by one process, in place of "
+        "the flags above",
+    )
 
 
 def plan_argument(plan: Iterable[Capture]) -> str:

@@ -20,7 +20,14 @@ import numpy as np
 from fwbench.frameworks import FRAMEWORKS
 from runners.workloads import make_trainer
 from runners.workloads.gpt import arch, data, recipe
-from runners.workloads.parity_captures import DTYPES, Capture, plan_type, precision_list, run_plan, run_plans
+from runners.workloads.parity_captures import (
+    DTYPES,
+    Capture,
+    add_plan_argument,
+    precision_list,
+    run_plan,
+    run_plans,
+)
 from runners.workloads.resnet18.parity import relative_difference
 
 PARITY_BATCH = 4
@@ -119,12 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         default=("fp32",),
         help="fp32, default (the fused attention kernel) or both, comma-separated, captured in turn",
     )
-    parser.add_argument(
-        "--plan",
-        type=plan_type(PRECISIONS),
-        help="a JSON list of captures (mode, dtype, precision, steps, batch_size) made by one process, in place of "
-        "the flags above",
-    )
+    add_plan_argument(parser, PRECISIONS)
     args = parser.parse_args(argv)
     run_plan(
         capture,

@@ -20,7 +20,14 @@ from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.frameworks.trainer import make_trainer
 from runners.workloads import lr_schedule
-from runners.workloads.parity_captures import DTYPES, Capture, plan_type, precision_list, run_plan, run_plans
+from runners.workloads.parity_captures import (
+    DTYPES,
+    Capture,
+    add_plan_argument,
+    precision_list,
+    run_plan,
+    run_plans,
+)
 from runners.workloads.resnet18 import arch, data, recipe
 
 PARITY_BATCH = 16
@@ -177,12 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch-size", type=int, default=PARITY_BATCH, help=f"images per step (default {PARITY_BATCH})"
     )
-    parser.add_argument(
-        "--plan",
-        type=plan_type(PRECISION_POLICIES),
-        help="a JSON list of captures (mode, dtype, precision, steps, batch_size) made by one process, in place of "
-        "the flags above",
-    )
+    add_plan_argument(parser, PRECISION_POLICIES)
     args = parser.parse_args(argv)
     plan = args.plan or tuple(planned(args.mode, args.dtype, p, args.steps, args.batch_size) for p in args.precision)
     if args.framework:
