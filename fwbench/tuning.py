@@ -20,6 +20,14 @@ TUNING_VARIABLES = (
     "TF_NUM_INTEROP_THREADS",
     "NVIDIA_TF32_OVERRIDE",
     "JAX_DEFAULT_MATMUL_PRECISION",
+    # which kernels a math library dispatches to: the instruction-set caps of MKL, oneDNN and ATen, MKL's old vendor
+    # override, and a preloaded library (an allocator, an OpenMP runtime, a stand-in for MKL's vendor check)
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_DEBUG_CPU_TYPE",
+    "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA",
+    "ATEN_CPU_CAPABILITY",
+    "LD_PRELOAD",
 )
 TUNING_PREFIXES = ("TORCHINDUCTOR_", "TORCHDYNAMO_", "TORCH_COMPILE_")
 

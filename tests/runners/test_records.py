@@ -407,6 +407,20 @@ def test_tuning_variables_become_part_of_the_configuration(monkeypatch):
     assert "ghp_secret" not in json.dumps(record)
 
 
+@pytest.mark.parametrize(
+    ("name", "value"), [("MKL_ENABLE_INSTRUCTIONS", "AVX2"), ("LD_PRELOAD", "/usr/lib/libjemalloc.so.2")]
+)
+def test_a_math_librarys_kernel_choice_is_tuning(monkeypatch, name, value):
+    """An instruction-set cap or a preloaded library changes which kernels run: such a run is shown apart."""
+    monkeypatch.delenv(name, raising=False)
+    (plain,) = expand("quick", frameworks=["torch"], batch_sizes=[32])
+    monkeypatch.setenv(name, value)
+    (tuned,) = expand("quick", frameworks=["torch"], batch_sizes=[32])
+    assert tuned.tuning == ((name, value),) and tuned.record_id != plain.record_id
+    record = failed_record(tuned, provenance.hardware_info(), utc_now(), "error", "E", "m")
+    assert record["config"]["tuning_environment"] == {name: value}
+
+
 def test_git_dirty_means_changed_code_not_new_results(tmp_path, monkeypatch):
     import subprocess
 
