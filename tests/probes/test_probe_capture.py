@@ -54,7 +54,9 @@ def test_a_hanging_probe_is_stopped_and_recorded_as_a_timeout():
 
 
 @pytest.fixture
-def zygote(tmp_path):
+def zygote(tmp_path, monkeypatch):
+    # what a fork writes to be deleted at exit stays (forks skip atexit): into the test's folder, not /tmp
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     started = Zygote(STANDIN, None, timeout_s=60, workdir=tmp_path)
     yield started
     started.close()
@@ -108,6 +110,7 @@ def running(pid: int) -> bool:
 def test_a_hanging_fork_is_killed_with_its_workers_and_recorded_as_a_timeout(tmp_path, monkeypatch):
     pidfile = tmp_path / "worker.pid"
     monkeypatch.setenv("STANDIN_PIDFILE", str(pidfile))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     hung = Zygote(STANDIN, None, timeout_s=60, workdir=tmp_path)  # the variable must be there when it starts
     try:
         captured = hung.run(probe("nan", tooling=False), timeout_s=1.5)
