@@ -18,7 +18,9 @@ Environment variables set when it is started (``MKL_*``, ``OMP_*``, ``XLA_FLAGS`
 variant; ``--torch-threads`` sets ``torch.set_num_threads``. A benchmark script, not a test: it prints figures and
 writes nothing. Which code path MKL chose it names under ``MKL_VERBOSE=1`` (one product is enough:
 ``MKL_VERBOSE=1 python -c "import torch; torch.ones(64, 64) @ torch.ones(64, 64)"``); on an AMD CPU it says "Intel(R)
-Architecture processors", not its AVX-512 path, which it takes on an Intel CPU of the same ISA.
+Architecture processors", not its AVX-512 path, which it takes on an Intel CPU of the same ISA. What that path costs
+shows on an Intel CPU with AVX-512, where ``MKL_ENABLE_INSTRUCTIONS=AVX2`` caps MKL at it (a run of ``runners`` made
+so is labelled tuned): compare ``--variants torch`` with and without the cap.
 
     python benchmarks/gpt_matmul_shapes.py [--variants torch,tensorflow,tensorflow-xla,jax] [--repeats 20] [--rounds 3]
 """
