@@ -32,6 +32,8 @@ PROSE = {
         "versions",
         "reproduce_shows",
         "workaround_effect",
+        "reproduction_effect",
+        "workaround_note",
         "labelled",
         "source",
     },

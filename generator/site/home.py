@@ -144,7 +144,9 @@ def _charts(site: SiteData) -> list[tuple[str, str]]:
 def _findings(site: SiteData) -> list[findings.Finding]:
     found = findings.article_arithmetic(site.internal_claims)
     for issue in platform_issues.load_issues()["issues"]:
-        found += findings.platform_issue(issue, platform_issues.measured_pairs(issue, site.tables, site.device_kinds))
+        found += findings.platform_issue(
+            issue, platform_issues.measured_pairs(issue, site.workload_tables, site.device_kinds)
+        )
     found += findings.probe_disagreements(site.probe_claims)
     return found
 

@@ -28,6 +28,12 @@ NOT_SHOWN = N_(
     "{framework}."
 )
 UNMEASURED = N_("{machines}: no run made with the workaround, so the cause is not measured there.")
+#: the same for an issue measured by reproducing its cause: where the setting decides a slow-down, and so on
+REPRODUCED = N_("The setting slows {framework} beyond the noise on {machines}: there it reproduces this cause.")
+NOT_REPRODUCED = N_(
+    "On {machines} its slow-down is not beyond the noise: there the setting does not reproduce this cause."
+)
+UNREPRODUCED = N_("{machines}: no run made with the setting.")
 
 PAGE = Page("results/platform-issues.md", "platform_issues.md.j2", N_("Known platform issues"), N_("3 Results"), 3.4)
 
@@ -37,7 +43,8 @@ class Issue:
     """An issue's facts from the data file and its measured size: a grid per machine and setting."""
 
     facts: dict[str, Any]
-    workaround: str
+    tuning: str  # the variables it is measured with (``platform_issues.tuning_text``)
+    reproduces: bool  # measured by reproducing its cause (it has no workaround), not by working round it
     size: str | None  # in words, per machine; bold where the runs decide it
     measured: dict[str, Grid]  # "machine · setting" -> grid
     where: str  # the machines where the records show the cause, where they do not, and where it is not measured
@@ -48,8 +55,10 @@ class Issue:
 
 def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
     grids: dict[str, list[list[str]]] = {}
+    headers: dict[str, list[str]] = {}
     for p in pairs:
-        rows = grids.setdefault(f"{p.machine_id} · {label_words(p.setting_label)} · {p.column_label}", [])
+        where = f"{p.machine_id} · {label_words(p.setting_label)} · {p.column_label}"
+        rows, headers[where] = grids.setdefault(where, []), _header(p)
         rows.append(
             [
                 str(p.batch_size),
@@ -58,8 +67,19 @@ def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
                 fmt.cell(text(platform_issue.pair_text(p))),
             ]
         )
-    header = [_("batch"), _("out of the box (img/s)"), _("with the workaround (img/s)"), _("faster")]
-    return {where: Grid(header, rows) for where, rows in grids.items()}
+    return {where: Grid(headers[where], rows) for where, rows in grids.items()}
+
+
+def _header(pair: platform_issues.Pair) -> list[str]:
+    """A grid's columns: the throughput in its workload's unit, with the workaround (faster) or the reproducing
+    setting (slower)."""
+    unit = _("tok/s") if pair.tokens else _("img/s")
+    tuned, effect = (
+        (_("with the setting ({unit})"), _("slower"))
+        if pair.reproduces
+        else (_("with the workaround ({unit})"), _("faster"))
+    )
+    return [_("batch"), fill(_("out of the box ({unit})"), unit=unit), fill(tuned, unit=unit), effect]
 
 
 def _bisects(site: SiteData, facts: dict[str, Any]) -> list[Bisect]:
@@ -86,9 +106,14 @@ def _where(site: SiteData, facts: dict[str, Any], pairs: list[platform_issues.Pa
         if kind == facts["device_kind"] and machine not in {m.machine_id for m in measured}
     )
     framework = fmt.label(facts["framework"])
+    messages = (
+        (REPRODUCED, NOT_REPRODUCED, UNREPRODUCED)
+        if platform_issues.reproduces(facts)
+        else (SHOWN, NOT_SHOWN, UNMEASURED)
+    )
     parts = [
         fill(_(message), machines=_machines(ids), framework=framework)
-        for message, ids in ((SHOWN, shown), (NOT_SHOWN, not_shown), (UNMEASURED, unmeasured))
+        for message, ids in zip(messages, (shown, not_shown, unmeasured), strict=True)
         if ids
     ]
     return spaced(parts)
@@ -99,9 +124,8 @@ def context(site: SiteData) -> dict[str, Any]:
     data = platform_issues.load_issues()
     issues = []
     for facts in data["issues"]:
-        pairs = platform_issues.measured_pairs(facts, site.tables, site.device_kinds)
+        pairs = platform_issues.measured_pairs(facts, site.workload_tables, site.device_kinds)
         size = size_words(pairs)
-        workaround = platform_issues.workaround_text(facts)
         bisects = [
             (found, bisect_notes(site, found, bisect_records(found, site.results.bisect_runs)))
             for found in _bisects(site, facts)
@@ -110,5 +134,6 @@ def context(site: SiteData) -> dict[str, Any]:
         machines = text(and_list(sorted({found.machine_id for found, _notes in bisects}))) or "—"
         facts = {**facts, "versions": fill(facts["versions"], machines=machines)}
         where = _where(site, facts, pairs)
-        issues.append(Issue(facts, workaround, size, _measured(pairs), where, bisects))
+        tuning, reproduces = platform_issues.tuning_text(facts), platform_issues.reproduces(facts)
+        issues.append(Issue(facts, tuning, reproduces, size, _measured(pairs), where, bisects))
     return {"about": data["about"], "issues": issues}

@@ -1,9 +1,10 @@
-"""A known platform issue's size: how many times faster its workaround trains, where the runs can tell.
+"""A known platform issue's size: how many times faster its workaround trains, or slower the setting that
+reproduces its cause, where the runs can tell.
 
-Each configuration measured out of the box and with the workaround (``records.platform_issues.Pair``) gives the
+Each configuration measured out of the box and with the issue's tuning (``records.platform_issues.Pair``) gives the
 ratio of the two throughputs with its 95 % interval (``stats.ratio_interval``), from n ≥ 3 clean runs of each; the
-issue's size is stated only from such ratios, and only as a speed-up where every interval lies above 1×. Machines
-never pool: each machine's configurations give that machine's size (``sizes``).
+issue's size is stated only from such ratios, and only as a speed-up (a slow-down, for a reproduction) where every
+interval lies above 1×. Machines never pool: each machine's configurations give that machine's size (``sizes``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from generator.i18n import N_, Nn_
 from generator.message import Message, Text
 from generator.records.platform_issues import Pair
 
-#: how a size counts its configurations
+#: how a size counts its configurations: a workaround's, and a reproduction's
 SIZE, SIZE_PLURAL = Nn_(
     "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configuration, n ≥ {runs} each)",
     "{span} faster with the workaround (95 % CI {low:.1f}–{high:.1f}×; {n} configurations, n ≥ {runs} each)",
+)
+SLOWER, SLOWER_PLURAL = Nn_(
+    "{span} slower with the setting (95 % CI {low:.1f}–{high:.1f}×; {n} configuration, n ≥ {runs} each)",
+    "{span} slower with the setting (95 % CI {low:.1f}–{high:.1f}×; {n} configurations, n ≥ {runs} each)",
 )
 
 
@@ -38,11 +43,11 @@ def _runs(pair: Pair) -> int:
 
 
 def pair_interval(pair: Pair) -> tuple[float, float] | None:
-    """The 95 % interval of how many times faster the workaround trains; None unless both configurations have
-    clean runs, n ≥ 3 of each (``stats.ratio_interval``)."""
+    """The 95 % interval of how many times faster the workaround trains (slower the reproduction); None unless both
+    configurations have clean runs, n ≥ 3 of each (``stats.ratio_interval``)."""
     if not (pair.plain.judgeable and pair.tuned.judgeable):
         return None
-    return ratio_interval(pair.tuned_rate, pair.plain_rate)
+    return ratio_interval(*pair.effect)
 
 
 def _span(low: float, high: float) -> str:
@@ -75,7 +80,8 @@ def size(pairs: list[Pair]) -> Size | None:
         return Size(Message(N_("within noise (n = {n})"), {"n": runs}), False)
     span = _span(min(p.ratio for p in pairs), max(p.ratio for p in pairs))
     values = {"span": span, "low": low, "high": high, "n": len(pairs), "runs": runs}
-    return Size(Message(SIZE, values, SIZE_PLURAL), True)
+    one, many = (SLOWER, SLOWER_PLURAL) if pairs[0].reproduces else (SIZE, SIZE_PLURAL)
+    return Size(Message(one, values, many), True)
 
 
 def sizes(pairs: list[Pair]) -> list[Size]:

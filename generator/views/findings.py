@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.i18n import _, part_separator
-from generator.records.platform_issues import Pair
+from generator.records.platform_issues import Pair, reproduces
 from generator.spacing import fill
 from generator.verdicts.claims import CONTRADICTED, INCONSISTENT, Claim
 from generator.verdicts.platform_issue import sizes
@@ -95,8 +95,8 @@ def size_words(pairs: list[Pair]) -> str | None:
 
 
 def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
-    """A known platform issue's measured size, where the records hold runs with and without its workaround: per
-    machine, in bold only where the runs decide it (``size_words``)."""
+    """A known platform issue's measured size, where the records hold runs with and without its workaround (or the
+    setting that reproduces its cause): per machine, in bold only where the runs decide it (``size_words``)."""
     measured = size_words(pairs)
     if measured is None:
         return []
@@ -104,7 +104,9 @@ def platform_issue(issue: dict, pairs: list[Pair]) -> list[Finding]:
         Finding(
             issue["title"],
             fill(_("{symptom} Measured here: {size}."), symptom=cell(issue["symptom"]), size=measured),
-            _("run records made out of the box and with the workaround (labelled tuned)"),
+            _("run records made out of the box and with the setting that reproduces its cause (labelled tuned)")
+            if reproduces(issue)
+            else _("run records made out of the box and with the workaround (labelled tuned)"),
             issue["reproduce"],
             "results/platform-issues.md",
         )

@@ -120,6 +120,12 @@ class SiteData:
         return [t for t in self.all_tables if not t.setting.is_article_workload]
 
     @property
+    def workload_tables(self) -> list[Table]:
+        """The tables of both workloads, ResNet-18's and the transformer's, tuned ones included: where a platform
+        issue is measured."""
+        return self.tables + self.transformer_tables
+
+    @property
     def version_tables(self) -> list[Table]:
         """The versions profile's tables: one configuration on several releases of each framework."""
         return [t for t in self.all_tables if t.setting.profile == VERSIONS_PROFILE]

@@ -152,3 +152,31 @@ def test_the_gpt_memory_figure_keeps_cold_and_warm_runs_apart(tmp_path):
     warm, cold = (page.index(f"(MiB), {state} caches**") for state in ("warm", "cold"))
     assert warm < cold and "1,300<br><small>n=1</small>" in page[cold:]
     assert "1,300" not in page[warm:cold]  # the cold run's peak never in the warm figure
+
+
+def test_an_issue_without_a_workaround_is_sized_by_the_setting_that_reproduces_its_cause(tmp_path, monkeypatch):
+    # PyTorch's GPT out of the box and with MKL capped at its AVX2 path, as runners records them: the cap is tuning
+    monkeypatch.delenv("MKL_ENABLE_INSTRUCTIONS", raising=False)
+    plain = [gpt_run("torch", rate, i) for i, rate in enumerate((5000.0, 5100.0, 4950.0))]
+    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "AVX2")
+    capped = [gpt_run("torch", rate, i) for i, rate in enumerate((3500.0, 3600.0, 3550.0))]
+    assert all(record["config"]["tuning_environment"] == {"MKL_ENABLE_INSTRUCTIONS": "AVX2"} for record in capped)
+    results = write(tmp_path, plain + capped)
+    page = page_alone(results, "results/platform-issues.md")
+    mkl = page[page.index("## PyTorch on an AMD CPU with AVX-512") :]
+    size = "**1.4× slower with the setting (95 % CI 1.3–1.5×; 1 configuration, n ≥ 3 each)**"
+    assert f"**Measured size.** {size}, from the run records:" in mkl
+    assert "| batch | out of the box (tok/s) | with the setting (tok/s) | slower |" in mkl
+    cells = (
+        "8",
+        "5,016.7 ±\u00a0189.7<br><small>n=3</small>",
+        "3,550.0 ±\u00a0124.2<br><small>n=3</small>",
+        "1.4× (95 % CI 1.3–1.5×)",
+    )
+    assert "| " + " | ".join(cells) + " |" in mkl
+    assert f"The setting slows PyTorch beyond the noise on `{gen_records.CPU_MACHINE}`" in mkl
+    assert "**Reproduced with.** `MKL_ENABLE_INSTRUCTIONS=AVX2` caps MKL" in mkl
+    assert "**Workaround.** None measured yet." in mkl
+    # the issue with a workaround is untouched: no run made with its variables, so nothing measured
+    assert "faster with the workaround" not in page
+    assert "使用该设置后慢 1.4×" in page_alone(results, "results/platform-issues.md", language="zh")
