@@ -180,3 +180,10 @@ def test_an_issue_without_a_workaround_is_sized_by_the_setting_that_reproduces_i
     # the issue with a workaround is untouched: no run made with its variables, so nothing measured
     assert "faster with the workaround" not in page
     assert "使用该设置后慢 1.4×" in page_alone(results, "results/platform-issues.md", language="zh")
+    plain_only = page_alone(write(tmp_path / "plain", plain), "results/platform-issues.md")
+    unmeasured = plain_only[plain_only.index("## PyTorch on an AMD CPU with AVX-512") :]
+    assert (
+        "not measured yet: no machine of this kind holds runs made both out of the box and with the setting"
+        in unmeasured
+    )
+    assert f"`{gen_records.CPU_MACHINE}`: no run made with the setting." in unmeasured
