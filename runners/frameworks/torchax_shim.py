@@ -116,3 +116,46 @@ def pytorch_autocast_entries():
     finally:
         for op in added:
             del amp.autocast_policy[op]
+
+
+#: the third shim's name: PyTorch's batch norm semantics in place of torchax's
+BATCH_NORM_SHIM = "torchax-batch-norm-pytorch-semantics"
+
+
+def pytorch_batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
+    """``torch.nn.functional.batch_norm`` as PyTorch's own kernels compute it, written in torch operators for
+    torchax: statistics in at least float32 (``var_mean``, one pass), the output in the input's dtype, and in
+    training the running statistics updated in place (momentum, unbiased variance). torchax 0.0.13's batch norm
+    instead returns float32 for a bfloat16 input (its float32 weight promotes it), so every BatchNorm, ReLU and
+    residual after a bf16 convolution ran and was stored in float32, and it drops the running statistics."""
+    import torch
+
+    compute = torch.float32 if input.dtype in (torch.bfloat16, torch.float16) else input.dtype
+    x = input.to(compute)
+    channels = (0, *range(2, input.ndim))
+    if training:
+        var, mean = torch.var_mean(x, dim=channels, correction=0)
+        if running_mean is not None:
+            count = input.numel() // input.shape[1]
+            with torch.no_grad():
+                running_mean.copy_((1 - momentum) * running_mean + momentum * mean.to(running_mean.dtype))
+                unbiased = var * (count / max(count - 1, 1))
+                running_var.copy_((1 - momentum) * running_var + momentum * unbiased.to(running_var.dtype))
+    else:
+        mean, var = running_mean.to(compute), running_var.to(compute)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    y = (x - mean.reshape(shape)) * torch.rsqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        y = y * weight.to(compute).reshape(shape)
+    if bias is not None:
+        y = y + bias.to(compute).reshape(shape)
+    return y.to(input.dtype)
+
+
+def use_pytorch_batch_norm(env) -> None:
+    """Make torchax environment ``env`` run ``torch.nn.functional.batch_norm`` as ``pytorch_batch_norm``."""
+    import torch
+
+    env.override_op_definition(torch.nn.functional.batch_norm, pytorch_batch_norm)

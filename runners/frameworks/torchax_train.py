@@ -4,16 +4,15 @@ on a TPU.
 torchax runs a torch module as a JAX function (``JittableModule.functional_call`` inside torchax's environment), but
 ``loss.backward()`` does not work there, so the step is torchax's documented functional style: the loss as a JAX
 function of the parameters, ``jax.value_and_grad``, the same optax SGD with coupled weight decay as the JAX trainer,
-all under one ``jax.jit`` with the state donated. torchax's batch norm normalises with the batch's statistics but
-does not update the running ones, so this trainer carries them itself, by PyTorch's rule (momentum 0.1, unbiased
-batch variance), from the inputs each BatchNorm layer saw. bf16 is torchax's autocast, PyTorch's policy table
+all under one ``jax.jit`` with the state donated. torchax's batch norm returns float32 for a bfloat16 input and
+does not update the running statistics, so the trainer runs PyTorch's semantics instead
+(``torchax_shim.pytorch_batch_norm``: the input's dtype out, the running statistics updated in the same pass, by
+PyTorch's rule). bf16 is torchax's autocast, PyTorch's policy table
 (completed with the convolution and linear entries it lacks: ``torchax_shim.pytorch_autocast_entries``):
 convolutions and matmuls in bfloat16; parameters, optimizer state and statistics float32; the loss in float32.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 import jax
 import jax.numpy as jnp
@@ -28,35 +27,7 @@ from runners.frameworks.jax_train import (
     device_memory,
     training_device,
 )
-from runners.workloads.resnet18 import recipe
 from runners.workloads.resnet18.torch_resnet import ResNet18, export_weights, load_weights
-
-
-class BatchStatistics:
-    """The mean and unbiased variance of the input each BatchNorm layer of ``model`` saw in the last forward pass
-    made inside ``recording``, by layer name, as torch tensors of the running statistics' dtype."""
-
-    def __init__(self, model: torch.nn.Module):
-        self.seen: dict[str, tuple[torch.Tensor, torch.Tensor]] | None = None
-        self.layers = [name for name, m in model.named_modules() if isinstance(m, torch.nn.BatchNorm2d)]
-        for name in self.layers:
-            model.get_submodule(name).register_forward_pre_hook(self._hook(name))
-
-    def _hook(self, name: str):
-        def remember(module: torch.nn.BatchNorm2d, inputs: tuple[torch.Tensor]) -> None:
-            if self.seen is not None:
-                x = inputs[0].to(module.running_mean.dtype)
-                self.seen[name] = (x.mean(dim=(0, 2, 3)), x.var(dim=(0, 2, 3), unbiased=True))
-
-        return remember
-
-    @contextlib.contextmanager
-    def recording(self):
-        self.seen = {}
-        try:
-            yield self.seen
-        finally:
-            self.seen = None
 
 
 class Trainer:
@@ -76,11 +47,11 @@ class Trainer:
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.device = training_device(device, precision, self.dtype)
         self.env = torchax_shim.torchax_environment()
+        torchax_shim.use_pytorch_batch_norm(self.env)
         from torchax.interop import JittableModule
 
         self.model = self._build_model(precision).to(getattr(torch, dtype))
         self.module = JittableModule(self.model)
-        self.statistics = BatchStatistics(self.model)
         self.autocast_dtype = torch.bfloat16 if precision == "bf16" else None
         self.optimizer = self._build_optimizer()
         self.restore(weights)
@@ -117,21 +88,13 @@ class Trainer:
 
     def _forward(self, params: dict, buffers: dict, x: jax.Array, training: bool) -> tuple[jax.Array, dict]:
         """The torch module's forward pass as JAX: (logits in the trainer's dtype, buffers after it), the running
-        statistics updated by PyTorch's rule when ``training``."""
+        statistics updated by PyTorch's rule when ``training`` (the batch norm shim updates them in place)."""
         self.model.train(training)  # read while tracing: batch or running statistics
         torch_params, torch_buffers, torch_x = self.env.j2t_iso((params, buffers, x))
-        with self.env, self.env.override_property(autocast_dtype=self.autocast_dtype):
-            with torchax_shim.pytorch_autocast_entries(), self.statistics.recording() as seen:
-                logits = self.module.functional_call("forward", torch_params, torch_buffers, torch_x)
-            seen = self.env.t2j_iso(seen)
-        buffers = dict(buffers)
-        if training:
-            momentum = recipe.BN_MOMENTUM_TORCH
-            for layer, (mean, var) in seen.items():
-                for key, batch in (("running_mean", mean), ("running_var", var)):
-                    old = buffers[f"{layer}.{key}"]
-                    buffers[f"{layer}.{key}"] = (1 - momentum) * old + momentum * batch.astype(old.dtype)
-        return self.env.t2j_iso(logits).astype(self.dtype), buffers
+        autocast = self.env.override_property(autocast_dtype=self.autocast_dtype)
+        with self.env, autocast, torchax_shim.pytorch_autocast_entries():
+            logits = self.module.functional_call("forward", torch_params, torch_buffers, torch_x)
+        return self.env.t2j_iso(logits).astype(self.dtype), self.env.t2j_iso(torch_buffers)
 
     def _step(self, params, buffers, opt_state, x, y, lr):
         def loss_fn(params, buffers):
@@ -213,4 +176,6 @@ class Trainer:
             torchax_shim.SHIM: ", ".join(torchax_shim.missing) or None,
             # under bf16, the autocast entries torchax's table lacks, added while the step is traced
             torchax_shim.AUTOCAST_SHIM: "aten.convolution, linear" if self.autocast_dtype is not None else None,
+            # PyTorch's batch norm (its input's dtype out, the running statistics updated) in place of torchax's
+            torchax_shim.BATCH_NORM_SHIM: "torch.nn.functional.batch_norm",
         }

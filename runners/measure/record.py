@@ -43,6 +43,7 @@ import numpy as np
 from fwbench.timestamps import utc_now
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.measure import host_memory, provenance
+from runners.measure.harness import harness
 from runners.measure.profiles import RunConfig
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
@@ -50,7 +51,7 @@ from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
 SCHEMA = "fwbench.run/3"
 STDERR_TAIL_CHARS = 4000
 #: how ``runners matrix`` orders its configurations (``config.run_order.scheme``)
-RUN_ORDER_SCHEME = "round-robin over frameworks within each batch size, rotated"
+RUN_ORDER_SCHEME = "Latin square over frameworks: the first shifted by one per batch size and per round"
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ def base_record(
         "record_id": config.record_id,
         "status": "error",
         "protocol": TIMING_PROTOCOL,
+        "harness": harness(workload(config.workload).trainer_module(config.framework)),
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),
         "precision": precision_section(config.precision, None),

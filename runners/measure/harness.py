@@ -1,0 +1,79 @@
+"""The harness version a record states: a digest of the code that shapes a framework's training step.
+
+A comparison must never pair runs of different trainers (a change to a trainer moved the TPU's bf16 figure by 15 %
+while the frameworks stayed the same), so every record carries ``harness``: the modules its ``Trainer`` is built from
+(the trainer module and every ``runners.frameworks`` / ``runners.workloads`` module it imports, transitively) and a
+digest of their code. The digest reads each module's syntax tree without its docstrings, so comments, docstrings and
+formatting leave it unchanged and any change to what runs changes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+#: the packages whose modules shape a training step; imports of anything else (the frameworks, fwbench) are not
+#: followed: a framework's own version is recorded apart, and fwbench's helpers do not run inside the step
+STEP_PACKAGES = ("runners.frameworks", "runners.workloads")
+#: characters of the hexadecimal digest a record keeps
+DIGEST_LENGTH = 12
+
+
+#: the repository root, under which ``STEP_PACKAGES`` live
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _source_path(module: str) -> Path | None:
+    """The file of ``module`` under ``ROOT`` (a module or a package's ``__init__``), None where it is no module
+    (an imported name); found by path, since finding a spec would import the frameworks."""
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _step_imports(tree: ast.AST) -> set[str]:
+    """The modules of ``STEP_PACKAGES`` that ``tree`` imports (``from runners.frameworks import x`` names the module
+    ``runners.frameworks.x`` where one exists)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found.update(name for name in names if name.startswith(STEP_PACKAGES) and _source_path(name))
+    return found
+
+
+@functools.cache
+def harness(trainer_module: str) -> dict:
+    """``{"digest": …, "modules": [...]}`` for the ``Trainer`` of ``trainer_module``: the step-shaping modules it
+    is built from, sorted, and the digest of their code (docstrings, comments and layout ignored)."""
+    trees, pending = {}, [trainer_module]
+    while pending:
+        module = pending.pop()
+        if module in trees:
+            continue
+        path = _source_path(module)
+        if path is None:
+            raise ModuleNotFoundError(f"harness: no module {module} under {ROOT}")
+        trees[module] = ast.parse(path.read_text(encoding="utf-8"))
+        pending.extend(_step_imports(trees[module]) - trees.keys())
+    digest = hashlib.sha256()
+    for module in sorted(trees):
+        digest.update(module.encode() + b"\0" + ast.dump(_without_docstrings(trees[module])).encode() + b"\0")
+    return {"digest": digest.hexdigest()[:DIGEST_LENGTH], "modules": sorted(trees)}
