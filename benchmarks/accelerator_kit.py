@@ -47,6 +47,7 @@ import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -228,6 +229,7 @@ MFU = "MFU in (0, 1)"
 SCALING = "images/s bs256 > bs32"
 PARITY = "float32 forward parity"
 SITE = "site builds"
+MEASURED = "runs made by this call"
 VERDICT = "decided: ahead or about equal, or undecided at the rounds asked for"
 #: the per-run checks that apply on some devices only, and where: NVML and the allocator's peak are a GPU's
 DEVICE_CHECKS = {NVML: ("gpu",), ALLOCATOR: ("gpu",), MFU: ("gpu", "tpu")}
@@ -505,6 +507,7 @@ class Kit:
     def __init__(self, out: Path, budget_s: float, results: Path | None = None):
         self.out, self.runs = out, (results or out / "results") / "runs"  # as `generator build` reads it
         self.deadline = time.monotonic() + budget_s
+        self.started = datetime.now(UTC)  # records that started before it were not made by this call
         self.reserve = 0.0 if missing_modules(SITE_MODULES) else SITE_RESERVE_S
         self.runs.mkdir(parents=True, exist_ok=True)
         self.log_file = (out / "accelerator_kit.log").open("w", encoding="utf-8")
@@ -692,17 +695,36 @@ def expected_configs(step: Step, frameworks: list[str], device: str, executor: L
     )
 
 
-def find_record(runs: Path, config: RunConfig) -> dict | str:
+def find_record(runs: Path, config: RunConfig, since: datetime | None = None) -> dict | str:
     """The newest record of any run of ``config`` (first run or repeat) under ``runs`` (any machine folder), or why
-    there is none: a later sitting numbers its runs after the earlier ones' (``runners.matrix.store``)."""
+    there is none: a later sitting numbers its runs after the earlier ones' (``runners.matrix.store``). With
+    ``since``, a record that started before it was not made by this call, and is reported as such, never checked."""
     machines = [folder for folder in runs.iterdir() if folder.is_dir()] if runs.is_dir() else []
     paths = sorted((p for folder in machines for p in run_paths(config, folder)), key=lambda p: p.stat().st_mtime)
     if not paths:
         return "no record (the matrix did not get to it)"
     try:
-        return read_record(paths[-1], kind=RUN_SCHEMA)
+        record = read_record(paths[-1], kind=RUN_SCHEMA)
     except RecordError as exc:
         return str(exc)
+    if since is not None and datetime.fromisoformat(record["started_at"]) < since:
+        return f"not measured by this call: its newest record started {record['started_at']}, before it"
+    return record
+
+
+def measured_check(runs: list[tuple[RunConfig, dict | str]]) -> Check:
+    """Whether this call measured anything: a kit whose every configuration already had its runs (a matrix resumes
+    them) must not pass checks over records it did not make."""
+    made = sum(isinstance(record, dict) for _, record in runs)
+    if made:
+        return Check(MEASURED, "this call", True, f"{made} of {len(runs)} configurations measured by this call")
+    return Check(
+        MEASURED,
+        "this call",
+        False,
+        "measured nothing: every configuration already had its runs under the results folder (a matrix resumes "
+        "them); give a fresh --results folder or more repeats",
+    )
 
 
 def site_step(kit: Kit) -> Check:
@@ -940,7 +962,7 @@ def run_parts(kit: Kit, parts: list[str], present: list[str], device: str, execu
         if step.repeats > 1:  # its first runs are quick's, checked run by run there; here its comparisons
             found.checks += check_verdicts(configs, kit.runs, step.repeats)
             continue
-        found.runs += [(c, find_record(kit.runs, c)) for c in configs]
+        found.runs += [(c, find_record(kit.runs, c, kit.started)) for c in configs]
         found.optional |= {c.config_id for c in configs} if step.optional else set()
         found.scaling |= {c.config_id for c in configs} if step.part == "quick" else set()
     return found
@@ -963,7 +985,7 @@ def run_plan(kit: Kit, plan: list[tuple[list[str], list[RunConfig], int]], devic
             continue
         kit.say(f"== runners matrix {entry}")
         kit.child(entry_command(arguments, device, repeats, kit.deadline_iso(kit.reserve), kit.runs), kit.left())
-        found.runs += [(c, find_record(kit.runs, c)) for c in configs]
+        found.runs += [(c, find_record(kit.runs, c, kit.started)) for c in configs]
         found.optional |= {c.config_id for c in configs}
         found.checks += check_verdicts(configs, kit.runs, rounds) if rounds > 1 else []
     return found
@@ -1015,6 +1037,7 @@ def run_kit(args: argparse.Namespace) -> int:
     reasons = {name: c[1]["nvml_reason"] for name, c in captures.items() if not isinstance(c, str)}
     checks = [
         *env_checks(env, device, peaks),
+        measured_check(found.runs),
         *run_checks(found.runs, device, peaks, reasons, frozenset(found.optional), frozenset(found.scaling)),
         *parity_found,
         *found.checks,

@@ -251,7 +251,8 @@ def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lo
         "quick eager bs256 fp32": None,
     }
     assert checks["quick compiled bs32 fp32"].detail == (
-        "bs 32 compiled: PyTorch ahead of JAX 2.00× (1.95–2.05×) at n = 3 in this sitting; replicate another day"
+        "bs 32 compiled: PyTorch ahead of JAX 2.00× (1.95–2.05×) at n = 3 in this sitting; replicate on another boot "
+        "or machine"
     )
     assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n = 2 ({kit.VERDICT_STOPPED})"
     assert checks["quick eager bs32 fp32"].detail == "bs 32 eager: only PyTorch ran ok, nothing to compare (n=3)"
@@ -510,11 +511,29 @@ def test_a_plans_runs_are_checked_from_the_newest_record_of_each_configuration_a
     fake_matrix(made, monkeypatch)
     plan = planned("--profile smoke --frameworks jax")
     (config,) = plan[0][1]
-    for record in repeated(config, [100.0, 101.0]):  # an earlier sitting's first run, and this one's repeat
+    earlier, now = repeated(config, [100.0, 101.0])  # an earlier sitting's first run, and this call's repeat
+    for record in (earlier, now):
         write_record(stored_path(made.runs, record), record)
+    made.started = datetime.fromisoformat(now["started_at"])  # the repeat is this call's
     found = kit.run_plan(made, plan, "cpu", 3)
     ((_, newest),) = found.runs
     assert newest["config"]["repeat"] == 1 and found.optional == {config.config_id}
+    assert kit.measured_check(found.runs).ok is True
+
+
+def test_a_kit_that_finds_every_run_made_before_it_says_it_measured_nothing_and_fails(tmp_path, monkeypatch):
+    made = kit.Kit(tmp_path, budget_s=600)  # started now: the records below are older
+    fake_matrix(made, monkeypatch)  # the matrix resumes: it runs nothing
+    plan = planned("--profile smoke --frameworks jax")
+    (config,) = plan[0][1]
+    for record in repeated(config, [100.0]):
+        write_record(stored_path(made.runs, record), record)
+    found = kit.run_plan(made, plan, "cpu", 1)
+    ((_, why),) = found.runs
+    assert why.startswith("not measured by this call: its newest record started")
+    check = kit.measured_check(found.runs)
+    assert check.ok is False and check.detail.startswith("measured nothing")
+    assert kit.run_checks(found.runs, "cpu", PEAKS, {}, frozenset(found.optional))[0].outcome == "n/a"
 
 
 def tpu_record(**changes) -> dict:

@@ -1,9 +1,8 @@
-"""benchmarks/idiomatic_loop.py's one-process JAX check (``--device``): the figures it computes from the rounds, its
-refusals, and a real run of both loops on this CPU with a few steps."""
+"""benchmarks/idiomatic_loop.py's one-process check (``--device``): the rotation of its rounds, the harness checks it
+computes from them, its refusals, and a real run of every loop of JAX and PyTorch via torchax on this CPU."""
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import math
@@ -22,50 +21,65 @@ _spec = importlib.util.spec_from_file_location("idiomatic_loop", SCRIPT)
 idiomatic_loop = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(idiomatic_loop)
 
-V5E = {"device_kind": "tpu", "device_name": "TPU v5 lite"}
-ROUNDS = {"trainer": [990.0, 1000.0, 1010.0, 1000.0], "minimal": [1000.0, 1000.0, 1000.0, 1020.0]}
+V5E = {"device_kind": "tpu", "device_name": "TPU v5 lite", "machine_id": "tpu-v5-lite-1x1"}
+CPU = {"device_kind": "cpu", "device_name": "AMD EPYC", "machine_id": "cpu-amd-epyc-2t-abcdef"}
+TRAINER, NNX, LINEN = ("jax", "trainer"), ("jax", "minimal"), ("jax", "linen")
+ROUNDS = {TRAINER: [990.0, 1000.0, 1010.0, 1000.0], NNX: [1000.0, 1000.0, 1000.0, 1020.0], LINEN: [1100.0] * 4}
+SETUP = {TRAINER: 25.0, NNX: 24.0, LINEN: 23.0}
 
 
-def figures(precision: str, hardware: dict, rates: dict = ROUNDS) -> dict:
-    args = argparse.Namespace(precision=precision, batch_size=256, steps=100, pairs=len(rates["trainer"]))
-    ratios = [a / b for a, b in zip(rates["trainer"], rates["minimal"], strict=True)]
-    result = {"rates": rates, "ratios": ratios, "setup": {"trainer": 25.0, "minimal": 24.0}}
-    return idiomatic_loop.summary(args, result, hardware)
+def checks(precision: str, hardware: dict, rates: dict = ROUNDS) -> dict:
+    """The checks of one setting, by reference loop."""
+    setting = {"precision": precision, "batch_size": 256, "steps": 100}
+    found = idiomatic_loop.checks(setting, {"rates": rates, "setup": SETUP}, hardware, {"jax": "0123456789ab"})
+    return {check["reference"]: check for check in found}
 
 
-def test_mfu_on_a_tpu_divides_by_the_peak_of_the_precision_that_ran():
-    bf16, fp32 = figures("bf16", V5E), figures("fp32", V5E)
-    trainer_rate = statistics.median(ROUNDS["trainer"])
-    assert bf16["images_per_second"]["trainer"] == trainer_rate
-    assert bf16["mfu"]["trainer"]["value"] == pytest.approx(3 * arch.flops_per_image() * trainer_rate / 197e12)
+def test_each_round_rotates_the_order_by_one_loop_so_every_loop_holds_every_place():
+    loops = ["a", "b", "c"]
+    orders = [idiomatic_loop.rotated(loops, k) for k in range(3)]
+    assert orders == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    assert all(sorted(order[place] for order in orders) == loops for place in range(3))
+
+
+def test_a_check_per_reference_loop_names_the_trainers_harness_and_divides_by_the_precisions_peak():
+    bf16, fp32 = checks("bf16", V5E), checks("fp32", V5E)
+    nnx = bf16[idiomatic_loop.REFERENCES["jax", "minimal"]]
+    linen = bf16[idiomatic_loop.REFERENCES["jax", "linen"]]
+    assert (nnx["framework"], nnx["harness"], nnx["machine_id"], nnx["pairs"]) == (
+        "jax",
+        "0123456789ab",
+        "tpu-v5-lite-1x1",
+        4,
+    )
+    trainer_rate = statistics.median(ROUNDS[TRAINER])
+    assert nnx["images_per_second"] == {"trainer": trainer_rate, "reference": 1000.0}
+    assert nnx["mfu"]["trainer"] == pytest.approx(3 * arch.flops_per_image() * trainer_rate / 197e12)
     # strict fp32 is six bf16 passes on a TPU: its peak is a sixth, so the same speed is six times the MFU
-    assert fp32["mfu"]["trainer"]["value"] == pytest.approx(6 * bf16["mfu"]["trainer"]["value"], rel=1e-3)
-    assert "n/a" not in idiomatic_loop.printed(bf16)
+    fp32_nnx = fp32[idiomatic_loop.REFERENCES["jax", "minimal"]]
+    assert fp32_nnx["mfu"]["trainer"] == pytest.approx(6 * nnx["mfu"]["trainer"], rel=1e-3)
+    assert linen["ratio"] == pytest.approx(trainer_rate / 1100.0) and linen["setup_seconds"]["reference"] == 23.0
+    assert checks("bf16", CPU)[nnx["reference"]]["mfu"] == {"trainer": None, "reference": None}
 
 
-def test_the_ratio_is_trainer_over_minimal_with_the_pairs_interval():
-    found = figures("default", V5E)
+def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
+    found = checks("default", V5E)[idiomatic_loop.REFERENCES["jax", "minimal"]]
     assert found["ratio"] == pytest.approx(statistics.median([0.99, 1.0, 1.01, 1000 / 1020]))
     low, high = found["ratio_interval"]
     mean = math.exp(statistics.fmean(math.log(r) for r in found["ratios"]))
     assert low < mean < high and high - low < 0.05
-    assert "ratio Trainer ÷ minimal: median 0.995, 95 % interval of the mean" in idiomatic_loop.printed(found)
-    # two pairs give no interval, and the line says none
-    two = figures("default", V5E, {v: r[:2] for v, r in ROUNDS.items()})
+    assert "ratio 0.995, 95 % interval" in idiomatic_loop.printed(found)
+    # two rounds give no interval, and the line says none
+    two = checks("default", V5E, {name: r[:2] for name, r in ROUNDS.items()})
+    two = two[idiomatic_loop.REFERENCES["jax", "minimal"]]
     assert two["ratio_interval"] is None and "interval" not in idiomatic_loop.printed(two)
-
-
-def test_no_mfu_on_a_cpu_and_the_reason_is_printed():
-    found = figures("fp32", {"device_kind": "cpu", "device_name": None})
-    assert found["mfu"]["trainer"]["value"] is None
-    assert "MFU n/a: no known peak float32 FLOP/s for a CPU" in idiomatic_loop.printed(found)
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--precision", "bf16"], "--precision and --out need --device"),
-        (["--device", "tpu", "--configs", "torch:eager"], "--device checks jax:compiled alone, not torch:eager"),
+        (["--out", "x.json"], "--out needs --device"),
+        (["--device", "tpu", "--configs", "torch:eager"], "--configs is for worker processes"),
     ],
 )
 def test_flags_that_do_not_go_together_are_refused_in_one_line(argv, message, capsys):
@@ -74,19 +88,28 @@ def test_flags_that_do_not_go_together_are_refused_in_one_line(argv, message, ca
     assert message in capsys.readouterr().err
 
 
+def test_strict_fp32_runs_last_since_it_sets_jaxs_matmul_precision_for_the_process():
+    args = idiomatic_loop.parse_args(["--device", "cpu", "--precisions", "fp32,bf16,default"])
+    assert args.precisions == ["bf16", "default", "fp32"]
+
+
 @pytest.mark.slow
-def test_both_loops_run_in_one_process_and_the_figures_come_from_their_rounds(tmp_path):
-    out = tmp_path / "figures.json"
-    command = [sys.executable, str(SCRIPT), "--device", "cpu", "--precision", "default", "--batch-size", "4"]
-    command += ["--steps", "2", "--pairs", "3", "--min-ratio", "0.01", "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_path):
+    out = tmp_path / "harness" / "checks.json"
+    command = [sys.executable, str(SCRIPT), "--device", "cpu", "--frameworks", "torchax", "--precisions", "bf16"]
+    command += ["--batch-sizes", "4"]
+    command += ["--steps", "2", "--rounds", "3", "--min-ratio", "0.01", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(out.read_text())
-    assert (found["device_kind"], found["precision"], found["batch_size"]) == ("cpu", "default", 4)
-    assert all(len(found["rounds"][v]) == 3 and min(found["rounds"][v]) > 0 for v in ("trainer", "minimal"))
-    ratios = [a / b for a, b in zip(found["rounds"]["trainer"], found["rounds"]["minimal"], strict=True)]
-    assert found["ratios"] == pytest.approx(ratios)
-    assert found["ratio"] == pytest.approx(statistics.median(ratios))
-    assert found["ratio_interval"][0] < found["ratio_interval"][1]
-    assert found["setup_seconds"]["trainer"] > 0 and found["setup_seconds"]["minimal"] > 0
-    assert "ratio Trainer ÷ minimal: median" in done.stdout and done.stdout.rstrip().endswith("at least 0.01")
+    assert found["command"].startswith("python benchmarks/idiomatic_loop.py --device cpu")
+    by_reference = {(c["framework"], c["reference"]): c for c in found["checks"]}
+    assert set(by_reference) == {("torchax", idiomatic_loop.REFERENCES["torchax", "minimal"])}
+    for check in found["checks"]:
+        assert (check["device_kind"], check["precision"], check["batch_size"], check["pairs"]) == ("cpu", "bf16", 4, 3)
+        rounds = check["rounds"]
+        assert min(rounds["trainer"] + rounds["reference"]) > 0
+        ratios = [a / b for a, b in zip(rounds["trainer"], rounds["reference"], strict=True)]
+        assert check["ratios"] == pytest.approx(ratios) and check["ratio"] == pytest.approx(statistics.median(ratios))
+        assert len(check["harness"]) == 12
+    assert done.stdout.count(" rounds\n") == len(found["checks"])

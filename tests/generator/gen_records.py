@@ -257,13 +257,15 @@ def as_recorded(
     command: list[str],
     software_section: dict | None = None,
     finished_at: str = "2026-12-01T10:01:00.000Z",
+    boot_id: str | None = None,
 ) -> dict:
     """The record ``runners run`` writes for ``config`` and ``measured`` on the test CPU (``ok_record``), started a
-    minute before ``finished_at``, with ``software()`` unless ``software_section`` is given."""
+    minute before ``finished_at``, with ``software()`` unless ``software_section`` is given, on the boot ``boot_id``
+    (None: not recorded, as before boots were)."""
     started_at = (datetime.fromisoformat(finished_at) - timedelta(minutes=1)).isoformat(timespec="milliseconds")
     return ok_record(
         config,
-        hardware(),
+        {**hardware(), "boot_id": boot_id},
         started_at.replace("+00:00", "Z"),
         finished_at,
         measured,
@@ -278,7 +280,7 @@ def as_v2(record: dict) -> dict:
     old = copy.deepcopy(record)
     old["schema"] = "fwbench.run/2"
     old["record_id"] += "-v2"
-    for name in ("protocol", "precision"):
+    for name in ("protocol", "precision", "harness"):
         del old[name]
     old["config"]["precision"] = "float32 (TF32 off)"
     for section, names in (

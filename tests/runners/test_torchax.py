@@ -73,3 +73,45 @@ def test_the_trainer_carries_batch_norm_statistics_as_pytorch_updates_them():
     for key in statistics:  # momentum 0.1 and the unbiased batch variance, as PyTorch's BatchNorm
         np.testing.assert_allclose(after["torchax"][key], after["torch"][key], rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(after["torchax"]["fc.kernel"], weights["fc.kernel"])
+
+
+def relu_dtypes(precision: str) -> list[str]:
+    """The dtype of every ReLU's output (a ``max`` of a feature map) in one training forward pass of a torchax trainer
+    at ``precision``, nested programs included."""
+    trainer = make_trainer("torchax", arch.init_weights(0), "compiled", "cpu", "float32", precision)
+    ((x, _),) = trainer.to_device(np.zeros((1, 4, 32, 32, 3), np.float32), np.zeros((1, 4), np.int64))
+    program = jax.make_jaxpr(lambda p, b, x: trainer._forward(p, b, x, True))(trainer.params, trainer.buffers, x)
+    found = []
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "max" and eqn.outvars[0].aval.ndim == 4:
+                found.append(str(eqn.outvars[0].aval.dtype))
+            for param in eqn.params.values():
+                inner = getattr(param, "jaxpr", None)
+                if inner is not None:
+                    walk(getattr(inner, "jaxpr", inner))
+
+    walk(program.jaxpr)
+    return found
+
+
+@pytest.mark.slow
+def test_under_bf16_every_batch_norm_returns_bfloat16_as_pytorchs_does_so_relu_and_residuals_stay_bfloat16():
+    assert relu_dtypes("bf16") == ["bfloat16"] * 17  # the stem's and two per BasicBlock
+
+
+def test_the_batch_norm_shim_computes_what_pytorchs_own_batch_norm_does_dtype_and_running_statistics_included():
+    env = torchax_shim.torchax_environment()
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.standard_normal((8, 3, 5, 5)).astype(np.float32)).to(torch.bfloat16)
+    weight, bias = torch.rand(3) + 0.5, torch.rand(3)
+    eager_mean, eager_var = torch.zeros(3), torch.ones(3)
+    expected = torch.nn.functional.batch_norm(x, eager_mean, eager_var, weight, bias, True, 0.1, 1e-5)
+    mean, var = env.j2t_iso(jax.numpy.zeros(3)), env.j2t_iso(jax.numpy.ones(3))
+    with env:
+        got = torchax_shim.pytorch_batch_norm(env.to_xla(x), mean, var, env.to_xla(weight), env.to_xla(bias), True)
+    assert got.dtype == torch.bfloat16  # torchax's own returns float32 here
+    np.testing.assert_allclose(np.asarray(env.t2j_iso(got), np.float32), expected.float().numpy(), atol=2e-2)
+    for shim, eager in ((mean, eager_mean), (var, eager_var)):  # momentum 0.1, the unbiased variance
+        np.testing.assert_allclose(np.asarray(env.t2j_iso(shim)), eager.numpy(), rtol=1e-3)
