@@ -217,11 +217,15 @@ def report(config: str, result: dict) -> str:
 
 
 def in_workers(args: argparse.Namespace, script: str) -> int:
-    """Compare the Trainer with the minimal loop for each configuration, each loop in a worker process of its own;
-    1 if any median ratio is below ``--min-ratio``."""
-    print(f"batch {args.batch_size}, {args.steps} steps per round, {args.pairs} pairs; images/s, medians")
+    """Compare the Trainer with the minimal loop for each configuration, each loop in a worker process of its own,
+    in strict fp32 on the framework's default device; ``--out`` writes the harness checks; 1 if any median ratio is
+    below ``--min-ratio``."""
+    from runners.measure.harness import harness
+
+    print(f"batch {args.batch_size}, {args.steps} steps per round, {2 * args.pairs} rounds; images/s, medians")
     print(f"{'framework:mode':<21}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
-    low = []
+    low, found = [], []
+    hardware = run_hardware({"device_kind": "cpu"}) if args.out else None
     for config in args.configs:
         framework, mode = config.split(":")
         result = interleave(
@@ -232,6 +236,11 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
         print(report(config, result), flush=True)
         if statistics.median(ratio_figures(*result["rates"].values())["ratios"]) < args.min_ratio:
             low.append(config)
+        if args.out:
+            setting = {"precision": "fp32", "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
+            digest = {framework: harness(f"runners.frameworks.{framework}_train")["digest"]}
+            found += checks(setting, result, hardware, digest)
+            write_checks(args.out, found)
     if low:
         print(f"below {args.min_ratio}: {', '.join(low)}")
         return 1
@@ -254,6 +263,7 @@ def checks(setting: dict, result: dict, hardware: dict, harnesses: dict[str, str
         found.append(
             {
                 "framework": framework,
+                "mode": setting.get("mode", "compiled"),
                 "workload": "resnet18",
                 "device_kind": hardware["device_kind"],
                 "device_name": hardware["device_name"],
@@ -377,12 +387,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--min-ratio", type=positive_float, default=0.97, help="exit 1 below this median ratio (default 0.97)"
     )
-    parser.add_argument("--out", type=Path, help="with --device: write the harness checks as JSON here")
+    parser.add_argument("--out", type=Path, help="write the harness checks as JSON here")
     parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)  # internal: framework mode variant batch steps
     args = parser.parse_args(argv)
     if args.device is None:
-        if args.out:
-            parser.error("--out needs --device (the workers print only)")
         args.configs = args.configs or list(CONFIGS)
     elif args.configs:
         parser.error("--configs is for worker processes; with --device, name --frameworks")

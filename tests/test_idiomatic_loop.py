@@ -78,7 +78,7 @@ def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--out", "x.json"], "--out needs --device"),
+        (["--device", "tpu", "--frameworks", "torch"], "unknown value(s) torch; choose from jax, torchax"),
         (["--device", "tpu", "--configs", "torch:eager"], "--configs is for worker processes"),
     ],
 )
