@@ -43,7 +43,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from fwbench.cliargs import HelpWithExamples, csv_of, positive_float, positive_int  # noqa: E402
 from fwbench.decision import decide_sitting  # noqa: E402
 from fwbench.frameworks import FRAMEWORKS  # noqa: E402
-from fwbench.timestamps import utc_now  # noqa: E402
+from fwbench.harness_checks import write_checks  # noqa: E402
 from runners.frameworks.precision import PRECISION_POLICIES  # noqa: E402
 from runners.measure.record import mfu_section  # noqa: E402
 from runners.measure.run import framework_environment, run_hardware  # noqa: E402
@@ -240,7 +240,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
             setting = {"precision": "fp32", "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
             digest = {framework: harness(f"runners.frameworks.{framework}_train")["digest"]}
             found += checks(setting, result, hardware, digest)
-            write_checks(args.out, found)
+            save_checks(args.out, found)
     if low:
         print(f"below {args.min_ratio}: {', '.join(low)}")
         return 1
@@ -323,7 +323,7 @@ def in_one_process(args: argparse.Namespace) -> int:
                 print(printed(check), flush=True)
                 found.append(check)
             if args.out:  # after each setting, so that a run stopped early keeps what it measured
-                write_checks(args.out, found)
+                save_checks(args.out, found)
     low = [c for c in found if c["ratio"] < args.min_ratio]
     for check in low:
         print(
@@ -333,11 +333,9 @@ def in_one_process(args: argparse.Namespace) -> int:
     return int(bool(low))
 
 
-def write_checks(path: Path, found: list[dict]) -> None:
-    """The harness checks as the site reads them: when and by which command they were made, and each check."""
-    command = " ".join(["python", "benchmarks/idiomatic_loop.py", *sys.argv[1:]])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"made_at": utc_now(), "command": command, "checks": found}, indent=1) + "\n")
+def save_checks(path: Path, found: list[dict]) -> None:
+    """The harness checks as the site reads them (``fwbench.harness_checks``), with the command that made them."""
+    write_checks(path, found, " ".join(["python", "benchmarks/idiomatic_loop.py", *sys.argv[1:]]))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

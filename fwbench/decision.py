@@ -10,20 +10,27 @@ lies inside the band, and is otherwise undecided at its n. The band is symmetric
 0.952–1.05), so a verdict does not depend on which framework is named first.
 
 The gap between frameworks moves between sittings by as much as the smaller leads, which no interval from one
-sitting can show: a sitting is the unit that replicates a verdict. A verdict stands on the sittings that decided it;
-with fewer than ``MIN_SITTINGS`` it says so ("ahead in one sitting"), and sittings that decide differently make no
-verdict. ``benchmarks/decision_simulation.py`` measures the rule's false "ahead" rate and power.
+sitting can show: a sitting is the unit that replicates a verdict. A verdict stands on the sittings that decided it,
+and is replicated only where they ran on at least ``MIN_SITTINGS`` boots or machines (``fwbench.sittings.
+distinct_boots``): sittings that a pause alone parted, on one boot, are stated as such. With fewer it says so ("ahead
+in one sitting"), sittings that decide differently make no verdict, and undecided sittings are counted beside the
+decided ones. Which runs pair, and which framework is ranked first, is ``fwbench.pairing``'s; how a lead is set
+against the harness's measured tolerance, ``fwbench.harness_tolerance``'s. ``benchmarks/decision_simulation.py``
+measures the rule's false "ahead" rate and power.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fwbench.records import throughput
-from fwbench.sittings import sittings
+from fwbench.sittings import distinct_boots
 from fwbench.stats import describe
+
+if TYPE_CHECKING:
+    from fwbench.harness_tolerance import HarnessStanding
 
 #: the smallest lead named: a sitting's interval of the ratio must lie above this (or below its inverse)
 MIN_EFFECT = 1.05
@@ -64,14 +71,16 @@ class Gap:
 @dataclass(frozen=True)
 class SittingDecision:
     """What one sitting's paired rounds decide: ``outcome`` (AHEAD, ABOUT_EQUAL or UNDECIDED), ``leader`` (0: the
-    first framework, 1: the second; None unless AHEAD), ``n`` paired rounds, and ``gap``, first ÷ second (None with
-    fewer paired rounds than an interval needs)."""
+    first framework, 1: the second; None unless AHEAD), ``n`` paired rounds, ``gap``, first ÷ second (None with
+    fewer paired rounds than an interval needs), and ``ratio``, the geometric mean of its rounds' ratios (None
+    without a paired round)."""
 
     sitting: Hashable
     n: int
     outcome: str
     leader: int | None
     gap: Gap | None
+    ratio: float | None = None
 
     @property
     def lead(self) -> Gap | None:
@@ -84,38 +93,84 @@ class SittingDecision:
 @dataclass(frozen=True)
 class Verdict:
     """The pair's verdict over its sittings: ``outcome`` (AHEAD, ABOUT_EQUAL, UNDECIDED or DISAGREE), ``leader`` (as
-    in ``SittingDecision``), ``rests_on`` (the sittings that decided, in time order) and ``sittings`` (every sitting
-    with a paired round). AHEAD or ABOUT_EQUAL resting on fewer than ``MIN_SITTINGS`` is not yet replicated: a page
-    says "ahead in one sitting"."""
+    in ``SittingDecision``), ``rests_on`` (the sittings that decided, in time order), ``sittings`` (every sitting
+    with a paired round), ``older_harness_runs`` (runs of an older trainer than their framework's newest, shown and
+    never judged: ``fwbench.pairing``) and ``harness`` (how a lead stands against the harness's measured tolerance:
+    widened, withheld, which leaves it UNDECIDED, or not checked; ``fwbench.harness_tolerance``; None where not
+    asked). AHEAD or ABOUT_EQUAL on fewer than ``MIN_SITTINGS`` boots is not yet replicated: a page says "ahead in one
+    sitting", or that two sittings of one boot agree (``after_a_pause``)."""
 
     outcome: str
     leader: int | None
     rests_on: tuple[SittingDecision, ...]
     sittings: tuple[SittingDecision, ...]
+    older_harness_runs: int = 0
+    harness: HarnessStanding | None = None
+
+    @property
+    def boots(self) -> int:
+        """The boots (or machines) the sittings it rests on ran on, as far as their records show."""
+        return distinct_boots(decision.sitting for decision in self.rests_on)
 
     @property
     def replicated(self) -> bool:
-        """Whether enough sittings each decided as the verdict says for it to be published as it stands."""
-        return self.outcome in (AHEAD, ABOUT_EQUAL) and len(self.rests_on) >= MIN_SITTINGS
+        """Whether sittings on enough boots each decided as the verdict says for it to be published as it stands."""
+        return self.outcome in (AHEAD, ABOUT_EQUAL) and self.boots >= MIN_SITTINGS
+
+    @property
+    def after_a_pause(self) -> bool:
+        """Whether enough sittings agree but a pause alone parted them, on one boot: stated as such, not replicated."""
+        return self.outcome in (AHEAD, ABOUT_EQUAL) and len(self.rests_on) >= MIN_SITTINGS and not self.replicated
+
+    @property
+    def agreeing(self) -> int:
+        """The sittings that decided as the verdict says: the K of "replicated in K of N sittings"."""
+        return len(self.rests_on) if self.outcome in (AHEAD, ABOUT_EQUAL) else 0
+
+    @property
+    def undecided(self) -> int:
+        """The sittings with a paired round that decided nothing, shown beside the decided ones."""
+        return sum(decision.outcome == UNDECIDED for decision in self.sittings)
 
     @property
     def n(self) -> int:
-        """The paired rounds of every sitting: the K of "undecided at n = K"."""
-        return sum(decision.n for decision in self.sittings)
+        """The K of "undecided at n = K": the paired rounds of the sittings judged (those with an interval); where
+        none has one, the most rounds any sitting paired (rounds of sittings that were never judged never add up)."""
+        judged = [decision.n for decision in self.sittings if decision.gap is not None]
+        return sum(judged) if judged else max((decision.n for decision in self.sittings), default=0)
+
+    @property
+    def ratio(self) -> float | None:
+        """First ÷ second as a ranking reads it: the geometric mean of the per-round ratios of the sittings it rests
+        on, pooled (of every paired round where none decided); None without a paired round."""
+        pooled = [d for d in self.rests_on or self.sittings if d.ratio is not None]
+        rounds = sum(d.n for d in pooled)
+        return math.exp(sum(d.n * math.log(d.ratio) for d in pooled) / rounds) if rounds else None
+
+    @property
+    def harness_checked(self) -> bool:
+        """Whether the lead was set against a measured harness tolerance (a check of both frameworks' trainers
+        against an idiomatic loop); False where none exists, or none was asked for."""
+        return bool(self.harness and self.harness.checked)
+
+
+def judged(gap: Gap) -> tuple[str, int | None]:
+    """What an interval of first ÷ second decides: (AHEAD, the leader), (ABOUT_EQUAL, None) or (UNDECIDED, None)."""
+    if gap.low > MIN_EFFECT:
+        return AHEAD, 0
+    if gap.high < 1 / MIN_EFFECT:
+        return AHEAD, 1
+    return (ABOUT_EQUAL if gap.low >= 1 / MIN_EFFECT and gap.high <= MIN_EFFECT else UNDECIDED), None
 
 
 def decide_sitting(sitting: Hashable, ratios: Sequence[float]) -> SittingDecision:
     """The decision of one sitting from its per-round ratios (first framework's throughput ÷ the second's)."""
     logs = describe([math.log(ratio) for ratio in ratios])
+    ratio = math.exp(logs.mean) if logs else None
     if logs is None or logs.ci95 is None:
-        return SittingDecision(sitting, len(ratios), UNDECIDED, None, None)
-    gap = Gap(math.exp(logs.mean), math.exp(logs.ci95[0]), math.exp(logs.ci95[1]))
-    if gap.low > MIN_EFFECT:
-        return SittingDecision(sitting, logs.n, AHEAD, 0, gap)
-    if gap.high < 1 / MIN_EFFECT:
-        return SittingDecision(sitting, logs.n, AHEAD, 1, gap)
-    outcome = ABOUT_EQUAL if gap.low >= 1 / MIN_EFFECT and gap.high <= MIN_EFFECT else UNDECIDED
-    return SittingDecision(sitting, logs.n, outcome, None, gap)
+        return SittingDecision(sitting, len(ratios), UNDECIDED, None, None, ratio)
+    gap = Gap(ratio, math.exp(logs.ci95[0]), math.exp(logs.ci95[1]))
+    return SittingDecision(sitting, logs.n, *judged(gap), gap, ratio)
 
 
 def decide(first: Mapping[RoundKey, float], second: Mapping[RoundKey, float]) -> Verdict:
@@ -137,39 +192,3 @@ def decide(first: Mapping[RoundKey, float], second: Mapping[RoundKey, float]) ->
         return Verdict(DISAGREE, None, decided, decisions)
     outcome, leader = calls.pop()
     return Verdict(outcome, leader, decided, decisions)
-
-
-def run_throughput(record: dict) -> float | None:
-    """A run's throughput (images/s, or tokens/s for the GPT); None without a timing."""
-    return throughput(record["timing"])[0] if record.get("timing") else None
-
-
-def paired_rounds(
-    first_runs: Sequence[dict],
-    second_runs: Sequence[dict],
-    figure: Callable[[dict], float | None] = run_throughput,
-    lower_is_better: bool = False,
-) -> tuple[dict[RoundKey, float], dict[RoundKey, float]]:
-    """Two frameworks' judged run records at one batch size, mode and precision as ``decide`` takes them: each run's
-    ``figure`` (its throughput unless another is given; its inverse where ``lower_is_better``, such as a compile time
-    or a memory peak, so that a ratio above 1 always favours the first) keyed by its sitting (its place among
-    ``fwbench.sittings.sittings`` of both frameworks' runs) and its round (the configuration's seed and repeat: the
-    matrix runs repeat r of every configuration in round r). A run without the figure is a round its framework did
-    not run. Two runs of one framework that claim the same round of a sitting (records from before repeats were
-    numbered, or two folders of one machine merged) cannot be told apart: that round pairs with nothing, for the
-    matrix and the site alike."""
-    competitors = (first_runs, second_runs)
-    keyed: tuple[dict[RoundKey, float], dict[RoundKey, float]] = ({}, {})
-    claimed_twice: set[RoundKey] = set()
-    for number, sitting in enumerate(sittings(competitors)):
-        for side, index in sitting:
-            record = competitors[side][index]
-            value = figure(record)
-            if value is None:
-                continue
-            value = 1 / value if lower_is_better and value else value  # a figure of 0 is left for ``decide`` to refuse
-            key = (number, (record["config"]["seed"], record["config"].get("repeat") or 0))
-            if key in keyed[side]:
-                claimed_twice.add(key)
-            keyed[side][key] = value
-    return tuple({key: value for key, value in side.items() if key not in claimed_twice} for side in keyed)

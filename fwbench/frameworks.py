@@ -102,8 +102,8 @@ REGISTRY: dict[str, Framework] = {
             not_measured=(
                 (
                     "tpu",
-                    "TensorFlow's TPU build (tensorflow-tpu) is hundreds of megabytes and is not on the TPU machine "
-                    "fwbench could borrow, which has no package registry",
+                    "TensorFlow reaches a TPU only through its separate TPU build (tensorflow-tpu, several hundred "
+                    "megabytes), which fwbench's TPU set-up does not install",
                 ),
             ),
         ),

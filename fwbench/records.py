@@ -57,6 +57,12 @@ def config_id_of(record_id: str) -> str:
     return re.sub(r"-r\d+$", "", record_id)
 
 
+def harness_digest(record: dict) -> str | None:
+    """The digest of the trainer code that shaped a run's step (``harness.digest``, written by
+    ``runners.measure.harness``); None for a record made before it was recorded: unversioned."""
+    return (record.get("harness") or {}).get("digest")
+
+
 #: a run record's throughput fields, by the sample its workload counts (``runners.workloads``): one of them is set
 THROUGHPUT_FIELDS = {"images_per_second": "img/s", "tokens_per_second": "tok/s"}
 

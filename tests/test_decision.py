@@ -4,12 +4,14 @@ made through runners.measure.record for the pairing by sitting and round."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
 import pytest
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide, paired_rounds
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide
+from fwbench.pairing import paired_rounds
 from fwbench.stats import WITHIN_NOISE, describe, separation
 from runners.measure.profiles import RunConfig, expand
 
@@ -143,16 +145,25 @@ def at_32(framework: str) -> RunConfig:
     return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
 
 
-def runs(framework: str, rates: list[float], day: int, first_repeat: int = 0) -> list[dict]:
+def numbered(keyed: dict) -> dict:
+    """``paired_rounds``' values keyed by (the sitting's number, the round): a round is (its matrix, seed, repeat),
+    the matrix None for these runs of ``runners run`` alone."""
+    return {(sitting.number, round_): value for (sitting, round_), value in keyed.items()}
+
+
+def runs(framework: str, rates: list[float], day: int, first_repeat: int = 0, boot: str | None = None) -> list[dict]:
     """``framework``'s runs on 2026-12-``day``, one per repeat from ``first_repeat``, at ``rates`` images/s, a few
-    minutes apart, as the matrix interleaves them."""
+    minutes apart, as the matrix interleaves them, on the boot ``boot`` (default: one of that day's own)."""
     made = []
     for offset, rate in enumerate(rates):
         repeat = first_repeat + offset
         config = dataclasses.replace(at_32(framework), repeat=repeat)
         finished = f"2026-12-{day:02d}T10:{2 * repeat + 1:02d}:00.000Z"
         measured = gen_records.one_epoch(config, rate)
-        made.append(gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished))
+        boot_id = boot or f"boot-of-day-{day}"
+        made.append(
+            gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished, boot_id=boot_id)
+        )
     return made
 
 
@@ -161,16 +172,18 @@ def test_run_records_pair_by_sitting_and_round_and_a_lead_on_two_days_is_replica
     tensorflow = runs("tensorflow", DRIFTING[:3], day=1) + runs("tensorflow", DRIFTING[:3], 3, 4)
     first, second = paired_rounds(torch, tensorflow)
     seed = at_32("torch").seed
-    assert set(second) == {
-        (0, (seed, 0)),
-        (0, (seed, 1)),
-        (0, (seed, 2)),
-        (1, (seed, 4)),
-        (1, (seed, 5)),
-        (1, (seed, 6)),
+    assert set(numbered(second)) == {
+        (0, (None, seed, 0)),
+        (0, (None, seed, 1)),
+        (0, (None, seed, 2)),
+        (1, (None, seed, 4)),
+        (1, (None, seed, 5)),
+        (1, (None, seed, 6)),
     }
-    assert first.keys() - second.keys() == {(0, (seed, 3))}  # PyTorch's fourth round on day 1 has no partner
-    assert first[(1, (seed, 4))] == pytest.approx(DRIFTING[0] * LEAD[0])
+    assert numbered(first).keys() - numbered(second).keys() == {
+        (0, (None, seed, 3))
+    }  # PyTorch's fourth on day 1: no partner
+    assert numbered(first)[(1, (None, seed, 4))] == pytest.approx(DRIFTING[0] * LEAD[0])
     verdict = decide(first, second)
     assert (verdict.outcome, verdict.leader, verdict.replicated) == (AHEAD, 0, True)
     assert [d.n for d in verdict.rests_on] == [3, 3]
@@ -184,5 +197,51 @@ def test_the_same_round_on_two_days_is_two_rounds_and_a_round_run_twice_in_one_s
     twice = runs("torch", [128.0], day=1)  # round 0 again, in the same sitting
     first, second = paired_rounds(torch + twice, runs("tensorflow", [100.0, 101.0, 99.0], day=1))
     seed = at_32("torch").seed
-    assert set(first) == set(second) - {(0, (seed, 0))} == {(0, (seed, 1)), (0, (seed, 2))}
+    assert set(numbered(first)) == set(numbered(second)) - {(0, (None, seed, 0))}
+    assert set(numbered(first)) == {(0, (None, seed, 1)), (0, (None, seed, 2))}
     assert decide(first, second).outcome == UNDECIDED  # two paired rounds left: no interval
+
+
+def test_two_sittings_parted_by_a_pause_on_one_boot_agree_but_do_not_replicate():
+    torch = runs("torch", times(DRIFTING[:3], LEAD[:3]), 1, boot="one") + runs("torch", LEAD[:3], 3, 4, boot="one")
+    tensorflow = runs("tensorflow", DRIFTING[:3], 1, boot="one") + runs("tensorflow", [1.0] * 3, 3, 4, boot="one")
+    verdict = decide(*paired_rounds(torch, tensorflow))
+    assert (verdict.outcome, verdict.agreeing, verdict.boots) == (AHEAD, 2, 1)
+    assert verdict.after_a_pause and not verdict.replicated
+    other_boot = runs("torch", LEAD[:3], 3, 4, boot="two") + runs("tensorflow", [1.0] * 3, 3, 4, boot="two")
+    verdict = decide(*paired_rounds(torch[:3] + other_boot[:3], tensorflow[:3] + other_boot[3:]))
+    assert verdict.replicated and not verdict.after_a_pause and verdict.boots == 2
+
+
+def test_a_sitting_whose_boot_was_not_recorded_replicates_only_on_another_kernel_build():
+    unrecorded = [
+        runs(fw, rates, 1) + runs(fw, rates, 3, 4) for fw, rates in (("torch", LEAD[:3]), ("tensorflow", [1.0] * 3))
+    ]
+    for record in (r for records in unrecorded for r in records):
+        record["hardware"]["boot_id"] = None
+    assert not decide(*paired_rounds(*unrecorded)).replicated  # a pause, as far as the records show
+    for record in (r for records in unrecorded for r in records if r["started_at"].startswith("2026-12-03")):
+        record["hardware"]["fingerprint"]["kernel"] = "6.8.0"  # another kernel build: the machine booted again
+    assert decide(*paired_rounds(*unrecorded)).replicated
+
+
+def test_undecided_sittings_are_counted_beside_the_decided_ones():
+    noisy = [1.30, 0.85, 1.60, 0.95, 1.20]
+    verdict = decide(keyed(LEAD, LEAD, noisy), keyed([1.0] * 5, [1.0] * 5, [1.0] * 5))
+    assert (verdict.outcome, verdict.replicated) == (AHEAD, True)
+    assert (verdict.agreeing, len(verdict.sittings), verdict.undecided) == (2, 3, 1)
+
+
+def test_undecided_at_n_counts_only_the_rounds_of_sittings_that_were_judged():
+    two_rounds = keyed(LEAD[:2], LEAD[:2])  # two sittings of two paired rounds: neither has an interval
+    assert decide(two_rounds, keyed([1.0] * 2, [1.0] * 2)).n == 2
+    noisy = [1.30, 0.85, 1.60]
+    verdict = decide(keyed(noisy, LEAD[:2]), keyed([1.0] * 3, [1.0] * 2))
+    assert verdict.outcome == UNDECIDED and verdict.n == 3  # the judged sitting's three rounds, not five
+
+
+def test_the_ranking_ratio_pools_the_sittings_that_decided():
+    verdict = decide(keyed(LEAD, [1.0] * 5), keyed([1.0] * 5, [1.0] * 5))  # one ahead, one about equal: disagree
+    assert verdict.outcome == DISAGREE and verdict.ratio == pytest.approx((math.prod(LEAD)) ** (1 / 10))
+    undecided = decide(keyed([1.30, 0.85]), keyed([1.0, 1.0]))
+    assert undecided.rests_on == () and undecided.ratio == pytest.approx(math.sqrt(1.30 * 0.85))

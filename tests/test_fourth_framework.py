@@ -26,7 +26,9 @@ from fwbench.frameworks import REGISTRY, Framework
 from runners.cli import main
 from runners.envs import gpu
 from runners.envs.build import EnvError
+from runners.measure import record
 from runners.measure.compile_cache import cache_state
+from runners.measure.harness import harness
 from runners.measure.profiles import expand
 
 #: the stand-in: JAX's entry under another name (its colour, ecosystem subjects and probes kept), with a compile
@@ -64,9 +66,10 @@ PAGE_SCRIPT = textwrap.dedent(
 
 @pytest.fixture
 def registered(monkeypatch):
-    """The stand-in in the registry for the test's length."""
+    """The stand-in in the registry for the test's length; its records state JAX's trainer, whose entry it is."""
     monkeypatch.setitem(REGISTRY, STAND_IN.name, STAND_IN)
     monkeypatch.setattr(frameworks, "FRAMEWORKS", tuple(REGISTRY))
+    monkeypatch.setattr(record, "harness", lambda module: harness(module.replace("paddle_", "jax_")))
 
 
 def test_the_matrix_plans_it_by_its_alias_in_each_mode_it_trains_in(registered, tmp_path, monkeypatch):

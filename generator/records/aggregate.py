@@ -1,10 +1,11 @@
 """Group run records by machine and configuration and summarise repeats (mean, spread, 95 % interval).
 
-A configuration's identity includes the framework's version: runs of two versions are never seeds of one
-configuration; a table that holds two versions of a framework gives each its own column.
+A configuration's identity includes the framework's version (a table of two versions gives each its column).
 
 Flagged runs (``generator.records.flags``) are shown, never judged; so is a configuration measured under an older
-timing protocol than the newest one its machine holds for the same setting (superseded: shown as older).
+timing protocol than the newest one its machine holds for the same setting, or only by an older trainer than its
+framework's newest there (``trainers``; superseded: shown as older), and a run of an older trainer than the
+configuration's newest (``fwbench.pairing.newest_harness``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from functools import cached_property
 from typing import Any
 
 from fwbench.frameworks import TRAINING_MODES, label
+from fwbench.harness_checks import HarnessCheck
 from fwbench.judged import counts
+from fwbench.pairing import newest_harness
 from fwbench.run_figures import compile_measurable, time_to_accuracy, warm_cache
 from fwbench.stats import Stats, describe
 from generator.i18n import N_
@@ -23,6 +26,7 @@ from generator.message import Joined, Message
 from generator.records.flags import OLDER, flags_of
 from generator.records.identity import Column, ConfigKey, Setting, setting_of, version_key
 from generator.records.load import Loaded
+from generator.records.trainers import newest_trainers, older_trainer
 
 #: a failed status -> how many runs ended so, in words
 FAILED_LABELS = {"oom": N_("{count} OOM"), "error": N_("{count} error"), "timeout": N_("{count} timeout")}
@@ -50,16 +54,22 @@ class Summary:
 
     key: ConfigKey
     runs: list[Loaded] = field(default_factory=list)
-    superseded: bool = False  # its machine holds the same setting under a newer timing protocol
+    superseded: bool = False  # its machine holds the setting under a newer timing protocol, or a newer trainer
 
     @cached_property
     def _ok_records(self) -> list[dict[str, Any]]:
         return [r.record for r in self.runs if r.record["status"] == "ok"]
 
     @cached_property
-    def judged(self) -> list[dict[str, Any]]:
-        """The records that may enter a verdict (``fwbench.judged.counts``; none where superseded)."""
+    def counting(self) -> list[dict[str, Any]]:
+        """The records that count (``fwbench.judged.counts``; none where superseded), of every trainer: what a
+        verdict is given (``fwbench.pairing.compare``), which judges the newest trainer's and counts the others."""
         return [] if self.superseded else [rec for rec in self._ok_records if counts(rec)]
+
+    @cached_property
+    def judged(self) -> list[dict[str, Any]]:
+        """The records that may enter a verdict: those that count, of the configuration's newest harness."""
+        return newest_harness(self.counting)[0]
 
     @property
     def counted(self) -> list[dict[str, Any]]:
@@ -239,8 +249,9 @@ def summarise(runs: list[Loaded]) -> list[Summary]:
     newest: dict[tuple[str, Setting], int] = {}
     for key in groups:
         newest[_any_protocol(key)] = max(newest.get(_any_protocol(key), 0), key.setting.protocol)
+    trainers = newest_trainers(groups.values())
     for key, summary in groups.items():
-        summary.superseded = key.setting.protocol < newest[_any_protocol(key)]
+        summary.superseded = key.setting.protocol < newest[_any_protocol(key)] or older_trainer(trainers, summary)
     return sorted(
         groups.values(), key=lambda s: (s.key.machine_id, s.key.setting, s.key.column.sort_key(), s.key.batch_size)
     )
@@ -253,6 +264,7 @@ class Table:
     machine_id: str
     setting: Setting
     summaries: list[Summary]
+    harness_checks: tuple[HarnessCheck, ...] = ()  # every machine's (``fwbench.harness_tolerance`` picks)
 
     @cached_property
     def _cells(self) -> dict[tuple[Column, int], Summary]:
@@ -275,7 +287,8 @@ class Table:
     def cached(self, warm: bool) -> Table:
         """This table as its runs with warm (``warm``) or cold compiler caches have it (``Summary.cached``), the
         configurations without such runs left out: what a figure that includes compile work is read from."""
-        return Table(self.machine_id, self.setting, [part for s in self.summaries if (part := s.cached(warm)).runs])
+        parts = [part for s in self.summaries if (part := s.cached(warm)).runs]
+        return Table(self.machine_id, self.setting, parts, self.harness_checks)
 
     @cached_property
     def mixed_versions(self) -> set[str]:
@@ -326,10 +339,11 @@ class Table:
         return [r for s in self.summaries for r in s.runs]
 
 
-def tables(summaries: list[Summary]) -> list[Table]:
-    """Split summaries into per-machine, per-setting tables."""
+def tables(summaries: list[Summary], harness_checks: tuple[HarnessCheck, ...] = ()) -> list[Table]:
+    """Split summaries into per-machine, per-setting tables, each given the ``harness_checks`` its leads are set
+    against (``fwbench.harness_tolerance``)."""
     grouped: dict[tuple[str, Setting], list[Summary]] = defaultdict(list)
     for s in summaries:
         grouped[(s.key.machine_id, s.key.setting)].append(s)
     order = sorted(grouped.items(), key=lambda item: (item[0][0], item[0][1].sort_key()))
-    return [Table(machine, setting, items) for (machine, setting), items in order]
+    return [Table(machine, setting, items, tuple(harness_checks)) for (machine, setting), items in order]

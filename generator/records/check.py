@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fwbench.cliargs import UsageError
+from fwbench.harness_checks import read_checks
 from fwbench.records import RUN_SCHEMA, RecordError, read_record
 from generator.records import check_rules, derivations, replay
 from generator.records.check_rules import Commits, Finding, References
@@ -58,6 +59,10 @@ class Report:
         return f"{counted(len(self.files), 'file')}, {len(self.files) - failing} pass, {failing} fail"
 
 
+#: the folder of the trainers' checks against the frameworks' minimal loops (``fwbench.harness_checks``)
+HARNESS = "harness"
+
+
 def counted(count: int, noun: str) -> str:
     """``count`` and ``noun``, with an s unless there is one: the CLI's lines are English (the site's words go
     through ``ngettext``)."""
@@ -89,7 +94,9 @@ def layout_kind(folder: Path, path: Path) -> str:
     where ``folder`` is named like a kind (results/probes), the one above it; ``runs`` anywhere else, as in a
     submission's own folder."""
     parts = path.relative_to(folder).parts
-    parts = (folder.name, *parts) if folder.name in KINDS else parts
+    parts = (folder.name, *parts) if folder.name in (*KINDS, HARNESS) else parts
+    if len(parts) > 1 and parts[0] == HARNESS:
+        return HARNESS
     kind = parts[0] if len(parts) > 1 and parts[0] in KINDS else "runs"
     return BISECT_RUNS if kind == "bisect" and path.parent.name == "runs" else kind
 
@@ -135,6 +142,10 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     for path, kind in submission_files(paths):
         report.files.append(path)
         try:
+            if kind == HARNESS:
+                read_checks(path)
+                report.notes.append((NOT_A_RUN, "valid harness checks in harness/; the submission rules judge runs"))
+                continue
             record = read_one(path, SCHEMAS[kind])
             if SCHEMAS[kind] != RUN_SCHEMA:
                 judged = f"valid {SCHEMAS[kind]} records in {kind}/; the submission rules judge runs"

@@ -1,4 +1,5 @@
-"""Load and validate every record under a results directory; invalid ones are skipped with a reason.
+"""Load and validate every record under a results directory, and the harness checks beside them
+(``fwbench.harness_checks``); invalid ones are skipped with a reason.
 
 Whatever lies under the results directory, loading it never raises (except with ``strict``): every ``*.json``
 is a record or a one-line skip saying why (see ``fwbench.records`` for what a record file may be).
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fwbench.cliargs import UsageError
+from fwbench.harness_checks import HarnessCheck, check_files, read_checks
 from fwbench.processes import process_pool
 from fwbench.progress import progress_bar
 from fwbench.records import RUN_SCHEMA, RecordError, printable, read_record
@@ -78,6 +80,7 @@ class Results:
     snapshots: list[Loaded] = field(default_factory=list)
     bisects: list[Loaded] = field(default_factory=list)  # release bisect reports (benchmarks/version_bisect.py)
     bisect_runs: list[Loaded] = field(default_factory=list)  # the runs behind them: never in a results table
+    harness_checks: list[HarnessCheck] = field(default_factory=list)  # results/harness/<machine>/<stamp>.json
     skipped: list[Skipped] = field(default_factory=list)
 
     @property
@@ -141,7 +144,8 @@ def read_all(files: list[tuple[str, Path]], progress: bool = False) -> list[tupl
 
 def load_results(root: str | Path, strict: bool = False, progress: bool = False) -> Results:
     """Read every ``*.json`` under ``root/{runs,probes,ecosystem,bisect}`` and validate it against its schema (run
-    records under ``bisect/<machine>/runs/`` as runs, kept in ``bisect_runs``).
+    records under ``bisect/<machine>/runs/`` as runs, kept in ``bisect_runs``), and the harness checks under
+    ``root/harness/`` (``fwbench.harness_checks``).
 
     A bad record raises RecordError when ``strict``; otherwise it is listed in ``Results.skipped`` with its
     reason, as is a folder that cannot be listed and a file whose name cannot be shown as it is (not UTF-8, or
@@ -180,6 +184,11 @@ def load_results(root: str | Path, strict: bool = False, progress: bool = False)
         else:
             buckets[sub].append(Loaded(path=path, record=record, root=root))
     results.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))
+    for path in check_files(root):
+        try:
+            results.harness_checks += read_checks(path)
+        except RecordError as exc:
+            skip(path, str(exc).removeprefix(f"{path}: "))
     return results
 
 
@@ -199,7 +208,7 @@ def load_roots(roots: list[Path], strict: bool = False, progress: bool = False) 
                 raise UsageError(
                     f"--results: machine {machine} has records in both {owner[machine]} and {results.root}"
                 )
-        for name in ("runs", "probes", "snapshots", "bisects", "bisect_runs", "skipped"):
+        for name in ("runs", "probes", "snapshots", "bisects", "bisect_runs", "harness_checks", "skipped"):
             getattr(merged, name).extend(getattr(results, name))
     merged.snapshots.sort(key=lambda s: (s.record["date"], s.record["collected_at"]))
     return merged

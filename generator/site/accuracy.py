@@ -16,6 +16,7 @@ from generator.site import Page
 from generator.spacing import fill, spaced
 from generator.verdicts.accuracy import DIVERGED_ABOVE, MIN_EPOCHS_FOR_CURVE, Agreement
 from generator.views import cells, chart_data, fmt
+from generator.views.caveats import PageCaveats
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, device_title, setting_word, views
@@ -202,7 +203,8 @@ def context(site: SiteData) -> dict[str, Any]:
         "diverged_above": DIVERGED_ABOVE,
         "targets": [f"{100 * t:g} %" for t in site.rules.tta_targets],
         "parity_tests": PARITY_TESTS,
-        "tables": [_accuracy_table(site, v) for v in found if v not in nothing],
+        "tables": (tables := [_accuracy_table(site, v) for v in found if v not in nothing]),
+        "caveats": PageCaveats(t.view for t in tables),
         "untrained": [_accuracy_table(site, v) for v in nothing],
         "untrained_on": text(and_list(list(machines))),
         "command": TRAINS_LONG_ENOUGH,

@@ -1,5 +1,5 @@
-"""5 Which to choose: each need beside what the measured tables favour, by which figure, and what the GPU records
-hold where they give no row."""
+"""5 Which to choose: one compact table of needs against frameworks (accelerators first), then every scenario machine
+by machine with the figure that decides it, folded, and what the GPU records hold where they give no row."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from generator.i18n import N_
 from generator.site import Page
 from generator.verdicts.choices import EVEN_WITHIN, gpus_without_choices
 from generator.verdicts.registry_choices import registry_choices
+from generator.views.choose_table import COLUMNS, need_rows
+from generator.views.fmt import label
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import text
 
@@ -18,8 +20,11 @@ PAGE = Page("choose.md", "choose.md.j2", N_("5 Which to choose"), None, 5.0)
 def context(site: SiteData) -> dict[str, Any]:
     """The choose page's context: scenarios from out-of-the-box tables, probe scores, code size, the snapshot; the
     GPU machines, and those whose records give no row, with why."""
+    choices = site.choices + registry_choices(site.snapshot)
     return {
-        "choices": site.choices + registry_choices(site.snapshot),
+        "columns": [label(fw) for fw in COLUMNS],
+        "needs": need_rows(site, choices),
+        "choices": choices,
         "even_within": EVEN_WITHIN,
         "gpus": sum(1 for m in site.machines if m.is_gpu),
         "gpus_without": [text(line) for line in gpus_without_choices(site.out_of_box, site.machine_by_id)],

@@ -12,6 +12,7 @@ from generator.records.metrics import MEMORY_METRICS, MIB, charted_metric, metri
 from generator.site import Page
 from generator.spacing import fill
 from generator.views import cells, chart_data
+from generator.views.caveats import PageCaveats
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
@@ -158,5 +159,6 @@ def context(site: SiteData) -> dict[str, Any]:
     """The memory page's context."""
     return {
         "metrics": {name: tuple(translate(text) for text in texts) for name, texts in MEMORY_METRICS.items()},
-        "tables": [_memory_table(site, v) for v in views(site, site.out_of_box + site.tuned)],
+        "tables": (tables := [_memory_table(site, v) for v in views(site, site.out_of_box + site.tuned)]),
+        "caveats": PageCaveats(t.view for t in tables),
     }

@@ -86,7 +86,11 @@ def machine_section(site: SiteData, machine: Machine) -> MachineSection:
 def precision_grid(recipes: dict[str, Any]) -> Grid:
     """What each precision policy does in each framework (``data/precision_recipes.json``): a row per policy."""
     rows = [
-        [f"`{policy}`", fmt.cell(entry["summary"]), *(fmt.cell(entry[fw]) for fw in FRAMEWORKS if fw in entry)]
+        [
+            f"`{policy}`",
+            fmt.cell(entry["summary"]),
+            *(fmt.breakable_cell(entry[fw]) for fw in FRAMEWORKS if fw in entry),
+        ]
         for policy, entry in recipes["policies"].items()
     ]
     named = [fw for fw in FRAMEWORKS if all(fw in entry for entry in recipes["policies"].values())]

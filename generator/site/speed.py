@@ -11,6 +11,7 @@ from generator.records.identity import first_step
 from generator.site import Page
 from generator.spacing import fill
 from generator.views import cells, chart_data
+from generator.views.caveats import PageCaveats
 from generator.views.grid import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
@@ -106,4 +107,5 @@ def _speed_table(site: SiteData, view: TableView) -> SpeedTable:
 
 def context(site: SiteData) -> dict[str, Any]:
     """The speed page's context: every table, out of the box first, then the tuned ones."""
-    return {"tables": [_speed_table(site, v) for v in views(site, site.out_of_box + site.tuned)]}
+    tables = [_speed_table(site, v) for v in views(site, site.out_of_box + site.tuned)]
+    return {"tables": tables, "caveats": PageCaveats(t.view for t in tables)}

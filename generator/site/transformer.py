@@ -17,6 +17,7 @@ from generator.site.memory import cache_states, cached_title
 from generator.site.speed import mfu_basis, mfu_line
 from generator.spacing import fill
 from generator.views import cells, chart_data, headline
+from generator.views.caveats import PageCaveats
 from generator.views.grid import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, views
@@ -69,16 +70,6 @@ def _grids(table: Table, mode: str) -> dict[str, Grid]:
     return grids
 
 
-def _throughput(site: SiteData, table: Table) -> Grid:
-    compiled = table.columns_in("compiled")
-    rows = headline.throughput_rows(table, compiled, site.throughput_leads(table))
-    return Grid(
-        [_("batch"), *(table.column_label(c) for c in compiled), _("verdict")],
-        [[str(r.batch_size), *r.cells, r.verdict] for r in rows],
-        text=(0, -1),
-    )
-
-
 def _table(site: SiteData, view: TableView) -> TransformerTable:
     table = view.table
     chart = site.add_chart(
@@ -89,7 +80,7 @@ def _table(site: SiteData, view: TableView) -> TransformerTable:
     )
     return TransformerTable(
         view,
-        _throughput(site, table),
+        headline.throughput_grid(table, site.throughput_leads(table)),
         {mode: _grids(table, mode) for mode in table.modes},
         chart,
         [mfu_line(view, s) for s in table.summaries if s.mfu],
@@ -103,4 +94,8 @@ def context(site: SiteData) -> dict[str, Any]:
     found = site.transformer_tables
     ordered = [t for t in found if not t.setting.tuning] + [t for t in found if t.setting.tuning]
     tables = [_table(site, v) for v in views(site, ordered)]
-    return {"tables": tables, "model": next((t.model for t in tables if t.model.get("sizes")), None)}
+    return {
+        "tables": tables,
+        "caveats": PageCaveats(t.view for t in tables),
+        "model": next((t.model for t in tables if t.model.get("sizes")), None),
+    }

@@ -25,6 +25,7 @@ from generator.spacing import fill, spaced
 from generator.verdicts.article.machine import is_article_version
 from generator.verdicts.claims import Claim
 from generator.views import cells, chart_data, fmt
+from generator.views.caveats import PageCaveats
 from generator.views.charts import Chart
 from generator.views.grid import Grid
 from generator.views.sitedata import SiteData
@@ -259,4 +260,9 @@ def context(site: SiteData) -> dict[str, Any]:
         records = [run.record for summary in table.summaries for run in summary.runs]
         beside = beside_results(site, table.machine_id, records, _("These run records"))
         tables.append(VersionsTable(view, frameworks, _article_versions(site, table), beside, short_epochs(records)))
-    return {"tables": tables, "bisects": bisects_by_machine(site), "version_sets": version_sets_grid()}
+    return {
+        "tables": tables,
+        "caveats": PageCaveats(t.view for t in tables),
+        "bisects": bisects_by_machine(site),
+        "version_sets": version_sets_grid(),
+    }

@@ -1,11 +1,13 @@
 """Who leads at one batch size of a table, by how much, and whether the records can tell: the paired rule of
 ``fwbench.decision``.
 
-The two best columns by their mean figure (the leader and the runner-up) are judged on the runs that count
-(``fwbench.judged.counts``, never a superseded configuration's), paired round by round within each sitting
-(``fwbench.decision.paired_rounds``): a leader is named only where its sittings decide it ahead by more than
-``MIN_EFFECT``, and a lead resting on fewer than ``MIN_SITTINGS`` sittings says so ("ahead in one sitting"). A gap is
-written as a ratio with its 95 % interval, one per sitting that decided it, never as a bare percentage.
+The two best columns (the leader and the runner-up, ranked as the matrix ranks them: ``fwbench.pairing.ranked``, by
+their paired ratio) are judged on the runs that count (``fwbench.judged.counts``, never a superseded configuration's,
+each column's newest harness), paired round by round within each sitting and matrix (``fwbench.pairing``): a leader
+is named only where its sittings decide it ahead by more than ``MIN_EFFECT``, and a lead resting on fewer than
+``MIN_SITTINGS`` boots says so ("ahead in one sitting"). A throughput lead is then set against the harness's measured
+tolerance (``fwbench.harness_tolerance``): widened, withheld, or marked as not checked. A gap is written as a ratio
+with its 95 % interval, one per sitting that decided it, never as a bare percentage.
 """
 
 from __future__ import annotations
@@ -13,16 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fwbench.decision import (
-    ABOUT_EQUAL,
-    AHEAD,
-    DISAGREE,
-    MIN_EFFECT,
-    Verdict,
-    decide,
-    paired_rounds,
-    run_throughput,
-)
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, MIN_EFFECT, Verdict
+from fwbench.harness_tolerance import check_for, within_harness
+from fwbench.pairing import compare, ranked, run_throughput
+from fwbench.records import harness_digest
 from fwbench.stats import Stats
 from generator.i18n import N_
 from generator.message import Joined, Message, Spread, Text, and_list, parenthesised
@@ -76,10 +72,25 @@ class Lead:
         return and_list([str(d.lead) for d in rests_on if d.lead])
 
 
-def _verdict(first: list[dict], second: list[dict], figure: RecordFigure, higher_is_better: bool) -> Verdict:
-    """The paired verdict of ``first``'s runs against ``second``'s by ``figure`` (``fwbench.decision``: a ratio above 1
-    favours the first, whichever way the figure is better)."""
-    return decide(*paired_rounds(first, second, figure, lower_is_better=not higher_is_better))
+def _within_harness(table: Table, batch_size: int, first: Summary, second: Summary, verdict: Verdict) -> Verdict:
+    """``verdict`` (first ÷ second) set against the two columns' harness checks on the table's device kind, precision
+    and workload, in their mode, at their newest harness (``fwbench.harness_tolerance``)."""
+
+    def check(summary: Summary):
+        newest = summary.judged[0]
+        return check_for(
+            table.harness_checks,
+            summary.key.framework,
+            workload=table.setting.workload,
+            device_kind=(newest.get("hardware") or {}).get("device_kind"),
+            precision=table.setting.precision,
+            digest=harness_digest(newest),
+            batch_size=batch_size,
+            machine_id=table.machine_id,
+            mode=summary.key.mode,
+        )
+
+    return within_harness(verdict, check(first), check(second))
 
 
 def lead_at(
@@ -89,9 +100,11 @@ def lead_at(
     stats_of: Callable[[Summary], Stats | None],
     figure: RecordFigure,
     higher_is_better: bool = False,
+    harness: bool = False,
 ) -> Lead | None:
-    """The lead among ``columns`` at one batch size: the two best by ``stats_of`` (figures of judged runs only:
-    busy-flagged and older records never lead), judged on ``figure`` of their runs paired by rounds; None when no
+    """The lead among ``columns`` at one batch size: the two best of those with a figure by ``stats_of`` (of judged
+    runs only: busy-flagged and older records never lead), ranked and judged on ``figure`` of their runs paired by
+    rounds (``fwbench.pairing``), set against the harness checks where ``harness`` (a throughput's lead); None when no
     column has a figure or none has a competitor (a lead needs one that ran, even if it failed)."""
     figures: dict[str, tuple[Stats, Summary]] = {}
     failed: list[Text] = []
@@ -103,14 +116,15 @@ def lead_at(
             failed.append(parenthesised(table.column_label(column), s.failure_note))
     if not figures or len(figures) + len(failed) < 2:
         return None
-    first, *rest = sorted(figures, key=lambda name: figures[name][0].mean, reverse=higher_is_better)
+    names = list(figures)
+    order = ranked([figures[name][1].counting for name in names], figure, lower_is_better=not higher_is_better)
+    first, *rest = (names[index] for index in order)
     if not rest:
         return Lead(batch_size, first, figures[first][0], None, None, None, higher_is_better, failed)
     second = rest[0]
-    verdict = _verdict(figures[first][1].judged, figures[second][1].judged, figure, higher_is_better)
-    if verdict.leader == 1:  # the paired rounds favour the one whose mean is second: it leads
-        first, second = second, first
-        verdict = _verdict(figures[first][1].judged, figures[second][1].judged, figure, higher_is_better)
+    verdict = compare(figures[first][1].counting, figures[second][1].counting, figure, not higher_is_better)
+    if harness:
+        verdict = _within_harness(table, batch_size, figures[first][1], figures[second][1], verdict)
     return Lead(
         batch_size,
         first,
@@ -131,12 +145,10 @@ def throughput_of(table: Table) -> Callable[[Summary], Stats | None]:
 
 
 def leads_by_batch(table: Table, mode: str = "compiled") -> dict[int, Lead | None]:
-    """Batch size -> the lead by throughput in ``mode`` (``throughput_of``, paired by ``run_throughput``), None
-    where no column has a competitor."""
+    """Batch size -> the lead by throughput in ``mode`` (``throughput_of``, paired by ``run_throughput``) set against
+    the harness checks, None where no column has a competitor."""
     columns, stats_of = table.columns_in(mode), throughput_of(table)
-    return {
-        bs: lead_at(table, bs, columns, stats_of, run_throughput, higher_is_better=True) for bs in table.batch_sizes
-    }
+    return {bs: lead_at(table, bs, columns, stats_of, run_throughput, True, harness=True) for bs in table.batch_sizes}
 
 
 def throughput_leads(table: Table, mode: str = "compiled") -> list[Lead]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 from generator.views import headline
-from generator.views.answer import DEVICE_CLASSES
+from generator.views.answer_classes import DEVICE_CLASSES
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, device_title, precision_words, views
 
@@ -36,8 +36,10 @@ def answer_table(site: SiteData, today: dt.date) -> str:
         f"Made by `generator answer` on {today.isoformat()} from the {len(site.results.runs):,} run records under "
         f"`{site.results.root}` (the newest of {newest}): which framework trains the most images per second in "
         "compiled mode; a leader is named only where its runs, paired round by round with the runner-up's, put it "
-        'more than 5 % ahead: the ratio with its 95 % interval, and "in one sitting" until another sitting '
-        "replicates it.",
+        "more than 5 % ahead: the ratio with its interval (over several sittings their ratios pooled, the interval "
+        "from the lowest to the highest bound of their 95 % intervals), then the sittings it rests on, "
+        '"in one sitting" until another sitting replicates it. Where both trainers were checked against their '
+        "frameworks' own minimal training loops on the device, the lead is stated as between those loops.",
         "",
         "| " + " | ".join(["machine", "precision", *(f"batch {bs}" for bs in batches)]) + " |",
         "|" + "---|" * (2 + len(batches)),

@@ -49,6 +49,10 @@ VERSIONS_FLAT = 4
 BAR_LABEL_WIDTH = 22
 #: the share of a category's height that its bars fill together
 BAR_GROUP = 0.8
+#: a legend's columns, and the longest label that still fits three side by side (longer: one a line, so that the
+#: legend is no wider than the plot and a phone shows the chart as large as any other)
+LEGEND_COLUMNS = 3
+LEGEND_WIDE = 20
 #: below this many charts one process draws them all
 PARALLEL_FROM = 4
 #: CJK font families, preferred first: Debian's fonts-noto-cjk (what `make site` installs), other Linux ones, then
@@ -77,13 +81,16 @@ _CJK_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 @dataclass(frozen=True)
 class Series:
-    """One line: its legend label (empty: none), style, and points (x, mean, error bar half-length)."""
+    """One line: its legend label (empty: none), style, points (x, mean, error bar half-length), and notes to write
+    beside some of its points (``notes``: the point's index, the words, such as its MFU, and True to write them above
+    the point on its right, False on its left: two lines through one point keep their notes apart)."""
 
     label: str
     colour: str
     marker: str
     linestyle: str
     points: tuple[tuple[float | str, float, float], ...]
+    notes: tuple[tuple[int, str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,6 +208,18 @@ def _lines(axes, chart: Chart) -> None:
             linestyle=line.linestyle,
             label=line.label or None,
         )
+        for index, words, right in line.notes:
+            x, y, _error = line.points[index]
+            axes.annotate(
+                words,
+                (x, y),
+                xytext=(6 if right else -6, 4),
+                textcoords="offset points",
+                ha="left" if right else "right",
+                va="bottom",
+                fontsize="x-small",
+                color=line.colour,
+            )
     _x_axis(axes, chart)
     axes.set_ylabel(chart.ylabel)
     axes.grid(True)
@@ -211,6 +230,11 @@ def _lines(axes, chart: Chart) -> None:
         axes.set_ylim(0, highest * (1 + HEADROOM) if highest > 0 else None)
     if chart.x == "date":
         axes.figure.autofmt_xdate()
+
+
+def _legend_columns(labels: list[str]) -> int:
+    """Side by side up to LEGEND_COLUMNS labels, or one a line where one is longer than LEGEND_WIDE."""
+    return min(LEGEND_COLUMNS if max(len(words) for words in labels) <= LEGEND_WIDE else 1, len(labels))
 
 
 def figure_of(chart: Chart) -> Figure:
@@ -230,7 +254,7 @@ def figure_of(chart: Chart) -> Figure:
             handles=handles,
             loc="upper center",
             bbox_to_anchor=(0.5, -0.22),
-            ncols=min(3, len(handles)),
+            ncols=_legend_columns([h.get_label() for h in handles]),
             columnspacing=1.0,
             handlelength=1.8,
         )

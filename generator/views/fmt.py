@@ -85,6 +85,18 @@ def cell(text: object, code_spans: bool = False) -> str:
     return clean if code_spans else clean.replace("`", "&#96;")
 
 
+#: a word this long or longer may break after its dots and underscores (``tf.config.experimental.…``)
+LONG_WORD = 16
+_LONG_WORD = re.compile(rf"[^\s]{{{LONG_WORD},}}")
+
+
+def breakable_cell(text: object) -> str:
+    """``cell(text)`` with a break opportunity (``<wbr>``) after each dot and underscore inside a word of LONG_WORD
+    characters or more: a long identifier in a prose table wraps at its parts instead of widening its column past the
+    page, while every shorter word stays whole."""
+    return _LONG_WORD.sub(lambda word: re.sub(r"([._])(?=\w)", r"\1<wbr>", word.group()), cell(text))
+
+
 def fence(text: str, lang: str = "text", indent: str = "") -> str:
     """A fenced block holding ``text`` verbatim (the renderer escapes it), fenced past any backtick run."""
     text = strip_ansi(text)

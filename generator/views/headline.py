@@ -1,9 +1,10 @@
-"""The home page's answer: every framework's throughput at each batch size, the verdict on the lead, and its compile
-time with the epochs after which compiling pays off.
+"""A machine's verdicts table: every framework's throughput at each batch size, the verdict on the lead, and its
+compile time with the epochs after which compiling pays off.
 
 A leader is named — in bold, as "fastest" — only where its lead is decided (``Lead.decided``: the two best figures'
-runs paired by rounds put it ahead in one sitting or more); the row's verdict gives the gap as a ratio with its
-interval (``leads.lead_verdict``). A pay-off only where compiled and eager epochs are apart (``verdicts.payoff``)."""
+runs paired by rounds put it ahead in one sitting or more); the row's verdict is one statement, the ratio with its
+interval and the sittings that replicate it (``lead_words.statement``), each sitting's own ratio folded beside it
+(``verdict_cell``). A pay-off only where compiled and eager epochs are apart (``verdicts.payoff``)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from generator.i18n import _, ngettext, translate
 from generator.records.aggregate import Column, Summary, Table
 from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill
-from generator.verdicts.leads import Lead, lead_verdict, throughput_of
+from generator.verdicts.leads import Lead, throughput_of
 from generator.verdicts.payoff import Payoff, payoff
 from generator.views import fmt
 from generator.views.cells import compile_cell, figure_cell, marks
-from generator.views.verdict_text import text
+from generator.views.grid import Grid
+from generator.views.lead_words import per_sitting, statement
 
 #: the command that adds the eager runs a pay-off needs
 EAGER_COMMAND = "runners matrix --modes compiled,eager"
@@ -27,11 +29,22 @@ EAGER_COMMAND = "runners matrix --modes compiled,eager"
 
 @dataclass(frozen=True)
 class Row:
-    """One batch size: a cell per column and the verdict on the lead."""
+    """One batch size: a cell per column, the verdict on the lead, and each sitting's part in it (where a lead has a
+    competitor)."""
 
     batch_size: int
     cells: list[str]
     verdict: str
+    sittings: tuple[str, ...] = ()
+
+
+def verdict_cell(row: Row) -> str:
+    """A row's verdict as a table cell: the statement, and where it rests on more than one sitting each sitting's ratio
+    in a fold under it."""
+    if len(row.sittings) < 2:
+        return row.verdict
+    summary = fill(ngettext("{n} sitting", "{n} sittings", len(row.sittings)), n=len(row.sittings))
+    return f"{row.verdict}<details><summary>{summary}</summary>{'<br>'.join(row.sittings)}</details>"
 
 
 def _rates(table: Table, columns: list[Column], batch_size: int) -> dict[Column, Stats]:
@@ -68,13 +81,25 @@ def throughput_rows(table: Table, columns: list[Column], leads: dict[int, Lead |
         leader = lead.leader if lead and lead.decided else None
         cells = [_rate_cell(table.at(c, bs), rates.get(c), table.column_label(c) == leader) for c in columns]
         if lead:
-            verdict = text(lead_verdict(lead))
+            verdict = statement(lead)
         elif len(rates) < 2:
             verdict = _("nothing to compare")
         else:
             verdict = _unjudged([s for c in columns if (s := table.at(c, bs))])
-        rows.append(Row(bs, cells, verdict))
+        rows.append(Row(bs, cells, verdict, tuple(per_sitting(lead)) if lead else ()))
     return rows
+
+
+def throughput_grid(table: Table, leads: dict[int, Lead | None]) -> Grid:
+    """The compiled columns' throughput at every batch size with the row's verdict (``verdict_cell``), a column per
+    framework that ran: the verdicts table of a machine and setting."""
+    compiled = table.columns_in("compiled")
+    rows = throughput_rows(table, compiled, leads)
+    return Grid(
+        [_("batch"), *(table.column_label(c) for c in compiled), _("verdict")],
+        [[str(r.batch_size), *r.cells, verdict_cell(r)] for r in rows],
+        text=(0, -1),
+    )
 
 
 def _payoff_text(value: Payoff) -> str:

@@ -105,7 +105,7 @@ class SiteData:
     @property
     def all_tables(self) -> list[Table]:
         """One table per machine and setting, tuned ones and the versions profile's included."""
-        return self.neutral("tables", lambda: aggregate.tables(self.summaries))
+        return self.neutral("tables", lambda: aggregate.tables(self.summaries, tuple(self.results.harness_checks)))
 
     @property
     def tables(self) -> list[Table]:

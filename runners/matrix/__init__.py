@@ -2,7 +2,7 @@
 
 ``driver`` runs it (its entry point ``run_matrix``); its parts say what runs and in which order (``order``,
 ``repeats``, ``budget``, ``site_plan``, ``plan_preview``), what was done before (``store``) and what the runs show
-(``comparisons``, ``summary``). It may import ``runners.measure``, ``runners.workloads`` and ``runners.frameworks``,
-and ``runners.executors`` and ``runners.envs`` beside it; never ``runners.probes`` or the command-line modules
-(tests/runners/test_runners_layers.py).
+(``comparisons``, with their ``figures`` and ``pairs``, and ``summary``). It may import ``runners.measure``,
+``runners.workloads`` and ``runners.frameworks``, and ``runners.executors`` and ``runners.envs`` beside it; never
+``runners.probes`` or the command-line modules (tests/runners/test_runners_layers.py).
 """

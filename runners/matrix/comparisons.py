@@ -7,182 +7,48 @@ batch size in compiled mode: the compile time and the memory peak of warm runs (
 cold, and a figure with compile work inside never pools cold with warm, so only its repeats count there).
 
 A comparison is judged by the site's rule (``fwbench.decision``), on the runs that count (``fwbench.judged.counts``:
-ok, on a quiet machine, in a current record), existing records included: two frameworks' runs are paired round by
-round within a sitting (``fwbench.decision.paired_rounds``; a round that only one of them ran does not pair), and
-their ratio's 95 % interval is set against the 5 % minimum effect. The compile time and the memory peak take the same
+ok, on a quiet machine, in a current record) of each framework's newest harness (``fwbench.pairing.newest_harness``),
+existing records included: two frameworks' runs are paired round by round within a sitting and a matrix
+(``fwbench.pairing``; a round that only one of them ran does not pair), and their ratio's 95 % interval is set
+against the 5 % minimum effect. The compile time and the memory peak take the same
 paired ratio over the rounds in which both runs were warm and carry the figure; lower is better there, so the ratio is
 taken of their inverses (the other's figure over the leader's). The matrix decides within the sitting it is making,
 the latest (``fwbench.sittings``), a new and empty one where the matrix starts after the records' latest sitting is
-over (``fwbench.sittings.latest_over``: an hour's pause, another boot or kernel build): the competitors are ranked by
-their runs in it, and the comparison is decided when its paired rounds of the leader and the runner-up decide ahead or
-about equal. Earlier sittings' records are kept and say whether the decision replicates; a matrix cannot replicate one
-across sittings by itself (its sitting is one), so its line says so, and a matrix started another day runs again
-until its own sitting decides. Undecided, the pair runs another round, both of it, and so does a third framework whose
-pair with the leader is undecided too, or that has no figure in the sitting yet (its runs busy, or none warm), until
-the pair has the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing and does not use the
-cap up. A configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in the sitting (any status: those started
-after the earlier sittings' last finish, so that a later sitting reaches its cap too) runs no more, as Phoronix Test
-Suite's dynamic run count stops at twice its default count, so that a machine that is always busy ends too.
+over (``fwbench.sittings.latest_over``: an hour's pause, another boot or kernel build): the competitors are ranked as
+the site ranks them (``fwbench.pairing.ranked``: by their paired ratio over every sitting), and the comparison is
+decided when its paired rounds of the leader and the runner-up in the latest sitting decide ahead or about equal.
+Earlier sittings' records are kept and say whether the decision replicates (only those of another boot or machine
+do); a matrix cannot replicate one by itself (its sitting is one), so its line says so, and a matrix started in a new
+sitting runs again until its own sitting decides. Undecided, the pair runs another round, both of it, and so does a
+third framework whose pair with the leader is undecided too, or that has no figure in the sitting yet (its runs busy,
+or none warm), until the pair has the cap's paired rounds in the sitting: a run on a busy machine pairs with nothing
+and does not use the cap up. A configuration with ``RUNS_LIMIT_FACTOR`` times the cap's runs in the sitting (any
+status: those started after the earlier sittings' last finish, so that a later sitting reaches its cap too) runs no
+more, as Phoronix Test Suite's dynamic run count stops at twice its default count, so that a machine that is always
+busy ends too.
 ``runners.matrix.repeats`` runs again the configurations of the comparisons not decided yet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
-from fwbench.decision import (
-    ABOUT_EQUAL,
-    AHEAD,
-    DISAGREE,
-    MIN_EFFECT,
-    UNDECIDED,
-    SittingDecision,
-    Verdict,
-    decide,
-    paired_rounds,
-)
 from fwbench.frameworks import label
 from fwbench.judged import busy, counts, older
-from fwbench.records import throughput
-from fwbench.run_figures import MEMORY_PEAKS, compile_measurable, warm_cache
+from fwbench.pairing import newest_harness
+from fwbench.pairing import ranked as ranked_by
+from fwbench.run_figures import MEMORY_PEAKS
 from fwbench.sittings import Start, latest_over, sittings
-from fwbench.stats import Stats, describe
+from fwbench.stats import describe
 from runners.frameworks.precision import REFERENCE_PRECISION
+from runners.matrix.figures import THROUGHPUT, WARM_COMPILE, Figure, memory_peak
+from runners.matrix.pairs import DECISIVE, Competitor, Pair, pair
 from runners.measure.profiles import RunConfig
 
-#: the outcomes of a sitting that decide a comparison
-DECISIVE = (AHEAD, ABOUT_EQUAL)
-
-
-@dataclass(frozen=True)
-class Figure:
-    """What a comparison ranks frameworks by: its name in the matrix's lines (none for throughput), a counted run's
-    value (None: not measured), whether lower is better, and whether only runs with warm compiler caches count."""
-
-    name: str
-    value: Callable[[dict], float | None]
-    lower_is_better: bool = False
-    warm_only: bool = False
-
-    def takes(self, record: dict) -> bool:
-        """Whether a run enters the comparison of this figure: any run, or a warm one where only warm runs count."""
-        return warm_cache(record) or not self.warm_only
-
-    def of(self, record: dict) -> float | None:
-        """A run's figure as the comparison takes it (None for a run it does not take)."""
-        return self.value(record) if self.takes(record) else None
-
-
-def _throughput(record: dict) -> float | None:
-    return throughput(record["timing"])[0]
-
-
-def _compile_seconds(record: dict) -> float | None:
-    """A run's compile time where it stands above its steps' noise (``compile_measurable``), as the site counts it."""
-    return record["timing"]["compile_seconds"] if compile_measurable(record["timing"]) else None
-
-
-def memory_peak(name: str) -> Figure:
-    """The warm runs' memory peak ``name`` (one of ``MEMORY_PEAKS``), lowest first."""
-    return Figure(f"warm {name}", lambda record: (record.get("memory") or {}).get(name), True, True)
-
-
-THROUGHPUT = Figure("", _throughput)
-WARM_COMPILE = Figure("warm compile_seconds", _compile_seconds, lower_is_better=True, warm_only=True)
-#: the figures a profile's ``decides`` may name (throughput first, always), each with its words
-DECIDES = {"throughput": "throughput", "start-up": "compile time", "memory": "memory peak"}
 #: a configuration runs at most this many times its cap in a sitting, counted or not (busy, failed)
 RUNS_LIMIT_FACTOR = 2
-
-
-@dataclass(frozen=True)
-class Competitor:
-    """One framework (at one version) in a comparison: its configurations (one per seed), its runs that count (every
-    sitting's), the figure of those in the latest sitting (None: none there yet), its configurations below the limit
-    (fewer runs in the sitting than the limit), how many runs of each count in the sitting (in ``configs``' order),
-    and of its ok runs that
-    do not count in the latest sitting, how many were made on a busy machine, are older records, or count in an
-    earlier sitting."""
-
-    name: str
-    configs: tuple[RunConfig, ...]
-    stats: Stats | None
-    runs: tuple[dict, ...] = field(default=(), repr=False, compare=False)
-    below_limit: tuple[RunConfig, ...] = ()
-    counted: tuple[int, ...] = ()
-    busy: int = 0
-    older: int = 0
-    earlier: int = 0
-
-    @property
-    def n(self) -> int:
-        """Its runs with a figure in the latest sitting."""
-        return self.stats.n if self.stats else 0
-
-    @property
-    def at_limit(self) -> bool:
-        """Whether every configuration has as many runs in the sitting as the limit allows."""
-        return not self.below_limit
-
-    def not_counted(self) -> str:
-        """Why it has no figure in this sitting: ``no run of JAX counts in this sitting yet, 3 on a busy machine``
-        (or ``…, 2 in earlier sittings``, ``…, 1 older record``, or ``…, no warm run``)."""
-        why = [f"{self.busy} on a busy machine"] if self.busy else []
-        why += [f"{self.older} older record{'s' if self.older > 1 else ''}"] if self.older else []
-        why += [f"{self.earlier} in earlier sittings"] if self.earlier else []
-        return f"no run of {self.name} counts in this sitting yet, " + (" and ".join(why) or "no warm run")
-
-
-@dataclass(frozen=True)
-class Pair:
-    """Two competitors judged on their paired rounds: the latest sitting's decision (``now``; n = 0 where no round of
-    that sitting pairs) and the verdict over every sitting, ``first`` over ``second``."""
-
-    first: Competitor
-    second: Competitor
-    now: SittingDecision
-    verdict: Verdict
-
-    @property
-    def decided(self) -> bool:
-        """Whether the latest sitting decided: one ahead, or the two about equal."""
-        return self.now.outcome in DECISIVE
-
-    def words(self) -> str:
-        """The latest sitting's decision in words: ``PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this
-        sitting; replicate another day``, ``… about equal (within 5 %), 1.01× (0.98–1.04×) …``, or ``undecided at
-        n = 2`` (with the ratio where it has an interval)."""
-        now, n = self.now, f"at n = {self.now.n}"
-        if now.outcome == AHEAD:
-            leader, other = (self.first, self.second) if now.leader == 0 else (self.second, self.first)
-            return f"{leader.name} ahead of {other.name} {now.lead} {n} {self.replication()}"
-        if now.outcome == ABOUT_EQUAL:
-            within = f"within {round((MIN_EFFECT - 1) * 100)} %"
-            return (
-                f"{self.first.name} and {self.second.name} about equal ({within}), {now.gap} {n} {self.replication()}"
-            )
-        ratio = f", {self.first.name} ÷ {self.second.name} {now.gap}" if now.gap else ""
-        return f"undecided at n = {now.n}{ratio}"
-
-    def replication(self) -> str:
-        """Where the latest sitting's decision stands among the sittings: replicated, contradicted, or alone."""
-        if self.verdict.outcome == DISAGREE:
-            return "in this sitting; earlier sittings decided otherwise"
-        if self.verdict.replicated:
-            return f"in this sitting; replicated in {len(self.verdict.rests_on)} sittings"
-        return "in this sitting; replicate another day"
-
-
-def pair(first: Competitor, second: Competitor, figure: Figure, new_sitting: bool = False) -> Pair:
-    """``first`` and ``second`` judged on their paired rounds of ``figure`` (``fwbench.decision``); with
-    ``new_sitting``, the latest sitting is one after all their runs, none of it paired yet."""
-    verdict = decide(*paired_rounds(first.runs, second.runs, figure.of, figure.lower_is_better))
-    latest = len(sittings([first.runs, second.runs])) - (0 if new_sitting else 1)
-    now = next((d for d in verdict.sittings if d.sitting == latest), SittingDecision(latest, 0, UNDECIDED, None, None))
-    return Pair(first, second, now, verdict)
 
 
 @dataclass(frozen=True)
@@ -257,9 +123,9 @@ class Comparison:
 
     def line(self, stopped: str, with_mode: bool = False) -> str:
         """The comparison in words (``bs 32: PyTorch ahead of TensorFlow 1.31× (1.18–1.45×) at n = 3 in this sitting;
-        replicate another day``, ``bs 32 bf16: …`` for a precision other than fp32, ``bs 256 warm compile_seconds:
-        …`` for a figure other than throughput, where "ahead" is the lower figure); ``stopped``: why the matrix
-        stopped, named after one not decided (``undecided at n = 2 (budget)``)."""
+        replicate on another boot or machine``, ``bs 32 bf16: …`` for a precision other than fp32, ``bs 256
+        warm compile_seconds: …`` for a figure other than throughput, where "ahead" is the lower figure); ``stopped``:
+        why the matrix stopped, named after one not decided (``undecided at n = 2 (budget)``)."""
         where = self.where(with_mode)
         if not self.ranked:
             return f"{where}: " + ("no ok runs" if self.tried else f"not run yet ({stopped})")
@@ -304,7 +170,8 @@ def comparisons(
     found = []
     for (mode, batch_size, precision), competitors in groups.items():
         counting = [
-            [r for c in configs for r in runs.get(c.config_id, []) if counts(r)] for configs in competitors.values()
+            newest_harness([r for c in configs for r in runs.get(c.config_id, []) if counts(r)])[0]
+            for configs in competitors.values()
         ]
         found_sittings = sittings(counting)
         new_sitting = start is not None and latest_over([r for runs_of in counting for r in runs_of], start)
@@ -358,15 +225,15 @@ def _ranked(
     several_versions: bool,
     latest: set[int],
 ) -> list[Competitor]:
-    """The competitors with ok runs by ``figure`` in the latest sitting (``latest``: the ids of its runs that
-    count), the best first, those without a figure there last; without one whose counted runs hold no figure in any
-    sitting. ``limit``: a configuration's runs in the sitting at which it runs no more, those started after ``since``
-    (the earlier sittings' last finish; None: there are none)."""
+    """The competitors with ok runs, the best by ``figure`` first as the site ranks them (``fwbench.pairing.ranked``),
+    each with its figure in the latest sitting (``latest``: the ids of its runs that count); without one whose
+    counted runs hold no figure in any sitting. ``limit``: a configuration's runs in the sitting at which it runs no
+    more, those started after ``since`` (the earlier sittings' last finish; None: there are none)."""
     ranked = []
     for (framework, version), configs in competitors.items():
         records = [r for config in configs for r in runs.get(config.config_id, [])]
         ok = [r for r in records if r["status"] == "ok"]
-        counting = [r for r in ok if counts(r)]
+        counting, older_harness = newest_harness([r for r in ok if counts(r)])
         taken = [r for r in counting if figure.takes(r)]
         if not ok or (taken and all(figure.value(r) is None for r in taken)):
             continue  # none has a figure: nothing a run would add (a warm compile within the steps' noise)
@@ -384,11 +251,10 @@ def _ranked(
                 busy=sum(map(busy, ok)),
                 older=sum(1 for r in ok if older(r) and not busy(r)),
                 earlier=sum(1 for r in counting if id(r) not in latest),
+                older_harness=len(older_harness),
             )
         )
-    sign = 1 if figure.lower_is_better else -1
-    ranked.sort(key=lambda c: sign * c.stats.mean if c.stats else float("inf"))
-    return ranked
+    return [ranked[index] for index in ranked_by([c.runs for c in ranked], figure.of, figure.lower_is_better)]
 
 
 def _in_sitting(records: list[dict], since: str | None) -> list[dict]:

@@ -4,8 +4,9 @@ The matrix (``run_matrix``) decides what runs — the profile's configurations i
 minus those done before (``runners.matrix.store``) or whose framework is missing (``survey``) — writes every record,
 draws the progress and hands the results to the summary (``runners.matrix.summary``). After the first round it runs
 again, round after round, what its repeats policy asks for (``runners.matrix.repeats``: the undecided comparisons'
-configurations, or every one a fixed number of times), each round in the same order; the end batch sizes' first runs and
-rounds (in the main precision) come before the others' first runs, and it starts no run that its budget
+configurations, or every one a fixed number of times), each round in the matrix's order with its frameworks shifted by
+the round (``order.in_round``: a Latin square); the end batch sizes' first runs and rounds (in the main precision)
+come before the others' first runs, and it starts no run that its budget
 (``runners.matrix.budget``) has no room for, nor an auto repeat that the runs before it in its round made needless.
 Where the configurations run is an executor's business, behind the boundary of ``runners.executors.boundary``:
 ``runners.executors.local`` here, one at a time, ``runners.executors.ray`` on a Ray cluster's nodes, several at once.
@@ -27,8 +28,9 @@ from fwbench.records import write_record
 from runners.envs.interpreters import Interpreters
 from runners.executors.boundary import Executor, Finished, Job, Started, Target
 from runners.matrix.budget import Budget, expected_seconds, other_sizes
-from runners.matrix.comparisons import DECISIVE, Comparison, comparisons, due_again
-from runners.matrix.order import at_ends, labeller, matrix_plan
+from runners.matrix.comparisons import Comparison, comparisons, due_again
+from runners.matrix.order import at_ends, in_round, labeller, matrix_plan
+from runners.matrix.pairs import DECISIVE
 from runners.matrix.repeats import Repeats
 from runners.matrix.store import completed, first_repeat, runs_here, start_here, stored_path
 from runners.matrix.summary import busy_note, status_words
@@ -175,7 +177,7 @@ class Matrix:
     ) -> list[tuple[Target, list[RunConfig]]]:
         """The plan of round ``repeat`` at the ends (``ends``) or the others: repeat ``repeat`` of every
         such configuration (a fixed count), or of those in the comparisons still undecided (auto), in their matrix's
-        order; none of a framework not installed there."""
+        order with the frameworks shifted by the round (``in_round``); none of a framework not installed there."""
         rounds = []
         for target, order in self.plan:
             found = self.compared(target, runs[target]) if self.repeats.auto else []
@@ -189,7 +191,7 @@ class Matrix:
                 and config.framework not in target.not_installed
             ]
             if repeats_due:
-                rounds.append((target, repeats_due))
+                rounds.append((target, in_round(repeats_due, repeat)))
         return rounds
 
     def round(self, plan: list[tuple[Target, list[RunConfig]]]) -> list[Result]:

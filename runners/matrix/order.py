@@ -1,8 +1,10 @@
 """Run order: the order a matrix runs its configurations in, and how its lines name them.
 
-Round-robin over the frameworks within each batch size, the first framework rotating from one batch size to the
-next (``record.RUN_ORDER_SCHEME``; docs/design.md, "Run order"): slow drift of the machine is not confounded with a
-framework.
+A Latin square over the frameworks (``record.RUN_ORDER_SCHEME``; docs/design.md, "Run order"): within each batch
+size a round runs one configuration per framework, the first framework shifted by one from one batch size to the next
+and from one round of the matrix to the next (``in_round``), so that over as many rounds as there are frameworks each
+framework holds each place once. Slow drift of the machine, or what a run leaves to the one after it (heat, a cache),
+is then never confounded with a framework.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from runners.measure.record import RUN_ORDER_SCHEME
 
 
 def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
-    """The order the matrix runs ``configs`` in (``RUN_ORDER_SCHEME``): batch sizes as given; within one, rounds
-    over seeds (then modes, then precisions), each round one configuration per framework; the first framework of the
-    rounds rotates by one from one batch size to the next.
+    """The order the matrix runs ``configs`` in, its first round (``RUN_ORDER_SCHEME``): batch sizes as given; within
+    one, rounds over seeds (then modes, then precisions), each round one configuration per framework; the first
+    framework of the rounds rotates by one from one batch size to the next (and from one matrix round to the next:
+    ``in_round``).
 
     Run back to back, one framework's configurations would share whatever the machine went through at that
     time (a neighbour's load, heat, a cache warmed by the previous run); interleaved, such drift spreads over
@@ -42,6 +45,21 @@ def interleaved_order(configs: list[RunConfig]) -> list[RunConfig]:
         )
 
     return sorted(configs, key=place)
+
+
+def in_round(configs: list[RunConfig], round_index: int) -> list[RunConfig]:
+    """``configs`` of one matrix round (repeat ``round_index``), in the matrix's order (``interleaved_order``), with
+    the frameworks of each group (one batch size, seed, mode and precision) shifted by ``round_index``: the Latin
+    square's row of that round. A group keeps its place; within it the framework that went first in round 0 goes
+    last in round 1, among the frameworks the round runs there (an auto repeat may run two of three)."""
+    groups: dict[tuple, list[RunConfig]] = {}
+    for config in configs:
+        groups.setdefault((config.batch_size, config.seed, config.mode, config.precision), []).append(config)
+    shifted = []
+    for group in groups.values():
+        shift = round_index % len(group)
+        shifted += group[shift:] + group[:shift]
+    return shifted
 
 
 def order_line(order: list[RunConfig]) -> str:

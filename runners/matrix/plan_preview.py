@@ -18,8 +18,10 @@ from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from fwbench.timestamps import utc_clock
 from runners.executors.boundary import Target
 from runners.matrix.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
-from runners.matrix.comparisons import DECISIVE, THROUGHPUT, Comparison, comparisons
+from runners.matrix.comparisons import Comparison, comparisons
+from runners.matrix.figures import THROUGHPUT
 from runners.matrix.order import at_ends, labeller, order_line
+from runners.matrix.pairs import DECISIVE
 from runners.matrix.repeats import Repeats
 from runners.matrix.store import first_repeat, ok_repeats, runs_here, start_here
 from runners.measure.profiles import RunConfig

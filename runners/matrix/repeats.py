@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from fwbench.cliargs import positive_int
 from fwbench.decision import MIN_EFFECT
-from runners.matrix.comparisons import DECIDES, RUNS_LIMIT_FACTOR
+from runners.matrix.comparisons import RUNS_LIMIT_FACTOR
+from runners.matrix.figures import DECIDES
 
 AUTO = "auto"
 

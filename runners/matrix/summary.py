@@ -47,7 +47,7 @@ def report(outcome: Outcome, out: Path) -> list[str]:
 
 def closing_lines(outcome: Outcome) -> list[str]:
     """Why the matrix stopped, then each comparison on a line: ``bs 32: PyTorch ahead of TensorFlow 1.31×
-    (1.18–1.45×) at n = 3 in this sitting; replicate another day``,
+    (1.18–1.45×) at n = 3 in this sitting; replicate on another boot or machine``,
     after its machine's label when there are several matrices, with the mode when there are several."""
     lines = [f"stopped: {outcome.stop.reason}: {outcome.stop.detail}"]
     for target, found in outcome.comparisons:

@@ -96,8 +96,8 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str, prec
         "--precision",
         choices=tuple(PRECISION_POLICIES),
         help="precision policy: fp32 (true float32, TF32 off everywhere: the parity reference), default (each "
-        "framework as installed: what the article ran) or bf16 (each framework's bfloat16 mixed precision; not the "
-        f"GPT's); runs this policy alone (default: {precision_default})",
+        "framework as installed: what the article ran) or bf16 (each framework's bfloat16 mixed precision); runs this "
+        f"policy alone (default: {precision_default})",
     )
     parser.add_argument(
         "--data-dir",

@@ -17,8 +17,9 @@ from fwbench.tuning import tuning_environment
 from runners.frameworks.precision import REFERENCE_PRECISION
 from runners.frameworks.trainer import check_precision
 from runners.measure import provenance
+from runners.measure.profile_fit import refuse_too_large
 from runners.measure.protocol import TIMING_PROTOCOL
-from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
 
 #: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
 DATASETS = tuple(dict.fromkeys(d for w in WORKLOADS.values() for d in w.datasets))
@@ -57,13 +58,21 @@ class RunConfig:
     #: the timing protocol it is measured under, hashed into its id; None for a record made before ids hashed it
     #: (``generator check`` replays those)
     timing_protocol: int | None = TIMING_PROTOCOL
+    size: str | None = None  # the workload's named size (the GPT's ``arch.SIZES``); None: its default
+    attention: str | None = None  # its attention path (``runners.workloads.gpt.attention``); None: the precision's
 
     def __post_init__(self) -> None:
         check_precision(self.precision)
-        spec = workload(self.workload)
+        spec = self.spec
         spec.check_precision(self.precision)
+        spec.check_attention(self.attention, self.framework)
         if self.dataset not in spec.datasets:
             raise ValueError(f"dataset {self.dataset!r}: {spec.name} trains on {', '.join(spec.datasets)}")
+
+    @property
+    def spec(self) -> Workload:
+        """The workload at this configuration's size: what the run trains, counts and records."""
+        return workload(self.workload).at(self.size)
 
     @property
     def config_id(self) -> str:
@@ -84,6 +93,11 @@ class RunConfig:
             del fields["min_timed_steps"]
         if self.workload == DEFAULT_WORKLOAD:  # and ResNet-18's as they did before the workload was a field
             del fields["workload"]
+        spec = self.spec  # and the default size, and the precision's attention path, as before either was a field
+        if spec.model_name == workload(self.workload).model_name:
+            del fields["size"]
+        if self.attention in (None, spec.attention_path(None, self.precision)):
+            del fields["attention"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
         return f"{self.framework}-{self.mode}-{self.dataset}-bs{self.batch_size}-seed{self.seed}-{digest}"
 
@@ -292,10 +306,12 @@ def expand(
     ``versions`` lists several versions of a framework instead (``runners matrix --versions``), each a
     configuration of its own. Tuning variables set in the environment (``XLA_FLAGS``, Inductor settings, thread
     counts) become part of every configuration, so a tuned run never resumes, replaces or averages with an
-    out-of-the-box one.
+    out-of-the-box one. A profile too large for the device is refused in one line (``profile_fit``).
     """
     chosen = given(overrides)
-    spec = {"frameworks": measured_on(resolve_device(chosen.get("device", "auto"))), **profile(name), **chosen}
+    device = resolve_device(chosen.get("device", "auto"))
+    refuse_too_large(name, profile(name), device, PHYSICAL_DEVICES)
+    spec = {"frameworks": measured_on(device), **profile(name), **chosen}
     train_images, test_images, sized_for = data_sizes(profile(name), chosen)
     size_as_profiled = "train_images" not in chosen or sized_for is not None  # else a flag changed it: as given
     tuning = tuple(tuning_environment().items())
@@ -325,6 +341,8 @@ def expand(
                 precision=precision,
                 min_timed_steps=spec.get("min_timed_steps", 1) if size_as_profiled else 1,
                 workload=spec.get("workload", DEFAULT_WORKLOAD),
+                size=spec.get("size"),
+                attention=spec.get("attention"),
             )
             for version in listed[key]
         )

@@ -114,11 +114,11 @@ def config_section(config: RunConfig, run_order: dict | None = None) -> dict:
         "sized_for": config.sized_for,
         "test_images": config.test_images,
         "steps_per_epoch": max(1, steps),
-        "lr_schedule": workload(config.workload)
-        .module("lr_schedule")
-        .describe(config.batch_size, max(1, steps) * config.epochs),
+        "lr_schedule": config.spec.module("lr_schedule").describe(config.batch_size, max(1, steps) * config.epochs),
         "device": config.device,
         "precision": config.precision,
+        "size": config.size,
+        "attention": config.spec.attention_path(config.attention, config.precision),
         "tuning_environment": dict(config.tuning),
         "run_order": run_order,
     }
@@ -135,10 +135,10 @@ def model_section(spec: Workload) -> dict:
     """The record's ``model``: which workload trained, its parameters and forward FLOPs per sample (ResNet-18's per
     image, with its multiply-accumulates; the GPT's per token, with the sizes of its blocks)."""
     model = spec.module("arch")
-    section = {"name": spec.model_name, "workload": spec.name, "trainable_params": model.trainable_param_count()}
+    section = {"name": spec.model_name, "workload": spec.name, "trainable_params": spec.trainable_params()}
     if spec.sample == "image":
         return {**section, "flops_per_image": model.flops_per_image(), "macs_per_image": model.macs_per_image()}
-    sizes = model.DEFAULT
+    sizes = spec.arch_config()
     return {
         **section,
         "flops_per_token": spec.flops_per_sample(),
@@ -200,7 +200,7 @@ def base_record(
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),
         "precision": precision_section(config.precision, None),
-        "model": model_section(workload(config.workload)),
+        "model": model_section(config.spec),
         "hardware": hardware,
         "software": software,
         "timing": None,
@@ -245,7 +245,7 @@ def ok_record(
             f"{len(measured.window_step_seconds)} timed windows"
         )
     epoch_median = float(np.median(measured.epoch_seconds))
-    spec = workload(config.workload)
+    spec = config.spec
     samples_per_second = steps * config.batch_size * spec.samples_per() / epoch_median
     # ResNet-18's throughput in images/s; the GPT's in tokens/s, its images/s null
     rates = {"images_per_second": None, spec.rate_field: samples_per_second}

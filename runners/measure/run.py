@@ -41,7 +41,7 @@ from runners.measure.math_backend import math_backend
 from runners.measure.profiles import RunConfig, resolve_device
 from runners.measure.protocol import FIRST_LOSSES, MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.measure.record import Measured, failed_record, ok_record
-from runners.workloads import make_trainer, workload
+from runners.workloads import make_trainer
 from runners.workloads.resnet18 import data
 
 
@@ -168,9 +168,9 @@ def _measure(
     compile_cache: str,
 ) -> dict:
     started_at, clock_start = utc_now(), time.perf_counter()
-    spec = workload(config.workload)
+    spec = config.spec  # the workload at the configuration's size: its data, weights and model are that size's
     dataset = spec.module("data").load(
-        config.dataset, data_dir, config.epoch_train_images, config.test_images, progress=progress
+        config.dataset, data_dir, config.epoch_train_images, config.test_images, progress, **spec.model_options()
     )
     bytecode = provenance.bytecode_state(framework(config.framework).import_name)  # before the import below
     spec.trainer_class(config.framework)  # imports the framework: after the environment is set, before the baseline
@@ -179,10 +179,16 @@ def _measure(
         # are not the run's host memory: open the TPU before the baseline (elsewhere the baseline stays as it was)
         sys.modules["jax"].devices()
     load.settle()
-    weights = spec.module("arch").init_weights(config.seed)
+    weights = spec.module("arch").init_weights(config.seed, **spec.model_options())
     with NvmlPeakSampler() as nvml, HostPeakSampler() as host:  # host: baseline after the framework's import
         trainer = make_trainer(
-            config.workload, config.framework, weights, config.mode, config.device, precision=config.precision
+            config.workload,
+            config.framework,
+            weights,
+            config.mode,
+            config.device,
+            precision=config.precision,
+            **spec.trainer_options(config.attention, config.precision),
         )
         precision_flags = trainer.precision_flags()  # read back: what the framework will compute with
         backend = math_backend()  # the libraries the trainer computes with, loaded by now

@@ -281,7 +281,7 @@ def as_v2(record: dict) -> dict:
     old["schema"] = "fwbench.run/2"
     old["record_id"] += "-v2"
     for name in ("protocol", "precision", "harness"):
-        del old[name]
+        old.pop(name, None)  # a hand-made record (``run``) has no harness
     old["config"]["precision"] = "float32 (TF32 off)"
     for section, names in (
         ("hardware", ("boot_id",)),

@@ -20,7 +20,10 @@ def test_the_newest_accelerator_comes_first_then_the_others_then_the_cpus(tmp_pa
     for record in [*cpu, *gpu, *tpu_runs()]:
         write_record(tmp_path / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
     results = load_results(tmp_path)
-    for name in ("index.md", "results/speed.md", "results/memory.md"):
+    home = page_alone(results, "index.md")
+    answers = [part.split(" · ", 1)[0] for part in home.split('<div class="fw-answer" markdown>\n\n')[1:]]
+    assert answers == ["**TPUs**", "**GPUs**", "**CPUs**"]
+    for name in ("results/verdicts.md", "results/speed.md", "results/memory.md"):
         headings = [part.split("\n", 1)[0] for part in page_alone(results, name).split("\n### ")[1:]]
         kinds = ["tpu" if h.startswith(TPU_TITLE) else "gpu" if h.startswith(GPU_TITLE) else "cpu" for h in headings]
         assert kinds == sorted(kinds, key=["tpu", "gpu", "cpu"].index) and {"tpu", "gpu", "cpu"} <= set(kinds), name

@@ -102,8 +102,8 @@ def test_the_article_checked_against_itself_is_consistent_or_inconsistent_never_
     for verdict in (claims.CONFIRMED, claims.CONSISTENT, claims.CONTRADICTED, claims.INCONSISTENT):
         count = sum(r["verdict"] == verdict for r in rows)  # the page counts what the download holds
         assert count and f"{verdict}</span> | {count} |" in page
-    # the home page's findings of the article disagreeing with itself follow the new word
-    assert "§3.1: the text and its own table disagree" in files["index.md"]
+    # the verdicts page's findings of the article disagreeing with itself follow the new word
+    assert "§3.1: the text and its own table disagree" in files["results/verdicts.md"]
     assert "JAX &lt; PyTorch &lt; TensorFlow (time) | order holds at 4 of 4" in page
     row = page[page.index("order holds at 4 of 4") :].splitlines()[0]
     assert "consistent with its own figures" in row and "confirmed" not in row

@@ -10,7 +10,8 @@ import statistics
 import gen_records
 import pytest
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, MIN_EFFECT, UNDECIDED, run_throughput
+from fwbench.decision import ABOUT_EQUAL, AHEAD, MIN_EFFECT, UNDECIDED
+from fwbench.pairing import run_throughput
 from fwbench.stats import describe
 from generator.records import aggregate
 from generator.records.aggregate import summarise, tables
@@ -280,13 +281,17 @@ def _quick_cpu(framework: str, batch_size: int, repeat: int = 0):
 
 def _recorded(root, runs, days=(1,)):
     """Write the records ``runners run`` makes of each (config, measured) pair under ``root``, in order two minutes
-    apart, and load them; ``days``: the days of December whose sittings share the runs equally, in turn."""
+    apart, and load them; ``days``: the days of December whose sittings share the runs equally, in turn, each on a
+    boot of its own."""
     from fwbench.records import write_record
 
     per_day = len(runs) // len(days)
     for index, (config, measured) in enumerate(runs):
-        finished_at = f"2026-12-{days[index // per_day]:02d}T10:{2 * (index % per_day) + 1:02d}:00.000Z"
-        record = gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished_at)
+        day = days[index // per_day]
+        finished_at = f"2026-12-{day:02d}T10:{2 * (index % per_day) + 1:02d}:00.000Z"
+        record = gen_records.as_recorded(
+            config, measured, ["runners", "matrix"], finished_at=finished_at, boot_id=f"boot-of-day-{day}"
+        )
         write_record(root / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
     return load_results(root)
 

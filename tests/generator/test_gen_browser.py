@@ -1,9 +1,10 @@
 """A real browser: Debian's Chromium, driven by Playwright, opens every page of the built site, in English and in
-Chinese, once at 1366×900 and once on a 390×844 phone, and checks what a reader sees — tables that fit their box,
-images that load, no console errors; on a phone, no table cell narrower than its longest word (no "PyT orch", "quic k"
-or "0.1 0.2"): a table too wide for its box with whole words becomes a stack of cards (cards.js) — then the site
-opened from disk, its 404 page under a project sub-path, Chinese text drawn with a CJK font (not as empty boxes), the
-language switcher and a Chinese search.
+Chinese, at 1366×900, at 1100×900 and on a 390×844 phone, and checks what a reader sees — tables that fit their box,
+never a table turned into cards on a desktop, images that load, no console errors; on a phone, no table cell narrower
+than its longest word (no "PyT orch", "quic k" or "0.1 0.2"): a table too wide for its box with whole words becomes a
+stack of cards (cards.js) — the home page at most three screens tall on a desktop, its first answer and chart before
+anything else on a phone; then the site opened from disk, its 404 page under a project sub-path, Chinese text drawn
+with a CJK font (not as empty boxes), the language switcher and a Chinese search.
 
 Playwright drives the system's Chromium (``executable_path``): nothing is downloaded. Screenshots of the main
 pages at both widths, and of the Chinese home, speed and debugging pages, go to ``$FWBENCH_SCREENSHOTS`` (default
@@ -29,7 +30,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOTS = Path(
     os.environ.get("FWBENCH_SCREENSHOTS") or Path(__file__).resolve().parents[1] / "screenshots" / "generator"
 )
-VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
+VIEWPORTS = {
+    "desktop": {"width": 1366, "height": 900},
+    "laptop": {"width": 1100, "height": 900},
+    "phone": {"width": 390, "height": 844},
+}
+#: the viewports where no table may be a stack of cards (cards.js makes them below 1024 px only)
+DESKTOPS = ("desktop", "laptop")
 SHOT_PAGES = (
     "index.html",
     "results/speed.html",
@@ -45,7 +52,7 @@ CHINESE_PAGES = ("zh/index.html", "zh/results/speed.html", "zh/devex/debugging.h
 SUB_PATH = "/fwbench/"
 #: page -> tables that must be visible on it (collapsed blocks and inactive tabs excluded)
 MIN_TABLES = {
-    "index.html": 2,
+    "results/verdicts.html": 2,
     "results/speed.html": 3,
     "results/memory.html": 2,
     "results/accuracy.html": 1,
@@ -90,6 +97,7 @@ PAGE_STATE = """(() => {
     if (visible(code) && code.scrollWidth > code.clientWidth + 1) overflowing.push('code block');
   }
   return {
+    height: document.documentElement.scrollHeight,
     tables: [...article.querySelectorAll('table')].filter(visible).length,
     images: [...document.images].map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0})),
     heading: (article.querySelector('h1') || {}).textContent || '',
@@ -288,19 +296,85 @@ def test_a_table_becomes_cards_on_a_phone_only(tours):
     assert tours["desktop"][path]["cards"]["cards"] == 0, path
 
 
+@pytest.mark.parametrize("device", DESKTOPS)
+def test_no_table_is_a_stack_of_cards_on_a_desktop(tours, device):
+    """Every page in both languages, at 1366 and at 1100 px: a desktop reader reads a table across its rows, so none
+    is turned into cards (a wide one scrolls in its own box)."""
+    found = {path: state["cards"]["cards"] for path, state in tours[device].items() if state["cards"]["cards"]}
+    assert not found, f"tables as cards at {VIEWPORTS[device]['width']} px: {found}"
+
+
+#: a table of ``columns`` columns of long words added to the page's article, and the width it takes
+WIDE_TABLE = """columns => {
+  const cells = tag => [...Array(columns).keys()].map(i => `<${tag}>configuration${i}</${tag}>`).join('');
+  const table = document.createElement('table');
+  table.id = 'fw-wide';
+  table.innerHTML = `<thead><tr>${cells('th')}</tr></thead><tbody><tr>${cells('td')}</tr></tbody>`;
+  document.querySelector('article').append(table);
+  return table.scrollWidth;
+}"""
+
+
+def cards_after_resize(page, width: int) -> bool:
+    """Whether the added wide table is cards once the window is ``width`` px wide and cards.js has checked again."""
+    page.evaluate("() => delete document.documentElement.dataset.fwCardsChecked")
+    page.set_viewport_size({"width": width, "height": 900})
+    page.wait_for_function(CARDS_CHECKED)
+    return page.evaluate("() => 'fwCards' in document.getElementById('fw-wide').dataset")
+
+
+def test_a_table_wider_than_its_box_stays_a_table_on_a_desktop_and_is_cards_below(browser, server):
+    """cards.js on a table far wider than its box: a table at 1366 and 1100 px (it scrolls in its box), cards at 900
+    px and on a phone, a table again when the window widens."""
+    page = browser.new_page(viewport=VIEWPORTS["laptop"], device_scale_factor=1)
+    page.goto(server + "results/speed.html", wait_until="load")
+    page.wait_for_function(CARDS_CHECKED)
+    assert page.evaluate(WIDE_TABLE, 20) > VIEWPORTS["desktop"]["width"]
+    desktop, laptop, phone = (VIEWPORTS[device]["width"] for device in ("desktop", "laptop", "phone"))
+    widths = (desktop, laptop, 900, phone, laptop)  # each differs from the one before: a resize each
+    assert [cards_after_resize(page, width) for width in widths] == [False, False, True, True, False]
+    page.close()
+
+
+#: the home page's height at 1366×900, in screens: the answer per device class, then links to the rest
+HOME_SCREENS = 3
+
+
+@pytest.mark.parametrize("path", ["index.html", "zh/index.html"])
+def test_the_home_page_is_at_most_three_screens_on_a_desktop(tours, path):
+    viewport = VIEWPORTS["desktop"]
+    height = tours["desktop"][path]["height"]
+    assert height <= HOME_SCREENS * viewport["height"], f"{path}: {height} px at {viewport['width']} px"
+
+
+#: the first two blocks of the home page's article after its heading, by what they are
+FIRST_BLOCKS = """() => [...document.querySelector('article').children]
+  .filter(el => el.tagName !== 'H1' && el.offsetParent !== null && !el.matches('a.md-content__button'))
+  .slice(0, 2)
+  .map(el => el.matches('.fw-answer') ? 'answer' : el.querySelector('img.fw-answer-chart') ? 'chart' : el.tagName)"""
+
+
+@pytest.mark.parametrize("path", ["index.html", "zh/index.html"])
+def test_on_a_phone_the_first_answer_and_its_chart_come_before_anything_else(browser, server, path):
+    page = browser.new_page(viewport=VIEWPORTS["phone"], device_scale_factor=1)
+    page.goto(server + path, wait_until="load")
+    assert page.evaluate(FIRST_BLOCKS) == ["answer", "chart"], path
+    page.close()
+
+
 #: what the home page's answer says first, per language: it must be read in the first screen
-ANSWER_STARTS = {"index.html": "CPUs: On the ", "zh/index.html": "CPU：Test CPU @ 2.0GHz（CPU，"}
+ANSWER_STARTS = {"index.html": "CPUs · Test CPU @ 2.0GHz (CPU, ", "zh/index.html": "CPU · Test CPU @ 2.0GHz（CPU，"}
 FIRST_SCREEN_PX = 900
 
 
-@pytest.mark.parametrize("device", VIEWPORTS)
+@pytest.mark.parametrize("device", ["desktop", "phone"])
 @pytest.mark.parametrize("path", ANSWER_STARTS)
 def test_the_home_pages_answer_is_in_the_first_screen(browser, server, path, device):
-    """The answer's sentences (drawn from the leads) end within the first 900 px, at 1366 px and on a phone."""
+    """The first answer's sentences (drawn from the leads) end within the first 900 px, at 1366 px and on a phone."""
     page = browser.new_page(viewport=VIEWPORTS[device], device_scale_factor=1)
     page.goto(server + path, wait_until="load")
-    box = page.locator(".fw-answer").bounding_box()
-    answer = page.text_content(".fw-answer").strip()
+    box = page.locator(".fw-answer").first.bounding_box()
+    answer = page.locator(".fw-answer").first.text_content().strip()
     assert answer.startswith(ANSWER_STARTS[path]), answer
     assert box["y"] + box["height"] <= FIRST_SCREEN_PX, f"{path} at {device}: the answer ends at {box}"
     screenshot(page, f"{device}-answer-{path.removesuffix('.html').replace('/', '-')}")

@@ -539,3 +539,28 @@ def test_a_record_started_before_ids_hashed_the_timing_protocol_may_carry_the_id
     before = {**then, "started_at": "2026-12-06T00:20:00.000Z"}
     assert [m.field for m in replayed(before)] == []
     assert [m.field for m in replayed(then)] == ["record_id"]  # started after: only the hashed id is the runner's
+
+
+def test_harness_checks_pass_as_what_they_are_and_a_bad_one_is_named_with_its_field(tmp_path):
+    from fwbench.harness_checks import checks_path, write_checks
+
+    check = {
+        "framework": "jax",
+        "workload": "resnet18",
+        "device_kind": "tpu",
+        "device_name": "TPU v5 lite",
+        "machine_id": "tpu-v5-lite-1x1",
+        "precision": "bf16",
+        "batch_size": 256,
+        "harness": "0123456789ab",
+        "reference": "Flax NNX performance-guide loop",
+        "ratio": 0.99,
+        "ratio_interval": [0.98, 1.0],
+        "pairs": 5,
+    }
+    good = write_checks(checks_path(tmp_path, "tpu-v5-lite-1x1", "2026-12-07T00:39:08Z"), [check], "idiomatic_loop")
+    bad = good.with_name("bad.json")
+    bad.write_text(good.read_text().replace('"ratio": 0.99', '"ratio": "fast"'))
+    report = check_paths([tmp_path], repo=None)
+    assert not report.failures.get(good) and "valid harness checks" in " ".join(n[1] for n in report.notes)
+    assert "field 'checks[0].ratio': expected a number" in " ".join(f[1] for f in report.failures[bad])

@@ -1,6 +1,6 @@
-"""The home page answers the reader's question: every framework in the headline, the verdict by the noise rules (a
-leader and the gaps to it only with a margin), compile time and its pay-off, and findings computed from records
-and the article's figures."""
+"""The verdicts by machine, which the home page answers from: every framework in each table, the verdict by the noise
+rules (a leader and the gap to it only with a margin), compile time and its pay-off, and findings computed from
+records and the article's figures."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_the_first_table_holds_all_three_frameworks_and_no_leader_from_one_run(t
         tmp_path,
         [gen_records.run(fw, 32, seconds=s) for fw, s in (("torch", 10.0), ("tensorflow", 12.5), ("jax", 40.0))],
     )
-    index = page_alone(results, "index.md")
+    index = page_alone(results, "results/verdicts.md")
     first = index[index.index("| batch |") :]
     assert first.startswith("| batch | PyTorch | TensorFlow | JAX | verdict |")
     row = first.splitlines()[2]
@@ -53,7 +53,7 @@ def test_figures_within_five_percent_round_by_round_read_about_equal(tmp_path):
     )
     table = only_table(results)
     (row,) = throughput_rows(table, table.columns_in("compiled"), leads_by_batch(table))
-    assert row.verdict == "about equal (within 5 %) in one sitting" and "**" not in "".join(row.cells)
+    assert row.verdict == "about equal (within 5 %), in one sitting" and "**" not in "".join(row.cells)
 
 
 def test_compiling_pays_off_only_against_an_eager_run_apart_from_it(tmp_path):
@@ -96,7 +96,7 @@ def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
     results = write(
         tmp_path, [gen_records.run("jax", 32, seconds=12.0), gen_records.run("torch", 32, seconds=5.0), tuned]
     )
-    index = page_alone(results, "index.md")
+    index = page_alone(results, "results/verdicts.md")
     findings = index[index.index("## Findings") :]
     assert "the article states **2.9×**, its own figures give **3.92× (42.3 s ÷ 10.8 s, its own table)**" in findings
     assert "Measured here: no verdict (n = 1)." in findings  # one run each way: no size, no bold
@@ -104,7 +104,8 @@ def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
 
 
 def test_the_probes_disagreements_with_section_4_1_are_a_finding(tmp_path):
-    index = page_alone(load_results(probe_records.write_machine(tmp_path, article=True), strict=True), "index.md")
+    results = load_results(probe_records.write_machine(tmp_path, article=True), strict=True)
+    index = page_alone(results, "results/verdicts.md")
     assert "§4.1: " in index and "checks of the quoted errors disagree" in index
     assert "`runners probes --out results/probes`" in index
 
@@ -122,7 +123,7 @@ def test_older_records_are_named_without_their_schema_and_tuned_variables_appear
     for record in (gen_records.run("jax", 32, seconds=12.0), *older, *tuned):
         machine = record["hardware"]["machine_id"] if record.get("hardware") else gen_records.CPU_MACHINE
         write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
-    index = page_alone(load_results(tmp_path), "index.md")
+    index = page_alone(load_results(tmp_path), "results/verdicts.md")
     expected = (
         "2 older records (◌): made by an earlier version of fwbench, which did not yet record everything later runs do."
     )

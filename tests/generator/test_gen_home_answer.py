@@ -1,13 +1,14 @@
-"""The home page's answer at a glance: a paragraph per device class, where two machines of a class name different
-leaders it says so once and why that can happen (folded below the chart), and one chart per class and precision
-sets every framework's throughput on every machine side by side, with its interval, titled with the class,
-precision, batch size and n."""
+"""The home page's answer at a glance: a paragraph per device class that names the leader and the runner-up as
+measured, the smallest and largest lead with their intervals and where each was measured, and counts the other
+comparisons; one chart per class sets every framework's throughput on every machine side by side, with its interval;
+where two machines of a class name different leaders, the verdicts page says so once and why."""
 
 from __future__ import annotations
 
 import gen_records
 import pytest
 from machine_runs import SECOND, THIRD, write_runs
+from one_page import page_alone
 
 from fwbench.records import write_record
 from generator.i18n import language
@@ -33,60 +34,69 @@ def context(results, lang: str = "en") -> tuple[dict, SiteData]:
         return home.context(site), site
 
 
-def test_machines_that_disagree_are_named_once_with_why_folded_below(results):
-    found = context(results)[0]
-    (cpus,) = found["answer"]
-    assert cpus.startswith("**CPUs:** On the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint ")
-    assert "disagree" not in cpus  # the paragraph stays short: the chart is under it in the first screen
-    not_measured = cpus.rsplit(". ", 1)[1]  # once for the class, last, not per table
-    assert not_measured.startswith("TensorFlow") and not_measured.endswith("not measured on any of them.")
-    assert "not measured there" not in cpus
-    (folded,) = found["answer_details"]
-    assert folded.startswith('??? note "CPUs: where the machines disagree, and why"\n\n    The machines disagree')
+def test_two_leaders_in_a_class_name_the_pair_most_comparisons_decide_and_count_the_other(results):
+    (cpus,) = context(results)[0]["answers"]
+    paragraph = cpus.paragraph
+    assert paragraph.startswith("**CPUs** · 2 machines: JAX is ahead of PyTorch in 1 of 2 comparisons, by 1.40× (")
+    assert "×) at batch 32 on the Test AVX2 2b3c4d; in one sitting." in paragraph
+    assert "The other one: PyTorch ahead of JAX in 1." in paragraph
+    assert paragraph.endswith("TensorFlow has no run there yet.")  # once for the class, last
+    verdicts = page_alone(results, "results/verdicts.md")
+    assert '!!! note "CPUs: where the machines disagree"' in verdicts
     assert (
         "The machines disagree in strict FP32 (TF32 off) at batch 32: JAX on the Test CPU @ 2.0GHz (CPU, 2 threads, "
         "AVX2, fingerprint 2b3c4d); PyTorch on the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)."
-    ) in folded
-    assert folded.count("a verdict holds for the machine it was measured on") == 1
-    assert (
-        "严格 FP32（TF32 关闭）、批大小 32 时，各台机器的结论不一致" in context(results, "zh")[0]["answer_details"][0]
-    )
+    ) in verdicts
+    assert verdicts.count("a verdict holds for the machine it was measured on") == 1
+    chinese = page_alone(results, "results/verdicts.md", "zh")
+    assert "严格 FP32（TF32 关闭）、批大小 32 时，各台机器的结论不一致" in chinese
 
 
 def test_one_chart_of_every_framework_on_every_machine_with_intervals(results):
     found, site = context(results)
-    ((alt, path),) = found["answer_charts"]
-    chart = site.charts[path]
-    assert alt == chart.title == "CPUs · strict FP32 (TF32 off) · batch 32 · n = 3"
+    (cpus,) = found["answers"]
+    chart = site.charts[cpus.chart]
+    assert cpus.title == chart.title == "CPUs · strict FP32 (TF32 off) · batch 32 · n = 3"
     # the device, short, and what tells them apart: the widest vector extension and the fingerprint
-    assert chart.categories == ("Test\nAVX2\n2b3c4d", "Test\nAVX2\n1a2b3c")
+    assert chart.x == "bars" and chart.categories == ("Test\nAVX2\n2b3c4d", "Test\nAVX2\n1a2b3c")
     by_label = {s.label: s.points for s in chart.series}
     assert list(by_label) == ["PyTorch", "JAX"]
     (torch_first, torch_second), (jax_first, jax_second) = by_label["PyTorch"], by_label["JAX"]
-    assert jax_first[1] > torch_first[1] and torch_second[1] > jax_second[1]  # each machine's leader on top
+    assert jax_first[1] > torch_first[1] and torch_second[1] > jax_second[1]  # each machine's leader ahead
     assert all(error > 0 for _x, _y, error in (torch_first, jax_first))  # three runs: a 95 % interval
-    assert torch_first[0] < 0 < jax_first[0] < 1  # side by side around their machine, never on top of each other
     assert figure_of(chart).axes[0].get_title(loc="left") == chart.title
 
 
-def test_one_machine_gets_no_chart(tmp_path):
-    record = gen_records.run("torch", 32)
-    write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
-    assert context(load_results(tmp_path))[0]["answer_charts"] == []
+def test_one_machine_is_drawn_against_batch_size_in_each_precision_with_its_mfu(tmp_path):
+    for framework, seconds in (("torch", 10.0), ("jax", 12.0)):
+        for batch in (32, 64):
+            record = gen_records.run(framework, batch, seconds=seconds)
+            record["mfu"] = {"value": 0.25, "peak_flops_per_second": 1e12, "basis": "3 × forward FLOPs"}
+            write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    found, site = context(load_results(tmp_path))
+    (cpus,) = found["answers"]
+    chart = site.charts[cpus.chart]
+    assert chart.x == "batch" and chart.batch_sizes == (32, 64)
+    assert [k.label for k in chart.keys] == ["PyTorch", "JAX", "strict FP32 (TF32 off)"]
+    notes = [note for s in chart.series for note in s.notes]
+    assert [words for _index, words, _right in notes] == ["MFU 25 %", "MFU 25 %"]  # one per line, at its fastest
+    assert {right for _index, _words, right in notes} == {False, True}  # two frameworks' notes on either side
 
 
-def test_three_tables_or_more_are_summed_up_and_each_folded_below(tmp_path):
+def test_a_class_with_only_older_records_says_why_it_has_no_verdict_and_no_chart(tmp_path):
+    for framework in ("torch", "jax"):
+        record = gen_records.run(framework, 32, older=True)
+        write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
+    (cpus,) = context(load_results(tmp_path))[0]["answers"]
+    assert cpus.chart is None
+    assert "No verdict between PyTorch and JAX: their runs are older records, shown but never judged." in cpus.paragraph
+
+
+def test_three_machines_sum_their_comparisons_up(tmp_path):
     write_runs(tmp_path, {**LEADERS, THIRD: "torch"})
-    found = context(load_results(tmp_path))[0]
-    (cpus,) = found["answer"]
-    assert cpus == (
-        "**CPUs:** In compiled mode, over 3 machines and 3 comparisons (a setting at a batch size): PyTorch ahead "
-        "in one sitting in 2; JAX ahead in one sitting in 1. A verdict in one sitting is what one run of the matrix "
-        "measures: run it again another day (after a pause of an hour or more, or a reboot) and the sittings that "
-        "agree replicate it. TensorFlow was not measured on any of them."
+    (cpus,) = context(load_results(tmp_path))[0]["answers"]
+    paragraph = cpus.paragraph
+    assert paragraph.startswith("**CPUs** · 3 machines: PyTorch is ahead of JAX in 2 of 3 comparisons, by 1.40× (")
+    assert "; none replicated yet (run the matrix again another day). The other one: JAX ahead of PyTorch in 1." in (
+        paragraph
     )
-    (each,) = found["answer_details"]
-    folded = each.split("\n\n")
-    assert folded[0] == '??? note "CPUs: where the machines disagree, and table by table"'
-    assert folded[1].startswith("    The machines disagree in strict FP32 (TF32 off) at batch 32: ")
-    assert len(folded) == 6 and all(s.startswith("    On the Test CPU @ 2.0GHz (CPU, ") for s in folded[3:])

@@ -1,5 +1,5 @@
-"""The home page answers in one screen: the answer's short paragraphs, then at once the throughput chart, and only
-below it the folded detail (where the machines disagree, each table) and the per-machine tables."""
+"""The home page answers in one screen per device class: each class's short paragraph, then at once its chart, and
+no table at all: every machine and setting is on the verdicts page, which the home page links to."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import gen_records
 import pytest
 from machine_runs import SECOND, THIRD, write_runs
 from one_page import page_alone
+from test_gen_tpu import tpu_runs
 
+from fwbench.records import write_record
 from generator.records.load import load_results
 
-#: machine -> the framework that leads there: three CPUs, so the paragraph sums them up, and two of them disagree
+#: machine -> the framework that leads there: three CPUs, two of which disagree
 LEADERS = {gen_records.CPU_MACHINE: "torch", SECOND: "jax", THIRD: "torch"}
 
 
@@ -18,27 +20,28 @@ LEADERS = {gen_records.CPU_MACHINE: "torch", SECOND: "jax", THIRD: "torch"}
 def results(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("first-screen")
     write_runs(root, LEADERS)
+    for record in tpu_runs():
+        write_record(root / "runs" / record["hardware"]["machine_id"] / f"{record['record_id']}.json", record)
     return load_results(root)
 
 
-@pytest.mark.parametrize(("lang", "headline"), [("en", "## The headline"), ("zh", "## 结论速览")])
-def test_the_chart_comes_right_after_the_answer_before_any_machines_table(results, lang, headline):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_paragraph_is_followed_by_its_chart_and_no_table_is_on_the_page(results, lang):
     home = page_alone(results, "index.md", lang)
-    before, answer = home.split('<div class="fw-answer" markdown>', 1)
-    paragraphs, after = answer.split("</div>", 1)
-    assert "\n\n" not in paragraphs.strip()  # one class, one paragraph
-    assert "\n|" not in before + paragraphs  # no table above the chart
-    chart = after.lstrip()
-    assert chart.startswith("![") and "charts/answer-cpu-fp32.png" in chart.split("\n", 1)[0]
-    folded = chart.index('??? note "')
-    assert "\n|" not in chart[:folded] and folded < chart.index(headline) < chart.index("\n|")
+    blocks = home.split('<div class="fw-answer" markdown>')[1:]
+    assert len(blocks) == 2  # the TPU, then the CPUs
+    for block, chart in zip(blocks, ("charts/answer-tpu.png", "charts/answer-cpu.png"), strict=True):
+        paragraph, after = block.split("</div>", 1)
+        assert "\n\n" not in paragraph.strip()  # one class, one paragraph
+        assert after.lstrip().startswith("![") and chart in after.lstrip().split("\n", 1)[0]
+    assert "\n|" not in home and "### " not in home
+    assert "(results/verdicts.md)" in home
 
 
-def test_the_paragraph_is_the_verdicts_counted_and_the_disagreement_is_folded(results):
+def test_the_machines_that_disagree_are_counted_in_the_paragraph_and_named_on_the_verdicts_page(results):
     home = page_alone(results, "index.md")
-    paragraph = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0].strip()
-    assert paragraph.startswith("**CPUs:** In compiled mode, over 3 machines and 3 comparisons")
-    assert paragraph.count(". ") == 2  # the count, how to replicate a verdict in one sitting, what none measured
-    assert "disagree" not in paragraph and "fingerprint" not in paragraph
-    fold = home[home.index('??? note "CPUs: where the machines disagree, and table by table"') :]
-    assert fold.index("The machines disagree in strict FP32") < fold.index("a verdict holds for the machine")
+    cpus = home.split('<div class="fw-answer" markdown>')[2].split("</div>", 1)[0].strip()
+    assert cpus.startswith("**CPUs** · 3 machines: PyTorch is ahead of JAX in 2 of 3 comparisons")
+    assert "disagree" not in cpus and "fingerprint" not in cpus
+    verdicts = page_alone(results, "results/verdicts.md")
+    assert verdicts.index("The machines disagree in strict FP32") < verdicts.index("a verdict holds for the machine")

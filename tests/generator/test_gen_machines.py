@@ -150,12 +150,11 @@ def test_generator_build_takes_two_roots(tmp_path, capsys):
     page = (site / "results" / "machines.html").read_text()
     assert "machine-cpu-own-cpu-4t-9f8e7d" in page and f"machine-{gen_records.CPU_MACHINE}" in page
     assert (site / "zh" / "results" / "machines.html").exists()
-    answer = (site / "index.html").read_text().split('class="fw-answer"')[1].split("</div>")[0]
-    # the user's own machine, labelled, but not first: only PyTorch ran there, so it has no verdict to give
-    cpus = answer.split("<p>")[1]
-    assert cpus.startswith("<strong>CPUs:</strong> On the Test CPU")
-    own = cpus.index("<strong>The machine that built this site:</strong> On the ")
-    assert own > cpus.index("On the Test CPU") and "nothing to compare yet" in cpus[own:]
+    home = (site / "index.html").read_text()
+    cpus, own = [part.split("</div>")[0] for part in home.split('<div class="fw-answer">')[1:]]
+    # the user's own machine, labelled, but after its class: only PyTorch ran there, so it has no verdict to give
+    assert "<strong>CPUs</strong> · Test CPU" in cpus
+    assert "<strong>The machine that built this site</strong> · " in own and "Nothing to compare yet" in own
     assert "this site" not in capsys.readouterr().err
     clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
     assert main(["build", "--results", str(published), "--results", str(clash), "--site-dir", str(site)]) == EXIT_USAGE

@@ -36,6 +36,7 @@ DECIDED_ONLY = (
     "leanest",
     "{leader} ahead, {gaps}",
     "{leader} ahead in one sitting, {gaps}",
+    "{leader} ahead, {gap}, {sittings}",
     "{leader}, in one sitting",
     "**{leader}** is {best} at {figure}, ahead of {runner_up} at {other}: {gaps}",
     "**{leader}** is {best} at {figure}, ahead of {runner_up} at {other} in one sitting: {gaps}; {replicate}",
@@ -60,9 +61,15 @@ def table_rows(page: str, heading: str, end: str) -> list[str]:
     return [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| :")][1:]
 
 
+def choice_rows(page: str) -> list[str]:
+    """The rows of "Which to choose" machine by machine, each scenario with its evidence (in the fold under the
+    compact table)."""
+    return [line.strip() for line in page.splitlines() if line.startswith("    | [")]
+
+
 def measured_choices(page: str) -> list[str]:
-    """The rows of "Which to choose" read from run records (speed and memory)."""
-    rows = [line for line in page.splitlines() if line.startswith("| [")]
+    """The rows of "Which to choose" read from run records (speed and memory), machine by machine."""
+    rows = choice_rows(page)
     return [row for row in rows if "(results/speed.md)" in row or "(results/memory.md)" in row]
 
 
@@ -92,7 +99,7 @@ def mixed_results(tmp_path_factory) -> Results:
 @pytest.fixture(scope="module")
 def mixed_pages(mixed_results) -> dict[str, dict[str, str]]:
     """The pages that name leaders, built from ``mixed_results``, by language."""
-    paths = ("index.md", "choose.md", "results/platform-issues.md")
+    paths = ("results/verdicts.md", "choose.md", "results/platform-issues.md")
     return {code: {path: page_alone(mixed_results, path, code) for path in paths} for code in LANGUAGES}
 
 
@@ -116,9 +123,9 @@ def test_no_page_names_a_winner_without_a_margin(mixed_pages, code):
     pages = mixed_pages[code]
     with language(code):
         forbidden = [shape(msgid) for msgid in DECIDED_ONLY]
-        headline, findings = translate("The headline"), translate("Findings")
+        findings = translate("Findings")
         no_verdict = translate("no verdict (n = {n})").format(n=1)
-        ahead = [shape("{leader} ahead, {gaps}"), shape("{leader} ahead in one sitting, {gaps}")]
+        ahead = [shape("{leader} ahead, {gap}, {sittings}")]
         choice_ahead = [
             shape("**{leader}** is {best} at {figure}, ahead of {runner_up} at {other}: {gaps}"),
             shape(
@@ -126,8 +133,8 @@ def test_no_page_names_a_winner_without_a_margin(mixed_pages, code):
                 "{replicate}"
             ),
         ]
-    index, choose = pages["index.md"], pages["choose.md"]
-    headline_rows = table_rows(index, f"## {headline}", f"## {findings}")
+    index, choose = pages["results/verdicts.md"], pages["choose.md"]
+    headline_rows = table_rows(index, "\n### ", f"## {findings}")
     choices = measured_choices(choose)
     finding_items = index[index.index(f"## {findings}") :]
     undecided = [row for row in headline_rows if not decided(row, ahead)]
@@ -179,11 +186,11 @@ def test_a_margin_from_three_runs_names_the_leader_everywhere(tmp_path):
         *seeded("jax", 40.0, compile_seconds=3.0),
     ]
     results = load_results(write(tmp_path, records))
-    index, choose = page_alone(results, "index.md"), page_alone(results, "choose.md")
-    (row,) = table_rows(index, "## The headline", "**Compile time**")
+    index, choose = page_alone(results, "results/verdicts.md"), page_alone(results, "choose.md")
+    (row,) = table_rows(index, "\n### ", "**Compile time**")
     assert row.startswith("| 32 | **51.1 ±\u00a00.1**<br><small>fastest · n=3</small> | 40.9 ±\u00a00.1<br><small>n=3")
     # 12.5 s against 10.0 s an epoch, round by round: 1.25 times TensorFlow's throughput, in the one sitting
-    assert row.endswith("| PyTorch ahead in one sitting, 1.25× (1.25–1.25×) |")
+    assert row.endswith("| PyTorch ahead, 1.25× (1.25–1.25×), in one sitting |")
     assert "pays off after 2 epochs" in index  # 40 s more start-up, 20 s saved per epoch, the epochs apart
     rows = measured_choices(choose)
     assert "| **PyTorch, in one sitting** | **PyTorch** is fastest at 51.1 img/s" in rows[0]
@@ -195,12 +202,12 @@ def test_a_margin_from_three_runs_names_the_leader_everywhere(tmp_path):
 
 def test_a_trailing_cell_from_fewer_than_three_runs_shows_its_n_and_no_gap(tmp_path):
     records = [*seeded("torch", 10.0), *seeded("tensorflow", 12.5), *seeded("jax", 40.0, seeds=2)]
-    index = page_alone(load_results(write(tmp_path, records)), "index.md")
-    (row,) = table_rows(index, "## The headline", "**Compile time**")
+    index = page_alone(load_results(write(tmp_path, records)), "results/verdicts.md")
+    (row,) = table_rows(index, "\n### ", "**Compile time**")
     torch, tensorflow, jax = row.split(" | ")[1:4]
     assert "fastest · n=3" in torch and tensorflow.endswith("<br><small>n=3</small>")  # the two best judged
     assert jax.endswith("<br><small>n=2</small>") and "%" not in jax  # no cell states a gap of its own
-    assert row.endswith("| PyTorch ahead in one sitting, 1.25× (1.25–1.25×) |")
+    assert row.endswith("| PyTorch ahead, 1.25× (1.25–1.25×), in one sitting |")
 
 
 def test_a_lead_within_five_percent_round_by_round_names_no_leader(tmp_path):
@@ -235,7 +242,7 @@ def test_two_machines_that_report_the_same_cpu_are_told_apart_on_the_choose_page
 
 
 def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one_probe_score(mixed_pages):
-    rows = {row.split("](")[0]: row for row in mixed_pages["en"]["choose.md"].splitlines() if row.startswith("| [")}
+    rows = {row.split("](")[0]: row for row in choice_rows(mixed_pages["en"]["choose.md"])}
     errors, code = rows["| [clear error messages"], rows["| [the least code to read"]
     # the probes rank TensorFlow first without the silently cast ones and PyTorch with them: no one favoured
     assert "| split |" in errors and "**" not in errors
@@ -254,7 +261,7 @@ def test_the_choose_page_names_no_winner_from_figures_within_five_percent_or_one
 
 def test_equal_probe_scores_favour_no_one(tmp_path):
     choose = page_alone(load_results(gen_records.write_results(tmp_path)), "choose.md")
-    (errors,) = [row for row in choose.splitlines() if row.startswith("| [clear error messages]")]
+    (errors,) = [row for row in choice_rows(choose) if row.startswith("| [clear error messages]")]
     assert "| about even |" in errors and "PyTorch 60%, TensorFlow 60% and JAX 60%" in errors
 
 
@@ -263,7 +270,7 @@ def test_a_pay_off_needs_the_compiled_and_eager_epochs_apart(tmp_path):
     (table,) = tables(summarise(load_results(write(tmp_path, records)).runs))
     value = payoff(table, table.columns_in("compiled")[0], 32)
     assert not value.measurable and value.epochs is None
-    assert "no measurable pay-off (n = 3)" in page_alone(load_results(tmp_path), "index.md")
+    assert "no measurable pay-off (n = 3)" in page_alone(load_results(tmp_path), "results/verdicts.md")
 
 
 def tuned(record: dict) -> dict:
@@ -275,11 +282,11 @@ def tuned(record: dict) -> dict:
 
 def test_the_platform_issue_is_sized_with_its_interval_only_from_three_runs_each(tmp_path):
     single = [gen_records.run("jax", 32, seconds=12.0), tuned(gen_records.run("jax", 32, seconds=4.0))]
-    index = page_alone(load_results(write(tmp_path / "one", single)), "index.md")
+    index = page_alone(load_results(write(tmp_path / "one", single)), "results/verdicts.md")
     assert "Measured here: no verdict (n = 1)." in index
     repeated = [*seeded("jax", 12.0, spread=0.1), *(tuned(r) for r in seeded("jax", 4.0, spread=0.1))]
     results = load_results(write(tmp_path / "three", repeated))
-    finding = re.search(r"Measured here: \*\*(.+?)\*\*", page_alone(results, "index.md"))
+    finding = re.search(r"Measured here: \*\*(.+?)\*\*", page_alone(results, "results/verdicts.md"))
     assert (
         finding
         and finding.group(1) == "3.0× faster with the workaround (95 % CI 2.8–3.1×; 1 configuration, n ≥ 3 each)"
@@ -302,11 +309,10 @@ def test_the_platform_issue_is_sized_per_machine_never_pooled(tmp_path):
         f"**3.0× faster with the workaround (95 % CI 2.8–3.1×; 1 configuration, n ≥ 3 each)** on "
         f"`{gen_records.CPU_MACHINE}`; within noise (n = 3) on `{other}`"
     )
-    assert f"Measured here: {size}." in page_alone(
-        results, "index.md"
-    )  # the noisy machine hides nothing of the clear one
+    verdicts = page_alone(results, "results/verdicts.md")
+    assert f"Measured here: {size}." in verdicts  # the noisy machine hides nothing of the clear one
     assert f"**Measured size.** {size}, from the run records:" in page_alone(results, "results/platform-issues.md")
-    chinese = page_alone(results, "index.md", "zh")
+    chinese = page_alone(results, "results/verdicts.md", "zh")
     assert f"**；`{other}` 上" in chinese and "; `" not in chinese  # each language's own separator
 
 

@@ -73,7 +73,7 @@ def _rows(page: str, start: str) -> list[str]:
 
 
 def _choice(choose: str, scenario: str) -> str:
-    (row,) = [row for row in choose.splitlines() if row.startswith("| [") and scenario in row]
+    (row,) = [row.strip() for row in choose.splitlines() if row.startswith("    | [") and scenario in row]
     return row
 
 
@@ -108,14 +108,14 @@ def test_the_choose_page_judges_memory_and_start_up_on_warm_caches_with_the_cold
     assert "批大小 32 时的主机峰值 RSS，热缓存" in chinese and "冷缓存：TensorFlow 为 1,900 MiB（n=1）" in chinese
 
 
-def test_the_home_page_labels_its_compile_times_cold(cached_pages):
-    home = cached_pages["en"]["index.md"]
+def test_the_verdicts_page_labels_its_compile_times_cold(cached_pages):
+    home = cached_pages["en"]["results/verdicts.md"]
     compile_time = "**Compile time** with cold caches: the first step minus the same step run again in each"
     assert compile_time in home
     (row,) = _rows(home, "**Compile time** with cold caches")
     n1 = "<br><small>n=1</small>"
     assert row == f"| 32 | 40.0 s{n1} | 6.0 s{n1} | 4.0 s{n1} |"
-    assert "**编译时间**（冷缓存）" in cached_pages["zh"]["index.md"]
+    assert "**编译时间**（冷缓存）" in cached_pages["zh"]["results/verdicts.md"]
 
 
 def test_a_cold_compile_from_a_busy_run_alone_is_shown_marked_busy(tmp_path):
@@ -128,9 +128,9 @@ def test_a_cold_compile_from_a_busy_run_alone_is_shown_marked_busy(tmp_path):
     assert row == "| 32 | 1.8 ± 0.0 s<br><small>n=3</small> |"  # the busy run was not one of them
 
 
-def test_the_home_page_gives_no_column_to_a_framework_with_no_run(tmp_path):
+def test_the_verdicts_page_gives_no_column_to_a_framework_with_no_run(tmp_path):
     records = [gen_records.run(fw, 32, seed) for fw in ("torch", "jax") for seed in range(3)]
-    home = page_alone(_write(tmp_path, records), "index.md")
+    home = page_alone(_write(tmp_path, records), "results/verdicts.md")
     assert "| batch | PyTorch | JAX | verdict |" in home
     assert "not measured on this machine" not in home and "TensorFlow: no run on this machine" in home
 
@@ -151,9 +151,9 @@ def test_a_bf16_table_says_when_its_cpu_lists_no_bf16_instructions(tmp_path, isa
         for seed in range(3)
     ]
     results = _write(tmp_path, records)
-    pages = {path: page_alone(results, path) for path in ("index.md", "results/speed.md", "choose.md")}
+    pages = {path: page_alone(results, path) for path in ("results/verdicts.md", "results/speed.md", "choose.md")}
     sentence = "This CPU lists no bf16 instructions (avx512_bf16, amx_bf16) in its fingerprint."
-    for page in ("index.md", "results/speed.md"):
+    for page in ("results/verdicts.md", "results/speed.md"):
         assert (sentence in pages[page]) is not listed, page
     row = _choice(pages["choose.md"], "fast training at small batches")
     assert row.startswith("| [fast training at small batches (batch 32) on ")
@@ -208,7 +208,9 @@ def test_a_choose_page_calls_a_split_probe_score_split(tmp_path):
     rows = {}
     for code, split in (("en", "split"), ("zh", "两种计分结论不一")):
         choose = page_alone(results, "choose.md", language=code)
-        (rows[code],) = [row for row in choose.splitlines() if row.startswith("| [") and "devex/debugging.md" in row]
+        (rows[code],) = [
+            r.strip() for r in choose.splitlines() if r.startswith("    | [") and "devex/debugging.md" in r
+        ]
         assert rows[code].split(" | ")[1] == split, rows[code]
     assert (
         "first score): JAX 50%, PyTorch 17% and TensorFlow 17%; with every probe (2 probes each): PyTorch 33%, JAX 25%"
@@ -217,11 +219,12 @@ def test_a_choose_page_calls_a_split_probe_score_split(tmp_path):
     assert "**" not in rows["en"]  # no one favoured
 
 
-def test_the_chinese_wording_of_the_home_and_memory_pages(cached_pages):
+def test_the_chinese_wording_of_the_home_verdicts_and_memory_pages(cached_pages):
     home, memory = cached_pages["zh"]["index.md"], cached_pages["zh"]["results/memory.md"]
-    assert "记录和文章自身的数字揭示了文章没有提到的几点：" in home
+    assert "记录和文章自身的数字揭示了文章没有提到的几点：" in cached_pages["zh"]["results/verdicts.md"]
     answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    assert "· 严格 FP32（TF32 关闭）· 编译模式：" in answer and "在 " not in answer
+    assert "**CPU** · Test CPU @ 2.0GHz（CPU，2 线程，AVX2，指纹 1a2b3c）：" in answer
+    assert "批大小 32 时为 " in answer and "at batch" not in answer
     assert memory.startswith("# 3.2 内存占用\n")
 
 

@@ -85,9 +85,9 @@ def test_the_ends_alone_ran_so_the_middle_sizes_and_the_extra_precision_are_name
     assert chinese.startswith("本机尚未运行：批大小 64 和 128；批大小 32 的 bf16（") and "`make site`" in chinese
 
 
-def test_the_home_pages_headline_names_them_too(tmp_path):
+def test_the_verdicts_page_names_them_too(tmp_path):
     found = results(tmp_path, [ok(c) for c in at(32, 256)])
-    (line,) = sentence(page_alone(found, "index.md"), NOT_RUN_EN)
+    (line,) = sentence(page_alone(found, "results/verdicts.md"), NOT_RUN_EN)
     assert line.startswith("Not run yet on this machine: batch 64 and 128; batch 32 bf16 (")
 
 

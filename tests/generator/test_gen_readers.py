@@ -42,51 +42,62 @@ def _results(tmp_path: Path, records: list[dict]):
     return load_results(tmp_path)
 
 
+def answers(home: str) -> list[str]:
+    """The home page's answer paragraphs, in order."""
+    return [part.split("</div>", 1)[0].strip() for part in home.split('<div class="fw-answer" markdown>')[1:]]
+
+
 def test_the_home_page_answers_first_a_paragraph_per_device_class_gpus_first(tmp_path):
     results = _results(
         tmp_path,
         [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
     )
     home = page_alone(results, "index.md")
-    answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    gpu, cpu = (
-        answer.index("On the NVIDIA H200 (GPU), strict FP32 (TF32 off), in compiled mode"),
-        answer.index("(CPU, "),
-    )
-    assert gpu < cpu and home.index("fw-answer") < home.index("fwbench re-runs")
-    gpus, cpus = answer.strip().split("\n\n")
-    assert gpus.startswith("**GPUs:** On the NVIDIA H200") and cpus.startswith("**CPUs:** On the Test CPU")
-    assert "PyTorch and JAX are undecided at batch 32 (n = 1)" in answer and "ahead" not in answer
-    assert "TensorFlow" in gpus.split("were not measured there.")[0].rsplit(". ", 1)[1]  # once per class, at its end
-    assert "disagree" not in answer  # one machine per class: nothing to set against
-    assert "TensorFlow: no run on this machine, so the tables have no column for it" in home  # and none has one
-    assert "### NVIDIA H200 (GPU) · " in home and "One run per configuration" in home
-    chinese = page_alone(results, "index.md", language="zh")
-    assert "NVIDIA H200（GPU）· 严格 FP32（TF32 关闭）· 编译模式：" in chinese and "未在该机器上测量" in chinese
+    gpus, cpus = answers(home)
+    assert home.index("fw-answer") < home.index("fwbench re-runs")
+    assert gpus.startswith("**GPUs** · NVIDIA H200 (GPU): ") and cpus.startswith("**CPUs** · Test CPU @ 2.0GHz (CPU")
+    assert "No framework is ahead yet: 1 undecided between PyTorch and JAX (n = 1)." in gpus
+    assert "ahead of" not in gpus + cpus and "disagree" not in gpus + cpus  # one run each: nothing decided
+    assert gpus.endswith("TensorFlow has no run there yet.")  # who was not measured, once per class, at its end
+    verdicts = page_alone(results, "results/verdicts.md")
+    assert "TensorFlow: no run on this machine, so the tables have no column for it" in verdicts  # and none has one
+    assert "### NVIDIA H200 (GPU) · " in verdicts and "One run per configuration" in verdicts
+    chinese = answers(page_alone(results, "index.md", language="zh"))
+    assert chinese[0].startswith("**GPU** · NVIDIA H200（GPU）：") and "TensorFlow 在这里还没有运行。" in chinese[0]
 
 
-def test_the_machine_that_built_the_site_is_labelled_and_first_in_its_class_only_with_a_verdict(tmp_path):
-    results = _results(
-        tmp_path,
-        [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
-    )
+def test_the_machine_that_built_the_site_answers_first_where_it_decides_a_lead(tmp_path):
+    faster = [gen_records.run("torch", 32, seed, seconds=5.0 + 0.01 * seed) for seed in range(3)]
+    slower = [gen_records.run("jax", 32, seed, seconds=10.0 + 0.01 * seed) for seed in range(3)]
+    results = _results(tmp_path, [_gpu_run("torch", 32), _gpu_run("jax", 32), *faster, *slower])
     built = pages_undrawn(results, this_machine=gen_records.CPU_MACHINE)
-    home = built["index.md"]
-    answer = home.split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    first, second = answer.strip().split("\n\n")
-    assert first.startswith("**GPUs:** On the NVIDIA H200 (GPU)")  # accelerators first, whoever built the site
-    assert second.startswith("**CPUs:** **The machine that built this site:** On the Test CPU @ 2.0GHz (CPU, ")
-    assert home.index("### Test CPU @ 2.0GHz (CPU, ") < home.index("### NVIDIA H200 (GPU) · ")  # its table first too
+    first, second = answers(built["index.md"])
+    assert first.startswith("**The machine that built this site** · Test CPU @ 2.0GHz (CPU, ")
+    assert "PyTorch is ahead of JAX by 2.00× (" in first and second.startswith("**GPUs** · NVIDIA H200 (GPU)")
+    verdicts = built["results/verdicts.md"]
+    assert verdicts.index("### Test CPU @ 2.0GHz (CPU, ") < verdicts.index(
+        "### NVIDIA H200 (GPU) · "
+    )  # its table first
     mine = "Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): the machine that built this site"
     assert f"### {mine} (`{gen_records.CPU_MACHINE}`)" in built["results/machines.md"]  # beside the published ones
     assert f"| [{mine}](#machine-{gen_records.CPU_MACHINE}) |" in built["results/machines.md"]
     published = pages_undrawn(results)
     assert "built this site" not in published["index.md"] + published["results/machines.md"]  # names no machine
     chinese = page_alone(results, "index.md", language="zh", this_machine=gen_records.CPU_MACHINE)
-    assert "**构建本站的这台机器：**" in chinese
+    assert "**构建本站的这台机器** · " in chinese
 
 
-def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apart(tmp_path):
+def test_the_machine_that_built_the_site_with_nothing_decided_comes_after_its_class(tmp_path):
+    results = _results(
+        tmp_path,
+        [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
+    )
+    first, second = answers(pages_undrawn(results, this_machine=gen_records.CPU_MACHINE)["index.md"])
+    assert first.startswith("**GPUs** · NVIDIA H200 (GPU)")  # accelerators first: the builder decides nothing
+    assert second.startswith("**The machine that built this site** · Test CPU @ 2.0GHz (CPU, ")
+
+
+def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_comparisons_apart(tmp_path):
     quick = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
     runs = [
         gen_records.as_recorded(config, gen_records.one_epoch(config, 30.0), ["runners", "matrix"])
@@ -94,14 +105,10 @@ def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_tables_apar
         if config.batch_size == 32
     ]
     assert {run["config"]["precision"] for run in runs} == {"fp32", "bf16"}
-    found = _results(tmp_path, runs)
-    answer = page_alone(found, "index.md").split('<div class="fw-answer" markdown>', 1)[1].split("</div>", 1)[0]
-    machine = "On the Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c)"
-    assert f"{machine}, strict FP32 (TF32 off), in compiled mode: " in answer
-    assert f"{machine}, bfloat16, in compiled mode: " in answer
-    assert "quick" not in answer and "training images" not in answer  # the words both tables share: their headings'
-    chinese = page_alone(found, "index.md", language="zh")
-    assert "（CPU，2 线程，AVX2，指纹 1a2b3c）· bfloat16 · 编译模式：" in chinese
+    (cpus,) = answers(page_alone(_results(tmp_path, runs), "index.md"))
+    assert cpus.startswith("**CPUs** · Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): ")
+    assert "in compiled mode at batch 32, in strict FP32 (TF32 off) and bfloat16." in cpus
+    assert "quick" not in cpus and "training images" not in cpus  # the words both tables share: their headings'
 
 
 def test_mfu_names_its_peak_and_precision_and_spells_itself_out(tmp_path):

@@ -179,12 +179,12 @@ def test_tuned_runs_get_their_own_labelled_escaped_table_and_stay_out_of_the_hea
     speed = page(tmp_path / "site", "results/speed.html")
     assert "tuned: XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=&lt;b&gt;" in speed
     assert "20.00\u00a0s" in speed and "9.00\u00a0s" in speed  # two tables: the tuned run is never averaged in
-    index = page(tmp_path / "site", "index.html")
+    index = page(tmp_path / "site", "results/verdicts.html")
     assert "<b>" not in speed and "<b>" not in index
     assert "51.2<br><small>n=1</small>" in index and "25.6<br><small>n=1</small>" in index  # 10 s, 20 s for 512
     assert "undecided at n = 1" in index and "fastest · " not in index  # no leader from one run each
-    assert "56.9" not in index  # the tuned JAX run (9 s: 56.9 img/s) is not a headline
-    assert "The headline compares out-of-the-box runs only" in index
+    assert "56.9" not in index  # the tuned JAX run (9 s: 56.9 img/s) is not a verdict
+    assert "The verdicts compare out-of-the-box runs only" in index
     for name in ("configurations", "runs"):  # the downloads tell the tuned rows apart too
         rows = list(csv.DictReader(io.StringIO(page(tmp_path / "site", f"data/{name}.csv"))))
         assert sorted(row["tuning"] for row in rows if row["framework"] == "jax") == [
@@ -234,7 +234,7 @@ def test_busy_and_older_runs_are_marked_and_left_out_of_the_headline(tmp_path):
     ):
         write_record(runs / f"{record['record_id']}.json", record)
     assert main(["build", "--results", str(tmp_path / "results"), "--site-dir", str(tmp_path / "site")]) == 0
-    index = page(tmp_path / "site", "index.html")
+    index = page(tmp_path / "site", "results/verdicts.html")
     assert "undecided at n = 1" in index  # between TensorFlow and JAX: the busy PyTorch run is never judged
     assert "not judged: older records" in index
     assert "1 busy-flagged run" in index and "2 older records" in index
@@ -267,10 +267,10 @@ def test_every_page_states_the_busy_rule_the_runner_applies(tmp_path):
     record = gen_records.run("torch", 32, busy=True)
     write_record(tmp_path / "runs" / gen_records.CPU_MACHINE / f"{record['record_id']}.json", record)
     results = load_results(tmp_path)
-    pages = {path: page_alone(results, path) for path in ("index.md", "method.md", "appendix/claims.md")}
+    pages = {path: page_alone(results, path) for path in ("results/verdicts.md", "method.md", "appendix/claims.md")}
     for path in pages:
         assert BUSY_RULE in " ".join(pages[path].split()), path
-    assert "start or end" not in pages["index.md"] and "at its end and every half" not in pages["method.md"]
+    assert "start or end" not in pages["results/verdicts.md"] and "at its end and every half" not in pages["method.md"]
 
 
 def test_the_method_page_says_repeats_compile_warm_from_the_first_run_s_caches(tmp_path):

@@ -17,6 +17,7 @@ from fwbench.records import write_record
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import Lead, leads_by_batch
+from generator.views.lead_words import pooled_gap
 from runners.measure.profiles import RunConfig, expand
 
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
@@ -31,9 +32,9 @@ def at_32(framework: str) -> RunConfig:
     return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
 
 
-def sitting(day: int, rates: dict[str, list[float]], first_repeat: int = 0) -> list[dict]:
-    """A sitting on 2026-12-``day``: round r runs every framework of ``rates`` once, two minutes apart, at its r-th
-    rate, as repeat ``first_repeat`` + r."""
+def sitting(day: int, rates: dict[str, list[float]], first_repeat: int = 0, boot: str | None = None) -> list[dict]:
+    """A sitting on 2026-12-``day``, on the boot ``boot`` (default: one of that day's own): round r runs every
+    framework of ``rates`` once, two minutes apart, at its r-th rate, as repeat ``first_repeat`` + r."""
     made = []
     for index, (repeat, framework) in enumerate(
         (first_repeat + r, fw) for r in range(len(next(iter(rates.values())))) for fw in rates
@@ -41,7 +42,10 @@ def sitting(day: int, rates: dict[str, list[float]], first_repeat: int = 0) -> l
         config = dataclasses.replace(at_32(framework), repeat=repeat)
         finished = f"2026-12-{day:02d}T10:{2 * index + 1:02d}:00.000Z"
         measured = gen_records.one_epoch(config, rates[framework][repeat - first_repeat])
-        made.append(gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished))
+        boot_id = boot or f"boot-of-day-{day}"
+        made.append(
+            gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished, boot_id=boot_id)
+        )
     return made
 
 
@@ -62,8 +66,9 @@ def answer_of(home: str) -> str:
 
 
 def choices(choose: str) -> list[str]:
-    """The rows of "Which to choose" read from run records (speed, start-up and memory)."""
-    rows = [line for line in choose.splitlines() if line.startswith("| [")]
+    """The rows of "Which to choose" read from run records (speed, start-up and memory), machine by machine (in the
+    fold under the compact table)."""
+    rows = [line.strip() for line in choose.splitlines() if line.startswith("    | [")]
     return [row for row in rows if "(results/speed.md)" in row or "(results/memory.md)" in row]
 
 
@@ -73,11 +78,10 @@ def speed_choices(choose: str) -> list[str]:
 
 
 def built(root: Path) -> dict[str, dict[str, str]]:
-    """The home and "Which to choose" pages of the records under ``root``, by language."""
+    """The home, verdicts and "Which to choose" pages of the records under ``root``, by language."""
     results = load_results(root)
-    return {
-        code: {path: page_alone(results, path, code) for path in ("index.md", "choose.md")} for code in ("en", "zh")
-    }
+    paths = ("index.md", "results/verdicts.md", "choose.md")
+    return {code: {path: page_alone(results, path, code) for path in paths} for code in ("en", "zh")}
 
 
 def test_one_sittings_lead_says_in_one_sitting_on_the_home_page_and_which_to_choose_in_both_languages(tmp_path):
@@ -91,10 +95,9 @@ def test_one_sittings_lead_says_in_one_sitting_on_the_home_page_and_which_to_cho
 
     en, zh = pages["en"], pages["zh"]
     answer = answer_of(en["index.md"])
-    assert f"PyTorch is ahead of TensorFlow in one sitting: {gap} at batch 32" in answer
-    assert "run it again another day" in answer
-    headline_row = next(line for line in en["index.md"].splitlines() if line.startswith("| 32 |"))
-    assert headline_row.endswith(f"| PyTorch ahead in one sitting, {gap} |")
+    assert f"PyTorch is ahead of TensorFlow by {gap} at batch 32, in one sitting." in answer
+    headline_row = next(line for line in en["results/verdicts.md"].splitlines() if line.startswith("| 32 |"))
+    assert headline_row.endswith(f"| PyTorch ahead, {gap}, in one sitting |")
     (choice,) = speed_choices(en["choose.md"])
     assert "| **PyTorch, in one sitting** |" in choice and "ahead of TensorFlow at 20.2 img/s" in choice
     assert f"in one sitting: {gap}; run it again another day to replicate it" in choice
@@ -102,8 +105,7 @@ def test_one_sittings_lead_says_in_one_sitting_on_the_home_page_and_which_to_cho
     assert not re.search(r"\d % ahead", said)  # a gap is a ratio with its interval, never a bare percentage
 
     zh_answer = answer_of(zh["index.md"])
-    assert f"PyTorch 领先于 TensorFlow（仅一个测量时段）：批大小 32 时为 {gap}" in zh_answer
-    assert "换一天再运行一次" in zh_answer
+    assert f"PyTorch 领先于 TensorFlow：批大小 32 时为 {gap}，仅一个测量时段。" in zh_answer
     (zh_choice,) = speed_choices(zh["choose.md"])
     assert "| **PyTorch（仅一个测量时段）** |" in zh_choice
     # every verdict of the two pages (a lead, or "about equal" for start-up and memory) rests on one sitting
@@ -119,13 +121,20 @@ def test_two_sittings_that_agree_publish_the_lead_plainly_with_each_sittings_rat
     lead = lead_of(write(tmp_path, records))
     assert lead.decided and lead.replicated and len(lead.verdict.rests_on) == 2
     first, second = (str(d.lead) for d in lead.verdict.rests_on)
+    pooled = pooled_gap(lead)
+    assert pooled.low == min(d.lead.low for d in lead.verdict.rests_on)
+    assert pooled.high == max(d.lead.high for d in lead.verdict.rests_on)
     pages = built(tmp_path)
     answer = answer_of(pages["en"]["index.md"])
-    assert f"PyTorch is ahead of TensorFlow: {first} and {second} at batch 32" in answer
+    assert f"PyTorch is ahead of TensorFlow by {pooled} at batch 32, replicated in 2 of 2 sittings." in answer
     assert "in one sitting" not in answer and "run it again another day" not in answer
+    row = next(line for line in pages["en"]["results/verdicts.md"].splitlines() if line.startswith("| 32 |"))
+    # one statement, then each sitting's ratio in a fold
+    assert f"| PyTorch ahead, {pooled}, replicated in 2 of 2 sittings<details><summary>2 sittings</summary>" in row
+    assert f"sitting 1: {first}, n = 3<br>sitting 2: {second}, n = 3</details> |" in row
     (choice,) = speed_choices(pages["en"]["choose.md"])
     assert "| **PyTorch** | **PyTorch** is fastest at " in choice and "in one sitting" not in choice
-    assert f"PyTorch 领先于 TensorFlow：批大小 32 时为 {first} 和 {second}" in answer_of(pages["zh"]["index.md"])
+    assert f"PyTorch 领先于 TensorFlow：批大小 32 时为 {pooled}" in answer_of(pages["zh"]["index.md"])
 
 
 def test_a_new_boot_starts_a_new_sitting_within_the_hour(tmp_path):
@@ -147,10 +156,11 @@ def test_sittings_that_disagree_name_no_leader(tmp_path):
     assert {d.leader for d in lead.verdict.rests_on} == {0, 1}  # each sitting decided, the other way round
     pages = built(tmp_path)
     answer = answer_of(pages["en"]["index.md"])
-    assert "the sittings disagree on " in answer and "is ahead of" not in answer
+    assert "No framework is ahead yet: 1 where the sittings disagree on PyTorch and TensorFlow." in answer
+    assert "is ahead of" not in answer
     (choice,) = speed_choices(pages["en"]["choose.md"])
     assert "| sittings disagree | sittings disagree: " in choice and "**" not in choice
-    assert "各测量时段对 PyTorch 与 TensorFlow 的结论不一" in answer_of(pages["zh"]["index.md"])
+    assert "测量时段对 PyTorch 与 TensorFlow 的结论不一" in answer_of(pages["zh"]["index.md"])
 
 
 def test_rounds_where_only_one_framework_ran_do_not_pair(tmp_path):
@@ -159,5 +169,5 @@ def test_rounds_where_only_one_framework_ran_do_not_pair(tmp_path):
     lead = lead_of(write(tmp_path, side_by_side + alone))
     assert (lead.leader, lead.runner_up, lead.outcome, lead.n) == ("JAX", "PyTorch", UNDECIDED, 0)
     answer = answer_of(built(tmp_path)["en"]["index.md"])
-    assert "JAX and PyTorch are undecided at batch 32 (n = 0)" in answer
+    assert "No framework is ahead yet: 1 undecided between JAX and PyTorch (n = 0)." in answer
     assert not re.search(r"\*\*JAX", answer)

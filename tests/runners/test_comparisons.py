@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from fwbench import judged
+from fwbench.decision import AHEAD, UNDECIDED
 from fwbench.sittings import Start
 from generator.records import aggregate
 from runners.matrix import comparisons
@@ -44,14 +45,14 @@ def three_rounds(rates: dict[str, float], **changes) -> dict[str, list[dict]]:
 def test_busy_and_older_runs_do_not_count_towards_a_decision():
     rates = {"torch": 100.0, "jax": 50.0}
     (counted,) = comparisons.comparisons(ORDER, three_rounds(rates), cap=5)
-    assert counted.status == comparisons.AHEAD and counted.decided
+    assert counted.status == AHEAD and counted.decided
     busy = gen_records.load(busy=True)
     for changes, why in (
         ({"load": busy}, "3 on a busy machine"),
         ({"upgraded_from": "fwbench.run/2"}, "3 older records"),
     ):
         (comparison,) = comparisons.comparisons(ORDER, three_rounds(rates, **changes), cap=5)
-        assert comparison.status == comparisons.UNDECIDED and not comparison.decided
+        assert comparison.status == UNDECIDED and not comparison.decided
         assert (
             comparison.line("cap")
             == f"bs 32: undecided at n = 0; no run of JAX counts in this sitting yet, {why} (cap)"
@@ -68,7 +69,7 @@ def test_a_matrix_started_after_the_latest_sitting_is_over_decides_in_a_new_one(
     (soon,) = comparisons.comparisons(ORDER, runs, cap=5, start=Start(LAST_FINISH + timedelta(minutes=10)))
     assert soon.decided and not soon.new_sitting and soon.to_run_again() == []
     (later,) = comparisons.comparisons(ORDER, runs, cap=5, start=Start(LAST_FINISH + timedelta(hours=2)))
-    assert later.new_sitting and later.status == comparisons.UNDECIDED and not later.decided
+    assert later.new_sitting and later.status == UNDECIDED and not later.decided
     earlier = "counts in this sitting yet, 3 in earlier sittings"
     assert later.line("") == f"bs 32: undecided at n = 0; no run of PyTorch {earlier}; no run of JAX {earlier}"
     assert {c.framework for c in later.to_run_again()} == {"torch", "jax"}

@@ -24,6 +24,7 @@ from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor
 from runners.matrix import driver as matrix
 from runners.matrix import plan_preview, store
 from runners.matrix.order import interleaved_order, order_line
+from runners.matrix.repeats import Repeats
 from runners.measure import compile_cache, math_backend, profiles, provenance, run
 from runners.measure.output_lock import LOCK_FILE
 from runners.measure.protocol import TIMING_PROTOCOL
@@ -154,7 +155,7 @@ def test_smoke_profile_runs_all_three_frameworks(smoke_matrix):
         print(record["framework"]["name"], json.dumps({"precision": record["precision"], "load": record["load"]}))
     assert_torch_records_its_math_backend(next(r for r in found.values() if r["framework"]["name"] == "torch"))
     assert "3 ok, 0 failed" in result.stdout
-    assert result.stdout.startswith("order (round-robin over frameworks within each batch size, rotated): 1 torch")
+    assert result.stdout.startswith(f"order ({RUN_ORDER_SCHEME}): 1 torch")
     places = sorted((r["config"]["run_order"]["position"], r["framework"]["name"]) for r in found.values())
     assert places == [(1, "torch"), (2, "tensorflow"), (3, "jax")]
     assert "time of the runs made now: " in result.stdout and "timed epochs" in result.stdout
@@ -516,6 +517,19 @@ class FakeExecutor:
             yield Started(job, "")
             record = {"status": "ok", "record_id": job.config.record_id, "hardware": {"machine_id": "m"}}
             yield Finished(job, record, "", 0.0)
+
+
+def test_each_round_shifts_the_first_framework_so_that_over_three_rounds_each_holds_each_place_once(
+    monkeypatch, tmp_path
+):
+    order = interleaved_order(profiles.expand("smoke"))  # PyTorch, TensorFlow, JAX at batch 32
+    monkeypatch.setattr(matrix, "write_record", lambda path, record: None)
+    executor = FakeExecutor()
+    matrix.run_matrix([(Target(("m",), {}), order)], tmp_path, executor, progress=False, repeats=Repeats(3))
+    rounds = [[label.split("/")[0] for label, _position in executor.calls[k : k + 3]] for k in (0, 3, 6)]
+    assert rounds == [["torch", "tensorflow", "jax"], ["tensorflow", "jax", "torch"], ["jax", "torch", "tensorflow"]]
+    for framework in ("torch", "tensorflow", "jax"):  # a Latin square: first once, second once, last once
+        assert sorted(round_.index(framework) for round_ in rounds) == [0, 1, 2]
 
 
 def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkeypatch, tmp_path, capsys):

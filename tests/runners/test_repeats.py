@@ -23,8 +23,9 @@ from runners.executors.local import COMPILE_CACHE_ENV, LocalExecutor, compile_ca
 from runners.matrix import budget, plan_preview
 from runners.matrix import driver as matrix
 from runners.matrix.budget import Budget
-from runners.matrix.comparisons import DECIDES, comparisons
-from runners.matrix.order import at_ends, interleaved_order
+from runners.matrix.comparisons import comparisons
+from runners.matrix.figures import DECIDES
+from runners.matrix.order import at_ends, in_round, interleaved_order
 from runners.matrix.repeats import Repeats
 from runners.matrix.summary import closing_lines, summary_table
 from runners.measure import machine_load, profiles, provenance, run
@@ -183,7 +184,7 @@ def run_repeats(out: Path, order, executor, repeats: Repeats, minutes: float | N
 
 AUTO = Repeats(5, auto=True)
 #: what a line adds to a decision resting on the matrix's sitting alone
-ONE_SITTING = "in this sitting; replicate another day"
+ONE_SITTING = "in this sitting; replicate on another boot or machine"
 EVERY_FIGURE = tuple(DECIDES)
 
 
@@ -195,23 +196,28 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     order = order_of("torch", "tensorflow", "jax", batch_sizes=(32, 64))
     rates = {("torch", 32): 100, ("tensorflow", 32): 50, ("jax", 32): 20}  # bs 32: decided once n = 3
     rates |= {("torch", 64): 100, ("jax", 64): 100, ("tensorflow", 64): 10}  # bs 64: torch and jax never decided
-    executor = Runs(rates, spread=NOISY)
+    # PyTorch's first run at 32 finds the machine busy: round 0 pairs nothing there, so bs 32 decides in round 3
+    executor = Runs(
+        rates,
+        spread=NOISY,
+        busy=lambda config: (config.framework, config.batch_size, config.repeat) == ("torch", 32, 0),
+    )
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     labels = executor.ran()
-    for first in (0, 6):  # rounds 0 and 1: every configuration, in the matrix's order
-        assert strip_repeat(labels[first : first + 6]) == [config.label for config in order]
-    # round 2: bs 32's JAX repeat is planned, but PyTorch's and TensorFlow's third runs decide bs 32 before it
-    assert strip_repeat(labels[12:17]) == [
-        config.label for config in order if config.label != "jax/compiled bs32 seed0"
-    ]
-    bs32 = "bs 32: PyTorch ahead of TensorFlow 2.00× (1.81–2.21×) at n = 3 in this sitting; replicate another day"
-    assert f"jax/compiled bs32 seed0 r2: not run, its comparison is decided ({bs32})" in capsys.readouterr().err
+    for round_index in (0, 1, 2):  # every configuration, each round's frameworks shifted by one: a Latin square
+        ran_in_round = strip_repeat(labels[6 * round_index : 6 * round_index + 6])
+        assert ran_in_round == [config.label for config in in_round(order, round_index)]
+    # round 3 comes back to bs 32's order of round 0: JAX's repeat is planned last, and PyTorch's and TensorFlow's
+    # fourth runs decide bs 32 before it
+    assert strip_repeat(labels[18:20]) == ["torch/compiled bs32 seed0", "tensorflow/compiled bs32 seed0"]
+    bs32 = f"bs 32: PyTorch ahead of TensorFlow 2.01× (1.81–2.22×) at n = 3 {ONE_SITTING}"
+    assert f"jax/compiled bs32 seed0 r3: not run, its comparison is decided ({bs32})" in capsys.readouterr().err
     # the runs after it are told their places without a gap
-    assert [job.position for job in executor.jobs[12:17]] == [(13, 18), (14, 18), (15, 17), (16, 17), (17, 17)]
-    later = labels[17:]  # rounds 3 and 4: bs 64's torch and jax only (TensorFlow's pair with the leader is decided)
+    assert [job.position for job in executor.jobs[18:22]] == [(19, 23), (20, 23), (21, 22), (22, 22)]
+    later = labels[20:]  # rounds 3 and 4 at bs 64: torch and jax only (TensorFlow's pair with the leader is decided)
     assert later == [
-        "jax/compiled bs64 seed0 r3",
         "torch/compiled bs64 seed0 r3",
+        "jax/compiled bs64 seed0 r3",
         "jax/compiled bs64 seed0 r4",
         "torch/compiled bs64 seed0 r4",
     ]
@@ -246,9 +252,11 @@ def test_a_matrix_started_another_sitting_runs_again_after_the_earlier_repeats_u
 
     executor = Runs(rates, started="2026-12-01T12:02:00")
     outcome = run_repeats(tmp_path, order, executor, AUTO)
-    assert executor.ran() == [f"{config.label} r{repeat}" for repeat in (3, 4, 5) for config in order]
+    assert executor.ran() == [f"{config.label} r{repeat}" for repeat in (3, 4, 5) for config in in_round(order, repeat)]
+    # the two sittings ran on this machine's one boot, parted by a pause alone: they agree, and do not replicate
     assert closing_lines(outcome)[1] == (
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicated in 2 sittings"
+        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; 2 sittings agree after a pause on "
+        "one boot; replicate on another boot or machine"
     )
 
 
@@ -276,9 +284,7 @@ def test_auto_stops_after_the_round_in_which_the_pair_decides(tmp_path):
     executor = Runs({("torch", 32): 100, ("jax", 32): 50})
     outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
     assert len(executor.jobs) == 6 and outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
-    )
+    assert closing_lines(outcome)[-1] == (f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}")
     assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2]
 
 
@@ -287,16 +293,16 @@ def test_a_pair_about_equal_in_its_sitting_is_decided_too(tmp_path):
     outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
     assert len(executor.jobs) == 6 and outcome.stop.reason == "all decided"
     assert closing_lines(outcome)[-1] == (
-        "bs 32: JAX and PyTorch about equal (within 5 %), 1.01× (1.01–1.01×) at n = 3 in this sitting; replicate "
-        "another day"
+        f"bs 32: JAX and PyTorch about equal (within 5 %), 1.01× (1.01–1.01×) at n = 3 {ONE_SITTING}"
     )
 
 
 def test_an_undecided_pair_runs_another_round_both_of_it_until_the_cap(tmp_path):
     executor = Runs({("torch", 32): 100, ("jax", 32): 100}, spread=NOISY)  # ratios 1, 1.11, 0.90, 1.04, 0.96
     outcome = run_repeats(tmp_path, order_of("torch", "jax"), executor, AUTO)
+    # each round the other goes first (a Latin square over two frameworks)
     assert [(r.config.framework, r.config.repeat) for r in outcome.results] == [
-        (framework, repeat) for repeat in range(AUTO.runs) for framework in ("torch", "jax")
+        (framework, repeat) for repeat in range(AUTO.runs) for framework in ("torch", "jax")[:: 1 - 2 * (repeat % 2)]
     ]
     assert outcome.stop.reason == "cap reached"
     assert closing_lines(outcome)[-1] == "bs 32: undecided at n = 5, PyTorch ÷ JAX 1.00× (0.91–1.10×) (cap)"
@@ -312,9 +318,7 @@ def test_busy_runs_are_not_judged_but_run_again_and_a_framework_alone_is_never_r
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     assert outcome.results[0].note == "done before (resumed)"  # an ok record, busy or not, is done
     # the busy run pairs with nothing: round 0 is not among the three paired rounds, so both run a fourth time
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
-    )
+    assert closing_lines(outcome)[-1] == (f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}")
     assert [r.config.repeat for r in outcome.results] == [0, 0, 1, 1, 2, 2, 3, 3]
 
     alone = Runs({("torch", 32): 100})
@@ -333,21 +337,19 @@ def test_busy_runs_do_not_use_up_the_cap_and_twice_the_cap_in_all_stops_a_machin
     err = capsys.readouterr().err
     assert "torch/compiled bs32 seed0: ok in 60 s; the machine was busy (other processes took 90 % of the CPUs" in err
     assert "shown, not judged" in summary_table(outcome.results).splitlines()[2]
-    assert executor.ran()[-2:] == ["torch/compiled bs32 seed0 r5", "jax/compiled bs32 seed0 r5"]  # the third pair
+    assert executor.ran()[-2:] == ["jax/compiled bs32 seed0 r5", "torch/compiled bs32 seed0 r5"]  # the third pair
     assert outcome.stop.reason == "all decided"
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
-    )
+    assert closing_lines(outcome)[-1] == (f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}")
 
     always = Runs(rates, busy=lambda config: config.framework == "torch")
     outcome = run_repeats(tmp_path / "always", order, always, AUTO)
-    assert strip_repeat(always.ran()).count("torch/compiled bs32 seed0") == AUTO.limit == 10
-    # JAX runs beside it, pairing nothing, but for its last: PyTorch has the runs in all it may have by then
-    assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.limit - 1
-    assert "jax/compiled bs32 seed0 r9: not run, its comparison is at the cap or limit" in capsys.readouterr().err
+    # JAX runs beside it, pairing nothing, until one has the runs in all it may have: JAX, first in the last round
+    assert strip_repeat(always.ran()).count("jax/compiled bs32 seed0") == AUTO.limit == 10
+    assert strip_repeat(always.ran()).count("torch/compiled bs32 seed0") == AUTO.limit - 1
+    assert "torch/compiled bs32 seed0 r9: not run, its comparison is at the cap or limit" in capsys.readouterr().err
     assert closing_lines(outcome) == [
         "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in it",
-        "bs 32: undecided at n = 0; no run of PyTorch counts in this sitting yet, 10 on a busy machine (cap)",
+        "bs 32: undecided at n = 0; no run of PyTorch counts in this sitting yet, 9 on a busy machine (cap)",
     ]
 
 
@@ -357,10 +359,8 @@ def test_a_matrix_resumed_on_another_day_decides_in_its_own_sitting(tmp_path):
     stored_days_ago(tmp_path, order, rates, runs=2)  # two rounds the day before: too few to decide
     executor, outcome = resumed_today(tmp_path, order, rates)
     # today's sitting starts from n = 0: rounds 2 to 4 decide it, the day before's rounds are not among them
-    assert executor.ran() == [f"{fw}/compiled bs32 seed0 r{r}" for r in (2, 3, 4) for fw in ("torch", "jax")]
-    assert closing_lines(outcome)[-1] == (
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day"
-    )
+    assert executor.ran() == [f"{config.label} r{repeat}" for repeat in (2, 3, 4) for config in in_round(order, repeat)]
+    assert closing_lines(outcome)[-1] == (f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}")
 
 
 def test_the_line_says_whether_earlier_sittings_decided_the_same():
@@ -380,10 +380,25 @@ def test_the_line_says_whether_earlier_sittings_decided_the_same():
         (comparison,) = comparisons(order, runs, cap=5)
         return comparison.line("cap")
 
-    before = rounds("2026-11-28T10:00:00", range(3), {"torch": 100, "jax": 50})
-    today = rounds("2026-12-01T10:00:00", range(3, 6), {"torch": 100, "jax": 50})
+    before = rounds("2026-11-28T10:00:00", range(3), {"torch": 100, "jax": 50}, boot="before")
+    today = rounds("2026-12-01T10:00:00", range(3, 6), {"torch": 100, "jax": 50}, boot="today")
     assert line(before, today) == (
         "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicated in 2 sittings"
+    )
+    # another sitting between them that decided nothing is counted beside them
+    spread = {c.config_id: (0.0, 0.2, -0.2) if c.framework == "torch" else (0.0, -0.2, 0.2) for c in order}
+    between = rounds("2026-11-30T10:00:00", range(6, 9), {"torch": 100, "jax": 100}, boot="between")
+    for config_id, records in between.items():
+        for record, change in zip(records, spread[config_id], strict=True):
+            record["timing"]["images_per_second"] *= 1 + change
+    assert line(before, between, today).endswith("at n = 3 in this sitting; replicated in 2 of 3 sittings; 1 undecided")
+    # the same two days on one boot (a machine that stayed up): a pause alone parted them
+    same_boot = [
+        rounds(day, repeats, {"torch": 100, "jax": 50}, boot="up")
+        for day, repeats in (("2026-11-28T10:00:00", range(3)), ("2026-12-01T10:00:00", range(3, 6)))
+    ]
+    assert line(*same_boot).endswith(
+        "at n = 3 in this sitting; 2 sittings agree after a pause on one boot; replicate on another boot or machine"
     )
     reversed_today = rounds("2026-12-01T10:00:00", range(3, 6), {"torch": 50, "jax": 100})
     assert line(before, reversed_today) == (
@@ -391,7 +406,7 @@ def test_the_line_says_whether_earlier_sittings_decided_the_same():
     )
     # ten minutes later: one sitting, unless the machine booted again in between
     soon = rounds("2026-11-28T10:10:00", range(3, 6), {"torch": 100, "jax": 50})
-    assert line(before, soon).endswith("at n = 6 in this sitting; replicate another day")
+    assert line(before, soon).endswith("at n = 6 in this sitting; replicate on another boot or machine")
     first_boot = rounds("2026-11-28T10:00:00", range(3), {"torch": 100, "jax": 50}, boot="first")
     second_boot = rounds("2026-11-28T10:10:00", range(3, 6), {"torch": 100, "jax": 50}, boot="second")
     assert line(first_boot, second_boot).endswith("at n = 3 in this sitting; replicated in 2 sittings")
@@ -432,7 +447,7 @@ def test_a_fixed_count_runs_every_configuration_that_often(tmp_path):
     assert len(executor.jobs) == 8 and outcome.stop.reason == "repeats done"
     assert closing_lines(outcome) == [
         "stopped: repeats done: 4 runs of each configuration",
-        "bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 4 in this sitting; replicate another day",
+        f"bs 32: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 4 {ONE_SITTING}",
     ]
     once = run_repeats(tmp_path / "once", order_of("torch", "jax"), Runs({("torch", 32): 1, ("jax", 32): 2}), Repeats())
     assert closing_lines(once)[-1] == "bs 32: undecided at n = 1 (repeats 1)"
@@ -454,7 +469,7 @@ def test_a_budget_stop_keeps_every_record_and_a_rerun_goes_on(tmp_path, clock, c
     resumed = run_repeats(tmp_path, order, again, AUTO)
     assert [r.note for r in resumed.results][:3] == ["done before (resumed)"] * 3
     assert [job.config.label for job in again.jobs] == [
-        "jax/compiled bs32 seed0 r1",
+        "torch/compiled bs32 seed0 r1",  # round 1 ran JAX first, and the budget stopped it before PyTorch
         "torch/compiled bs32 seed0 r2",
         "jax/compiled bs32 seed0 r2",
     ]
@@ -760,18 +775,18 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     outcome = run_repeats(tmp_path / "budget", order, executor, AUTO, minutes=16.5)  # 16 runs of 60 s
     assert outcome.stop.reason == "budget spent" and len(executor.jobs) == 16
     assert closing_lines(outcome)[1:] == [
-        "bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
+        f"bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
         "bs 32: undecided at n = 2 (budget)",
-        "bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
+        f"bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
     ]
     # shorter: the ends are decided before the middle's first runs, which the budget leaves for a later matrix
     outcome = run_repeats(
         tmp_path / "short", order, Runs(rates, clock=clock), AUTO, minutes=12.1
     )  # 12 runs; a 13th, expected from batch 16's 60 s runs, has no room
     assert closing_lines(outcome)[1:] == [
-        "bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
+        f"bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
         "bs 32: not run yet (budget)",
-        "bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate another day",
+        f"bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
     ]
 
 
@@ -862,8 +877,7 @@ def test_a_warm_figure_counts_warm_runs_only_and_leaves_out_a_framework_with_non
         ("TensorFlow", 3, 4.0),
     ]
     assert start_up.decided and start_up.line("") == (
-        "bs 32 warm compile_seconds: PyTorch ahead of TensorFlow 1.33× (1.33–1.33×) at n = 3 in this sitting; "
-        "replicate another day"
+        f"bs 32 warm compile_seconds: PyTorch ahead of TensorFlow 1.33× (1.33–1.33×) at n = 3 {ONE_SITTING}"
     )
     # the driver's view of the GPU process where two frameworks carry it, as the choose page reads it first
     assert memory.figure.name == "warm nvml_process_peak_bytes" and [c.name for c in memory.ranked] == [

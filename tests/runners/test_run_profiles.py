@@ -16,6 +16,7 @@ from runners import cli
 from runners.executors.local import LocalExecutor
 from runners.measure import profiles, provenance, run
 from runners.measure.protocol import TIMING_PROTOCOL
+from runners.measure.record import RUN_ORDER_SCHEME
 
 GPU = {"device_name": "NVIDIA GeForce RTX 4090", "device_count": 1, "gpu_driver": "550"}
 
@@ -181,7 +182,7 @@ def test_run_flags_reach_the_measurement(monkeypatch, tmp_path):
     assert seen["run_order"] == {
         "position": 3,
         "total": 12,
-        "scheme": "round-robin over frameworks within each batch size, rotated",
+        "scheme": RUN_ORDER_SCHEME,
     }
     assert seen["quiet_wait_s"] == 120 and seen["config"].sized_for == "cpu"
     assert seen["compile_cache"] is None  # a fresh temporary directory: a cold compile
@@ -200,7 +201,7 @@ def test_fp32_hashes_the_fields_it_did_before_the_policy_was_one_and_every_other
     unhashed = {
         k: v
         for k, v in dataclasses.asdict(config).items()
-        if k not in ("sized_for", "repeat", "precision", "min_timed_steps", "workload")
+        if k not in ("sized_for", "repeat", "precision", "min_timed_steps", "workload", "size", "attention")
     }
     del unhashed["tuning"]
     unhashed["timing_protocol"] = TIMING_PROTOCOL

@@ -44,12 +44,12 @@ def test_a_workload_is_part_of_the_identity_and_resnet18_keeps_its_ids():
     assert RunConfig.from_json(gpt.to_json()) == gpt
 
 
-def test_a_precision_or_data_set_the_workload_lacks_is_refused_by_name():
+def test_a_data_set_or_attention_path_the_workload_lacks_is_refused_by_name():
     (config,) = expand("smoke-gpt", frameworks=["jax"], device="cpu")
-    with pytest.raises(ValueError, match="precision 'bf16': the gpt trainers apply fp32, default"):
-        dataclasses.replace(config, precision="bf16")
     with pytest.raises(ValueError, match="dataset 'synthetic': gpt trains on grammar"):
         dataclasses.replace(config, dataset="synthetic")
+    with pytest.raises(ValueError, match="attention 'pallas-flash': only jax builds it, not torch"):
+        dataclasses.replace(config, framework="torch", attention="pallas-flash")
 
 
 def test_an_unknown_workload_exits_2_with_the_choices_and_a_profile_without_a_variant_names_those_with_one():

@@ -1,10 +1,20 @@
 """The GPT-style decoder-only language model as framework-neutral data: sizes, parameters, FLOPs, initial weights.
 
-The architecture only; how it is trained (AdamW, schedule, clipping, batch) is ``recipe``. A byte-level vocabulary
-(256 symbols) needs no tokenizer. The network: learned token and position embeddings, ``layers`` pre-LayerNorm blocks
-(x + attn(ln1(x)), then x + mlp(ln2(x))) with causal multi-head self-attention written out (softmax in at least
-float32) and a GELU MLP of four times the width, a final LayerNorm, and a head tied to the token embedding (logits =
-h · wteᵀ, no bias). No dropout: a step is a deterministic function of the weights and the batch in every framework.
+The architecture only; how it is trained (AdamW, schedule, clipping, batch) is ``recipe``. The network: learned token
+and position embeddings, ``layers`` pre-LayerNorm blocks (x + attn(ln1(x)), then x + mlp(ln2(x))) with causal
+multi-head self-attention (written out, softmax in at least float32, or each framework's own attention: ``attention``)
+and a GELU MLP of four times the width, a final LayerNorm, and a head tied to the token embedding (logits = h · wteᵀ,
+no bias). No dropout: a step is a deterministic function of the weights and the batch in every framework.
+
+Named sizes (``SIZES``; a profile's ``size``): the benchmark's byte model (vocabulary 256, no tokenizer), and GPT-2
+small's shape, whose 50,257-entry vocabulary is kept (a synthetic token stream: ``data``) since its embedding and
+tied softmax are 31 % of the parameters and 27 % of the forward FLOPs, and its logits the largest activation.
+
+FLOPs per token, forward (``flops_per_token``): 2·N + 4·L·T·d, with N the parameters but the position embedding (a
+lookup), L the layers, T the context and d the width; 4·L·T·d is attention's two matmuls (q·kᵀ and the weighted sum
+of v) over the full context, causal mask or not, as PaLM's MFU counts them (Chowdhery et al. 2022, appendix B). A
+training step is three times that: 6·N + 12·L·T·d per token; MFU = that × tokens/s ÷ the device's peak. GPT-2 small:
+2 × 123,653,376 + 4 × 12 × 1,024 × 768 = 285,055,488 FLOPs per token forward, attention's share 13 %.
 
 Every framework loads the same NumPy weights, stored under canonical names in one layout:
 
@@ -24,6 +34,8 @@ import numpy as np
 
 #: bytes: every token is one byte of the text, so no tokenizer is needed
 VOCAB = 256
+#: GPT-2's BPE vocabulary (Radford et al. 2019): GPT-2 small's size keeps its embedding and softmax at full width
+GPT2_VOCAB = 50_257
 #: added to the variance in every LayerNorm; PyTorch's default (Keras' is 1e-3 and Flax's 1e-6: set explicitly)
 LN_EPSILON = 1e-5
 #: GPT-2's init: every embedding and dense kernel from N(0, 0.02²), biases zero, LayerNorms the identity
@@ -52,10 +64,16 @@ class GPTConfig:
 #: the benchmark's model: nanoGPT's character-level Shakespeare configuration (6 layers, 384 wide, 6 heads,
 #: 256 tokens of context), small enough for a CPU quick run and a GPU run alike
 DEFAULT = GPTConfig()
-#: tokens in one sequence of a batch: a throughput of sequences/s times this is tokens/s
-SEQUENCE_TOKENS = DEFAULT.context
+#: GPT-2 small's shape: 12 layers, 768 wide, 12 heads, 1,024 tokens of context, GPT-2's vocabulary; 124,439,808
+#: parameters with the head tied (GPT-2's "124M")
+GPT2_SMALL = GPTConfig(layers=12, width=768, heads=12, context=1024, vocab=GPT2_VOCAB)
 #: the parity tests' and smoke tests' model: every part of the default one, small enough for seconds on 2 cores
 TINY = GPTConfig(layers=2, width=64, heads=4, context=32)
+#: GPT-2 small's vocabulary in a model a CPU trains in seconds, its context the shortest the Pallas flash kernel
+#: takes (its key blocks are multiples of 128 tokens): the tests' stand-in for GPT-2 small
+GPT2_TINY = GPTConfig(layers=2, width=64, heads=4, context=128, vocab=GPT2_VOCAB)
+#: the sizes a configuration may name (``RunConfig.size``): the record's ``model.name`` is ``gpt-<name>``
+SIZES = {"bytes-6x384": DEFAULT, "gpt2-small": GPT2_SMALL, "gpt2-tiny": GPT2_TINY}
 
 
 def block_prefix(block: int) -> str:

@@ -1,9 +1,11 @@
-"""The GPT's data: a deterministic, learnable byte stream, cut into sequences, batched the same for all three.
+"""The GPT's data: a deterministic, learnable token stream, cut into sequences, batched the same for all three.
 
 The text comes from a small probabilistic grammar drawn from a fixed seed: English-like sentences whose words,
 spelling, agreement (a plural subject takes a plural verb) and punctuation a byte-level model learns within an epoch,
 on top of the byte frequencies it learns first. It is made offline in NumPy, so every framework, machine and run sees
-the same bytes; labelled ``grammar`` wherever a record names the data.
+the same tokens; labelled ``grammar`` wherever a record names the data. A model whose vocabulary holds more than the
+256 bytes (GPT-2 small's 50,257) reads the same sentences a word per token instead (``word_ids``): a synthetic
+stream, so that no tokenizer or corpus is needed, whose token ids are spread over the whole vocabulary.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from runners.workloads.gpt.arch import DEFAULT
+from runners.workloads.gpt.arch import DEFAULT, VOCAB, GPTConfig
 from runners.workloads.resnet18.data import DataError
 
 #: the stream is one fixed data set, like CIFAR-10; run seeds change the order of its sequences, not its text
@@ -55,14 +57,40 @@ def sentence(rng: np.random.Generator) -> str:
     return text[0].upper() + text[1:] + ". "
 
 
-def token_stream(n_tokens: int, seed: int = GRAMMAR_SEED) -> np.ndarray:
-    """The first ``n_tokens`` bytes (uint8) of the grammar's text drawn from ``seed``."""
+def token_stream(n_tokens: int, seed: int = GRAMMAR_SEED, vocab: int = VOCAB) -> np.ndarray:
+    """The first ``n_tokens`` tokens of the grammar's text drawn from ``seed``: its bytes (uint8) for the byte
+    vocabulary, else its words and full stops as ids of a ``vocab``-entry vocabulary (int32, ``word_ids``)."""
     rng = np.random.default_rng(seed)
     parts, length = [], 0
     while length < n_tokens:
-        parts.append(sentence(rng))
+        text = sentence(rng)
+        parts.append(text if vocab == VOCAB else word_tokens(text))
         length += len(parts[-1])
-    return np.frombuffer("".join(parts).encode("ascii"), np.uint8)[:n_tokens].copy()
+    if vocab == VOCAB:
+        return np.frombuffer("".join(parts).encode("ascii"), np.uint8)[:n_tokens].copy()
+    ids = word_ids(vocab)
+    return np.array([ids[word] for part in parts for word in part], np.int32)[:n_tokens]
+
+
+def word_tokens(text: str) -> list[str]:
+    """A sentence's words and its full stop, one token each."""
+    return text.replace(".", " .").split()
+
+
+def lexicon() -> list[str]:
+    """Every word the grammar writes and its full stop, sorted: sentence-initial words capitalised besides."""
+    nouns = [form for pair in NOUNS for form in pair]
+    verbs = [form for pair in (*TRANSITIVE, *INTRANSITIVE) for form in pair]
+    lower = {*DETERMINERS, *ADJECTIVES, *nouns, *verbs, *PREPOSITIONS}
+    return sorted({*lower, *(w[0].upper() + w[1:] for w in DETERMINERS), "."})
+
+
+def word_ids(vocab: int) -> dict[str, int]:
+    """Each word's token id in a ``vocab``-entry vocabulary: distinct ids drawn from the grammar's seed, so that the
+    ids the stream uses lie across the whole embedding, as a real tokenizer's frequent tokens do."""
+    known = lexicon()
+    chosen = np.random.default_rng(GRAMMAR_SEED).choice(vocab, size=len(known), replace=False)
+    return dict(zip(known, chosen.tolist(), strict=True))
 
 
 #: the one data set: its name in ``--dataset`` and in records
@@ -71,8 +99,8 @@ NAME = "grammar"
 
 @dataclass(frozen=True)
 class Dataset:
-    """Sequences of ``context + 1`` tokens (uint8): a model reads the first ``context`` and predicts the last. The
-    three methods are what ``runners.measure.run`` asks of every workload's data set (ResNet-18's:
+    """Sequences of ``context + 1`` tokens (``token_stream``'s): a model reads the first ``context`` and predicts the
+    last. The three methods are what ``runners.measure.run`` asks of every workload's data set (ResNet-18's:
     ``runners.workloads.resnet18.data``)."""
 
     name: str
@@ -110,18 +138,18 @@ def load(
     train_size: int,
     test_size: int,
     progress: bool = False,
-    context: int = DEFAULT.context,
+    config: GPTConfig = DEFAULT,
 ) -> Dataset:
-    """The grammar data set: ``train_size`` and ``test_size`` windows of ``context + 1`` tokens.
-    ``runners.workloads.resnet18.data.load``'s signature: made here from the seed, so ``data_dir`` and ``progress`` go
-    unused; DataError for another name."""
+    """The grammar data set for a model of sizes ``config``: ``train_size`` and ``test_size`` windows of its context
+    + 1 tokens of its vocabulary. ``runners.workloads.resnet18.data.load``'s signature: made here from the seed, so
+    ``data_dir`` and ``progress`` go unused; DataError for another name."""
     if name != NAME:
         raise DataError(f"unknown dataset {name!r} for the GPT; use {NAME}")
-    window = context + 1
+    window = config.context + 1
     return Dataset(
         NAME,
-        sequences(token_stream(train_size * window, GRAMMAR_SEED), context),
-        sequences(token_stream(test_size * window, TEST_SEED), context),
+        sequences(token_stream(train_size * window, GRAMMAR_SEED, config.vocab), config.context),
+        sequences(token_stream(test_size * window, TEST_SEED, config.vocab), config.context),
     )
 
 
@@ -144,9 +172,14 @@ def epoch_batches(windows: np.ndarray, seed: int, epoch: int, batch_size: int) -
 
 
 def loss_and_accuracy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
-    """Mean next-token cross-entropy (nats) and the share of tokens predicted right, from (…, vocab) logits."""
-    logits = logits.astype(np.float64)
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-    picked = np.take_along_axis(log_probs, targets[..., None].astype(np.int64), axis=-1)[..., 0]
-    return float(-picked.mean()), float((logits.argmax(axis=-1) == targets).mean())
+    """Mean next-token cross-entropy (nats) and the share of tokens predicted right, from (sequences, context, vocab)
+    logits, in float64 one sequence at a time: GPT-2's vocabulary makes a sequence's float64 logits 400 MB, and the
+    evaluation's host memory counts in the run's peak."""
+    picked, right = 0.0, 0
+    for row, target in zip(logits, targets, strict=True):
+        row = row.astype(np.float64)
+        shifted = row - row.max(axis=-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        picked += float(np.take_along_axis(log_probs, target[..., None].astype(np.int64), axis=-1).sum())
+        right += int((row.argmax(axis=-1) == target).sum())
+    return -picked / targets.size, right / targets.size

@@ -1,9 +1,11 @@
 """The GPT in Flax NNX and its trainer: optax's ``clip_by_global_norm`` and ``adamw``.
 
 Both are the shared update as they stand (``recipe``), ``adamw``'s decay masked to ``arch.is_decayed``. The step is
-a pure function of (params, optimizer state) compiled with ``jax.jit``, as ResNet-18's JAX trainer does. The
-attention is written out, the same matmuls, mask and softmax as in the other two, not
-``jax.nn.dot_product_attention``.
+a pure function of (params, optimizer state) compiled with ``jax.jit``, as ResNet-18's JAX trainer does. The attention
+is a configuration's choice (``attention``): written out, the same matmuls, mask and softmax as in the other
+frameworks; ``jax.nn.dot_product_attention``; or JAX's Pallas flash-attention kernel for TPUs. bf16 is Flax's mixed
+precision on the dense layers (``dtype=jnp.bfloat16``, parameters float32), the tied head computed in bfloat16 too;
+embeddings, LayerNorms and the residual stream stay float32, as PyTorch's autocast leaves them.
 """
 
 from __future__ import annotations
@@ -20,40 +22,63 @@ from runners.frameworks import jax_train
 from runners.frameworks.jax_train import pure
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
+from runners.workloads.gpt.attention import FUSED, PALLAS_FLASH, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
 from runners.workloads.resnet18.jax_resnet import ModuleList
+
+#: what each attention path calls, as the record's precision flags name it
+ATTENTION_CALLS = {
+    WRITTEN_OUT: WRITTEN_OUT_CALL,
+    FUSED: "jax.nn.dot_product_attention(is_causal=True, implementation=None)",
+    PALLAS_FLASH: "jax.experimental.pallas.ops.tpu.flash_attention.flash_attention(causal=True)",
+}
+
+
+def written_out_attention(q, k, v):
+    """Causal attention of (batch, heads, length, head width) arrays: q·kᵀ/√d, no later key, softmax in at least
+    float32, the weights cast back to v's dtype."""
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
+    position = jnp.arange(q.shape[2])
+    scores = jnp.where(position[None, :] > position[:, None], -jnp.inf, scores)  # no later key
+    attention = jax.nn.softmax(scores.astype(jnp.promote_types(scores.dtype, jnp.float32)), axis=-1)
+    return attention.astype(v.dtype) @ v
+
+
+def pallas_flash_attention(q, k, v):
+    """Causal attention of (batch, heads, length, head width) arrays by JAX's Pallas flash-attention kernel for TPUs,
+    its default block sizes (keys in blocks of 128 tokens). ``jax.nn.dot_product_attention`` has no TPU kernel of its
+    own (``implementation`` takes ``xla`` or ``cudnn``; None falls back to XLA's); JAX ships its TPU attention kernels
+    as Pallas programs under ``jax.experimental.pallas.ops.tpu`` (``flash_attention``, ``splash_attention``), the
+    kernel PyTorch/XLA's ``flash_attention`` wraps. Imported only where chosen: it is a TPU program (a CPU runs it in
+    Pallas' TPU interpreter, the tests)."""
+    from jax.experimental.pallas.ops.tpu import flash_attention
+
+    return flash_attention.flash_attention(q, k, v, causal=True, sm_scale=1 / math.sqrt(q.shape[-1]))
 
 
 class CausalSelfAttention(nnx.Module):
-    #: the ``default`` precision's kernel, ``jax.nn.dot_product_attention`` (``use_fused_attention``); fp32 and the
-    #: parity tests keep the written-out form
-    fused = False
-
-    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype, dtype, attention: str):
         self.heads = config.heads
-        self.qkv = nnx.Linear(config.width, 3 * config.width, param_dtype=param_dtype, rngs=rngs)
-        self.proj = nnx.Linear(config.width, config.width, param_dtype=param_dtype, rngs=rngs)
+        self.attention = attention  # a static attribute: part of the graph the step is compiled from
+        self.qkv = nnx.Linear(config.width, 3 * config.width, dtype=dtype, param_dtype=param_dtype, rngs=rngs)
+        self.proj = nnx.Linear(config.width, config.width, dtype=dtype, param_dtype=param_dtype, rngs=rngs)
 
     def __call__(self, x):
         batch, length, width = x.shape
-        if self.fused:  # (batch, length, heads, head width), the layout the kernel takes
-            q, k, v = (t.reshape(batch, length, self.heads, -1) for t in jnp.split(self.qkv(x), 3, axis=-1))
-            return self.proj(jax.nn.dot_product_attention(q, k, v, is_causal=True).reshape(batch, length, width))
-        # (batch, length, width) → (batch, heads, length, head width), for q, k and v
-        q, k, v = (
-            t.reshape(batch, length, self.heads, -1).transpose(0, 2, 1, 3) for t in jnp.split(self.qkv(x), 3, axis=-1)
-        )
-        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
-        position = jnp.arange(length)
-        scores = jnp.where(position[None, :] > position[:, None], -jnp.inf, scores)  # no later key
-        attention = jax.nn.softmax(scores.astype(jnp.promote_types(scores.dtype, jnp.float32)), axis=-1)
-        return self.proj((attention.astype(v.dtype) @ v).transpose(0, 2, 1, 3).reshape(batch, length, width))
+        # (batch, length, width) → (batch, length, heads, head width), for q, k and v
+        q, k, v = (t.reshape(batch, length, self.heads, -1) for t in jnp.split(self.qkv(x), 3, axis=-1))
+        if self.attention == FUSED:  # the layout it takes; implementation=None: JAX chooses (XLA's on a TPU or CPU)
+            out = jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation=None)
+        else:  # heads before length, the layout of the written-out matmuls and of the Pallas kernel
+            attend = pallas_flash_attention if self.attention == PALLAS_FLASH else written_out_attention
+            out = attend(*(t.transpose(0, 2, 1, 3) for t in (q, k, v))).transpose(0, 2, 1, 3)
+        return self.proj(out.reshape(batch, length, width))
 
 
 class MLP(nnx.Module):
-    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype, dtype):
         hidden = arch.MLP_RATIO * config.width
-        self.fc = nnx.Linear(config.width, hidden, param_dtype=param_dtype, rngs=rngs)
-        self.proj = nnx.Linear(hidden, config.width, param_dtype=param_dtype, rngs=rngs)
+        self.fc = nnx.Linear(config.width, hidden, dtype=dtype, param_dtype=param_dtype, rngs=rngs)
+        self.proj = nnx.Linear(hidden, config.width, dtype=dtype, param_dtype=param_dtype, rngs=rngs)
 
     def __call__(self, x):
         return self.proj(nnx.gelu(self.fc(x), approximate=True))
@@ -67,11 +92,11 @@ def layer_norm(config: GPTConfig, rngs: nnx.Rngs, param_dtype) -> nnx.LayerNorm:
 
 
 class Block(nnx.Module):
-    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype):
+    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype, dtype, attention: str):
         self.ln1 = layer_norm(config, rngs, param_dtype)
-        self.attn = CausalSelfAttention(config, rngs, param_dtype)
+        self.attn = CausalSelfAttention(config, rngs, param_dtype, dtype, attention)
         self.ln2 = layer_norm(config, rngs, param_dtype)
-        self.mlp = MLP(config, rngs, param_dtype)
+        self.mlp = MLP(config, rngs, param_dtype, dtype)
 
     def __call__(self, x):
         x = x + self.attn(self.ln1(x))
@@ -79,26 +104,29 @@ class Block(nnx.Module):
 
 
 class GPT(nnx.Module):
-    """``param_dtype`` is the dtype the parameters are kept and computed in: float32, float64 for parity (Flax's
-    ``Embed`` computes in its ``param_dtype`` whatever the weights loaded into it hold)."""
+    """``param_dtype`` is the dtype the parameters are kept in: float32, float64 for parity (Flax's ``Embed``
+    computes in its ``param_dtype`` whatever the weights loaded into it hold); ``dtype`` the one the dense layers and
+    the tied head compute in (None: their inputs' and parameters'; bfloat16 for mixed precision); ``attention`` the
+    path (``runners.workloads.gpt.attention``)."""
 
-    def __init__(self, config: GPTConfig, rngs: nnx.Rngs, param_dtype=jnp.float32):
+    def __init__(
+        self, config: GPTConfig, rngs: nnx.Rngs, param_dtype=jnp.float32, dtype=None, attention: str = WRITTEN_OUT
+    ):
+        check(attention, "jax")
+        self.dtype = dtype
         self.wte = nnx.Embed(config.vocab, config.width, param_dtype=param_dtype, rngs=rngs)
         self.wpe = nnx.Embed(config.context, config.width, param_dtype=param_dtype, rngs=rngs)
-        self.blocks = ModuleList([Block(config, rngs, param_dtype) for _ in range(config.layers)])
+        self.blocks = ModuleList([Block(config, rngs, param_dtype, dtype, attention) for _ in range(config.layers)])
         self.ln_f = layer_norm(config, rngs, param_dtype)
 
     def __call__(self, tokens):
         x = self.wte(tokens) + self.wpe(jnp.arange(tokens.shape[1]))
         for block in self.blocks:
             x = block(x)
-        return self.ln_f(x) @ self.wte.embedding[...].T  # the head tied to the token embedding
-
-
-def use_fused_attention(model: GPT, fused: bool) -> None:
-    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
-    for block in model.blocks:
-        block.attn.fused = fused
+        h, table = self.ln_f(x), self.wte.embedding[...]
+        if self.dtype is not None:  # the head in the dense layers' dtype, as PyTorch's autocast runs its matmul
+            h, table = h.astype(self.dtype), table.astype(self.dtype)
+        return h @ table.T  # the head tied to the token embedding
 
 
 def _variable(model: GPT, key: str) -> nnx.Variable:
@@ -151,6 +179,7 @@ class Trainer(jax_train.Trainer):
     ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone.
 
     ``mode`` is always ``compiled`` (the workload's ``make_trainer`` checks it): JAX trains only through ``jax.jit``.
+    ``attention`` is the path (None: the precision's, ``attention.default_path``).
     """
 
     def __init__(
@@ -161,25 +190,28 @@ class Trainer(jax_train.Trainer):
         dtype: str = "float32",
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
+        attention: str | None = None,
     ):
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.config = config
+        self.attention = attention or default_path(precision)
         self.device = jax_train.training_device(device, precision, self.dtype)
+        compute = jnp.bfloat16 if precision == "bf16" else None  # None: the inputs' and parameters' dtype
         # shapes only: every variable is overwritten by ``restore`` (as in ResNet-18's trainer)
-        self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype))
-        use_fused_attention(self.model, precision == "default")  # before the graph is taken: it holds the choice
+        self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype, compute, self.attention))
         self.graph = nnx.graphdef(self.model)
         self.optimizer = clipped_adamw(decay_mask)
         self.restore(weights)
-        self.step_fn = jax.jit(self._step, donate_argnums=(0, 1))
-        self.logits_fn = jax.jit(self._logits)
+        interpret = self.attention == PALLAS_FLASH and self.device.platform == "cpu"
+        self.step_fn = in_tpu_interpreter(jax.jit(self._step, donate_argnums=(0, 1)), interpret)
+        self.logits_fn = in_tpu_interpreter(jax.jit(self._logits), interpret)
 
     def _reset_optimizer(self) -> None:
         self.opt_state = jax.device_put(self.optimizer.init(self.params), self.device)
 
     def _step(self, params, opt_state, x, y, lr):
         def loss_fn(params):
-            logits = nnx.merge(self.graph, params)(x)
+            logits = nnx.merge(self.graph, params)(x).astype(self.dtype)  # the loss in float32 (bf16: bf16 logits)
             return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean(), logits
 
         (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
@@ -190,7 +222,7 @@ class Trainer(jax_train.Trainer):
         return params, opt_state, loss, correct
 
     def _logits(self, params, x):
-        return nnx.merge(self.graph, params)(x)
+        return nnx.merge(self.graph, params)(x).astype(self.dtype)
 
     def to_device(self, tokens: np.ndarray, targets: np.ndarray) -> list[tuple[jax.Array, jax.Array]]:
         """Per-step (tokens, targets) resident on the device, from arrays of shape (steps, batch, context)."""
@@ -228,10 +260,25 @@ class Trainer(jax_train.Trainer):
 
     def precision_flags(self) -> dict:
         """The default precision of matmuls, as JAX's configuration holds it, the dtype the layers compute in (the
-        first dense layer's; None: its inputs' dtype) and the parameters' dtype."""
-        compute = self.model.blocks[0].attn.qkv.dtype
+        first dense layer's; None: its inputs' dtype), the parameters' dtype and what the attention calls."""
+        attn = self.model.blocks[0].attn
         return {
             "jax_default_matmul_precision": jax.config.jax_default_matmul_precision,
-            "flax.nnx.Linear.dtype": None if compute is None else jnp.dtype(compute).name,
+            "flax.nnx.Linear.dtype": None if attn.qkv.dtype is None else jnp.dtype(attn.qkv.dtype).name,
             "flax.nnx.Param.dtype": jax.tree.leaves(self.params)[0].dtype.name,
+            "attention": ATTENTION_CALLS[attn.attention],
         }
+
+
+def in_tpu_interpreter(step, interpret: bool):
+    """``step``, called inside Pallas' TPU interpreter where ``interpret`` (the Pallas kernel on a CPU: the tests);
+    else ``step`` itself, nothing added to a timed step."""
+    if not interpret:
+        return step
+    from jax.experimental.pallas import tpu as pltpu
+
+    def interpreted(*args):
+        with pltpu.force_tpu_interpret_mode():
+            return step(*args)
+
+    return interpreted

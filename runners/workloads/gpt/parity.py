@@ -6,28 +6,25 @@ sets again): one set of NumPy weights is loaded into the small model (``arch.TIN
 through, and the logits, the logits with one later token changed, and every weight after every clipped AdamW step
 are saved. ``compare`` measures the differences between two captures, with ``runners.workloads.resnet18.parity``'s
 measure. One process makes several captures (``--precision fp32,default``, or any plan: ``--plan``,
-``runners.workloads.parity_captures``), as ResNet-18's parity does.
+``runners.workloads.parity_captures``), as ResNet-18's parity does; a GPT capture also names its attention path
+(None: the precision's) and the model's context (the Pallas flash kernel takes 128 tokens at least).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from fwbench.frameworks import FRAMEWORKS
 from runners.workloads import make_trainer
-from runners.workloads.gpt import arch, data, recipe
-from runners.workloads.parity_captures import (
-    DTYPES,
-    Capture,
-    add_plan_argument,
-    precision_list,
-    run_plan,
-    run_plans,
-)
+from runners.workloads.gpt import arch, attention, data, recipe
+from runners.workloads.parity_captures import DTYPES, Capture, plan_type, precision_list, run_plan, run_plans
 from runners.workloads.resnet18.parity import relative_difference
 
 PARITY_BATCH = 4
@@ -35,8 +32,43 @@ PARITY_STEPS = 3
 #: the token the mask check changes: every earlier position's logits must stay as they were
 CHANGED_POSITION = arch.TINY.context // 2
 MODULE = "runners.workloads.gpt.parity"
-#: the precision policies a GPT parity capture takes: ``default`` is the fused attention kernel
-PRECISIONS = ("fp32", "default")
+#: the precision policies a GPT parity capture takes: fp32 writes attention out, the others fuse it unless the
+#: capture names its path
+PRECISIONS = ("fp32", "default", "bf16")
+
+
+@dataclass(frozen=True)
+class GPTCapture(Capture):
+    """A capture of the small model (``arch.TINY`` at ``context`` tokens) with attention ``attention`` (None: the
+    precision's)."""
+
+    attention: str | None = None
+    context: int = arch.TINY.context
+
+    @property
+    def key(self) -> str:
+        """``Capture.key``, then the attention path and the context where the capture names them."""
+        path = f".{self.attention}" if self.attention else ""
+        return super().key + path + (f".ctx{self.context}" if self.context != arch.TINY.context else "")
+
+
+def gpt_plan(text: str) -> tuple[GPTCapture, ...]:
+    """``--plan``'s type: ``parity_captures.plan_type``'s list of captures, each with an optional ``attention`` (a
+    path of ``attention.PATHS``) and ``context``."""
+    try:
+        listed = [dict(fields) for fields in json.loads(text)]
+        own = [{key: fields.pop(key) for key in ("attention", "context") if key in fields} for fields in listed]
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"not a JSON list of captures ({error})") from None
+    for fields in own:
+        if fields.get("attention") not in (None, *attention.PATHS):
+            raise argparse.ArgumentTypeError(f"attention {fields['attention']!r}: one of {', '.join(attention.PATHS)}")
+    # each checked alone: plan_type would take two captures that differ in attention or context alone for one
+    checked = (plan_type(PRECISIONS)(json.dumps([fields]))[0] for fields in listed)
+    plan = tuple(GPTCapture(**dataclasses.asdict(c), **fields) for c, fields in zip(checked, own, strict=True))
+    if len(set(plan)) != len(plan):
+        raise argparse.ArgumentTypeError("a capture is planned twice")
+    return plan
 
 
 def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> np.ndarray:
@@ -47,12 +79,12 @@ def with_changed_token(tokens: np.ndarray, position: int = CHANGED_POSITION) -> 
 
 
 def inputs(
-    steps: int = PARITY_STEPS, batch_size: int = PARITY_BATCH, seed: int = 0
+    steps: int = PARITY_STEPS, batch_size: int = PARITY_BATCH, seed: int = 0, config: arch.GPTConfig = arch.TINY
 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """The parity run's initial weights (biases and LayerNorms random, so that each matters) and its ``steps``
-    batches of tokens and targets, (steps, batch, context)."""
-    windows = data.load(data.NAME, None, batch_size * steps, 0, context=arch.TINY.context).train
-    return (arch.init_weights(seed, arch.TINY, random_affine=True), *data.epoch_batches(windows, seed, 0, batch_size))
+    batches of tokens and targets, (steps, batch, context), for the model of sizes ``config``."""
+    windows = data.load(data.NAME, None, batch_size * steps, 0, config=config).train
+    return (arch.init_weights(seed, config, random_affine=True), *data.epoch_batches(windows, seed, 0, batch_size))
 
 
 def capture(
@@ -62,11 +94,14 @@ def capture(
     steps: int = PARITY_STEPS,
     precision: str = "fp32",
     batch_size: int = PARITY_BATCH,
+    attention: str | None = None,
+    context: int = arch.TINY.context,
 ) -> dict[str, np.ndarray]:
-    """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step;
-    ``precision`` ``default`` takes the framework's fused attention kernel instead of the written-out one."""
-    weights, tokens, targets = inputs(steps, batch_size)
-    trainer = make_trainer("gpt", name, weights, mode, device="cpu", dtype=dtype, precision=precision, config=arch.TINY)
+    """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step, of
+    ``arch.TINY`` at ``context`` tokens; ``attention`` the path (None: the precision's, fp32's written out)."""
+    config = dataclasses.replace(arch.TINY, context=context)
+    weights, tokens, targets = inputs(steps, batch_size, config=config)
+    trainer = make_trainer("gpt", name, weights, mode, "cpu", dtype, precision, config=config, attention=attention)
     batches = trainer.to_device(tokens, targets)
     ((changed, _),) = trainer.to_device(with_changed_token(tokens[0])[None], targets[:1])
     out = {"logits": trainer.logits(batches[0][0]), "logits.changed": trainer.logits(changed)}
@@ -102,15 +137,22 @@ def mask_leak(captured: dict[str, np.ndarray], position: int = CHANGED_POSITION)
     return float(moved[:, :position].max()), float(moved[:, position:].max())
 
 
-def capture_plans(plans: dict[str, tuple[Capture, ...]], workdir: Path) -> dict[Capture, dict[str, dict]]:
+def capture_plans(plans: dict[str, tuple[GPTCapture, ...]], workdir: Path) -> dict[GPTCapture, dict[str, dict]]:
     """Each framework's plan of captures in a fresh interpreter of its own (``parity_captures.run_plans``): by capture,
     by framework."""
     return run_plans(MODULE, plans, workdir)
 
 
-def planned(mode: str, dtype: str, precision: str = "fp32", steps: int = PARITY_STEPS) -> Capture:
+def planned(
+    mode: str,
+    dtype: str,
+    precision: str = "fp32",
+    steps: int = PARITY_STEPS,
+    attention: str | None = None,
+    context: int = arch.TINY.context,
+) -> GPTCapture:
     """A capture of the parity batch."""
-    return Capture(mode, dtype, precision, steps, PARITY_BATCH)
+    return GPTCapture(mode, dtype, precision, steps, PARITY_BATCH, attention, context)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,9 +166,14 @@ def main(argv: list[str] | None = None) -> int:
         "--precision",
         type=precision_list(PRECISIONS),
         default=("fp32",),
-        help="fp32, default (the fused attention kernel) or both, comma-separated, captured in turn",
+        help="fp32, default or bf16 (the latter two with the fused attention), comma-separated, captured in turn",
     )
-    add_plan_argument(parser, PRECISIONS)
+    parser.add_argument(
+        "--plan",
+        type=gpt_plan,
+        help="a JSON list of captures (mode, dtype, precision, steps, batch_size, and optionally attention and "
+        "context) made by one process, in place of the flags above",
+    )
     args = parser.parse_args(argv)
     run_plan(
         capture,

@@ -2,8 +2,11 @@
 
 Keras' ``AdamW`` puts ε where PyTorch's and optax's do not (``recipe``), so the step spells out the shared update
 after ``tf.clip_by_global_norm``, as ResNet-18's TensorFlow trainer spells out its SGD. Compiled mode is
-``tf.function(jit_compile=True)``; eager runs the same step op by op. The attention is written out, the same
-matmuls, mask and softmax as in the other two, not ``keras.ops.dot_product_attention``.
+``tf.function(jit_compile=True)``; eager runs the same step op by op. The attention is a configuration's choice
+(``attention``): written out, the same matmuls, mask and softmax as in the other frameworks, or
+``keras.ops.dot_product_attention(is_causal=True)``. bf16 is Keras' ``mixed_bfloat16`` policy on the dense layers
+(bfloat16 compute, float32 variables), the tied head computed in bfloat16 too; embeddings, LayerNorms and the residual
+stream stay float32, as PyTorch's autocast leaves them (a global policy would make them bfloat16).
 """
 
 from __future__ import annotations
@@ -18,22 +21,25 @@ from keras import layers, ops
 from runners.frameworks import tensorflow_train
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
+from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
+
+#: what each attention path calls, as the record's precision flags name it
+ATTENTION_CALLS = {WRITTEN_OUT: WRITTEN_OUT_CALL, FUSED: "keras.ops.dot_product_attention(is_causal=True)"}
+#: the dense layers' dtype policy under bf16 (Keras' mixed precision); None: the global policy's
+MIXED_POLICY = "mixed_bfloat16"
 
 
 class CausalSelfAttention(keras.layers.Layer):
-    #: the ``default`` precision's kernel, ``keras.ops.dot_product_attention`` (``use_fused_attention``); fp32 and the
-    #: parity tests keep the written-out form
-    fused = False
-
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, attention: str, dense_dtype: str | None):
         super().__init__()
         self.heads = config.heads
-        self.qkv = layers.Dense(3 * config.width)
-        self.proj = layers.Dense(config.width)
+        self.attention = attention
+        self.qkv = layers.Dense(3 * config.width, dtype=dense_dtype)
+        self.proj = layers.Dense(config.width, dtype=dense_dtype)
 
     def call(self, x):
         batch, length, width = ops.shape(x)
-        if self.fused:  # (batch, length, heads, head width), the layout the kernel takes
+        if self.attention == FUSED:  # (batch, length, heads, head width), the layout the kernel takes
             q, k, v = (ops.reshape(t, (batch, length, self.heads, -1)) for t in ops.split(self.qkv(x), 3, axis=-1))
             return self.proj(ops.reshape(ops.dot_product_attention(q, k, v, is_causal=True), (batch, length, width)))
         # (batch, length, width) → (batch, heads, length, head width), for q, k and v
@@ -60,41 +66,50 @@ def gelu(x):
 
 
 class MLP(keras.layers.Layer):
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, dense_dtype: str | None):
         super().__init__()
-        self.fc = layers.Dense(arch.MLP_RATIO * config.width)
-        self.proj = layers.Dense(config.width)
+        self.fc = layers.Dense(arch.MLP_RATIO * config.width, dtype=dense_dtype)
+        self.proj = layers.Dense(config.width, dtype=dense_dtype)
 
     def call(self, x):
         return self.proj(gelu(self.fc(x)))
 
 
 class Block(keras.layers.Layer):
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, attention: str, dense_dtype: str | None):
         super().__init__()
         self.ln1 = layers.LayerNormalization(epsilon=arch.LN_EPSILON)
-        self.attn = CausalSelfAttention(config)
+        self.attn = CausalSelfAttention(config, attention, dense_dtype)
         self.ln2 = layers.LayerNormalization(epsilon=arch.LN_EPSILON)
-        self.mlp = MLP(config)
+        self.mlp = MLP(config, dense_dtype)
 
     def call(self, x):
-        x = x + self.attn(self.ln1(x))
-        return x + self.mlp(self.ln2(x))
+        # ops.add promotes a bf16 branch into the float32 residual stream (TensorFlow's + would refuse the mix)
+        x = ops.add(x, self.attn(self.ln1(x)))
+        return ops.add(x, self.mlp(self.ln2(x)))
 
 
 class GPT(keras.Model):
-    def __init__(self, config: GPTConfig):
+    """``attention`` is the path (``runners.workloads.gpt.attention``); ``dense_dtype`` the dense layers' dtype policy
+    (None: the global one; ``MIXED_POLICY`` for bf16), which the tied head follows."""
+
+    def __init__(self, config: GPTConfig, attention: str = WRITTEN_OUT, dense_dtype: str | None = None):
         super().__init__()
+        check(attention, "tensorflow")
         self.wte = layers.Embedding(config.vocab, config.width)
         self.wpe = layers.Embedding(config.context, config.width)
-        self.blocks = [Block(config) for _ in range(config.layers)]
+        self.blocks = [Block(config, attention, dense_dtype) for _ in range(config.layers)]
         self.ln_f = layers.LayerNormalization(epsilon=arch.LN_EPSILON)
 
     def call(self, tokens):
         x = self.wte(tokens) + self.wpe(ops.arange(ops.shape(tokens)[1]))
         for block in self.blocks:
             x = block(x)
-        return ops.matmul(self.ln_f(x), ops.transpose(self.wte.embeddings))  # the head tied to the token embedding
+        h, table = self.ln_f(x), self.wte.embeddings
+        compute = self.blocks[0].attn.qkv.compute_dtype
+        if compute != keras.backend.standardize_dtype(h.dtype):  # the head in the dense layers' dtype, as autocast
+            h, table = ops.cast(h, compute), ops.cast(table, compute)
+        return ops.matmul(h, ops.transpose(table))  # the head tied to the token embedding
 
 
 # layer kind → canonical field → Keras variable attribute (Keras already keeps dense kernels as (in, out))
@@ -109,12 +124,6 @@ def build(model: GPT, config: GPTConfig) -> GPT:
     """Create the variables by tracing one dummy sequence."""
     model(np.zeros((1, config.context), np.int32))
     return model
-
-
-def use_fused_attention(model: GPT, fused: bool) -> None:
-    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
-    for block in model.blocks:
-        block.attn.fused = fused
 
 
 def _variable(model: GPT, key: str) -> keras.Variable:
@@ -140,7 +149,8 @@ def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
 class Trainer(tensorflow_train.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
     are token sequences, ``correct`` counts the tokens predicted right). ``memory``, ``reset_memory_peaks`` and
-    ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone."""
+    ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone. ``attention`` is the path (None: the
+    precision's, ``attention.default_path``)."""
 
     def __init__(
         self,
@@ -150,16 +160,18 @@ class Trainer(tensorflow_train.Trainer):
         dtype: str = "float32",
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
+        attention: str | None = None,
     ):
         self.device = tensorflow_train.training_device(device, precision)
         self.dtype = dtype  # float64 only for parity tests
         self.config = config
         keras.config.set_floatx(dtype)
         keras.config.set_dtype_policy(dtype)  # set again: a trainer built before in this process may have changed it
+        self.attention = attention or default_path(precision)
         names = arch.weight_names(config)
         with tf.device(self.device):
-            self.model = build(GPT(config), config)
-            use_fused_attention(self.model, precision == "default")
+            dense_dtype = MIXED_POLICY if precision == "bf16" else None
+            self.model = build(GPT(config, self.attention, dense_dtype), config)
             self.params = [_variable(self.model, key) for key in names]
             self.decayed = [arch.is_decayed(key) for key in names]
             # the optimizer's state (AdamW, written out in ``_step``): the step count, two moments per parameter
@@ -180,7 +192,7 @@ class Trainer(tensorflow_train.Trainer):
 
     def _step(self, x: tf.Tensor, y: tf.Tensor, lr: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         with tf.GradientTape() as tape:
-            logits = self.model(x)
+            logits = tf.cast(self.model(x), self.dtype)  # the loss in float32 (bf16: the tied head's bf16 logits)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
         grads, _ = tf.clip_by_global_norm(tape.gradient(loss, self.params), recipe.CLIP_NORM)
         self.step_count.assign_add(1)
@@ -199,7 +211,7 @@ class Trainer(tensorflow_train.Trainer):
         return loss, correct
 
     def _logits(self, x: tf.Tensor) -> tf.Tensor:
-        return self.model(x)
+        return tf.cast(self.model(x), self.dtype)
 
     def to_device(self, tokens: np.ndarray, targets: np.ndarray) -> list[tuple[tf.Tensor, tf.Tensor]]:
         """Per-step (tokens, targets) resident on the device, from arrays of shape (steps, batch, context)."""
@@ -229,7 +241,7 @@ class Trainer(tensorflow_train.Trainer):
 
     def precision_flags(self) -> dict:
         """TF32 execution as TensorFlow reports it, the model's Keras dtype policy, the dtypes its first dense layer
-        computes in and keeps its variables in, and Keras's float type."""
+        computes in and keeps its variables in, Keras's float type, and what the attention calls."""
         dense = self.model.blocks[0].attn.qkv.dtype_policy
         return {
             "tf.config.experimental.tensor_float_32_execution_enabled": (
@@ -239,4 +251,5 @@ class Trainer(tensorflow_train.Trainer):
             "keras.layers.Dense.dtype_policy.compute_dtype": dense.compute_dtype,
             "keras.layers.Dense.dtype_policy.variable_dtype": dense.variable_dtype,
             "keras.config.floatx": keras.config.floatx(),
+            "attention": ATTENTION_CALLS[self.attention],
         }

@@ -2,8 +2,10 @@
 
 ``torch.nn.utils.clip_grad_norm_`` divides by ‖g‖ + 1e-6, the other two frameworks by ‖g‖ (``recipe``), so the clip
 is spelled out with ``get_total_norm``; the AdamW update is PyTorch's own. Compiled mode compiles the model
-(``torch.compile(model)``), as the ResNet-18 trainer does; the optimizer step stays eager. The attention is written
-out, the same matmuls, mask and softmax as in the other two, not ``scaled_dot_product_attention``.
+(``torch.compile(model)``), as the ResNet-18 trainer does; the optimizer step stays eager. The attention is a
+configuration's choice (``attention``): written out, the same matmuls, mask and softmax as in the other frameworks,
+or ``scaled_dot_product_attention(is_causal=True)``. bf16 is PyTorch's autocast around the forward pass: the dense
+layers, the attention and the tied head in bfloat16, embeddings, LayerNorms and the residual stream float32.
 """
 
 from __future__ import annotations
@@ -18,16 +20,20 @@ from torch import nn
 from runners.frameworks import torch_train
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
+from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
+
+#: what each attention path calls, as the record's precision flags name it
+ATTENTION_CALLS = {
+    WRITTEN_OUT: WRITTEN_OUT_CALL,
+    FUSED: "torch.nn.functional.scaled_dot_product_attention(is_causal=True)",
+}
 
 
 class CausalSelfAttention(nn.Module):
-    #: the ``default`` precision's kernel, ``scaled_dot_product_attention`` (``use_fused_attention``); fp32 and the
-    #: parity tests keep the written-out form
-    fused = False
-
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, attention: str):
         super().__init__()
         self.heads = config.heads
+        self.attention = attention
         self.qkv = nn.Linear(config.width, 3 * config.width)
         self.proj = nn.Linear(config.width, config.width)
 
@@ -35,7 +41,7 @@ class CausalSelfAttention(nn.Module):
         batch, length, width = x.shape
         # (batch, length, width) → (batch, heads, length, head width), for q, k and v
         q, k, v = (t.reshape(batch, length, self.heads, -1).transpose(1, 2) for t in self.qkv(x).split(width, -1))
-        if self.fused:
+        if self.attention == FUSED:
             return self.proj(F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).flatten(2))
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         position = torch.arange(length, device=x.device)
@@ -57,10 +63,10 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, attention: str):
         super().__init__()
         self.ln1 = nn.LayerNorm(config.width, eps=arch.LN_EPSILON)
-        self.attn = CausalSelfAttention(config)
+        self.attn = CausalSelfAttention(config, attention)
         self.ln2 = nn.LayerNorm(config.width, eps=arch.LN_EPSILON)
         self.mlp = MLP(config)
 
@@ -70,23 +76,18 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, config: GPTConfig):
+    def __init__(self, config: GPTConfig, attention: str = WRITTEN_OUT):
         super().__init__()
+        check(attention, "torch")
         self.wte = nn.Embedding(config.vocab, config.width)
         self.wpe = nn.Embedding(config.context, config.width)
-        self.blocks = nn.Sequential(*(Block(config) for _ in range(config.layers)))
+        self.blocks = nn.Sequential(*(Block(config, attention) for _ in range(config.layers)))
         self.ln_f = nn.LayerNorm(config.width, eps=arch.LN_EPSILON)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         position = torch.arange(tokens.shape[1], device=tokens.device)
         x = self.ln_f(self.blocks(self.wte(tokens) + self.wpe(position)))
         return x @ self.wte.weight.T  # the head tied to the token embedding
-
-
-def use_fused_attention(model: GPT, fused: bool) -> None:
-    """Every block's attention through the framework's fused kernel (``fused``) or written out."""
-    for block in model.blocks:
-        block.attn.fused = fused
 
 
 # layer kind → canonical field → (torch attribute, canonical → torch); every map is its own inverse
@@ -122,9 +123,9 @@ def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
 
 class Trainer(torch_train.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
-    are token sequences, ``correct`` counts the tokens predicted right). ``sync``, ``memory``, ``reset_memory_peaks``,
-    ``device_info`` and ``precision_flags`` are ResNet-18's trainer's: they read ``self.device``, ``self.autocast``
-    and ``self.model`` alone."""
+    are token sequences, ``correct`` counts the tokens predicted right). ``sync``, ``memory``, ``reset_memory_peaks``
+    and ``device_info`` are ResNet-18's trainer's: they read ``self.device``, ``self.autocast`` and ``self.model``
+    alone. ``attention`` is the path (None: the precision's, ``attention.default_path``)."""
 
     def __init__(
         self,
@@ -134,14 +135,15 @@ class Trainer(torch_train.Trainer):
         dtype: str = "float32",
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
+        attention: str | None = None,
     ):
         self.device = torch_train.training_device(device, precision)
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
         self.config = config
-        # never entered in a step: the GPT applies no bf16 (``runners.workloads``, its precisions); the flags read it
-        self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=False)
-        self.model = GPT(config).to(self.device, self.dtype)
-        use_fused_attention(self.model, precision == "default")
+        # disabled but still entered outside bf16: one code path, and the state it reports is the one that ran
+        self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
+        self.attention = attention or default_path(precision)
+        self.model = GPT(config, self.attention).to(self.device, self.dtype)
         self.model.train()
         decayed = {key: arch.is_decayed(key) for key in arch.weight_names(config)}
         groups = [
@@ -168,8 +170,10 @@ class Trainer(torch_train.Trainer):
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.optimizer.zero_grad(set_to_none=True)
-        logits = self.train_forward(x)
-        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+        with self.autocast:
+            logits = self.train_forward(x)
+            # the loss in float32 (bf16: the tied head's logits come in bf16)
+            loss = F.cross_entropy(logits.flatten(0, 1).to(self.dtype), y.flatten())
         loss.backward()
         grads = [p.grad for p in self.model.parameters()]
         scale = (recipe.CLIP_NORM / torch.nn.utils.get_total_norm(grads)).clamp(max=1.0)
@@ -180,8 +184,8 @@ class Trainer(torch_train.Trainer):
 
     def logits(self, x: torch.Tensor, training: bool = False) -> np.ndarray:
         """Forward pass only, through the eager model; ``training`` changes nothing (no dropout, no statistics)."""
-        with torch.no_grad():
-            return self.model(x).cpu().numpy()
+        with torch.no_grad(), self.autocast:
+            return self.model(x).to(self.dtype).cpu().numpy()
 
     def weights(self) -> dict[str, np.ndarray]:
         """The canonical weights."""
@@ -191,3 +195,8 @@ class Trainer(torch_train.Trainer):
         """Load ``weights`` and start the optimizer afresh."""
         load_weights(self.model, weights)
         self._reset_optimizer()
+
+    def precision_flags(self) -> dict:
+        """ResNet-18's trainer's flags (TF32, matmul precision, autocast, the parameters' dtype) and what the
+        attention calls."""
+        return {**super().precision_flags(), "attention": ATTENTION_CALLS[self.attention]}

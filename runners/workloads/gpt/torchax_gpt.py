@@ -1,8 +1,10 @@
 """The GPT of PyTorch (``torch_gpt``) trained through torchax: ResNet-18's torchax trainer with the GPT's model, the
 weights' import and export, and the JAX trainer's optimizer (a global-norm clip, then AdamW, decaying the parameters
 the recipe names): the optimizer runs in JAX here, as ResNet-18's SGD does, since ``loss.backward()`` does not work
-under torchax. The default precision uses PyTorch's fused attention (``scaled_dot_product_attention``), as the
-PyTorch trainer does; fp32 writes it out.
+under torchax. The attention path is the PyTorch trainer's choice (``attention``); torchax 0.0.13 runs
+``scaled_dot_product_attention`` as its own reference composition of JAX operations
+(``torchax.ops.jtorch._sdpa_reference``: an additive mask, the softmax in the scores' dtype), which XLA fuses as it
+can: no attention kernel of its own. bf16 is torchax's autocast, PyTorch's policy (``torchax_train``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,19 @@ import torch
 from runners.frameworks import torchax_train
 from runners.workloads.gpt import arch, jax_gpt, torch_gpt
 from runners.workloads.gpt.arch import GPTConfig
+from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, default_path
+
+#: what each attention path calls, as the record's precision flags name it
+ATTENTION_CALLS = {
+    WRITTEN_OUT: WRITTEN_OUT_CALL,
+    FUSED: "torch.nn.functional.scaled_dot_product_attention(is_causal=True), torchax.ops.jtorch._sdpa_reference",
+}
 
 
 class Trainer(torchax_train.Trainer):
     """One PyTorch GPT and its AdamW as a JAX program (the protocol: ``runners.frameworks.trainer.Trainer``; ``x``
-    and ``y`` are token sequences, ``correct`` counts the tokens predicted right)."""
+    and ``y`` are token sequences, ``correct`` counts the tokens predicted right). ``attention`` is the path (None:
+    the precision's, ``attention.default_path``)."""
 
     def __init__(
         self,
@@ -28,14 +38,14 @@ class Trainer(torchax_train.Trainer):
         dtype: str = "float32",
         precision: str = "fp32",
         config: GPTConfig = arch.DEFAULT,
+        attention: str | None = None,
     ):
         self.config = config
+        self.attention = attention or default_path(precision)
         super().__init__(weights, mode, device, dtype, precision)
 
     def _build_model(self, precision: str) -> torch.nn.Module:
-        model = torch_gpt.GPT(self.config)
-        torch_gpt.use_fused_attention(model, precision == "default")
-        return model
+        return torch_gpt.GPT(self.config, self.attention)
 
     def _build_optimizer(self) -> optax.GradientTransformation:
         # torch names its parameters otherwise: which ones AdamW decays, by the canonical names they stand for
@@ -55,3 +65,8 @@ class Trainer(torchax_train.Trainer):
     def _layout(self, x: np.ndarray) -> np.ndarray:
         """Token ids as they are."""
         return x
+
+    def precision_flags(self) -> dict:
+        """ResNet-18's torchax trainer's flags (matmul precision, autocast, the parameters' dtype, the shims) and what
+        the attention calls."""
+        return {**super().precision_flags(), "attention": ATTENTION_CALLS[self.attention]}

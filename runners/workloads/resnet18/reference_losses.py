@@ -31,6 +31,7 @@ from pathlib import Path
 from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.records import epoch_train_images
 from runners.frameworks.precision import PRECISION_POLICIES
+from runners.measure.profile_fit import too_large
 from runners.measure.profiles import RunConfig, expand, load_profiles
 from runners.measure.protocol import FIRST_LOSSES
 from runners.measure.provenance import REPO_ROOT
@@ -89,12 +90,14 @@ class Key:
 
 
 def profile_keys() -> list[Key]:
-    """Every offline-data configuration the profiles expand to, on a CPU and on a GPU, once each."""
+    """Every offline-data configuration the profiles expand to, on a CPU and on a GPU where they fit, once each; a
+    model of another size than its workload's default has none (a key names no model: references are the
+    default's)."""
     found = set()
-    for name in load_profiles():
-        for device in DEVICES:
+    for name, spec in load_profiles().items():
+        for device in (d for d in DEVICES if not too_large(spec, d)):
             for config in expand(name, version_of=lambda _f: None, frameworks=[FRAMEWORKS[0]], device=device):
-                if config.dataset in OFFLINE_DATASETS:
+                if config.dataset in OFFLINE_DATASETS and config.size is None:
                     found.add(Key.of_run(config))
     return sorted(found)
 
