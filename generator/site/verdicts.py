@@ -115,4 +115,6 @@ def context(site: SiteData) -> dict[str, Any]:
         "failed": sum(1 for s in site.summaries if s.n_ok == 0),
         "busy_runs": flagged.count(BUSY),
         "older_runs": flagged.count(OLDER),
+        # configurations whose machine measured the setting again under a newer protocol or a newer trainer
+        "superseded": sum(1 for s in site.summaries if s.superseded),
     }
