@@ -3,7 +3,6 @@ made through runners.measure.record for the pairing by sitting and round."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -13,7 +12,6 @@ import pytest
 from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide
 from fwbench.pairing import paired_rounds
 from fwbench.stats import WITHIN_NOISE, describe, separation
-from runners.measure.profiles import RunConfig, expand
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
@@ -137,12 +135,7 @@ def test_a_gap_at_the_band_edge_gets_a_third_decimal_so_its_side_of_the_edge_sho
     assert str(Gap(1.02, 0.951, 1.049)) == "1.020× (0.951–1.049×)"
 
 
-QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
-
-
-def at_32(framework: str) -> RunConfig:
-    """The quick profile's fp32 configuration of ``framework`` at batch 32."""
-    return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
+at_32 = gen_records.quick_at_32
 
 
 def numbered(keyed: dict) -> dict:
@@ -151,20 +144,7 @@ def numbered(keyed: dict) -> dict:
     return {(sitting.number, round_): value for (sitting, round_), value in keyed.items()}
 
 
-def runs(framework: str, rates: list[float], day: int, first_repeat: int = 0, boot: str | None = None) -> list[dict]:
-    """``framework``'s runs on 2026-12-``day``, one per repeat from ``first_repeat``, at ``rates`` images/s, a few
-    minutes apart, as the matrix interleaves them, on the boot ``boot`` (default: one of that day's own)."""
-    made = []
-    for offset, rate in enumerate(rates):
-        repeat = first_repeat + offset
-        config = dataclasses.replace(at_32(framework), repeat=repeat)
-        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1:02d}:00.000Z"
-        measured = gen_records.one_epoch(config, rate)
-        boot_id = boot or f"boot-of-day-{day}"
-        made.append(
-            gen_records.as_recorded(config, measured, ["runners", "matrix"], finished_at=finished, boot_id=boot_id)
-        )
-    return made
+runs = gen_records.matrix_runs
 
 
 def test_run_records_pair_by_sitting_and_round_and_a_lead_on_two_days_is_replicated():

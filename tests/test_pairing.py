@@ -4,7 +4,6 @@ runners.measure.record, as ``runners matrix`` writes them (its plan added as the
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import gen_records
@@ -16,36 +15,15 @@ from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
 from runners.matrix.comparisons import comparisons
-from runners.matrix.order import matrix_plan
-from runners.measure.profiles import RunConfig, expand
 
-QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
 #: a steady 30 % lead, round by round
 TORCH_RATES, TENSORFLOW_RATES = [130.0, 132.0, 129.0], [100.0, 101.0, 99.0]
 
 
-def at_32(framework: str) -> RunConfig:
-    """The quick profile's fp32 configuration of ``framework`` at batch 32."""
-    return next(c for c in QUICK if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
+at_32 = gen_records.quick_at_32
 
 
-def runs(
-    framework: str, rates: list[float], day: int = 1, first_repeat: int = 0, plan: list[RunConfig] | None = None
-) -> list[dict]:
-    """``framework``'s runs on 2026-12-``day`` (a boot of that day's own), one per repeat from ``first_repeat``, at
-    ``rates`` images/s, a few minutes apart; made by the matrix of ``plan`` (its record says what it planned, as
-    the driver writes it), or by ``runners run`` alone."""
-    made = []
-    for offset, rate in enumerate(rates):
-        repeat = first_repeat + offset
-        config = dataclasses.replace(at_32(framework), repeat=repeat)
-        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1 + (framework == 'tensorflow'):02d}:00.000Z"
-        measured = gen_records.one_epoch(config, rate)
-        record = gen_records.as_recorded(
-            config, measured, ["runners", "matrix"], finished_at=finished, boot_id=f"boot-of-day-{day}"
-        )
-        made.append({**record, "matrix": matrix_plan(plan)} if plan else record)
-    return made
+runs = gen_records.matrix_runs
 
 
 PAIR = [at_32("torch"), at_32("tensorflow")]

@@ -424,3 +424,41 @@ def with_changes(record: dict, **changes: Any) -> dict:
     changed = copy.deepcopy(record)
     changed.update(changes)
     return changed
+
+
+def quick_at_32(framework: str) -> RunConfig:
+    """The quick profile's fp32 configuration of ``framework`` at batch 32 on the test CPU."""
+    from runners.measure.profiles import expand
+
+    quick = expand("quick", device="cpu", version_of=VERSIONS.get)
+    return next(c for c in quick if c.batch_size == 32 and c.precision == "fp32" and c.framework == framework)
+
+
+def matrix_runs(
+    framework: str,
+    rates: list[float],
+    day: int = 1,
+    first_repeat: int = 0,
+    boot: str | None = None,
+    plan: list[RunConfig] | None = None,
+) -> list[dict]:
+    """``framework``'s runs at batch 32 on 2026-12-``day``, one per repeat from ``first_repeat``, at ``rates``
+    images/s, a few minutes apart as the matrix interleaves them (TensorFlow's a minute after PyTorch's), on the
+    boot ``boot`` (default: one of that day's own); made by the matrix of ``plan`` (its record says what it planned,
+    as the driver writes it), or by ``runners run`` alone."""
+    from runners.matrix.order import matrix_plan
+
+    made = []
+    for offset, rate in enumerate(rates):
+        repeat = first_repeat + offset
+        config = dataclasses.replace(quick_at_32(framework), repeat=repeat)
+        finished = f"2026-12-{day:02d}T10:{2 * repeat + 1 + (framework == 'tensorflow'):02d}:00.000Z"
+        record = as_recorded(
+            config,
+            one_epoch(config, rate),
+            ["runners", "matrix"],
+            finished_at=finished,
+            boot_id=boot or f"boot-of-day-{day}",
+        )
+        made.append({**record, "matrix": matrix_plan(plan)} if plan else record)
+    return made
