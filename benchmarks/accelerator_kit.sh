@@ -30,6 +30,11 @@ export FWBENCH_KIT_DIR=${FWBENCH_KIT_DIR:-$PWD/build/gpu-kit}
 ref=${KIT_REF:-HEAD}  # a machine given the tree without its latest commits fetches them first (a git bundle)
 tree=${KIT_TREE:-/tmp/fwbench-kit-$(git rev-parse --short "$ref")}
 [ -d "$tree" ] || git worktree add --detach --force "$tree" "$ref" >/dev/null || exit 1
+# a copy of a checkout whose .git lags its files (a machine sent the tree with an older .git) would measure old code
+edited=$(git diff --name-only "$ref" -- . 2>/dev/null | wc -l)
+[ "$edited" -gt 0 ] && echo "accelerator_kit.sh: this checkout's files differ from $ref ($(git rev-parse --short "$ref"))" \
+  "in $edited tracked files: the runs measure $ref's code, not them; commit them, or bring the commits this machine" \
+  "lacks (a git bundle) and set KIT_REF"
 [ -d .whl-tpu ] && cp -r .whl-tpu "$tree"/
 cd "$tree" || exit 1
 python=${PYTHON:-python3}

@@ -663,6 +663,8 @@ def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_ca
     tree = tmp_path / "tree"
     assert set((tmp_path / "calls.cwd").read_text().splitlines()) == {str(tree)}
     assert (tree / "README.md").read_text() == "committed\n"
+    log = (tmp_path / "out" / "accelerator_kit.log").read_text()
+    assert "this checkout's files differ from HEAD" in log and "in 1 tracked files: the runs measure HEAD's code" in log
     assert (tree / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").is_file()
     with tarfile.open(tmp_path / "out" / "accelerator_kit-runs.tar.gz") as packed:
         assert packed.getnames() == ["results/runs/tpu-v5-lite-1x1", "results/runs/tpu-v5-lite-1x1/new.json"]
