@@ -221,6 +221,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     in strict fp32 on the framework's default device; ``--out`` writes the harness checks; 1 if any median ratio is
     below ``--min-ratio``."""
     from runners.measure.harness import harness
+    from runners.workloads import workload
 
     print(f"batch {args.batch_size}, {args.steps} steps per round, {2 * args.pairs} rounds; images/s, medians")
     print(f"{'framework:mode':<21}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
@@ -238,7 +239,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
             low.append(config)
         if args.out:
             setting = {"precision": "fp32", "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
-            digest = {framework: harness(f"runners.frameworks.{framework}_train")["digest"]}
+            digest = {framework: harness(workload("resnet18").trainer_module(framework))["digest"]}
             found += checks(setting, result, hardware, digest)
             save_checks(args.out, found)
     if low:
@@ -304,10 +305,11 @@ def in_one_process(args: argparse.Namespace) -> int:
     precision and batch size asked; 1 if any median ratio is below ``--min-ratio``."""
     from runners.frameworks.jax_train import device_description, training_device
     from runners.measure.harness import harness
+    from runners.workloads import workload
 
     os.environ.update(framework_environment(args.device, tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
     names = [(f, variant) for f in args.frameworks for variant in LOOPS[f]]
-    harnesses = {f: harness(f"runners.frameworks.{f}_train")["digest"] for f in args.frameworks}
+    harnesses = {f: harness(workload("resnet18").trainer_module(f))["digest"] for f in args.frameworks}
     found = []
     for precision in args.precisions:
         for batch_size in args.batch_sizes:

@@ -46,13 +46,17 @@ def plan_of(record: dict) -> str | None:
     return hashlib.sha256(ids.encode()).hexdigest()[:12]
 
 
+def newest_digest(runs: Sequence[dict]) -> str | None:
+    """The harness digest the latest of ``runs`` (one framework's, not empty) started under; None: unversioned."""
+    return harness_digest(max(runs, key=lambda record: datetime.fromisoformat(record["started_at"])))
+
+
 def newest_harness(runs: Sequence[dict]) -> tuple[list[dict], list[dict]]:
-    """``runs`` of one framework split by trainer: those of its newest harness digest (the one its latest run
-    started under; None, unversioned, is a digest like any other), and those of older ones."""
+    """``runs`` of one framework split by trainer: those of its newest harness digest (``newest_digest``; None,
+    unversioned, is a digest like any other), and those of older ones."""
     if not runs:
         return [], []
-    latest = max(runs, key=lambda record: datetime.fromisoformat(record["started_at"]))
-    newest = harness_digest(latest)
+    newest = newest_digest(runs)
     current = [record for record in runs if harness_digest(record) == newest]
     return current, [record for record in runs if harness_digest(record) != newest]
 

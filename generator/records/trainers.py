@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from fwbench.pairing import newest_digest
 from fwbench.records import harness_digest
 from generator.records.identity import ConfigKey
 
@@ -25,15 +26,13 @@ def trainer_of(record: dict[str, Any], key: ConfigKey) -> Trainer:
 
 def newest_trainers(summaries: Iterable) -> dict[Trainer, str | None]:
     """Each (machine, framework, model) → the harness digest of its latest successful run there, at any setting
-    (None: unversioned records); ``summaries``: ``aggregate.Summary`` objects."""
-    latest: dict[Trainer, tuple[str, str | None]] = {}
+    (``fwbench.pairing.newest_digest``; None: unversioned records); ``summaries``: ``aggregate.Summary`` objects."""
+    runs: dict[Trainer, list[dict[str, Any]]] = {}
     for summary in summaries:
         for item in summary.runs:
             if item.record["status"] == "ok":
-                trainer, started = trainer_of(item.record, summary.key), item.record["started_at"]
-                if trainer not in latest or started > latest[trainer][0]:
-                    latest[trainer] = (started, harness_digest(item.record))
-    return {trainer: digest for trainer, (_started, digest) in latest.items()}
+                runs.setdefault(trainer_of(item.record, summary.key), []).append(item.record)
+    return {trainer: newest_digest(records) for trainer, records in runs.items()}
 
 
 def older_trainer(trainers: dict[Trainer, str | None], summary) -> bool:

@@ -46,7 +46,7 @@ from runners.measure import host_memory, provenance
 from runners.measure.harness import harness
 from runners.measure.profiles import RunConfig
 from runners.measure.protocol import TIMING_PROTOCOL
-from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
+from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload
 
 SCHEMA = "fwbench.run/3"
 STDERR_TAIL_CHARS = 4000
@@ -196,7 +196,7 @@ def base_record(
         "record_id": config.record_id,
         "status": "error",
         "protocol": TIMING_PROTOCOL,
-        "harness": harness(workload(config.workload).trainer_module(config.framework)),
+        "harness": harness(config.spec.trainer_module(config.framework)),
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),
         "precision": precision_section(config.precision, None),
