@@ -173,14 +173,17 @@ def comparisons(
             newest_harness([r for c in configs for r in runs.get(c.config_id, []) if counts(r)])[0]
             for configs in competitors.values()
         ]
-        found_sittings = sittings(counting)
-        new_sitting = start is not None and latest_over([r for runs_of in counting for r in runs_of], start)
-        in_latest = found_sittings[-1] if found_sittings and not new_sitting else []
-        latest = {id(counting[side][index]) for side, index in in_latest}
+        # sittings are the machine's, found over every run (any status, any harness): a sitting whose runs are all
+        # of a new harness still began after the older harness's runs, which it does not count towards its limit
+        every = [r for configs in competitors.values() for c in configs for r in runs.get(c.config_id, [])]
+        new_sitting = start is not None and latest_over(every, start)
+        found_sittings = sittings([every])
+        in_latest = (
+            {id(every[index]) for _, index in found_sittings[-1]} if found_sittings and not new_sitting else set()
+        )
+        latest = {id(r) for runs_of in counting for r in runs_of if id(r) in in_latest}
         since = max(
-            (r["finished_at"] for runs_of in counting for r in runs_of if id(r) not in latest),
-            key=datetime.fromisoformat,
-            default=None,
+            (r["finished_at"] for r in every if id(r) not in in_latest), key=datetime.fromisoformat, default=None
         )
         figures = [THROUGHPUT]
         if mode == "compiled" and batch_size == largest[precision]:

@@ -137,15 +137,13 @@ class Matrix:
         """At the ends (``at_ends``), then the others: round 0 (their first runs), then their
         repeats, round after round, until none is asked for; until the budget stops a round."""
         results = []
-        # a new sitting's rounds follow the earlier sittings' repeats (store.first_repeat); a fixed count's are 1…N-1
-        first = 0
-        if self.repeats.auto:
-            found = [
-                (runs_here(order, self.out, target.machine_ids), self.start[target]) for target, order in self.plan
-            ]
-            first = max(first_repeat(runs, start) for runs, start in found)
+        # a new sitting's rounds, a fixed count's or auto's, follow the earlier sittings' repeats (store.first_repeat)
+        first = max(
+            first_repeat(runs_here(order, self.out, target.machine_ids), self.start[target])
+            for target, order in self.plan
+        )
         for ends in (True, False):
-            first_round = self.plan_at_ends(ends)
+            first_round = self.plan_at_ends(ends)  # each configuration's first run, where it has none yet
             if self.budget_spent or not first_round:
                 continue
             results += self.round(first_round)

@@ -83,6 +83,27 @@ def test_the_runs_limit_counts_the_runs_of_the_sitting():
     assert not any(c.at_limit for c in new.ranked)  # none of them in the new sitting
 
 
+def test_a_new_harness_in_a_new_sitting_counts_only_its_own_runs_towards_the_limit():
+    """A trainer changed since the earlier sittings: their runs (of the older harness) neither count in the new
+    sitting's comparison nor use up its runs limit, so the new harness gets its rounds."""
+    older = three_rounds({"torch": 100.0, "jax": 100.0})
+    for made in older.values():
+        for record in made:
+            record["harness"] = {**record["harness"], "digest": "0123456789ab"}
+    later = {key: [shifted(made[0], hours=3)] for key, made in three_rounds({"torch": 100.0, "jax": 100.0}).items()}
+    runs = {key: older[key] + later[key] for key in older}
+    (comparison,) = comparisons.comparisons(ORDER, runs, cap=5, limit=3)
+    assert not comparison.new_sitting and not comparison.decided
+    assert not any(c.at_limit for c in comparison.ranked)  # one run each in this sitting, of a limit of three
+    assert {c.framework for c in comparison.to_run_again()} == {"torch", "jax"}
+
+
+def shifted(record: dict, hours: int) -> dict:
+    """``record`` as if made ``hours`` later."""
+    at = {key: datetime.fromisoformat(record[key]) + timedelta(hours=hours) for key in ("started_at", "finished_at")}
+    return {**record, **{key: when.isoformat().replace("+00:00", "Z") for key, when in at.items()}}
+
+
 def test_a_new_sittings_rounds_follow_the_earlier_repeats():
     runs = three_rounds({"torch": 100.0, "jax": 50.0})  # repeats 0 to 2
     assert first_repeat(runs, Start(LAST_FINISH + timedelta(minutes=10))) == 0  # the same sitting: from the start

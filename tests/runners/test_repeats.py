@@ -260,6 +260,19 @@ def test_a_matrix_started_another_sitting_runs_again_after_the_earlier_repeats_u
     )
 
 
+def test_a_fixed_count_started_another_sitting_makes_its_runs_after_the_earlier_repeats(tmp_path, matrix_start):
+    order = order_of("torch", "jax")
+    rates = {("torch", 32): 100, ("jax", 32): 50}
+    run_repeats(tmp_path, order, Runs(rates), Repeats(3))  # repeats 0 to 2, at 10:00
+    again = Runs(rates)
+    run_repeats(tmp_path, order, again, Repeats(3))  # the same sitting: resumed, nothing made
+    assert again.ran() == []
+    matrix_start["at"] = datetime.datetime.fromisoformat("2026-12-01T12:01:00+00:00")  # two hours after
+    later = Runs(rates, started="2026-12-01T12:02:00")
+    run_repeats(tmp_path, order, later, Repeats(3))
+    assert later.ran() == [f"{config.label} r{repeat}" for repeat in (3, 4, 5) for config in in_round(order, repeat)]
+
+
 def test_a_third_framework_that_overlaps_the_leader_runs_again_too():
     order = order_of("torch", "tensorflow", "jax")
     spread = {"torch": (0.0, 0.05, -0.05), "tensorflow": (0.0, -0.05, 0.05), "jax": (0.0, -0.05, 0.05)}
