@@ -97,7 +97,7 @@ lint: setup-dev $(ACTIONLINT)
 	$(BIN)/zizmor --offline --quiet .github/workflows
 
 # The wheels a borrowed TPU machine without a package registry lacks (torchax: pure Python), for the accelerator
-# kit (benchmarks/accelerator_kit.sh; RUNNING.md, "Accelerator kit"), which installs them there from .whl-tpu, carried
+# kit (runners/kit/accelerator_kit.sh; RUNNING.md, "Accelerator kit"), which installs them there from .whl-tpu, carried
 # beside the checkout.
 tpu-wheels: setup
 	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --dest .whl-tpu \
@@ -123,7 +123,7 @@ serve: setup
 clean-site:
 	rm -rf site
 
-# The accelerator kit's carried folder (benchmarks/accelerator_kit.py; RUNNING.md, "Accelerator kit"): what a GPU
+# The accelerator kit's carried folder (runners kit; RUNNING.md, "Accelerator kit"): what a GPU
 # machine without a package registry lacks (jsonschema, and MkDocs for the site), as a folder to carry beside the
 # working tree (build/ is git-ignored): CPython 3.12 wheels for x86-64 Linux, whatever this machine runs. pip
 # resolves everything GPU_KIT_NEEDS pulls in, less GPU_KIT_PRESENT: that machine has those with its frameworks (a
@@ -149,4 +149,4 @@ gpu-kit: setup
 	@# console scripts name this machine's interpreter: useless there (the kit runs python -m)
 	rm -rf $(GPU_KIT_DIR)/bin $(GPU_KIT_DIR).json
 	@du -sh --apparent-size $(GPU_KIT_DIR)
-	@echo "carry $(GPU_KIT_DIR) with the working tree, then: bash benchmarks/accelerator_kit.sh"
+	@echo "carry $(GPU_KIT_DIR) with the working tree, then: bash runners/kit/accelerator_kit.sh"

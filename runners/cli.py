@@ -1,4 +1,5 @@
-"""The ``runners`` console script: ``run`` and ``env`` here; ``matrix``, ``envs`` and ``probes`` register their own.
+"""The ``runners`` console script: ``run`` and ``env`` here; ``matrix``, ``envs``, ``probes``, ``kit`` (the accelerator
+kit) and ``bisect`` (the release bisect) register their own.
 
 Usage errors (unknown framework, mode or profile, a batch size that is not a positive integer, an
 unwritable output directory, a framework missing from the interpreter) print one line naming the
@@ -217,6 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
             "runners run --framework jax     # one smoke run, its record under results/runs/<machine>/",
             "runners probes --frameworks torch",
             "runners benchmark-script",
+            "runners kit --out /tmp/accelerator-kit   # on a borrowed GPU or TPU",
+            "runners bisect --framework jax",
         ),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -306,12 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     env.set_defaults(func=cmd_env)
     from runners.benchmark_script_cli import register as register_benchmark_script
+    from runners.bisect.cli import register as register_bisect
     from runners.envs_cli import register as register_envs
+    from runners.kit.cli import register as register_kit
     from runners.probes.cli import register as register_probes
 
     register_envs(sub)
     register_benchmark_script(sub)
     register_probes(sub)
+    register_kit(sub)
+    register_bisect(sub)
     return parser
 
 

@@ -1,13 +1,13 @@
-"""The accelerator kit (benchmarks/accelerator_kit.py and .sh): each cross-check on hand-made records, a TPU's plan
-of matrices with the matrix call faked, the GPU-only pieces of the runners it relies on (with NVML faked), the shell
-entry with a stand-in python3 that records its calls (what a borrowed machine runs in one call), and one whole run on
-the CPU, so that the kit cannot rot between loans of a GPU or TPU."""
+"""The accelerator kit (runners.kit: ``runners kit`` and accelerator_kit.sh): each cross-check on hand-made records,
+a TPU's plan of matrices with the matrix call faked, the GPU-only pieces of the runners it relies on (with NVML
+faked), the shell entry with a stand-in python3 that records its calls (what a borrowed machine runs in one call), and
+one whole run on the CPU, so that the kit cannot rot between loans of a GPU or TPU."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import dataclasses
-import importlib.util
 import json
 import os
 import shutil
@@ -23,6 +23,57 @@ import numpy as np
 import pytest
 
 from fwbench.records import write_record
+from runners.cli import build_parser as runners_parser
+from runners.kit import carried
+from runners.kit.call import SITE_RESERVE_S, KitCall
+from runners.kit.carried import kit_paths, site_missing
+from runners.kit.checks import (
+    ALLOCATOR,
+    COMPILE,
+    DEVICE,
+    ENV,
+    FORWARD_PARITY_BOUND,
+    MFU,
+    NVML,
+    SCALING,
+    SITE,
+    STATUS,
+    VERDICT_STOPPED,
+    Check,
+    check_allocator,
+    check_compile,
+    check_device,
+    check_env,
+    check_mfu,
+    check_nvml,
+    check_peak_table,
+    check_scaling,
+    check_verdicts,
+    env_checks,
+    measured_check,
+    not_applicable,
+    parity_checks,
+    record_checks,
+    run_checks,
+)
+from runners.kit.cli import PEAKS_FILE
+from runners.kit.forward_probe import nvml_null_reason
+from runners.kit.plan import (
+    DEFAULT_PARTS,
+    ENTRY_MIN_S,
+    PARTS,
+    PLAN,
+    PLAN_REPEATS,
+    TPU_PLAN,
+    VERDICT_RUNS,
+    entry_configs,
+    expected_configs,
+    plan_entries,
+    step_frameworks,
+    steps_of,
+)
+from runners.kit.report import report
+from runners.kit.steps import NO_TIME, matrix_step, run_plan, site_step
 from runners.matrix.store import stored_path
 from runners.measure import gpu_memory, provenance, run
 from runners.measure.profiles import expand
@@ -31,9 +82,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
 import gen_records  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("accelerator_kit", REPO / "benchmarks" / "accelerator_kit.py")
-kit = sys.modules["accelerator_kit"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
-_spec.loader.exec_module(kit)
+
+def kit_args(argv: list[str]) -> argparse.Namespace:
+    """What ``runners kit`` makes of ``argv``."""
+    return runners_parser().parse_args(["kit", *argv])
+
 
 FLOAT32_PEAKS = {"NVIDIA H200": 6.7e13, "NVIDIA H100 PCIe": 5.1e13}
 PEAKS = {"float32": FLOAT32_PEAKS, "bfloat16": {"NVIDIA H200": 9.895e14}}
@@ -68,14 +121,14 @@ def gpu_record(framework: str = "torch", batch_size: int = 256, mode: str = "com
 
 
 def test_env_passes_with_gpu_driver_cuda_and_cudnn():
-    check = kit.check_env(GPU_ENV)
+    check = check_env(GPU_ENV)
     assert check.ok and "NVIDIA H200" in check.detail and "cuDNN 9.13.0.50" in check.detail
 
 
 def test_env_without_cudnn_fails_naming_it():
     env = copy.deepcopy(GPU_ENV)
     env["hardware"]["cudnn"] = None
-    check = kit.check_env(env)
+    check = check_env(env)
     assert check.ok is False and check.detail.endswith("missing: cuDNN")
 
 
@@ -83,22 +136,22 @@ def test_env_on_a_machine_without_gpu_fails():
     env = {
         "hardware": {"device_kind": "cpu", "device_name": "AMD EPYC", "gpu_driver": None, "cuda": None, "cudnn": None}
     }
-    assert kit.check_env(env).ok is False
+    assert check_env(env).ok is False
 
 
 def test_peak_table_has_the_h200_under_the_name_nvml_reports():
-    check = kit.check_peak_table("NVIDIA H200", json.loads(kit.PEAKS_FILE.read_text())["float32"])
+    check = check_peak_table("NVIDIA H200", json.loads(PEAKS_FILE.read_text())["float32"])
     assert check.ok and "6.7e+13" in check.detail
 
 
 @pytest.mark.parametrize("reported", ["NVIDIA H200 NVL", "nvidia h200", "NVIDIA-H200"])
 def test_a_near_miss_in_the_peak_table_fails_naming_the_entry(reported):
-    check = kit.check_peak_table(reported, FLOAT32_PEAKS)
+    check = check_peak_table(reported, FLOAT32_PEAKS)
     assert check.ok is False and "nearest entry 'NVIDIA H200'" in check.detail
 
 
 def test_an_unknown_gpu_fails_without_a_guess():
-    check = kit.check_peak_table("Radeon Instinct MI300X", FLOAT32_PEAKS)
+    check = check_peak_table("Radeon Instinct MI300X", FLOAT32_PEAKS)
     assert check.ok is False and "nearest" not in check.detail
 
 
@@ -106,42 +159,42 @@ def test_an_unknown_gpu_fails_without_a_guess():
 
 
 def test_a_good_gpu_run_passes_every_check():
-    checks = kit.record_checks(gpu_record(), "gpu", PEAKS, nvml_reason=None)
-    assert [c.name for c in checks] == [kit.STATUS, kit.DEVICE, kit.COMPILE, kit.NVML, kit.ALLOCATOR, kit.MFU]
+    checks = record_checks(gpu_record(), "gpu", PEAKS, nvml_reason=None)
+    assert [c.name for c in checks] == [STATUS, DEVICE, COMPILE, NVML, ALLOCATOR, MFU]
     assert all(c.ok for c in checks), checks
 
 
 def test_a_failed_run_fails_with_its_exception_and_nothing_else_is_checked():
     record = gen_records.run("torch", 256, status="oom", machine_id="nvidia-h200")
-    (check,) = kit.record_checks(record, "gpu", PEAKS, nvml_reason=None)
-    assert check.name == kit.STATUS and check.ok is False and "OutOfMemoryError" in check.detail
+    (check,) = record_checks(record, "gpu", PEAKS, nvml_reason=None)
+    assert check.name == STATUS and check.ok is False and "OutOfMemoryError" in check.detail
 
 
 def test_a_run_on_the_cpu_when_the_gpu_was_asked_for_fails():
     record = gpu_record(hardware__device_kind="cpu")
-    assert kit.check_device(record, "gpu").ok is False
+    assert check_device(record, "gpu").ok is False
 
 
 @pytest.mark.parametrize("changes", [{"timing__compile_seconds": 0.0}, {"timing__first_step_seconds": 0.001}])
 def test_no_compile_time_or_a_first_step_no_slower_than_steady_fails(changes):
-    assert kit.check_compile(gpu_record(**changes)).ok is False
+    assert check_compile(gpu_record(**changes)).ok is False
 
 
 def test_nvml_peak_null_passes_only_with_a_reason():
     record = gpu_record(memory__nvml_process_peak_bytes=None)
-    explained = kit.check_nvml(record, "NVML lists PIDs [1] but not this process's 42: a PID namespace of its own")
+    explained = check_nvml(record, "NVML lists PIDs [1] but not this process's 42: a PID namespace of its own")
     assert explained.ok and explained.detail.startswith("null: NVML lists")
-    unexplained = kit.check_nvml(record, None)
+    unexplained = check_nvml(record, None)
     assert unexplained.ok is False and "no reason" in unexplained.detail
 
 
 def test_allocator_peak_above_nvml_fails():
-    assert kit.check_allocator(gpu_record(memory__allocator_peak_bytes=7 << 30)).ok is False
+    assert check_allocator(gpu_record(memory__allocator_peak_bytes=7 << 30)).ok is False
 
 
 def test_allocator_check_is_not_applicable_without_an_nvml_peak_and_fails_without_an_allocator_peak():
-    assert kit.check_allocator(gpu_record(memory__nvml_process_peak_bytes=None)).ok is None
-    assert kit.check_allocator(gpu_record(memory__allocator_peak_bytes=None)).ok is False
+    assert check_allocator(gpu_record(memory__nvml_process_peak_bytes=None)).ok is None
+    assert check_allocator(gpu_record(memory__allocator_peak_bytes=None)).ok is False
 
 
 @pytest.mark.parametrize(
@@ -158,39 +211,39 @@ def test_mfu_null_outside_zero_one_or_from_another_peak_fails(changes, says):
     record = gpu_record(**changes)
     if changes.get("mfu__value", 0.4) is None:
         record["hardware"]["device_name"] = "NVIDIA H100 80GB HBM3"
-    check = kit.check_mfu(record, PEAKS)
+    check = check_mfu(record, PEAKS)
     assert check.ok is False and says in check.detail
 
 
 def test_mfu_of_a_bf16_run_is_checked_against_the_bfloat16_peak():
     record = gpu_record(mfu__peak_table="bfloat16", mfu__peak_flops_per_second=9.895e14, mfu__value=0.1)
     record["config"]["precision"] = "bf16"
-    check = kit.check_mfu(record, PEAKS)
+    check = check_mfu(record, PEAKS)
     assert check.ok and check.subject == "quick torch/compiled bs256 bf16" and "bfloat16" in check.detail
 
 
 def test_the_precisions_part_runs_bf16_and_fp32_of_torch_and_jax_at_256_first_then_what_time_allows():
-    steps = kit.steps_of("precisions")
+    steps = steps_of("precisions")
     assert [(s.precision, s.batch_sizes, s.optional) for s in steps] == [
         ("bf16", (256,), False),
         ("bf16", (32,), True),
         ("fp32", (256,), True),
     ]
-    assert kit.step_frameworks(steps[0], ["torch", "tensorflow", "jax"]) == ["torch", "jax"]
+    assert step_frameworks(steps[0], ["torch", "tensorflow", "jax"]) == ["torch", "jax"]
     executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
-    configs = [c for s in steps for c in kit.expected_configs(s, ["torch", "jax"], "gpu", executor)]
+    configs = [c for s in steps for c in expected_configs(s, ["torch", "jax"], "gpu", executor.framework_version)]
     assert [(c.framework, c.precision, c.batch_size, c.mode) for c in configs] == [
         (f, p, b, "compiled") for p, b in (("bf16", 256), ("bf16", 32), ("fp32", 256)) for f in ("torch", "jax")
     ]
-    (quick,) = kit.steps_of("quick")  # quick at the profile's precision on the device, without its extra bf16 runs
-    quick_configs = kit.expected_configs(quick, ["torch"], "gpu", executor)
+    (quick,) = steps_of("quick")  # quick at the profile's precision on the device, without its extra bf16 runs
+    quick_configs = expected_configs(quick, ["torch"], "gpu", executor.framework_version)
     assert {(c.precision, c.batch_size, c.mode) for c in quick_configs} == {
         ("default", b, m) for b in (32, 256) for m in ("compiled", "eager")
     }
 
 
 def test_the_verdicts_part_repeats_quicks_configurations_after_the_required_steps_and_before_the_optional_ones():
-    assert [(s.part, s.optional) for s in kit.PLAN] == [
+    assert [(s.part, s.optional) for s in PLAN] == [
         ("quick", False),
         ("precisions", False),
         ("transformer", False),
@@ -199,25 +252,25 @@ def test_the_verdicts_part_repeats_quicks_configurations_after_the_required_step
         ("precisions", True),
         ("smoke", False),
     ]
-    assert "smoke" not in kit.DEFAULT_PARTS and set(kit.DEFAULT_PARTS) | {"smoke"} == set(kit.PARTS)
+    assert "smoke" not in DEFAULT_PARTS and set(DEFAULT_PARTS) | {"smoke"} == set(PARTS)
     executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
-    (quick,), (verdicts,) = kit.steps_of("quick"), kit.steps_of("verdicts")
-    assert verdicts.repeats == kit.VERDICT_RUNS == 3 and quick.repeats == 1
-    assert kit.expected_configs(verdicts, ["torch", "jax"], "gpu", executor) == kit.expected_configs(
-        quick, ["torch", "jax"], "gpu", executor
+    (quick,), (verdicts,) = steps_of("quick"), steps_of("verdicts")
+    assert verdicts.repeats == VERDICT_RUNS == 3 and quick.repeats == 1
+    assert expected_configs(verdicts, ["torch", "jax"], "gpu", executor.framework_version) == expected_configs(
+        quick, ["torch", "jax"], "gpu", executor.framework_version
     )
 
 
 def test_a_matrix_step_asks_for_its_steps_runs_within_the_kits_budget(tmp_path, monkeypatch):
-    made = kit.Kit(tmp_path, budget_s=300)
+    made = KitCall(tmp_path, budget_s=300)
     asked = []
     monkeypatch.setattr(made, "child", lambda command, timeout_s: asked.append((command, timeout_s)))
-    kit.matrix_step(made, kit.steps_of("verdicts")[0], ["torch", "jax"], "gpu")
+    matrix_step(made, steps_of("verdicts")[0], ["torch", "jax"], "gpu")
     command, timeout_s = asked[0]
     flags = {flag: value for flag, value in zip(command, command[1:], strict=False) if flag.startswith("--")}
     assert flags["--repeats"] == "3" and flags["--batch-sizes"] == "32,256" and flags["--modes"] == "compiled,eager"
-    assert flags["--frameworks"] == "torch,jax" and 0 < float(flags["--budget"]) * 60 <= 300 - kit.SITE_RESERVE_S
-    assert timeout_s <= 300 - kit.SITE_RESERVE_S
+    assert flags["--frameworks"] == "torch,jax" and 0 < float(flags["--budget"]) * 60 <= 300 - SITE_RESERVE_S
+    assert timeout_s <= 300 - SITE_RESERVE_S
 
 
 def repeated(config, rates: list[float]) -> list[dict]:
@@ -232,7 +285,7 @@ def repeated(config, rates: list[float]) -> list[dict]:
 
 def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lone_framework_has_none(tmp_path):
     executor = types.SimpleNamespace(framework_version=gen_records.VERSIONS.get)
-    configs = kit.expected_configs(kit.steps_of("verdicts")[0], ["torch", "jax"], "cpu", executor)
+    configs = expected_configs(steps_of("verdicts")[0], ["torch", "jax"], "cpu", executor.framework_version)
     by = {(c.framework, c.mode, c.batch_size): c for c in configs}
     records = [
         *repeated(by["torch", "compiled", 32], [100.0, 101.0, 99.0]),  # ahead of JAX at n = 3 paired rounds
@@ -243,7 +296,7 @@ def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lo
     ]
     for record in records:
         write_record(stored_path(tmp_path, record), record)
-    checks = {c.subject: c for c in kit.check_verdicts(configs, tmp_path)}
+    checks = {c.subject: c for c in check_verdicts(configs, tmp_path)}
     assert {s: c.ok for s, c in checks.items()} == {
         "quick compiled bs32 fp32": True,
         "quick eager bs32 fp32": None,
@@ -254,18 +307,18 @@ def test_verdicts_pass_where_decided_fail_where_the_budget_stopped_them_and_a_lo
         "bs 32 compiled: PyTorch ahead of JAX 2.00× (1.95–2.05×) at n = 3 in this sitting; replicate on another boot "
         "or machine"
     )
-    assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n = 2 ({kit.VERDICT_STOPPED})"
+    assert checks["quick compiled bs256 fp32"].detail == f"bs 256 compiled: undecided at n = 2 ({VERDICT_STOPPED})"
     assert checks["quick eager bs32 fp32"].detail == "bs 32 eager: only PyTorch ran ok, nothing to compare (n=3)"
-    assert checks["quick eager bs256 fp32"].detail == f"bs 256 eager: not run yet ({kit.VERDICT_STOPPED})"
+    assert checks["quick eager bs256 fp32"].detail == f"bs 256 eager: not run yet ({VERDICT_STOPPED})"
 
 
 def test_an_optional_run_left_unrun_is_not_applicable_and_a_required_one_fails():
     executor = types.SimpleNamespace(framework_version=lambda name: "1.0")
-    required, optional = (kit.expected_configs(s, ["jax"], "gpu", executor)[0] for s in kit.steps_of("precisions")[:2])
-    missing = "no record (the matrix did not get to it)"
-    checks = kit.run_checks(
-        [(required, missing), (optional, missing)], "cpu", PEAKS, {}, frozenset({optional.config_id})
+    required, optional = (
+        expected_configs(s, ["jax"], "gpu", executor.framework_version)[0] for s in steps_of("precisions")[:2]
     )
+    missing = "no record (the matrix did not get to it)"
+    checks = run_checks([(required, missing), (optional, missing)], "cpu", PEAKS, {}, frozenset({optional.config_id}))
     assert [(c.subject, c.ok) for c in checks[:2]] == [
         ("quick jax/compiled bs256 bf16", False),
         ("quick jax/compiled bs32 bf16", None),
@@ -279,7 +332,7 @@ def test_scaling_passes_when_batch_256_is_faster_and_fails_when_slower_or_missin
     eager["timing"]["images_per_second"] = 10.0
     eager_small = gpu_record(batch_size=32, mode="eager")
     jax_only_small = gpu_record("jax", batch_size=32)
-    checks = {c.subject: c for c in kit.check_scaling([fast, slow, eager, eager_small, jax_only_small])}
+    checks = {c.subject: c for c in check_scaling([fast, slow, eager, eager_small, jax_only_small])}
     assert checks["quick torch/compiled"].ok
     assert checks["quick torch/eager"].ok is False
     assert checks["quick jax/compiled"].ok is False and "no ok run at bs256" in checks["quick jax/compiled"].detail
@@ -288,10 +341,10 @@ def test_scaling_passes_when_batch_256_is_faster_and_fails_when_slower_or_missin
 def test_gpu_only_checks_are_not_applicable_on_a_cpu():
     record = gen_records.run("torch", 32)
     record["timing"]["first_step_seconds"] = 30.0
-    checks = kit.record_checks(record, "cpu", PEAKS, nvml_reason=None)
+    checks = record_checks(record, "cpu", PEAKS, nvml_reason=None)
     by_name = {c.name: c for c in checks}
-    assert by_name[kit.STATUS].ok and by_name[kit.DEVICE].ok and by_name[kit.COMPILE].ok
-    for name in (kit.NVML, kit.ALLOCATOR, kit.MFU):
+    assert by_name[STATUS].ok and by_name[DEVICE].ok and by_name[COMPILE].ok
+    for name in (NVML, ALLOCATOR, MFU):
         assert by_name[name].ok is None and by_name[name].detail == "not applicable on a CPU"
 
 
@@ -304,16 +357,16 @@ def capture(scale: float = 1.0) -> tuple[dict, dict]:
 
 
 def test_parity_within_the_float32_bound_passes_and_beyond_it_fails():
-    checks, rows = kit.parity_checks({"torch": capture(), "jax": capture(1 + 1e-6), "tensorflow": capture(1.01)})
+    checks, rows = parity_checks({"torch": capture(), "jax": capture(1 + 1e-6), "tensorflow": capture(1.01)})
     outcomes = {c.subject: c.ok for c in checks}
     assert outcomes == {"torch vs jax": True, "torch vs tensorflow": False, "jax vs tensorflow": False}
-    assert rows[0]["pair"] == "torch vs jax" and rows[0]["logits.eval"] < kit.FORWARD_PARITY_BOUND
+    assert rows[0]["pair"] == "torch vs jax" and rows[0]["logits.eval"] < FORWARD_PARITY_BOUND
 
 
 def test_parity_with_a_failed_probe_fails_and_with_one_framework_is_not_applicable():
-    (check,) = kit.parity_checks({"torch": capture(), "jax": "jax probe failed (exit 1): ImportError"})[0]
+    (check,) = parity_checks({"torch": capture(), "jax": "jax probe failed (exit 1): ImportError"})[0]
     assert check.ok is False and "ImportError" in check.detail
-    (alone,) = kit.parity_checks({"jax": capture()})[0]
+    (alone,) = parity_checks({"jax": capture()})[0]
     assert alone.ok is None and alone.detail == "needs two frameworks"
 
 
@@ -322,17 +375,17 @@ def test_parity_with_a_failed_probe_fails_and_with_one_framework_is_not_applicab
 
 def test_a_missing_record_fails_and_on_a_cpu_the_machine_and_scaling_checks_are_not_applicable():
     (config,) = expand("smoke", frameworks=["jax"], device="cpu")
-    checks = kit.run_checks([(config, "no record (the matrix did not get to it)")], "cpu", PEAKS, {})
+    checks = run_checks([(config, "no record (the matrix did not get to it)")], "cpu", PEAKS, {})
     assert [(c.name, c.subject, c.ok) for c in checks] == [
-        (kit.STATUS, "smoke jax/compiled bs32", False),
-        (kit.SCALING, "quick", None),
+        (STATUS, "smoke jax/compiled bs32", False),
+        (SCALING, "quick", None),
     ]
-    assert [c.ok for c in kit.env_checks(None, "cpu", PEAKS)] == [None, None]
-    assert [c.ok for c in kit.env_checks(None, "gpu", PEAKS)] == [False]
+    assert [c.ok for c in env_checks(None, "cpu", PEAKS)] == [None, None]
+    assert [c.ok for c in env_checks(None, "gpu", PEAKS)] == [False]
 
 
 def test_a_child_past_its_time_is_killed_with_its_process_group(tmp_path):
-    runner = kit.Kit(tmp_path, budget_s=60)
+    runner = KitCall(tmp_path, budget_s=60)
     started = time.monotonic()
     code, output = runner.child(["bash", "-c", "echo started; sleep 30 & sleep 30"], timeout_s=1)
     assert code is None and output == "started\n" and time.monotonic() - started < 10
@@ -342,11 +395,11 @@ def test_a_child_past_its_time_is_killed_with_its_process_group(tmp_path):
 
 def test_the_report_tallies_the_checks():
     checks = [
-        kit.Check(kit.STATUS, "a", True, "ok"),
-        kit.Check(kit.MFU, "a", False, "null"),
-        kit.Check(kit.NVML, "a", None, kit.not_applicable("cpu")),
+        Check(STATUS, "a", True, "ok"),
+        Check(MFU, "a", False, "null"),
+        Check(NVML, "a", None, not_applicable("cpu")),
     ]
-    text = kit.report([], [], checks, {"tensorflow": "tensorflow is not importable by python3"}, "gpu")
+    text = report([], [], checks, {"tensorflow": "tensorflow is not importable by python3"}, "gpu")
     assert "FAIL     MFU in (0, 1)" in text and "skipped: tensorflow (tensorflow is not importable" in text
     assert text.endswith("accelerator_kit: 1 passed, 1 failed, 1 not applicable")
 
@@ -365,14 +418,14 @@ def test_the_report_tallies_the_checks():
     ],
 )
 def test_nvml_null_reason(processes, says):
-    reason = kit.nvml_null_reason(42, processes)
+    reason = nvml_null_reason(42, processes)
     assert reason is None if says is None else says in reason
 
 
 def test_the_carried_folder_goes_on_the_path_only_where_a_module_is_missing(tmp_path):
-    assert kit.kit_paths(REPO, tmp_path, []) == [str(REPO)]
-    assert kit.kit_paths(REPO, tmp_path, ["mkdocs"]) == [str(REPO), str(tmp_path)]
-    assert kit.kit_paths(REPO, tmp_path / "absent", ["mkdocs"]) == [str(REPO)]
+    assert kit_paths(tmp_path, []) == []
+    assert kit_paths(tmp_path, ["mkdocs"]) == [str(tmp_path)]
+    assert kit_paths(tmp_path / "absent", ["mkdocs"]) == []
 
 
 # --- the runners' GPU-only pieces the kit relies on ---------------------------------------------------------------
@@ -438,7 +491,7 @@ def test_nvml_sampler_counts_memory_taken_after_its_last_sample(monkeypatch):
 
 # --- a TPU: the plan of matrices, its checks -----------------------------------------------------------------------
 
-REAL_PEAKS = json.loads(kit.PEAKS_FILE.read_text())
+REAL_PEAKS = json.loads(PEAKS_FILE.read_text())
 TPU = "TPU v5 lite"
 USED_ON_A_TPU = (
     "--profile quick --precision default --batch-sizes 256;--profile quick-gpt --precision default --batch-sizes 64"
@@ -452,14 +505,14 @@ def fake_matrix(made, monkeypatch) -> list[tuple[list[str], float]]:
     return asked
 
 
-def planned(text: str, repeats: int = kit.PLAN_REPEATS) -> list:
-    return [(a, *kit.entry_configs(a, "tpu", repeats, gen_records.VERSIONS.get)) for a in kit.plan_entries(text)]
+def planned(text: str, repeats: int = PLAN_REPEATS) -> list:
+    return [(a, *entry_configs(a, "tpu", repeats, gen_records.VERSIONS.get)) for a in plan_entries(text)]
 
 
 def test_a_plans_matrices_run_in_order_under_one_deadline_with_the_repeats_unless_an_entry_gives_its_own(
     tmp_path, monkeypatch
 ):
-    made = kit.Kit(tmp_path, budget_s=600)
+    made = KitCall(tmp_path, budget_s=600)
     asked = fake_matrix(made, monkeypatch)
     plan = planned(USED_ON_A_TPU + " --repeats 5", repeats=6)
     assert [rounds for _, _, rounds in plan] == [6, 5]
@@ -467,7 +520,7 @@ def test_a_plans_matrices_run_in_order_under_one_deadline_with_the_repeats_unles
         ("jax", "gpt", 64, "default"),
         ("torchax", "gpt", 64, "default"),
     ]
-    kit.run_plan(made, plan, "tpu", 6)
+    run_plan(made, plan, "tpu", 6)
     commands = [command[1:] for command, _ in asked]
     assert [" ".join(c[: c.index("--deadline")]) for c in commands] == [
         "-m runners.cli matrix --device tpu --repeats 6 --profile quick --precision default --batch-sizes 256",
@@ -483,31 +536,31 @@ def test_a_plans_matrices_run_in_order_under_one_deadline_with_the_repeats_unles
 
 
 def test_a_plan_entry_without_a_minute_left_does_not_start_and_says_so(tmp_path, monkeypatch):
-    made = kit.Kit(tmp_path, budget_s=kit.ENTRY_MIN_S + made_reserve() - 1)
+    made = KitCall(tmp_path, budget_s=ENTRY_MIN_S + made_reserve() - 1)
     asked = fake_matrix(made, monkeypatch)
-    found = kit.run_plan(made, planned(kit.TPU_PLAN), "tpu", 3)
+    found = run_plan(made, planned(TPU_PLAN), "tpu", 3)
     assert asked == [] and found.runs == []
     assert [(c.subject, c.ok, c.detail) for c in found.checks] == [
-        ("--profile quick-gpt", None, kit.NO_TIME),
-        ("--profile quick", None, kit.NO_TIME),
+        ("--profile quick-gpt", None, NO_TIME),
+        ("--profile quick", None, NO_TIME),
     ]
     assert (tmp_path / "accelerator_kit.log").read_text().count("accelerator_kit: no time left for: --profile") == 2
 
 
 def made_reserve() -> float:
-    return 0.0 if kit.missing_modules(kit.SITE_MODULES) else kit.SITE_RESERVE_S
+    return 0.0 if site_missing() else SITE_RESERVE_S
 
 
 def test_a_plan_entry_the_matrix_would_refuse_stops_the_kit_before_anything_runs():
     with pytest.raises(SystemExit) as stopped:
-        kit.entry_configs(["--profile", "no-such-profile"], "tpu", 3, gen_records.VERSIONS.get)
+        entry_configs(["--profile", "no-such-profile"], "tpu", 3, gen_records.VERSIONS.get)
     assert stopped.value.code == 2
 
 
 def test_a_plans_runs_are_checked_from_the_newest_record_of_each_configuration_and_none_is_required(
     tmp_path, monkeypatch
 ):
-    made = kit.Kit(tmp_path, budget_s=600)
+    made = KitCall(tmp_path, budget_s=600)
     fake_matrix(made, monkeypatch)
     plan = planned("--profile smoke --frameworks jax")
     (config,) = plan[0][1]
@@ -515,25 +568,25 @@ def test_a_plans_runs_are_checked_from_the_newest_record_of_each_configuration_a
     for record in (earlier, now):
         write_record(stored_path(made.runs, record), record)
     made.started = datetime.fromisoformat(now["started_at"])  # the repeat is this call's
-    found = kit.run_plan(made, plan, "cpu", 3)
+    found = run_plan(made, plan, "cpu", 3)
     ((_, newest),) = found.runs
     assert newest["config"]["repeat"] == 1 and found.optional == {config.config_id}
-    assert kit.measured_check(found.runs).ok is True
+    assert measured_check(found.runs).ok is True
 
 
 def test_a_kit_that_finds_every_run_made_before_it_says_it_measured_nothing_and_fails(tmp_path, monkeypatch):
-    made = kit.Kit(tmp_path, budget_s=600)  # started now: the records below are older
+    made = KitCall(tmp_path, budget_s=600)  # started now: the records below are older
     fake_matrix(made, monkeypatch)  # the matrix resumes: it runs nothing
     plan = planned("--profile smoke --frameworks jax")
     (config,) = plan[0][1]
     for record in repeated(config, [100.0]):
         write_record(stored_path(made.runs, record), record)
-    found = kit.run_plan(made, plan, "cpu", 1)
+    found = run_plan(made, plan, "cpu", 1)
     ((_, why),) = found.runs
     assert why.startswith("not measured by this call: its newest record started")
-    check = kit.measured_check(found.runs)
+    check = measured_check(found.runs)
     assert check.ok is False and check.detail.startswith("measured nothing")
-    assert kit.run_checks(found.runs, "cpu", PEAKS, {}, frozenset(found.optional))[0].outcome == "n/a"
+    assert run_checks(found.runs, "cpu", PEAKS, {}, frozenset(found.optional))[0].outcome == "n/a"
 
 
 def tpu_record(**changes) -> dict:
@@ -549,25 +602,25 @@ def tpu_record(**changes) -> dict:
 
 
 def test_on_a_tpu_a_run_is_checked_for_status_device_compile_and_mfu_and_not_for_nvml():
-    checks = {c.name: c for c in kit.record_checks(tpu_record(), "tpu", REAL_PEAKS, nvml_reason=None)}
-    assert all(checks[name].ok for name in (kit.STATUS, kit.DEVICE, kit.COMPILE, kit.MFU)), checks
-    assert checks[kit.NVML].ok is None and checks[kit.NVML].detail == "not applicable on a TPU"
-    assert checks[kit.ALLOCATOR].ok is None
-    assert kit.check_mfu(tpu_record(mfu__value=1.5), REAL_PEAKS).ok is False
+    checks = {c.name: c for c in record_checks(tpu_record(), "tpu", REAL_PEAKS, nvml_reason=None)}
+    assert all(checks[name].ok for name in (STATUS, DEVICE, COMPILE, MFU)), checks
+    assert checks[NVML].ok is None and checks[NVML].detail == "not applicable on a TPU"
+    assert checks[ALLOCATOR].ok is None
+    assert check_mfu(tpu_record(mfu__value=1.5), REAL_PEAKS).ok is False
 
 
 def test_on_a_tpu_the_peak_table_names_the_chip_and_the_gpus_env_and_parity_checks_do_not_apply():
     env = {"hardware": {"device_kind": "tpu", "device_name": TPU}}
-    found, table = kit.env_checks(env, "tpu", REAL_PEAKS)
+    found, table = env_checks(env, "tpu", REAL_PEAKS)
     assert found.ok is None and found.detail == "not applicable on a TPU" and table.ok
-    (scaling,) = kit.run_checks([], "tpu", REAL_PEAKS, {})
+    (scaling,) = run_checks([], "tpu", REAL_PEAKS, {})
     assert scaling.ok is None
 
 
 def test_without_mkdocs_the_site_is_skipped_with_one_line_and_no_time_is_kept_for_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(kit, "SITE_MODULES", ("fwbench_no_such_module",))
-    made = kit.Kit(tmp_path, budget_s=60)
-    check = kit.site_step(made)
+    monkeypatch.setattr(carried, "SITE_MODULES", ("fwbench_no_such_module",))
+    made = KitCall(tmp_path, budget_s=60)
+    check = site_step(made)
     assert made.reserve == 0 and check.ok is None and check.detail.startswith("skipped: fwbench_no_such_module")
     assert "accelerator_kit: no site: skipped" in (tmp_path / "accelerator_kit.log").read_text()
 
@@ -579,19 +632,19 @@ def test_without_mkdocs_the_site_is_skipped_with_one_line_and_no_time_is_kept_fo
 STAND_IN = """#!/bin/sh
 printf '%s\\n' "$@" >> "$CALLS"; echo >> "$CALLS"
 echo "$PWD" >> "$CALLS.cwd"
-if [ "$1" = benchmarks/accelerator_kit.py ]; then
+if [ "$*" != "${*#-m runners.cli kit }" ]; then
   mkdir -p results/runs/tpu-v5-lite-1x1 && echo '{}' > results/runs/tpu-v5-lite-1x1/new.json
 fi
 """
 
 
 def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
-    """benchmarks/accelerator_kit.sh, copied into a git checkout whose working tree is edited after its commit, with
-    the stand-in python3; (the call, the stand-in's calls)."""
+    """runners/kit/accelerator_kit.sh, copied into a git checkout whose working tree is edited after its commit, with
+    the stand-in python3; (the call, the stand-in's calls but its look for the carried folder)."""
     checkout = tmp_path / "checkout"
     if not checkout.is_dir():
-        (checkout / "benchmarks").mkdir(parents=True)
-        shutil.copy(REPO / "benchmarks" / "accelerator_kit.sh", checkout / "benchmarks")
+        (checkout / "runners" / "kit").mkdir(parents=True)
+        shutil.copy(REPO / "runners" / "kit" / "accelerator_kit.sh", checkout / "runners" / "kit")
         (checkout / "README.md").write_text("committed\n")
         (checkout / "results" / "runs" / "cpu-old").mkdir(parents=True)
         (checkout / "results" / "runs" / "cpu-old" / "old.json").write_text("{}\n")
@@ -608,7 +661,7 @@ def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.Comple
     calls = tmp_path / "calls"
     calls.unlink(missing_ok=True)
     done = subprocess.run(
-        ["bash", str(checkout / "benchmarks" / "accelerator_kit.sh"), *args],
+        ["bash", str(checkout / "runners" / "kit" / "accelerator_kit.sh"), *args],
         capture_output=True,
         text=True,
         env={
@@ -623,7 +676,8 @@ def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.Comple
         },
         timeout=60,
     )
-    return done, [call.splitlines() for call in calls.read_text().split("\n\n") if call]
+    made = [call.splitlines() for call in calls.read_text().split("\n\n") if call]
+    return done, [call for call in made if call != ["-m", "runners.kit.carried"]]
 
 
 def test_on_a_tpu_the_call_installs_from_the_machines_index_and_the_carried_wheels_then_runs_the_kit(tmp_path):
@@ -636,10 +690,10 @@ def test_on_a_tpu_the_call_installs_from_the_machines_index_and_the_carried_whee
     assert installs[1][-3:] == ["--find-links", "/opt/wheels", "torch"]
     assert installs[2][-1] == ".whl-tpu/torchax-0.0.13-py3-none-any.whl" and "--no-index" in installs[2]
     assert installs[3][-3:] == ["mkdocs", "mkdocs-material", "mkdocs-gen-files"], "for the site, where the index has it"
-    assert kit_call[0] == "benchmarks/accelerator_kit.py"
-    args = kit.parse_args(kit_call[1:])  # what the kit makes of them
+    assert kit_call[:3] == ["-m", "runners.cli", "kit"]
+    args = kit_args(kit_call[3:])  # what the kit makes of them
     assert (args.device, args.out, args.results) == ("tpu", tmp_path / "work", Path("results"))
-    assert args.plan is None and args.repeats == kit.PLAN_REPEATS, "the kit's own defaults: the TPU plan, 3 rounds"
+    assert args.plan is None and args.repeats == PLAN_REPEATS, "the kit's own defaults: the TPU plan, 3 rounds"
     assert 7 * 60 - 20 - 5 < args.deadline - time.time() <= 8 * 60 - 20, "the default 8 minutes, less the packing"
     log = (tmp_path / "out" / "accelerator_kit.log").read_text()
     assert "accelerator_kit.sh: installing into" in log and "accelerator_kit.sh: exit 0 in" in log
@@ -650,11 +704,12 @@ def test_a_later_call_on_the_same_machine_installs_nothing_and_gives_the_kit_the
     plan = USED_ON_A_TPU
     done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_MINUTES="10", KIT_REPEATS="6", KIT_PLAN=plan)
     assert done.returncode == 0 and "installed before" in done.stdout
-    ((script, *kit_args),) = calls
-    args = kit.parse_args(kit_args)
-    assert kit.plan_entries(args.plan) == [entry.split() for entry in plan.split(";")] and args.repeats == 6
+    (kit_call,) = calls
+    assert kit_call[:3] == ["-m", "runners.cli", "kit"]
+    args = kit_args(kit_call[3:])
+    assert plan_entries(args.plan) == [entry.split() for entry in plan.split(";")] and args.repeats == 6
     assert 10 * 60 - 20 - 5 < args.deadline - time.time() <= 10 * 60 - 20
-    assert kit.parse_args([*kit_args, "--repeats", "auto"]).repeats == "auto", "as runners matrix takes it"
+    assert kit_args([*kit_call[3:], "--repeats", "auto"]).repeats == "auto", "as runners matrix takes it"
 
 
 def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_call_wrote(tmp_path):
@@ -681,8 +736,9 @@ def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_ca
 def test_elsewhere_the_call_installs_nothing_and_hands_its_arguments_to_the_kit(tmp_path):
     done, calls = run_shell(tmp_path, "--frameworks", "torch,jax")
     assert done.returncode == 0, done.stderr
-    ((script, *kit_args),) = calls
-    args = kit.parse_args(kit_args)
+    (kit_call,) = calls
+    assert kit_call[:3] == ["-m", "runners.cli", "kit"]
+    args = kit_args(kit_call[3:])
     assert args.device == "auto" and args.frameworks == ["torch", "jax"] and args.plan is None
 
 
@@ -695,7 +751,9 @@ def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
     done = subprocess.run(
         [
             sys.executable,
-            str(REPO / "benchmarks" / "accelerator_kit.py"),
+            "-m",
+            "runners.cli",
+            "kit",
             "--out",
             str(out),
             "--device",
@@ -713,11 +771,11 @@ def test_the_kit_runs_end_to_end_on_the_cpu(tmp_path):
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = json.loads((out / "accelerator_kit.json").read_text())
     outcomes = {(c["name"], c["subject"]): c["outcome"] for c in summary["checks"]}
-    assert outcomes[(kit.STATUS, "smoke jax/compiled bs32")] == "pass"
-    assert outcomes[(kit.COMPILE, "smoke jax/compiled bs32")] == "pass"
-    assert outcomes[(kit.MFU, "smoke jax/compiled bs32")] == "n/a"
-    assert outcomes[(kit.ENV, "runners env")] == "n/a"
-    assert outcomes[(kit.SITE, "generator build")] == "pass"
+    assert outcomes[(STATUS, "smoke jax/compiled bs32")] == "pass"
+    assert outcomes[(COMPILE, "smoke jax/compiled bs32")] == "pass"
+    assert outcomes[(MFU, "smoke jax/compiled bs32")] == "n/a"
+    assert outcomes[(ENV, "runners env")] == "n/a"
+    assert outcomes[(SITE, "generator build")] == "pass"
     assert "FAIL" not in outcomes.values()
     assert "not applicable on a CPU" in done.stdout and "accelerator_kit: " in done.stdout
     assert len(list((out / "results" / "runs").glob("*/jax-compiled-synthetic-bs32-*.json"))) == 1

@@ -4,7 +4,6 @@ a slowdown planted above a share of other work is found at that share."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -19,10 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "generator"))
 import gen_records  # noqa: E402
 
-SPEC = importlib.util.spec_from_file_location("busy_threshold", REPO / "benchmarks" / "busy_threshold.py")
-busy_threshold = importlib.util.module_from_spec(SPEC)
-sys.modules[SPEC.name] = busy_threshold  # its dataclasses look their module up
-SPEC.loader.exec_module(busy_threshold)
+from benchmarks import busy_threshold  # noqa: E402
 
 #: six configurations: three frameworks at two batch sizes
 CONFIGS = [

@@ -3,7 +3,6 @@ reference it computes where the file has none, and a real run of JAX and PyTorch
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import float32_parity
 from runners.workloads.resnet18 import reference_losses
 from runners.workloads.resnet18.reference_losses import Key
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "float32_parity.py"
-_spec = importlib.util.spec_from_file_location("float32_parity", SCRIPT)
-float32_parity = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(float32_parity)
 
 
 def test_a_loss_beyond_its_steps_bound_is_outside_even_when_a_later_bound_is_wider():

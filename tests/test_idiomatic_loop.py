@@ -3,7 +3,6 @@ computes from them, its refusals, and a real run of every loop of JAX and PyTorc
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import statistics
@@ -13,13 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import idiomatic_loop
 from runners.workloads.resnet18 import arch
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "idiomatic_loop.py"
-_spec = importlib.util.spec_from_file_location("idiomatic_loop", SCRIPT)
-idiomatic_loop = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(idiomatic_loop)
 
 V5E = {"device_kind": "tpu", "device_name": "TPU v5 lite", "machine_id": "tpu-v5-lite-1x1"}
 CPU = {"device_kind": "cpu", "device_name": "AMD EPYC", "machine_id": "cpu-amd-epyc-2t-abcdef"}

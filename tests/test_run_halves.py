@@ -4,24 +4,17 @@ machine (benchmarks/run_halves.py), on run records made through runners.measure.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
 
 import gen_records
 import pytest
 
+from benchmarks import run_halves
 from fwbench.records import write_record
 from fwbench.run_figures import drift
 from runners.measure import run as runner
 from runners.measure.profiles import RunConfig, expand
 from runners.measure.record import ok_record
-
-REPO = Path(__file__).resolve().parent.parent
-SPEC = importlib.util.spec_from_file_location("run_halves", REPO / "benchmarks" / "run_halves.py")
-run_halves = importlib.util.module_from_spec(SPEC)
-sys.modules[SPEC.name] = run_halves  # its dataclasses look their module up
-SPEC.loader.exec_module(run_halves)
 
 QUICK_32 = next(
     c

@@ -1,18 +1,13 @@
-"""benchmarks/step_hlo.py's reading of a compiled program: instructions by kind and XLA's costs, on small jitted
-functions whose programs are known (the ResNet-18 steps themselves are the benchmark's, not a test's)."""
+"""benchmarks/investigations/design/step_hlo.py's reading of a compiled program: instructions by kind and XLA's
+costs, on small jitted functions whose programs are known (the ResNet-18 steps themselves are the benchmark's, not a
+test's)."""
 
 from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 
-REPO = Path(__file__).resolve().parent.parent
-SPEC = importlib.util.spec_from_file_location("step_hlo", REPO / "benchmarks" / "step_hlo.py")
-step_hlo = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(step_hlo)
+from benchmarks.investigations.design import step_hlo
 
 
 def compiled(function, *shapes):

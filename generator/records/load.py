@@ -78,7 +78,7 @@ class Results:
     runs: list[Loaded] = field(default_factory=list)
     probes: list[Loaded] = field(default_factory=list)
     snapshots: list[Loaded] = field(default_factory=list)
-    bisects: list[Loaded] = field(default_factory=list)  # release bisect reports (benchmarks/version_bisect.py)
+    bisects: list[Loaded] = field(default_factory=list)  # release bisect reports (runners bisect)
     bisect_runs: list[Loaded] = field(default_factory=list)  # the runs behind them: never in a results table
     harness_checks: list[HarnessCheck] = field(default_factory=list)  # results/harness/<machine>/<stamp>.json
     skipped: list[Skipped] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""A release bisect as benchmarks/version_bisect.py leaves it in a results tree: its report (hand-written in the
+"""A release bisect as runners bisect leaves it in a results tree: its report (hand-written in the
 shape of fwbench/schemas/bisect.schema.json) and the run records behind it, made by an older runner."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def bisect_report(machine_id: str = gen_records.CPU_MACHINE) -> dict:
         "workaround_samples": [sample("0.4.36", v) for v in (29.0, 29.5, 28.8)],
         "started_at": "2026-12-01T11:00:00Z",
         "finished_at": "2026-12-01T12:00:00Z",
-        "command": ["python", "benchmarks/version_bisect.py", "--framework", "jax"],
+        "command": ["runners", "bisect", "--framework", "jax"],
     }
 
 

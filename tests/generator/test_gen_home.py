@@ -100,7 +100,7 @@ def test_findings_come_from_the_articles_figures_and_the_tuned_runs(tmp_path):
     findings = index[index.index("## Findings") :]
     assert "the article states **2.9×**, its own figures give **3.92× (42.3 s ÷ 10.8 s, its own table)**" in findings
     assert "Measured here: no verdict (n = 1)." in findings  # one run each way: no size, no bold
-    assert "`python benchmarks/xla_cpu_conv.py`" in findings
+    assert "`python benchmarks/investigations/platform_issues/xla_cpu_conv.py`" in findings
 
 
 def test_the_probes_disagreements_with_section_4_1_are_a_finding(tmp_path):

@@ -101,7 +101,7 @@ def test_the_platform_issue_is_sized_from_the_tuned_and_plain_runs(tmp_path):
     page = page_alone(results, "results/platform-issues.md")
     assert "**Measured size.** no verdict (n = 1), from the run records:" in page  # one run each way: no size
     assert "| 32 | 42.7<br><small>n=1</small> | 128.0<br><small>n=1</small> | no verdict (n = 1) |" in page
-    assert "`python benchmarks/xla_cpu_conv.py`" in page
+    assert "`python benchmarks/investigations/platform_issues/xla_cpu_conv.py`" in page
     assert "`XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=`" in page
     unmeasured = page_alone(write(tmp_path / "plain", [gen_records.run("jax", 32)]), "results/platform-issues.md")
     assert "not measured yet" in unmeasured

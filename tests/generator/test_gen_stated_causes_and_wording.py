@@ -72,7 +72,7 @@ def test_the_cause_is_stated_only_where_the_records_show_it(issue_pages):
     )
     cause = page.split("**Cause.** ", 1)[1].split("\n", 1)[0]
     assert cause.startswith("On a CPU, jaxlib hands") and "On CPUs," not in cause
-    assert f"Where benchmarks/xla_cpu_conv.py measured it, on {BISECT_MACHINE}" in cause
+    assert f"Where benchmarks/investigations/platform_issues/xla_cpu_conv.py measured it, on {BISECT_MACHINE}" in cause
     zh = issue_pages["zh"]["results/platform-issues.md"]
     assert f"**记录在哪些机器上显示了原因。**在 `{SHOWN}` 上，规避方法给 JAX 带来的提速超出噪声" in zh
 

@@ -2,20 +2,17 @@
 cannot be measured, and says "no drop" or "inconclusive" where the runs cannot carry more. Measurements are
 injected: a fake ``measure`` with the metric of each release given by the test."""
 
-import importlib.util
 import itertools
-import sys
-from pathlib import Path
 
 import pytest
 
 from fwbench.records import write_record
-
-REPO = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("version_bisect", REPO / "benchmarks" / "version_bisect.py")
-version_bisect = importlib.util.module_from_spec(_spec)
-sys.modules["version_bisect"] = version_bisect  # its dataclasses look their module up there
-_spec.loader.exec_module(version_bisect)
+from runners.bisect.cli import check_flags
+from runners.bisect.releases import ReleaseRunner
+from runners.bisect.report import build_report, reproduce_commands
+from runners.bisect.search import Sample, bisect
+from runners.cli import build_parser
+from runners.cli import main as runners_main
 
 RELEASES = [f"0.{minor}.0" for minor in range(1, 12)]  # 11 releases
 
@@ -33,7 +30,7 @@ class FakeReleases:
             value = self.value_of(release, len(have))
             if value is None:
                 return []
-            have.append(version_bisect.Sample(value, f"{release}-{len(have)}", "ok", None, {}))
+            have.append(Sample(value, f"{release}-{len(have)}", "ok", None, {}))
         return have
 
 
@@ -48,7 +45,7 @@ def step_at(first_slow: str, fast: float = 26.0, slow: float = 9.0, jitter=(0.0,
 @pytest.mark.parametrize("first_slow", ["0.2.0", "0.7.0", "0.11.0"])
 def test_the_first_slow_release_is_found_and_confirmed_with_repeats(first_slow):
     fake = FakeReleases(step_at(first_slow))
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
     last_good = RELEASES[RELEASES.index(first_slow) - 1]
     assert (result["status"], result["first_bad"], result["last_good"]) == ("found", first_slow, last_good)
     assert len(fake.samples[first_slow]) == 3 and len(fake.samples[last_good]) == 3
@@ -61,14 +58,14 @@ def test_the_first_slow_release_is_found_and_confirmed_with_repeats(first_slow):
 def test_a_release_that_cannot_be_measured_is_skipped():
     value = step_at("0.7.0")
     fake = FakeReleases(lambda release, run: None if release == "0.6.0" else value(release, run))
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
     assert result["status"] == "found" and result["first_bad"] == "0.7.0" and result["last_good"] == "0.5.0"
     assert result["skipped"] == ["0.6.0"]
 
 
 def test_no_drop_when_the_newest_is_not_worse_beyond_the_threshold():
     fake = FakeReleases(step_at("0.7.0", fast=26.0, slow=22.0))  # 15 % slower: under 25 %
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
     assert result["status"] == "no_drop" and result["first_bad"] is None
     assert fake.calls == [("0.1.0", 3), ("0.11.0", 3)], "nothing between the ends is run"
 
@@ -76,42 +73,43 @@ def test_no_drop_when_the_newest_is_not_worse_beyond_the_threshold():
 def test_no_drop_when_the_runs_overlap():
     noisy = itertools.cycle([26.0, 8.0, 26.0])
     fake = FakeReleases(lambda release, run: next(noisy) if release == "0.1.0" else 9.0 + run)
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
     assert result["status"] == "no_drop", "a slow run among the old ones: the sets overlap"
 
 
 def test_a_drop_spread_over_releases_is_inconclusive():
     fake = FakeReleases(lambda release, run: 30.0 - 2.0 * RELEASES.index(release) + (0.5 if run % 2 else -0.5))
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
     assert result["status"] == "inconclusive" and "spread over several releases" in result["message"]
 
 
 def test_lower_is_better_for_seconds():
     fake = FakeReleases(lambda release, run: 10.0 if RELEASES.index(release) < 4 else 30.0 + run)
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=False)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=False)
     assert (result["status"], result["first_bad"]) == ("found", "0.5.0")
 
 
 def test_bad_flags_are_usage_errors_naming_the_flag(capsys):
-    assert version_bisect.main(["--framework", "jax", "--releases", "0.4.26"]) == 2
-    assert "--releases: give at least two releases" in capsys.readouterr().err
-    assert version_bisect.main(["--framework", "jax", "--releases", "0.4.26,9.9"]) == 2
+    assert runners_main(["bisect", "--framework", "jax", "--releases", "0.4.26"]) == 2
+    assert "runners bisect: error: --releases: give at least two releases" in capsys.readouterr().err
+    assert runners_main(["bisect", "--framework", "jax", "--releases", "0.4.26,9.9"]) == 2
     assert "--releases: 9.9 is not a release version_sets.json knows" in capsys.readouterr().err
-    assert version_bisect.main(["--framework", "jax", "--threshold", "1.5"]) == 2
+    assert runners_main(["bisect", "--framework", "jax", "--threshold", "1.5"]) == 2
     assert "--threshold 1.5: must lie between 0 and 1" in capsys.readouterr().err
 
 
 def test_a_report_validates_and_names_the_commands_that_reproduce_it(tmp_path):
     fake = FakeReleases(step_at("0.7.0"))
-    result = version_bisect.bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
-    args = version_bisect.parse_args(["--framework", "jax"])
-    commands = version_bisect.reproduce_commands(args, result)
+    result = bisect(RELEASES, fake.measure, threshold=0.25, repeats=3, higher_is_better=True)
+    args = build_parser().parse_args(["bisect", "--framework", "jax"])
+    check_flags(args)
+    commands = reproduce_commands(args, result)
     assert commands.splitlines()[0] == "runners envs build jax=0.6.0,0.7.0"
     assert "--versions jax=0.6.0,0.7.0 --batch-sizes 32 --seeds 0,1,2" in commands
-    runner = version_bisect.Runner(args, tmp_path)
+    runner = ReleaseRunner(args, tmp_path)
     runner.samples = fake.samples
     hardware = {"machine_id": "cpu-test-2t-0000"}
-    report = version_bisect.build_report(args, runner, result, hardware, "2026-11-30T10:00:00.000Z", ["python"])
+    report = build_report(args, runner, result, hardware, "2026-11-30T10:00:00.000Z", ["python"])
     assert report["config"]["batch_size"] == 32 and report["config"]["device"] == "cpu"
     assert report["workaround"] is None and report["result"]["first_bad"] == "0.7.0"
     write_record(tmp_path / "report.json", report)  # validates against fwbench.bisect/1

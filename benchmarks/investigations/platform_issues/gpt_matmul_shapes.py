@@ -22,7 +22,8 @@ Architecture processors", not its AVX-512 path, which it takes on an Intel CPU o
 shows on an Intel CPU with AVX-512, where ``MKL_ENABLE_INSTRUCTIONS=AVX2`` caps MKL at it (a run of ``runners`` made
 so is labelled tuned): compare ``--variants torch`` with and without the cap.
 
-    python benchmarks/gpt_matmul_shapes.py [--variants torch,tensorflow,tensorflow-xla,jax] [--repeats 20] [--rounds 3]
+    python benchmarks/investigations/platform_issues/gpt_matmul_shapes.py
+        [--variants torch,tensorflow,tensorflow-xla,jax] [--repeats 20] [--rounds 3]
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ Each variant runs in its own subprocess (XLA reads its flags once, at start-up).
 shape and pass, and the ratio dw ÷ forward time: near 1 is healthy, far above 1 means the weight
 gradient falls off the fast path. A benchmark script, not a test: this machine's noise is ±10–50 %.
 
-    python benchmarks/xla_cpu_conv.py [--variants jax,jax-no-ynn,tensorflow] [--batch-size 32] [--repeats 5]
+    python benchmarks/investigations/platform_issues/xla_cpu_conv.py [--variants jax,jax-no-ynn,tensorflow]
+        [--batch-size 32] [--repeats 5]
 """
 
 from __future__ import annotations

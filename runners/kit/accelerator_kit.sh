@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # The accelerator kit in one call of a borrowed GPU or TPU machine without a package registry (RUNNING.md,
-# "Accelerator kit"): benchmarks/accelerator_kit.py, run from a clean checkout of the commit at hand (KIT_TREE, a git
+# "Accelerator kit"): `python -m runners.cli kit`, run from a clean checkout of the commit at hand (KIT_TREE, a git
 # worktree of KIT_REF, default HEAD), so that its records name that commit unmodified, whatever else the working tree
 # holds. On a TPU machine (KIT_DEVICE=tpu, or auto: /opt/pypi/simple and a Google PCI device, the test of
 # runners.measure.provenance.tpu_info, which needs psutil, not there yet) it first installs what the machine lacks,
 # once per machine, into KIT_LIB: flax, optax and fwbench's own needs from the machine's own package index, its
-# PyTorch CPU wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`). The kit's matrices
-# run under one deadline, KIT_MINUTES (default 8; a call may run 10) from the call's start, less 20 s for the packing:
+# PyTorch CPU wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`). Where the
+# interpreter still lacks jsonschema or MkDocs, the carried folder of `make gpu-kit` goes on its path
+# (runners.kit.carried). The kit's matrices run under one deadline, KIT_MINUTES (default 8; a call may run 10) from
+# the call's start, less 20 s for the packing:
 # KIT_PLAN's (`runners matrix` arguments separated by ";"; a TPU's default: the GPT's quick matrix, then ResNet-18's),
 # KIT_REPEATS rounds each (default 3), else a GPU's parts. The log goes live to $OUT/accelerator_kit.log (kept even if
 # the call is killed); the table and its JSON beside it; $OUT/accelerator_kit-runs.tar.gz holds the machine folders of
 # results/runs that this call wrote to (unpack it into the checkout), and accelerator_kit-site.tar.gz the site and
 # env.json, apart, so that a site past the 16 MiB a file may bring back never holds the records back. A later call on the same
 # machine installs nothing, reuses the worktree and KIT_WORK, and goes on where this one stopped. Arguments go to
-# accelerator_kit.py.
+# `runners kit`.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/accelerator-kit-out}
 mkdir -p "$out"
 exec > >(tee "$out/accelerator_kit.log") 2>&1
@@ -55,6 +57,9 @@ if [ "$device" = tpu ]; then
   # appended, so that the machine's own JAX stays first
   export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$lib"
 fi
+# fwbench's records need jsonschema as they are imported, before the kit could put the carried folder on its path
+carried=$("$python" -m runners.kit.carried) || exit 1
+[ -z "$carried" ] || export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$carried"
 export PYTHONUNBUFFERED=1
 echo "accelerator_kit.sh: device $device, code $(git rev-parse --short HEAD 2>/dev/null || echo "(no git here)")," \
   "ready in $(( $(date +%s) - start )) s"
@@ -64,7 +69,7 @@ mkdir -p "$work"
 # what this call wrote to (the matrix's lock file beside them is not a record) (a folder's mtime could miss a record written within the clock tick of a marker file's)
 records() { find results/runs -type f -printf '%T@ %p\n' 2>/dev/null | sort; }
 before=$(records)
-"$python" benchmarks/accelerator_kit.py --out "$work" --results results --device "$device" \
+"$python" -m runners.cli kit --out "$work" --results results --device "$device" \
   --deadline "$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" ${KIT_PLAN:+"--plan=$KIT_PLAN"} \
   ${KIT_REPEATS:+--repeats "$KIT_REPEATS"} "$@"
 status=$?

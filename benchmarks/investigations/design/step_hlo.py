@@ -15,7 +15,8 @@ present, else the CPU: its programs are the CPU's, a rough guide only), and prin
 and torchax's figure over JAX's. A benchmark script, not a test: it prints and writes nothing. One process builds
 both, so it may hold a TPU alone.
 
-    python benchmarks/step_hlo.py [--batch-size 256] [--precision default|bf16|fp32] [--device auto|cpu|tpu]
+    python benchmarks/investigations/design/step_hlo.py [--batch-size 256] [--precision default|bf16|fp32]
+        [--device auto|cpu|tpu]
 """
 
 from __future__ import annotations
