@@ -27,8 +27,9 @@ from runners.executors.boundary import Target
 from runners.executors.local import LocalExecutor
 from runners.executors.ray import RayExecutor
 from runners.executors.ray_cluster import plan_of, ray_session, survey_cluster
-from runners.matrix.driver import run_matrix, survey
+from runners.matrix.driver import run_matrix
 from runners.matrix.order import interleaved_order
+from runners.matrix.survey import survey
 
 TARGET_ADDED_S = 0.5
 

@@ -4,7 +4,7 @@ run that its step time holds still within the run (issue 55 asks for 90 % of a C
 The method. A run is a record that ended ok and keeps its timed windows' step times (``timing.window_step_seconds``,
 timing protocol 3 on); its drift is its second half's seconds per step over its first half's
 (``fwbench.run_figures.drift``: the halves of its windows, weighted by their steps). Its halves agree when the drift
-lies within ``fwbench.decision.MIN_EFFECT`` (5 %, either way), the band the verdicts use and the site marks drift
+lies within ``fwbench.gap.MIN_EFFECT`` (5 %, either way), the band the verdicts use and the site marks drift
 beyond. Per machine and device kind: the runs, how many agree and their share, whether that share reaches
 ``TARGET_SHARE`` (90 %), and the worst drift (the farthest from 1 on the log scale) with its record. Exit 1 with one
 line when no record under the folder keeps window times.
@@ -22,7 +22,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from fwbench.cliargs import EXIT_FAILURE, EXIT_OK, existing_directory
-from fwbench.decision import MIN_EFFECT
+from fwbench.gap import MIN_EFFECT
 from fwbench.run_figures import Drift, drift
 from generator.records.load import Loaded, load_results
 

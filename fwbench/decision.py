@@ -24,18 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from fwbench.gap import MIN_EFFECT, Gap
+from fwbench.harness_standing import HarnessStanding
 from fwbench.sittings import distinct_boots
 from fwbench.stats import describe
 
-if TYPE_CHECKING:
-    from fwbench.harness_tolerance import HarnessStanding
-
-#: the smallest lead named: a sitting's interval of the ratio must lie above this (or below its inverse)
-MIN_EFFECT = 1.05
-#: the band's edges as two decimals write them
-BAND_EDGES = {f"{MIN_EFFECT:.2f}", f"{1 / MIN_EFFECT:.2f}"}
 #: the sittings that must each decide the same way before a verdict is published
 MIN_SITTINGS = 2
 
@@ -47,25 +41,6 @@ DISAGREE = "sittings disagree"
 
 #: a round's key: (its sitting, the matrix's round within it); any hashable values
 RoundKey = tuple[Hashable, Hashable]
-
-
-@dataclass(frozen=True)
-class Gap:
-    """A ratio of two throughputs (the geometric mean of the per-round ratios) and its 95 % interval."""
-
-    ratio: float
-    low: float
-    high: float
-
-    def inverse(self) -> Gap:
-        """The same gap the other way round."""
-        return Gap(1 / self.ratio, 1 / self.high, 1 / self.low)
-
-    def __str__(self) -> str:
-        """``1.31× (1.18–1.45×)``; a third decimal where two would round a bound onto the band's edge, so that a
-        lead decided at 1.053× never reads "1.05× (1.05–1.05×)" beside a 1.05× minimum."""
-        digits = 3 if {f"{self.low:.2f}", f"{self.high:.2f}"} & BAND_EDGES else 2
-        return f"{self.ratio:.{digits}f}× ({self.low:.{digits}f}–{self.high:.{digits}f}×)"
 
 
 @dataclass(frozen=True)

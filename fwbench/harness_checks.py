@@ -23,10 +23,10 @@ from typing import Any
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.records import RecordError, atomic_write_text, read_json
 from fwbench.timestamps import utc_now
+from fwbench.workload_names import WORKLOADS
 
 #: where under a results directory the checks lie, one folder per machine
 HARNESS_DIR = "harness"
-WORKLOADS = ("resnet18", "gpt")
 DEVICE_KINDS = ("tpu", "cpu", "gpu")
 PRECISIONS = ("fp32", "default", "bf16")
 DIGEST = re.compile(r"^[0-9a-f]{12}$")

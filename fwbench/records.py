@@ -15,7 +15,7 @@ import re
 import stat
 import sys
 import tempfile
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -280,7 +280,7 @@ def read_record(path: str | os.PathLike, kind: str | None = None) -> dict[str, A
     """Read, upgrade (``fwbench.upgrade``) and validate one record; raise RecordError naming the file (and field)
     when it is bad."""
     record = read_json(path)
-    record = upgrade(record, source=path)
+    record = upgrade(record, check=partial(validate, source=path))
     validate(record, source=path, kind=kind)
     return record
 

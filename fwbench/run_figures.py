@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fwbench.decision import MIN_EFFECT
+from fwbench.gap import MIN_EFFECT
 
 
 def warm_cache(record: dict[str, Any]) -> bool:
@@ -55,7 +55,7 @@ class Drift:
 
     @property
     def beyond_band(self) -> bool:
-        """True when the halves differ by more than ``fwbench.decision.MIN_EFFECT`` (5 %) either way: the same band
+        """True when the halves differ by more than ``fwbench.gap.MIN_EFFECT`` (5 %) either way: the same band
         the verdicts use (within it two frameworks are about equal), so a run marked as drifting moved by as much as
         a lead the site would name."""
         return not 1 / MIN_EFFECT <= self.ratio <= MIN_EFFECT

@@ -1,9 +1,10 @@
 """Old records read as current ones: one upgrade step per schema version, applied in turn (as asv does).
 
 ``read_record`` calls ``upgrade`` between parsing and validation, so every reader sees the current shape and
-none needs to know the old ones. Each old version keeps its JSON Schema file (``run.v2.schema.json``): a record
-is checked against the version it declares *before* its step runs, so a bad old record is reported in its own
-terms (the file's field names, not the upgraded ones), and a step may rely on the fields its version requires.
+none needs to know the old ones; it hands over its validation (``check``), so that this module imports no reader.
+Each old version keeps its JSON Schema file (``run.v2.schema.json``): a record is checked against the version it
+declares *before* its step runs, so a bad old record is reported in its own terms (the file's field names, not the
+upgraded ones), and a step may rely on the fields its version requires.
 An upgraded record says so: ``upgraded_from`` names the version it was written as and ``missing`` lists the
 dotted names of the fields that version did not record, which are null. A field is derived instead where the
 code that wrote the old version tells its value (``V2_PRECISIONS``). Readers show such
@@ -13,9 +14,10 @@ records as older and use them for no verdict.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from typing import Any
+
+from fwbench.workload_names import ARTICLE_WORKLOAD
 
 #: the timing protocol of every record written before version 3 (``protocol``, runners/measure/protocol.py
 #: TIMING_PROTOCOL)
@@ -60,11 +62,6 @@ def update_to_3(record: dict[str, Any]) -> dict[str, Any]:
     return {**upgraded, **old, **added, **upgraded}
 
 
-#: the article's workload, ResNet-18, and so that of a run record whose ``model`` names none (every one written
-#: before the GPT); ``runners.workloads`` and the generator name it by this constant
-ARTICLE_WORKLOAD = "resnet18"
-
-
 def with_workload(record: dict[str, Any]) -> dict[str, Any]:
     """A run record with ``model.workload``: a record made before the field trained ResNet-18, which the code that
     wrote it tells (not missing, so not "older"); the record as it is otherwise."""
@@ -80,14 +77,12 @@ STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def upgrade(record: Any, source: str | os.PathLike = "<record>") -> Any:
-    """``record`` in the current version of its kind: each step from its declared version on, the record checked
-    against its version's schema before each step (RecordError naming ``source`` and the field). Records already
+def upgrade(record: Any, check: Callable[[dict[str, Any]], None]) -> Any:
+    """``record`` in the current version of its kind: each step from its declared version on, the record passed to
+    ``check`` (``fwbench.records.validate``: against its version's schema) before each step. Records already
     current, of a kind without steps, or not records at all are returned as they are, for validation to judge."""
-    from fwbench.records import validate  # fwbench.records imports this module
-
     while isinstance(record, dict) and isinstance(record.get("schema"), str) and record["schema"] in STEPS:
-        validate(record, source)
+        check(record)
         record = STEPS[record["schema"]](record)
     if isinstance(record, dict) and str(record.get("schema", "")).startswith("fwbench.run/"):
         record = with_workload(record)

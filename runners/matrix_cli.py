@@ -1,7 +1,7 @@
 """``runners matrix``: a profile's configurations, each in a fresh process, here or on a Ray cluster, summarised.
 
 The command reads its flags, builds the environments of other framework versions (``runners.envs.matrix``),
-surveys the machines (``runners.matrix.driver.survey``, ``runners.executors.ray_cluster``), runs the plan through an
+surveys the machines (``runners.matrix.survey``, ``runners.executors.ray_cluster``), runs the plan through an
 executor (``runners.matrix.driver.run_matrix``, with its repeats and budget) and prints the summary
 (``runners.matrix.summary``); with ``--dry-run`` it prints the plan instead (``runners.matrix.plan_preview``) and writes
 nothing. The matrix's modules are imported only when the command runs: every ``runners run`` builds this parser too.
@@ -88,8 +88,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     }
     if not on_ray:
         from runners.executors.boundary import Target
-        from runners.matrix.driver import survey
         from runners.matrix.order import interleaved_order
+        from runners.matrix.survey import survey
 
         here = survey(local, profile, device, selection)
         plan = [(Target((here.hardware["machine_id"],), here.not_installed), interleaved_order(here.configs))]

@@ -1,9 +1,10 @@
-"""The layer tests' import reader (tests/generator/test_layers.py, tests/runners/test_runners_layers.py): which
-modules of a package each module imports, and which of those sit in a layer above its own.
+"""The import reader of the layer tests (tests/generator/test_layers.py, tests/runners/test_runners_layers.py) and
+the cycle test (tests/test_import_cycles.py): which modules each module imports, and which of those sit in a layer
+above its own.
 
-Imports are read with ``ast`` from the sources, module-level and inside functions alike; an import under
-``if TYPE_CHECKING:`` is an annotation, not a dependency, and is not counted. A module belongs to the layer of the
-longest prefix that names it.
+Imports are read with ``ast`` from the sources, module-level and inside functions alike. For the layers an import
+under ``if TYPE_CHECKING:`` is an annotation, not a dependency, and is not counted; the cycle test counts it, since a
+type both modules need belongs below both. A module belongs to the layer of the longest prefix that names it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,28 @@ def _type_checking(node: ast.If) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
     )
+
+
+def imports(tree: ast.AST, annotations: bool = False) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``tree``, at module level and inside functions; those under ``if
+    TYPE_CHECKING:`` only with ``annotations``. ``from pkg.sub import name`` yields ``pkg.sub.name``, which may name
+    the module pkg.sub.name or a name in pkg.sub."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking(node) and not annotations:
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
 
 
 @dataclass(frozen=True)
@@ -52,23 +75,9 @@ class Layers:
 
     def imported(self, tree: ast.AST) -> list[tuple[int, str]]:
         """(line, module) of every module of the package an import names, leaving out TYPE_CHECKING blocks."""
-        found: list[tuple[int, str]] = []
-
-        def visit(node: ast.AST) -> None:
-            if isinstance(node, ast.If) and _type_checking(node):
-                for child in node.orelse:
-                    visit(child)
-                return
-            if isinstance(node, ast.Import):
-                found.extend((node.lineno, alias.name) for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                # ``from pkg.sub import name`` may name the module pkg.sub.name
-                found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
-            for child in ast.iter_child_nodes(node):
-                visit(child)
-
-        visit(tree)
-        return [(line, name) for line, name in found if name == self.package or name.startswith(self.package + ".")]
+        return [
+            (line, name) for line, name in imports(tree) if name == self.package or name.startswith(self.package + ".")
+        ]
 
     def unplaced(self) -> list[str]:
         """The modules of the package in no layer."""

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, Gap, decide
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, decide
+from fwbench.gap import Gap
 from fwbench.pairing import paired_rounds
 from fwbench.stats import WITHIN_NOISE, describe, separation
 

@@ -12,7 +12,8 @@ import pytest
 
 from fwbench.decision import AHEAD, UNDECIDED
 from fwbench.harness_checks import checks_path, load_checks, write_checks
-from fwbench.harness_tolerance import NOT_A_LEAD, NOT_CHECKED, WIDENED, WITHHELD, check_for, within_harness
+from fwbench.harness_standing import NOT_A_LEAD, NOT_CHECKED, WIDENED, WITHHELD
+from fwbench.harness_tolerance import check_for, within_harness
 from fwbench.pairing import compare
 from fwbench.records import RecordError, harness_digest, write_record
 from generator.records.aggregate import summarise, tables

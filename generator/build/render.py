@@ -14,7 +14,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from fwbench.decision import MIN_EFFECT, MIN_SITTINGS
+from fwbench.decision import MIN_SITTINGS
+from fwbench.gap import MIN_EFFECT
 from fwbench.sittings import SITTING_GAP_HOURS
 from generator import i18n
 from generator.message import parenthesised

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
-from fwbench.upgrade import ARTICLE_WORKLOAD
+from fwbench.workload_names import ARTICLE_WORKLOAD
 from generator.i18n import N_, _, ngettext, translate
 from generator.spacing import fill
 

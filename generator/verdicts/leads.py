@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, MIN_EFFECT, Verdict
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, Verdict
+from fwbench.gap import MIN_EFFECT
 from fwbench.harness_tolerance import check_for, within_harness
 from fwbench.pairing import compare, ranked, run_throughput
 from fwbench.records import harness_digest

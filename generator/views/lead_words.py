@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, Gap, SittingDecision
-from fwbench.harness_tolerance import WIDENED, WITHHELD
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, SittingDecision
+from fwbench.gap import Gap
+from fwbench.harness_standing import WIDENED, WITHHELD
 from generator.i18n import _, ngettext
 from generator.spacing import fill
 from generator.verdicts.leads import EFFECT_PERCENT, Lead

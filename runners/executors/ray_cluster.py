@@ -23,8 +23,8 @@ from fwbench.cliargs import UsageError
 from fwbench.environment import variables
 from runners.envs.interpreters import Interpreters
 from runners.executors.boundary import Target
-from runners.matrix.driver import Survey, survey
 from runners.matrix.order import interleaved_order
+from runners.matrix.survey import Survey, survey
 from runners.measure.profiles import RunConfig
 
 #: the extra that brings Ray (pyproject.toml)

@@ -2,7 +2,8 @@
 
 ``driver`` runs it (its entry point ``run_matrix``); its parts say what runs and in which order (``order``,
 ``repeats``, ``budget``, ``site_plan``, ``plan_preview``), what was done before (``store``) and what the runs show
-(``comparisons``, with their ``figures`` and ``pairs``, and ``summary``). It may import ``runners.measure``,
-``runners.workloads`` and ``runners.frameworks``, and ``runners.executors`` and ``runners.envs`` beside it; never
-``runners.probes`` or the command-line modules (tests/runners/test_runners_layers.py).
+(``comparisons``, with their ``figures`` and ``pairs``, and ``summary`` of its ``outcome``), on the machines it
+surveys (``survey``). It may import ``runners.measure``, ``runners.workloads``, ``runners.frameworks``, ``runners.envs``
+and the executors' boundary (``runners.executors.boundary``); never the executors themselves, ``runners.probes`` or the
+command-line modules (tests/runners/test_runners_layers.py).
 """

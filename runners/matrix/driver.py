@@ -1,15 +1,15 @@
 """The benchmark matrix: every configuration in a fresh process, resumable, failures recorded, here or on a cluster.
 
 The matrix (``run_matrix``) decides what runs — the profile's configurations in their order (``runners.matrix.order``),
-minus those done before (``runners.matrix.store``) or whose framework is missing (``survey``) — writes every record,
-draws the progress and hands the results to the summary (``runners.matrix.summary``). After the first round it runs
-again, round after round, what its repeats policy asks for (``runners.matrix.repeats``: the undecided comparisons'
-configurations, or every one a fixed number of times), each round in the matrix's order with its frameworks shifted by
-the round (``order.in_round``: a Latin square); the end batch sizes' first runs and rounds (in the main precision)
-come before the others' first runs, and it starts no run that its budget
-(``runners.matrix.budget``) has no room for, nor an auto repeat that the runs before it in its round made needless.
-Where the configurations run is an executor's business, behind the boundary of ``runners.executors.boundary``:
-``runners.executors.local`` here, one at a time, ``runners.executors.ray`` on a Ray cluster's nodes, several at once.
+minus those done before (``runners.matrix.store``) or whose framework is missing (``runners.matrix.survey``) — writes
+every record, draws the progress and hands the results to the summary (``runners.matrix.summary``). After the first
+round it runs again, round after round, what its repeats policy asks for (``runners.matrix.repeats``: the undecided
+comparisons' configurations, or every one a fixed number of times), each round in the matrix's order with its frameworks
+shifted by the round (``order.in_round``: a Latin square); the end batch sizes' first runs and rounds (in the main
+precision) come before the others' first runs, and it starts no run that its budget (``runners.matrix.budget``) has no
+room for, nor an auto repeat that the runs before it in its round made needless. Where the configurations run is an
+executor's business, behind the boundary of ``runners.executors.boundary``: ``runners.executors.local`` here, one at a
+time, ``runners.executors.ray`` on a Ray cluster's nodes, several at once.
 """
 
 from __future__ import annotations
@@ -17,77 +17,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
 from tqdm import tqdm
 
 from fwbench.progress import progress_bar
 from fwbench.records import write_record
-from runners.envs.interpreters import Interpreters
 from runners.executors.boundary import Executor, Finished, Job, Started, Target
 from runners.matrix.budget import Budget, expected_seconds, other_sizes
 from runners.matrix.comparisons import Comparison, comparisons, due_again
 from runners.matrix.order import at_ends, in_round, labeller, matrix_plan
+from runners.matrix.outcome import Outcome, Result, Stop
 from runners.matrix.pairs import DECISIVE
 from runners.matrix.repeats import Repeats
 from runners.matrix.store import completed, first_repeat, runs_here, start_here, stored_path
 from runners.matrix.summary import busy_note, status_words
-from runners.measure.profiles import RunConfig, expand
-from runners.measure.provenance import hardware_for
-
-
-@dataclass(frozen=True)
-class Survey:
-    """A machine as a matrix sees it: its hardware for the matrix's device (machine id included), the frameworks
-    that cannot run there and why, and the profile's configurations as they would run there."""
-
-    hardware: dict
-    not_installed: dict[str, str]
-    configs: list[RunConfig]
-
-
-def survey(interpreters: Interpreters, profile: str, device: str, selection: dict) -> Survey:
-    """Survey this machine for a matrix of ``profile`` narrowed by ``selection`` (``profiles.expand``'s overrides) on
-    ``device``. A configuration carries the framework version of the interpreter that will run it and the sizes of
-    the device it will use, so it is expanded on the machine that runs it (on each node of a cluster)."""
-    configs = expand(profile, version_of=interpreters.framework_version, **selection)
-    in_environments = {name for name, _ in interpreters.interpreters}  # --versions: checked when they were built
-    missing = {
-        name: f"{name} is not installed in {interpreters.python_for(name)}"
-        for name in dict.fromkeys(c.framework for c in configs)
-        if name not in in_environments and not interpreters.available(name)
-    }
-    return Survey(hardware_for(device), missing, configs)
-
-
-class Result(NamedTuple):
-    """What became of one run of the matrix."""
-
-    config: RunConfig
-    record: dict | None  # None: not run (not installed, or no machine left to run it)
-    note: str  # "" when it ran now
-    where: str = ""  # the node that ran it now ("" for this machine)
-    seconds: float = 0.0  # how long it ran now
-
-
-class Stop(NamedTuple):
-    """Why a matrix stopped: the reason, a few words after it, and the tag an undecided comparison's line carries."""
-
-    reason: str  # all decided, cap reached, budget spent, or repeats done
-    detail: str
-    undecided_tag: str  # e.g. (budget), (cap): after an undecided comparison's line
-
-
-@dataclass
-class Outcome:
-    """A matrix's runs in the order they were made, its comparisons (per target) after the last, and why it
-    stopped."""
-
-    results: list[Result]
-    comparisons: list[tuple[Target, list[Comparison]]]
-    stop: Stop
+from runners.measure.profiles import RunConfig
 
 
 def run_matrix(

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, MIN_EFFECT, UNDECIDED, SittingDecision, Verdict
+from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, UNDECIDED, SittingDecision, Verdict
+from fwbench.gap import MIN_EFFECT
 from fwbench.pairing import compare
 from fwbench.sittings import sittings
 from fwbench.stats import Stats

@@ -18,7 +18,7 @@ import argparse
 from dataclasses import dataclass
 
 from fwbench.cliargs import positive_int
-from fwbench.decision import MIN_EFFECT
+from fwbench.gap import MIN_EFFECT
 from runners.matrix.comparisons import RUNS_LIMIT_FACTOR
 from runners.matrix.figures import DECIDES
 

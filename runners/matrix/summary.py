@@ -10,16 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
 from fwbench.records import throughput
 from fwbench.time_breakdown import breakdown_line, time_breakdown
+from runners.matrix.outcome import Outcome, Result
 from runners.measure.machine_load import judged_share
-
-if TYPE_CHECKING:
-    from runners.matrix.driver import Outcome, Result
 
 
 def report(outcome: Outcome, out: Path) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fwbench.upgrade import ARTICLE_WORKLOAD
+from fwbench.workload_names import ARTICLE_WORKLOAD
 from runners.frameworks import trainer
 from runners.frameworks.trainer import Trainer
 

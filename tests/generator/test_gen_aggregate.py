@@ -10,7 +10,8 @@ import statistics
 import gen_records
 import pytest
 
-from fwbench.decision import ABOUT_EQUAL, AHEAD, MIN_EFFECT, UNDECIDED
+from fwbench.decision import ABOUT_EQUAL, AHEAD, UNDECIDED
+from fwbench.gap import MIN_EFFECT
 from fwbench.pairing import run_throughput
 from fwbench.stats import describe
 from generator.records import aggregate

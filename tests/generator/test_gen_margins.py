@@ -14,7 +14,7 @@ import probe_records
 import pytest
 from one_page import page_alone
 
-from fwbench.decision import MIN_EFFECT
+from fwbench.gap import MIN_EFFECT
 from fwbench.records import write_record
 from fwbench.stats import describe, ratio_interval
 from generator.i18n import LANGUAGES, language, translate

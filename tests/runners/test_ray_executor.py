@@ -31,7 +31,7 @@ from runners.executors.ray_cluster import (
     plan_of,
     task_resources,
 )
-from runners.matrix.driver import Survey
+from runners.matrix.survey import Survey
 from runners.measure import provenance
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=f"Ray is not installed ({RAY_EXTRA})")

@@ -360,10 +360,11 @@ def test_a_busy_clock_flags_the_record_though_start_and_end_were_quiet(tmp_path)
 def test_upgrade_checks_the_old_version_first_and_leaves_current_records_alone(tmp_path):
     original = v2_record("torch")
     broken = {**original, "config": {**original["config"], "steps_per_epoch": "eight"}}
+    (tmp_path / "old.json").write_text(json.dumps(broken))
     with pytest.raises(RecordError, match=r"old\.json: field 'config\.steps_per_epoch'"):
-        upgrade(broken, source=tmp_path / "old.json")
+        read_record(tmp_path / "old.json")
     current = article_record(256)
-    assert upgrade(current) is current
+    assert upgrade(current, check=validate) is current
     assert update_to_3(original)["config"]["images_per_epoch"] == original["config"]["images_per_epoch"]
     assert original["schema"] == "fwbench.run/2", "the step does not modify its input"
 

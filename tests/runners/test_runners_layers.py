@@ -1,9 +1,11 @@
-"""The runners' layers: no module imports a layer above its own (training < one run < the workloads' checks < many
-runs < probes < the command line).
+"""The runners' layers: no module imports a layer above its own (training < one run < the workloads' checks < the
+executors' boundary and the environments < the matrix < the executors < probes < the command line).
 
 Imports are read as tests/layers.py reads them; a module belongs to the layer of the longest prefix that names
 it: the workloads' parity and reference-loss checks train through a whole run, so they sit above
-``runners.measure`` although the rest of ``runners.workloads`` sits below it.
+``runners.measure`` although the rest of ``runners.workloads`` sits below it; the matrix runs its configurations
+through the executors' boundary, and the Ray executor surveys and plans the matrix on its nodes, so the boundary sits
+below ``runners.matrix`` and the executors above it.
 """
 
 from __future__ import annotations
@@ -25,21 +27,16 @@ LAYERS = (
         "runners.workloads.gpt.parity",
         "runners.workloads.parity_captures",
     ),
-    ("runners.matrix", "runners.executors", "runners.envs"),
+    ("runners.executors.boundary", "runners.envs"),
+    ("runners.matrix",),
+    ("runners.executors",),
     ("runners.probes",),
-    (
-        "runners.cli",
-        "runners.matrix_cli",
-        "runners.envs_cli",
-        "runners.benchmark_script_cli",
-        "runners.kit",
-        "runners.bisect",
-    ),
+    ("runners.cli", "runners.matrix_cli", "runners.envs_cli", "runners.benchmark_script_cli"),
 )
 #: at most this many modules directly in runners/, ``__init__`` included: the command-line entry points
 MAX_TOP_LEVEL = 6
 #: the packages whose ``__init__`` says what they hold and what they may import
-PACKAGES = ("measure", "matrix", "executors", "envs", "workloads/resnet18", "kit", "bisect")
+PACKAGES = ("measure", "matrix", "executors", "envs", "workloads/resnet18")
 
 
 PACKAGE = Layers(RUNNERS, LAYERS)
@@ -62,7 +59,7 @@ def test_the_test_sees_an_upward_import():
         "from runners.matrix.store import stored\nfrom runners.workloads.resnet18 import parity\n"
         "from runners.workloads.resnet18 import arch\nimport runners.matrix_cli\n"
     )
-    assert [PACKAGE.layer(name) for _line, name in PACKAGE.imported(tree)] == [3, 2, 0, 5]
+    assert [PACKAGE.layer(name) for _line, name in PACKAGE.imported(tree)] == [4, 2, 0, 7]
 
 
 def test_few_top_level_modules():
