@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from benchmarks import budget_estimate
 from fwbench.records import read_record, write_record
 from fwbench.sittings import Start
 from generator.records.aggregate import summarise
@@ -575,15 +575,12 @@ def test_a_budget_does_not_start_a_large_batch_its_smaller_ones_say_has_no_room(
 
 
 def test_the_estimate_benchmark_sets_each_first_run_beside_what_the_budget_expected_of_it(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("budget_estimate", REPO / "benchmarks" / "budget_estimate.py")
-    benchmark = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(benchmark)
     order = order_of("torch", batch_sizes=(32, 64, 256))
     for config in order:  # 16 images/s: batch 32's epoch takes 4 s, its step 2 s; every run 60 s
         write_record(record_path(tmp_path, MACHINE, config), ran(config, 16.0))
     repeat = dataclasses.replace(order[1], repeat=1)
     write_record(record_path(tmp_path, MACHINE, repeat), ran(repeat, 16.0, seconds=600.0))  # a repeat: not counted
-    assert benchmark.main([str(tmp_path), "--profile", "smoke"]) == 0
+    assert budget_estimate.main([str(tmp_path), "--profile", "smoke"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("bs64: expected 62 s (this machine's records at batch 32), ran 60 s  →  1.03 ×")
     # batch 256 from batch 32: 60 s + the epoch 4 s × (4 times the images - 1) + the step 2 s × (8 times - 1)
@@ -591,7 +588,7 @@ def test_the_estimate_benchmark_sets_each_first_run_beside_what_the_budget_expec
     assert lines[2] == f"{MACHINE}: 1.03–1.43 × over 2 first runs"
     single = tmp_path / "single"  # one batch size: nothing to expect it from
     write_record(record_path(single, MACHINE, order[0]), ran(order[0], 16.0))
-    assert benchmark.main([str(single), "--profile", "smoke"]) == 1
+    assert budget_estimate.main([str(single), "--profile", "smoke"]) == 1
 
 
 def test_a_first_run_empties_the_compile_cache_that_its_repeats_reuse(tmp_path, monkeypatch):

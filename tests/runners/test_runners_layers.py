@@ -31,12 +31,19 @@ LAYERS = (
     ("runners.matrix",),
     ("runners.executors",),
     ("runners.probes",),
-    ("runners.cli", "runners.matrix_cli", "runners.envs_cli", "runners.benchmark_script_cli"),
+    (
+        "runners.cli",
+        "runners.matrix_cli",
+        "runners.envs_cli",
+        "runners.benchmark_script_cli",
+        "runners.kit",
+        "runners.bisect",
+    ),
 )
 #: at most this many modules directly in runners/, ``__init__`` included: the command-line entry points
 MAX_TOP_LEVEL = 6
 #: the packages whose ``__init__`` says what they hold and what they may import
-PACKAGES = ("measure", "matrix", "executors", "envs", "workloads/resnet18")
+PACKAGES = ("measure", "matrix", "executors", "envs", "workloads/resnet18", "kit", "bisect")
 
 
 PACKAGE = Layers(RUNNERS, LAYERS)
