@@ -7,8 +7,9 @@ declares *before* its step runs, so a bad old record is reported in its own term
 upgraded ones), and a step may rely on the fields its version requires.
 An upgraded record says so: ``upgraded_from`` names the version it was written as and ``missing`` lists the
 dotted names of the fields that version did not record, which are null. A field is derived instead where the
-code that wrote the old version tells its value (``V2_PRECISIONS``). Readers show such
-records as older and use them for no verdict.
+code that wrote the old version tells its value (``V2_PRECISIONS``). Readers show such records as older and use them
+for no verdict. A current run record that predates a field the code that wrote it tells (its workload, its rules:
+``with_workload``, ``with_rules``) has it derived too, and is not older.
 """
 
 from __future__ import annotations
@@ -71,6 +72,28 @@ def with_workload(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "model": {**model, "workload": ARTICLE_WORKLOAD}}
 
 
+#: the rules (``rules``: runners/measure/protocol.py RECORD_RULES) of a run record written before it stated them, by
+#: its timing protocol: each protocol's records but a few commits' (``RULES_OF_COMMIT``) followed one set of rules
+RULES_OF_PROTOCOL = {1: 1, 2: 2, 3: 4}
+#: the commits whose records followed earlier rules than the others of their protocol: they ran before a rule changed
+#: within the protocol (the commits of the records this repository holds; a record of another such commit is checked
+#: by its protocol's rules, and ``generator check`` names a field that the earlier rules made otherwise)
+RULES_OF_COMMIT = {
+    "b182afd4e2a8fc1e64948d139448133c6c3fa8e6": 1,  # protocol 2, before the end sample judged only unsampled runs
+    "6d5f2e5e38122bff1ed45a8a6fc7544ca6297c2a": 2,  # protocol 3, before the busy share was set from the data
+    "2349e5c2743ff04c29488c8d25539a58c6fe47cd": 3,  # protocol 3, before ids hashed the timing protocol
+}
+
+
+def with_rules(record: dict[str, Any]) -> dict[str, Any]:
+    """A run record with ``rules``: derived from the commit that made it and its timing protocol where it states
+    none (the code that wrote it tells them: not missing); the record as it is otherwise."""
+    if "rules" in record or not isinstance(record.get("protocol"), int):
+        return record
+    commit = (record.get("software") or {}).get("git_commit")
+    return {**record, "rules": RULES_OF_COMMIT.get(commit, RULES_OF_PROTOCOL.get(record["protocol"], 1))}
+
+
 #: record schema -> the step that turns it into the next version
 STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "fwbench.run/2": update_to_3,
@@ -85,5 +108,5 @@ def upgrade(record: Any, check: Callable[[dict[str, Any]], None]) -> Any:
         check(record)
         record = STEPS[record["schema"]](record)
     if isinstance(record, dict) and str(record.get("schema", "")).startswith("fwbench.run/"):
-        record = with_workload(record)
+        record = with_rules(with_workload(record))
     return record

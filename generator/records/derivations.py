@@ -69,34 +69,32 @@ def timing_shape(record: dict[str, Any]) -> list[Mismatch]:
     return found
 
 
-#: until this time (the date of the commit that changed the busy rule) the end sample judged every run, beside the
-#: start sample and the mean over the timed region: a record started before it is judged by that rule
-END_SAMPLE_RULE_UNTIL = "2026-12-02T06:45:19Z"
-#: until this time (just before the commit that set the busy share from the data, ``benchmarks/busy_threshold.py``)
-#: a run was busy above a quarter of a core (``machine_load.EARLIER_CORE_SHARE``): a record started before it may
+#: below these rules (a record's ``rules``, runners/measure/protocol.py RECORD_RULES) the end sample judged every run,
+#: beside the start sample and the mean over the timed region
+END_SAMPLE_RULES_BELOW = 2
+#: below these rules a run was busy above a quarter of a core (``machine_load.EARLIER_CORE_SHARE``): such a record may
 #: state either share, and is replayed by the one it states
-QUARTER_CORE_RULE_UNTIL = "2026-12-05T23:45:00Z"
+QUARTER_CORE_RULES_BELOW = 3
 
 
 def load_flags(record: dict[str, Any]) -> list[Mismatch]:
     """The busy flag and its threshold, from the load samples (``machine_load.load_section``). A record of timing
-    protocol 1 states the threshold of its older rule: its flag is recomputed against that; one started before
-    ``QUARTER_CORE_RULE_UNTIL`` by a quarter of a core where it states that threshold; one started before
-    ``END_SAMPLE_RULE_UNTIL`` counts the end sample as well."""
+    protocol 1 states the threshold of its older rule: its flag is recomputed against that; one of rules below
+    ``QUARTER_CORE_RULES_BELOW`` by a quarter of a core where it states that threshold; one of rules below
+    ``END_SAMPLE_RULES_BELOW`` counts the end sample as well."""
     load = record.get("load")
     if not load:
         return []
     start, end, during = load["start"], load["end"], load.get("during_clock")
-    started = parse_time(record["started_at"])
     shares = [machine_load.BUSY_CORE_SHARE]
-    if started is not None and started < parse_time(QUARTER_CORE_RULE_UNTIL):
+    if record["rules"] < QUARTER_CORE_RULES_BELOW:
         shares.append(machine_load.EARLIER_CORE_SHARE)
     stated = load["threshold_cpu_percent"]
     share = next((s for s in shares if same(machine_load.busy_threshold(start["cpu_count"], s), stated)), shares[0])
     replay = machine_load.load_section(start, end, load["waited_seconds"], during, core_share=share)
     if record.get("protocol", 1) < 2:
         replay["threshold_cpu_percent"] = load["threshold_cpu_percent"]
-    if started is not None and started < parse_time(END_SAMPLE_RULE_UNTIL):
+    if record["rules"] < END_SAMPLE_RULES_BELOW:
         share = max(machine_load.judged_share(start, end, None), machine_load.judged_share(start, end, during))
         replay["busy"] = share > replay["threshold_cpu_percent"]
     return [

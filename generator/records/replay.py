@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
 from runners.measure.profiles import RunConfig
@@ -116,8 +115,9 @@ def lookup(record: dict[str, Any], dotted: str) -> Any:
     return value
 
 
-#: the date of the commit from which a configuration's id hashes its timing protocol (``record_id_given``)
-PROTOCOL_HASHED_SINCE = "2026-12-06T02:05:52Z"
+#: the rules (a record's ``rules``, runners/measure/protocol.py RECORD_RULES) from which a configuration's id hashes
+#: its timing protocol (``record_id_given``)
+PROTOCOL_HASHED_FROM_RULES = 4
 
 
 def run_config(record: dict[str, Any]) -> RunConfig:
@@ -146,16 +146,12 @@ def run_config(record: dict[str, Any]) -> RunConfig:
 
 
 def record_id_given(record: dict[str, Any], config: RunConfig) -> str:
-    """The id the runner gave the record: its configuration's, which hashes the timing protocol; a record started
-    before ``PROTOCOL_HASHED_SINCE`` may carry the id without it, as ids were then."""
+    """The id the runner gave the record: its configuration's, which hashes the timing protocol; a record of rules
+    below ``PROTOCOL_HASHED_FROM_RULES`` may carry the id without it, as ids were then."""
     unhashed = replace(config, timing_protocol=None).record_id
-    if record.get("record_id") != unhashed:
-        return config.record_id
-    try:
-        before = datetime.fromisoformat(record["started_at"]) < datetime.fromisoformat(PROTOCOL_HASHED_SINCE)
-    except (TypeError, ValueError):  # a start time that is no time: ``times_in_order`` names it
-        before = False
-    return unhashed if before else config.record_id
+    if record["rules"] < PROTOCOL_HASHED_FROM_RULES and record.get("record_id") == unhashed:
+        return unhashed
+    return config.record_id
 
 
 def measured(record: dict[str, Any], steps: int) -> Measured:

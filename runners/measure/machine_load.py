@@ -34,8 +34,8 @@ POLL_SECONDS = 2.0
 #: a share of one core's worth above which other work makes the machine busy: what benchmarks/busy_threshold.py
 #: prints for the committed records
 BUSY_CORE_SHARE = 0.04
-#: the share before it: ``generator check`` replays the flag of a record made before the change by this one
-#: (``generator.records.derivations.QUARTER_CORE_RULE_UNTIL``)
+#: the share before it: ``generator check`` replays the flag of a record of rules below 3
+#: (``runners.measure.protocol.RECORD_RULES``) by this one
 EARLIER_CORE_SHARE = 0.25
 
 

@@ -1,6 +1,7 @@
 """The timing protocol's version and the clock's windows: how ``runners.measure.run`` times every workload.
 
-docs/design.md ("Measuring") says why the clock is what it is; a record's ``protocol`` is ``TIMING_PROTOCOL``.
+docs/design.md ("Measuring") says why the clock is what it is; a record's ``protocol`` is ``TIMING_PROTOCOL``, its
+``rules`` ``RECORD_RULES``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ from __future__ import annotations
 #: compile time measured against the first step run again (never clamped), every window's time kept, the machine's
 #: kernel and boot recorded (a new boot starts a new sitting).
 TIMING_PROTOCOL = 3
+#: the version of the rules the runner derives a record's own fields by (the busy flag and its threshold, the record
+#: id): a record's ``rules``, by which ``generator check`` replays them. Bump it whenever such a rule changes, so that
+#: every record is checked by the rules it was made by. 1: the end sample judged every run; 2: it judges only a run
+#: whose timed region had no sample; 3: busy above ``machine_load.BUSY_CORE_SHARE`` of a core (a quarter before);
+#: 4: a configuration's id hashes its timing protocol.
+RECORD_RULES = 4
 #: timing windows per epoch at most, each closed by a device sync: the step-time median and p90 come from them
 #: (a sync per step would time the sync)
 TIMING_WINDOWS = 8

@@ -45,7 +45,7 @@ from runners.frameworks.precision import PRECISION_POLICIES
 from runners.measure import host_memory, provenance
 from runners.measure.harness import harness
 from runners.measure.profiles import RunConfig
-from runners.measure.protocol import TIMING_PROTOCOL
+from runners.measure.protocol import RECORD_RULES, TIMING_PROTOCOL
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload
 
 SCHEMA = "fwbench.run/3"
@@ -196,6 +196,7 @@ def base_record(
         "record_id": config.record_id,
         "status": "error",
         "protocol": TIMING_PROTOCOL,
+        "rules": RECORD_RULES,
         "harness": harness(config.spec.trainer_module(config.framework)),
         "framework": {"name": config.framework, "version": config.framework_version, "mode": config.mode},
         "config": config_section(config, run_order),

@@ -531,14 +531,13 @@ def test_the_derivations_replay_the_runner_without_any_framework(tmp_path):
     assert done.returncode == 1 and f"{bad}: derived: mfu.value: stored 0.9" in done.stdout
 
 
-def test_a_record_started_before_ids_hashed_the_timing_protocol_may_carry_the_id_it_was_given_then():
+def test_a_record_of_rules_before_ids_hashed_the_timing_protocol_may_carry_the_id_it_was_given_then():
     record = submitted()
     config = run_config(record)
     then = {**record, "record_id": dataclasses.replace(config, timing_protocol=None).record_id}
     assert then["record_id"] != record["record_id"]
-    before = {**then, "started_at": "2026-12-06T00:20:00.000Z"}
-    assert [m.field for m in replayed(before)] == []
-    assert [m.field for m in replayed(then)] == ["record_id"]  # started after: only the hashed id is the runner's
+    assert [m.field for m in replayed({**then, "rules": 3})] == []
+    assert [m.field for m in replayed(then)] == ["record_id"]  # current rules: only the hashed id is the runner's
 
 
 def test_harness_checks_pass_as_what_they_are_and_a_bad_one_is_named_with_its_field(tmp_path):

@@ -16,7 +16,7 @@ from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_3, upgrade
 from runners.measure import cpu_identity, host_memory, machine_load, provenance, record, run
 from runners.measure.profiles import expand
-from runners.measure.protocol import TIMING_PROTOCOL
+from runners.measure.protocol import RECORD_RULES, TIMING_PROTOCOL
 from runners.measure.record import Measured, failed_record, ok_record
 from runners.workloads.resnet18 import arch
 
@@ -292,7 +292,7 @@ def test_version_2_records_read_as_version_3(framework, tmp_path):
     path = tmp_path / "old.json"
     path.write_text(json.dumps(original))
     upgraded = read_record(path, kind="fwbench.run/3")
-    assert upgraded["upgraded_from"] == "fwbench.run/2" and upgraded["protocol"] == 1
+    assert upgraded["upgraded_from"] == "fwbench.run/2" and upgraded["protocol"] == 1 and upgraded["rules"] == 1
     assert original["config"]["precision"] == "float32 (TF32 off)" and upgraded["config"]["precision"] == "fp32"
     assert upgraded["precision"] == {"policy": "fp32", "compute_dtype": "float32", "flags": None}
     assert {"precision.flags", "memory.phases", "load.during_clock"} <= set(upgraded["missing"])
@@ -355,6 +355,17 @@ def test_a_busy_clock_flags_the_record_though_start_and_end_were_quiet(tmp_path)
     built = article_record(256, load=machine_load.load_section(QUIET, QUIET, 0.0, during))
     write_record(tmp_path / "r.json", built)
     assert built["load"]["busy"] is True and built["load"]["during_clock"] == during
+
+
+def test_a_record_that_states_no_rules_has_them_derived_from_its_commit_and_protocol(tmp_path):
+    current = article_record(256)
+    assert current["rules"] == RECORD_RULES
+    unstated = {key: value for key, value in current.items() if key != "rules"}
+    commit = "2349e5c2743ff04c29488c8d25539a58c6fe47cd"  # protocol 3, before ids hashed the timing protocol
+    before_ids_hashed = {**unstated, "software": {**unstated["software"], "git_commit": commit}}
+    for unupgraded, rules in ((unstated, 4), (before_ids_hashed, 3), ({**unstated, "protocol": 2}, 2)):
+        write_record(tmp_path / "r.json", unupgraded)
+        assert read_record(tmp_path / "r.json")["rules"] == rules
 
 
 def test_upgrade_checks_the_old_version_first_and_leaves_current_records_alone(tmp_path):
