@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     """Check every configuration, print the table, write the JSON; 1 if a loss is outside its bound."""
     args = parse_args(argv)
     os.environ.update(framework_environment(args.device, tempfile.mkdtemp(prefix="fwbench-parity-cache-")))
-    from runners.frameworks.jax_train import device_description, training_device
+    from runners.frameworks.jax.resnet18 import device_description, training_device
 
     stored = reference_losses.read_data()
     results = [check(key, args.device, stored, tuple(args.frameworks)) for key in args.keys]

@@ -303,7 +303,7 @@ def printed(check: dict) -> str:
 def in_one_process(args: argparse.Namespace) -> int:
     """The JAX-based frameworks' Trainers against their minimal loops in this process, on ``--device``, for every
     precision and batch size asked; 1 if any median ratio is below ``--min-ratio``."""
-    from runners.frameworks.jax_train import device_description, training_device
+    from runners.frameworks.jax.resnet18 import device_description, training_device
     from runners.measure.harness import harness
     from runners.workloads import workload
 

@@ -263,7 +263,7 @@ def minimal_torchax(images, labels, mode, precision="fp32", device="auto"):
     from torchax import interop, train
     from torchax.interop import JittableModule
 
-    from runners.frameworks.torchax_shim import torchax_environment
+    from runners.frameworks.torchax.shim import torchax_environment
 
     target = training_device(device, precision)
     env = torchax_environment()
@@ -294,8 +294,8 @@ def minimal_torchax(images, labels, mode, precision="fp32", device="auto"):
 
 
 def training_device(device: str, precision: str):
-    """The JAX device and process-wide precision settings fwbench's trainers use (``jax_train.training_device``)."""
-    from runners.frameworks.jax_train import training_device as trainers_device
+    """The JAX device and process-wide precision settings of fwbench's trainers (``jax.resnet18.training_device``)."""
+    from runners.frameworks.jax.resnet18 import training_device as trainers_device
 
     return trainers_device(device, precision, np.dtype("float32"))
 

@@ -179,8 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=existing_directory,
         default=None,
         help="existing repository root whose framework implementations the code-size page counts: each framework's "
-        "model, runners/workloads/resnet18/<framework>_resnet.py, and training step, "
-        "runners/frameworks/<framework>_train.py (default: this repository)",
+        "model, runners/frameworks/<framework>/resnet18_model.py, and training step, "
+        "runners/frameworks/<framework>/resnet18.py (default: this repository)",
     )
     build.add_argument(
         "--site-url",

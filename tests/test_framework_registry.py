@@ -6,18 +6,19 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import tomllib
 
+import runners.frameworks
 from fwbench import cliargs, frameworks, records
 from fwbench.frameworks import FRAMEWORKS, REGISTRY, TRAINING_MODES
 from runners.measure import provenance
 from runners.probes import catalog
 
 REPO = Path(__file__).resolve().parent.parent
+#: where the frameworks are found: no module lists them
 REGISTRY_FILE = "fwbench/frameworks.py"
 #: folders that hold no code of the repository's own
 NOT_CODE = {"tests", "site", "build", "__pycache__", "node_modules"}
@@ -125,11 +126,31 @@ def test_a_loaded_schema_takes_its_framework_keys_from_the_registry(monkeypatch)
     assert [enum for enum in json_lists(loaded) if "mxnet" in enum] == [[*FRAMEWORKS, "mxnet"]]
 
 
-def test_aliases_name_the_same_framework_and_register_refuses_a_taken_name():
+def framework_folder(root: Path, name: str, entry: str) -> None:
+    """A framework folder ``root/name`` whose ``__init__`` declares ``entry`` (Python source of its ``FRAMEWORK``)."""
+    (root / name).mkdir()
+    (root / name / "__init__.py").write_text(
+        f"from dataclasses import replace\nfrom runners.frameworks.jax import FRAMEWORK as JAX\nFRAMEWORK = {entry}\n"
+    )
+
+
+def test_the_registry_is_every_framework_folder_in_display_order():
+    assert tuple(sorted(REGISTRY, key=lambda name: REGISTRY[name].display_order)) == FRAMEWORKS
+    folders = {path.parent.name for path in (REPO / "runners" / "frameworks").glob("*/__init__.py")}
+    assert folders == set(REGISTRY)
+
+
+def test_aliases_name_the_same_framework_and_a_taken_name_or_a_misnamed_folder_is_refused(tmp_path, monkeypatch):
     assert frameworks.canonical("pytorch") == "torch" and frameworks.framework("pytorch").name == "torch"
     assert cliargs.framework_name("pytorch") == "torch"
     with pytest.raises(argparse.ArgumentTypeError, match="mxnet"):
         cliargs.framework_name("mxnet")
-    with pytest.raises(ValueError, match="pytorch"):
-        frameworks.register(replace(REGISTRY["jax"], name="jax2", aliases=("pytorch",)))
-    assert "jax2" not in REGISTRY
+    monkeypatch.setattr(runners.frameworks, "__path__", [*runners.frameworks.__path__, str(tmp_path)])
+    framework_folder(tmp_path, "jax2", 'replace(JAX, name="jax2", aliases=("pytorch",))')
+    with pytest.raises(ValueError, match="pytorch is registered twice"):
+        frameworks.discover()
+    (tmp_path / "jax2" / "__init__.py").unlink()
+    (tmp_path / "jax2").rmdir()
+    framework_folder(tmp_path, "jax3", 'replace(JAX, name="jax4")')
+    with pytest.raises(ValueError, match="runners.frameworks.jax3: its entry is named 'jax4'"):
+        frameworks.discover()

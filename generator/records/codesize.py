@@ -1,7 +1,7 @@
 """Lines of code of fwbench's framework implementations (comments, docstrings and blank lines excluded).
 
 The files are found through the registry (``fwbench.frameworks``): each framework's model and trainer modules,
-``runners/workloads/resnet18/<key>_resnet.py`` and ``runners/frameworks/<key>_train.py``, under a repository root
+``runners/frameworks/<key>/resnet18_model.py`` and ``runners/frameworks/<key>/resnet18.py``, under a repository root
 (this one, or the one ``generator build --source-root`` names). A framework that trains another's model
 (``model_of``: PyTorch via torchax trains PyTorch's) is left out of the comparison: its model's lines are the other's,
 and its trainer alone would set a part of one framework against the whole of the others.
@@ -79,13 +79,14 @@ def trains_another_model() -> dict[str, str]:
 
 
 def file_name(module: str) -> str:
-    """The file name of a module (``runners.frameworks.torch_train`` -> ``torch_train.py``)."""
-    return f"{module.rsplit('.', 1)[-1]}.py"
+    """The file of a module in its framework's folder (``runners.frameworks.torch.resnet18`` ->
+    ``torch/resnet18.py``): every framework's files have the same names."""
+    return "/".join(module.split(".")[-2:]) + ".py"
 
 
 def module_path(root: Path, module: str) -> Path:
-    """The file of a module under the repository ``root`` (``runners.frameworks.torch_train`` ->
-    ``root/runners/frameworks/torch_train.py``)."""
+    """The file of a module under the repository ``root`` (``runners.frameworks.torch.resnet18`` ->
+    ``root/runners/frameworks/torch/resnet18.py``)."""
     return root.joinpath(*module.split(".")).with_suffix(".py")
 
 

@@ -118,7 +118,7 @@ def cuda_build(name: str) -> tuple[str, str]:
     names none."""
     build = framework(name).cuda_build
     if build is None:
-        raise EnvError(f"{name}: its registry entry names no CUDA build (fwbench.frameworks.Framework.cuda_build)")
+        raise EnvError(f"{name}: its registry entry names no CUDA build (fwbench.framework_entry.Framework.cuda_build)")
     return build
 
 

@@ -1,8 +1,8 @@
 """What a framework's ``Trainer`` does (the protocol the runners and benchmarks rely on) and how one is made.
 
-Each ``runners/frameworks/<framework>_train.py`` defines ``Trainer(weights, mode, device, dtype, precision)`` with
-these methods, in this order. Callers build one through ``make_trainer``, which checks the mode against the framework
-registry, and use nothing but the protocol.
+Each framework's trainer modules (``runners/frameworks/<framework>/resnet18.py``, ``gpt.py``) define
+``Trainer(weights, mode, device, dtype, precision)`` with these methods, in this order. Callers build one through
+``make_trainer``, which checks the mode against the framework registry, and use nothing but the protocol.
 """
 
 from __future__ import annotations

@@ -5,16 +5,9 @@ one. With it, the runs that share DIR share their compiled code, and a run that 
 there already compiles warm. The matrix gives each configuration a directory (``prepare_directory``): its first run
 empties it, and its repeats keep what was left there, in a later matrix too, as long as the same code left it.
 
-- PyTorch: Inductor's caches (its FX graph cache is on by default, ``torch._inductor.config.fx_graph_cache``;
-  setting ``TORCHINDUCTOR_FX_GRAPH_CACHE`` would make the run a tuned one, ``fwbench.tuning``) and Triton's kernels,
-  under DIR/inductor and DIR/triton. They are always set: Inductor writes its caches whether asked or not.
-- JAX: its persistent compilation cache, off by default, turned on under DIR/jax for every computation however
-  small or quick to compile (both thresholds 0). Only with the flag: a cold run compiles as JAX does out of the box.
-- TensorFlow: XLA's persistent cache of the executables it compiles for ``jit_compile=True`` (TF_XLA_FLAGS'
-  ``--tf_xla_persistent_cache_directory``, off by default), under DIR/tensorflow, only with the flag. Its tracing
-  and graph optimisation run again in every process: what a warm TensorFlow run saves is XLA's compile.
-
-Each framework's folders are named in its registry entry (``fwbench.frameworks.Framework.compile_cache``).
+Each framework's folders are named in its registry entry (``fwbench.framework_entry.Framework.compile_cache``), and
+the variables that put its compiler's cache there, in its folder's ``compile_cache`` module
+(``runners/frameworks/<name>/compile_cache.py``, which says what a warm run of it saves).
 A run's temporary directory is a folder of its cache directory too (``temporary_folder``): Inductor keeps its
 precompiled C++ header there, outside its own cache directory.
 """
@@ -23,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from fwbench.frameworks import framework
+from fwbench.frameworks import REGISTRY, framework
 
 #: the file in a configuration's cache directory naming the code that filled it (``code_digest``)
 FILLED_BY = "filled-by"
@@ -38,23 +32,14 @@ TEMPORARY = "tmp"
 
 
 def cache_environment(directory: str, persistent: bool) -> dict[str, str]:
-    """The variables that put the frameworks' compiler caches in ``directory``, set before a framework is
-    imported; ``persistent`` (``--compile-cache`` given) turns on the caches a framework keeps off by default."""
-    tensorflow = os.path.join(directory, "tensorflow")
-    env = {
-        "TORCHINDUCTOR_CACHE_DIR": os.path.join(directory, "inductor"),
-        "TRITON_CACHE_DIR": os.path.join(directory, "triton"),
-    }
-    if persistent:
-        env.update(
-            JAX_COMPILATION_CACHE_DIR=os.path.join(directory, "jax"),
-            JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
-            JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0",
-            # after the user's own flags, which a tuned run records; this one changes no compiled code
-            TF_XLA_FLAGS=" ".join(
-                filter(None, (os.environ.get("TF_XLA_FLAGS"), "--tf_xla_persistent_cache_directory=" + tensorflow))
-            ),
-        )
+    """The variables that put every framework's compiler caches in its folders of ``directory``, set before a
+    framework is imported; ``persistent`` (``--compile-cache`` given) turns on the caches a framework keeps off by
+    default."""
+    env: dict[str, str] = {}
+    for entry in REGISTRY.values():
+        if entry.compile_cache:
+            folders = tuple(os.path.join(directory, folder) for folder in entry.compile_cache)
+            env.update(importlib.import_module(f"{entry.package}.compile_cache").variables(folders, persistent))
     return env
 
 

@@ -45,14 +45,18 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
 
 
 def _step_imports(tree: ast.AST) -> set[str]:
-    """The modules of ``STEP_PACKAGES`` that ``tree`` imports (``from runners.frameworks import x`` names the module
-    ``runners.frameworks.x`` where one exists)."""
+    """The modules of ``STEP_PACKAGES`` that ``tree`` imports. ``from a.b import x`` names the module ``a.b.x`` where
+    one exists, else ``a.b``: a package named only to reach its modules is not followed, since a framework
+    folder's ``__init__`` holds its registry entry (colour, label), which shapes no step."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            names = [
+                f"{node.module}.{alias.name}" if _source_path(f"{node.module}.{alias.name}") else node.module
+                for alias in node.names
+            ]
         else:
             continue
         found.update(name for name in names if name.startswith(STEP_PACKAGES) and _source_path(name))

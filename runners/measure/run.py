@@ -61,19 +61,11 @@ def framework_environment(device: str, compile_cache: str, persistent: bool = Fa
     return env
 
 
-def is_out_of_memory(exc: BaseException) -> bool:
-    """Each framework's out-of-memory error, recognised by type name or its allocator's message."""
+def is_out_of_memory(name: str, exc: BaseException) -> bool:
+    """Whether ``exc`` is framework ``name``'s out-of-memory error (its registry entry's ``out_of_memory``, by type
+    name or its allocator's message) or Python's own."""
     text = f"{type(exc).__name__}: {exc}"
-    return isinstance(exc, MemoryError) or any(
-        marker in text
-        for marker in (
-            "OutOfMemoryError",
-            "ResourceExhaustedError",
-            "RESOURCE_EXHAUSTED",
-            "out of memory",
-            "Out of memory",
-        )
-    )
+    return isinstance(exc, MemoryError) or any(marker in text for marker in framework(name).out_of_memory)
 
 
 def window_sizes(steps: int) -> list[int]:
@@ -321,7 +313,7 @@ def measure_or_fail(
             config,
             provenance.hardware_info(),
             started_at,
-            "oom" if is_out_of_memory(exc) else "error",
+            "oom" if is_out_of_memory(config.framework, exc) else "error",
             type(exc).__name__,
             str(exc)[:2000],
             stderr_tail=traceback.format_exc(),

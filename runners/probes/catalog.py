@@ -20,8 +20,9 @@ BUGS = ("dense_shape", "dtype", "loss_shape", "nan")
 #: every mode any framework is probed in (its ``probe_modes``): unlike training, the probes run JAX op by op too
 MODES = tuple(dict.fromkeys(mode for entry in REGISTRY.values() for mode in entry.probe_modes))
 
-PROGRAMS_DIR = Path(__file__).resolve().parent / "programs"
-REPO_ROOT = PROGRAMS_DIR.parent.parent.parent
+#: the framework folders, each holding its probe program (``probes.py``)
+FRAMEWORKS_DIR = Path(__file__).resolve().parents[1] / "frameworks"
+REPO_ROOT = FRAMEWORKS_DIR.parents[1]
 
 #: the offending shapes (their distinctive sizes), dtypes or value that a helpful message names.
 #: dense_shape: the body emits 128 features, the head declares 64; loss_shape: 10 logits vs 7-class
@@ -83,12 +84,12 @@ def all_specs(frameworks=FRAMEWORKS, bugs=BUGS, modes=MODES, tooling=(False, Tru
 
 def program_module(framework: str) -> str:
     """The import name of the probe program of ``framework``."""
-    return f"runners.probes.programs.{framework}_probes"
+    return f"{REGISTRY[framework].package}.probes"
 
 
 def program_path(framework: str) -> Path:
     """The probe program file of ``framework``."""
-    return PROGRAMS_DIR / f"{framework}_probes.py"
+    return FRAMEWORKS_DIR / framework / "probes.py"
 
 
 @cache

@@ -1,7 +1,7 @@
 """A warm probe process: import one probe program once, then run each probe in a fork of this process.
 
 Usage (started by runners/probes/capture.py, which speaks its protocol): ``python -m runners.probes.zygote
---program runners.probes.programs.torch_probes``
+--program runners.frameworks.torch.probes``
 
 A probe in an interpreter of its own spent more time importing its framework (1.3-5 s a probe on a 2-core CPU)
 than running, 30 times over. A fork taken right after the import starts each probe where a fresh interpreter would

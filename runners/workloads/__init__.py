@@ -3,8 +3,9 @@
 A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
 weights in NumPy), its recipe's learning-rate schedule (``lr_schedule``), its data (``data``) and one module per
 framework holding that framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``).
-ResNet-18 is the package ``runners.workloads.resnet18`` (its models ``<framework>_resnet``, its trainers
-``runners.frameworks``'), the GPT ``runners.workloads.gpt`` (docs/design.md, "Workloads");
+ResNet-18 is the package ``runners.workloads.resnet18``, the GPT ``runners.workloads.gpt`` (docs/design.md,
+"Workloads"); each framework's model and ``Trainer`` of a workload are in its folder, ``runners.frameworks.<name>``,
+in the module named after the workload;
 ``lr_schedule`` is the learning-rate table both follow. Importing this package imports no framework. With
 ``runners.frameworks`` it is the bottom layer: it imports no other runners package, except the workloads' parity
 and reference-loss checks, which train through a run (``runners.measure``: tests/runners/test_runners_layers.py).
@@ -143,7 +144,7 @@ WORKLOADS: dict[str, Workload] = {
             lr_schedule="runners.workloads.lr_schedule",
             data="runners.workloads.resnet18.data",
             datasets=("synthetic", "cifar10"),
-            trainers="runners.frameworks.{framework}_train",
+            trainers="runners.frameworks.{framework}.resnet18",
             sample="image",
             flops="flops_per_image",
             precisions=("fp32", "default", "bf16"),
@@ -155,7 +156,7 @@ WORKLOADS: dict[str, Workload] = {
             lr_schedule="runners.workloads.gpt.recipe",
             data="runners.workloads.gpt.data",
             datasets=("grammar",),
-            trainers="runners.workloads.gpt.{framework}_gpt",
+            trainers="runners.frameworks.{framework}.gpt",
             sample="token",
             flops="flops_per_token",
             # bf16: the dense layers, attention and the tied head in bfloat16; the residual stream, embeddings,

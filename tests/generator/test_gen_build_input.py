@@ -53,7 +53,7 @@ def test_a_source_root_without_the_implementations_is_a_usage_error(results_dir,
     line = usage_error(build(results_dir, site, "--source-root", str(root)), capsys)
     assert line.startswith("generator build: error: ") and "--source-root" in line and str(root) in line
     if made:  # each file named where it should lie, the model's and the training step's folders alike
-        assert "runners/workloads/resnet18/torch_resnet.py" in line and "runners/frameworks/torch_train.py" in line
+        assert "runners/frameworks/torch/resnet18_model.py" in line and "runners/frameworks/torch/resnet18.py" in line
     else:
         assert "no such directory" in line
     assert not site.exists() and not built

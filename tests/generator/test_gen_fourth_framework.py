@@ -1,7 +1,8 @@
-"""A fourth framework in the registry: the site still builds, in both languages, and shows it.
+"""A fourth framework, added as one folder: the site still builds, in both languages, and shows it.
 
-``fwbench.frameworks.register`` must run before the rest of fwbench is imported (modules copy ``FRAMEWORKS`` at
-import), so the build runs in a fresh interpreter: it registers a stand-in framework, writes the fixture records
+The folder must be on ``runners.frameworks``' path before the rest of fwbench is imported (modules copy
+``FRAMEWORKS`` at import), so the build runs in a fresh interpreter: it finds a stand-in framework's folder
+(``mxnet/__init__.py``, its registry entry alone: the site needs nothing else of it), writes the fixture records
 (``gen_records``) with runs and a probe of the stand-in among them, and renders every page with
 ``generator.build.render.build_pages``. The article's checks keep to the article's three frameworks.
 """
@@ -18,31 +19,39 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
+#: the stand-in's folder: its registry entry
+ENTRY = textwrap.dedent(
+    """
+    from fwbench.framework_entry import Framework
+
+    FRAMEWORK = Framework(
+        name="mxnet",
+        label="MXNet",
+        colour="#CC79A7",
+        marker="D",
+        import_name="mxnet",
+        distributions=("mxnet",),
+        training_modes=("compiled",),
+        probe_modes=("eager", "compiled"),
+        layer_class="Dense",
+        companions=("numpy",),
+        stackoverflow_tags=("mxnet",),
+        github_repos=("apache/mxnet",),
+        pypi_packages=("mxnet",),
+        compile_cache=("mxnet",),
+        out_of_memory=("out of memory",),
+    )
+    """
+)
+#: argv: the results directory to write, tests/generator, the directory holding the stand-in's folder
 SCRIPT = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
 
-    from fwbench.frameworks import Framework, register
+    import runners.frameworks
 
-    register(
-        Framework(
-            name="mxnet",
-            label="MXNet",
-            colour="#CC79A7",
-            marker="D",
-            import_name="mxnet",
-            distributions=("mxnet",),
-            training_modes=("compiled",),
-            probe_modes=("eager", "compiled"),
-            layer_class="Dense",
-            companions=("numpy",),
-            stackoverflow_tags=("mxnet",),
-            github_repos=("apache/mxnet",),
-            pypi_packages=("mxnet",),
-            compile_cache=("mxnet",),
-        )
-    )
+    runners.frameworks.__path__.append(sys.argv[3])
     sys.path.insert(0, sys.argv[2])  # tests/generator, for gen_records
     import gen_records
     from fwbench.records import write_record
@@ -72,8 +81,11 @@ SCRIPT = textwrap.dedent(
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("fourth") / "results"
+    plugins = tmp_path_factory.mktemp("plugins")
+    (plugins / "mxnet").mkdir()
+    (plugins / "mxnet" / "__init__.py").write_text(ENTRY)
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(root), str(Path(__file__).parent)],
+        [sys.executable, "-c", SCRIPT, str(root), str(Path(__file__).parent), str(plugins)],
         capture_output=True,
         text=True,
         timeout=300,

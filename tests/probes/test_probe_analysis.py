@@ -33,12 +33,12 @@ def test_names_layer_by_name_or_case_sensitive_class():
 
 
 def test_points_to_file_and_line_from_frames_and_quoted_text():
-    planted = "runners/probes/programs/torch_probes.py"
-    frames = [["/repo/runners/probes/child.py", 63], ["/repo/runners/probes/programs/torch_probes.py", 44]]
-    quoted = 'from user code:\n  File "/repo/runners/probes/programs/torch_probes.py", line 28, in forward'
+    planted = "runners/frameworks/torch/probes.py"
+    frames = [["/repo/runners/probes/child.py", 63], ["/repo/runners/frameworks/torch/probes.py", 44]]
+    quoted = 'from user code:\n  File "/repo/runners/frameworks/torch/probes.py", line 28, in forward'
     assert analysis.points_to(analysis.source_locations(frames, []), planted, 28) == (True, False)
     assert analysis.points_to(analysis.source_locations(frames, [quoted]), planted, 28) == (True, True)
-    elsewhere = analysis.source_locations([], ["at other_torch_probes.py:28"])
+    elsewhere = analysis.source_locations([], ["at runners/frameworks/jax/probes.py:28"])
     assert analysis.points_to(elsewhere, planted, 28) == (False, False)
-    compiler_style = "loc(/repo/runners/probes/programs/torch_probes.py:28)"
+    compiler_style = "loc(/repo/runners/frameworks/torch/probes.py:28)"
     assert analysis.points_to(analysis.source_locations([], [compiler_style]), planted, 28) == (True, True)

@@ -17,11 +17,12 @@ def test_each_program_marks_each_bug_once(framework, bug):
 
 
 def test_missing_marker_is_an_error_naming_the_file(tmp_path, monkeypatch):
-    (tmp_path / "torch_probes.py").write_text("x = 1\n")
-    monkeypatch.setattr(catalog, "PROGRAMS_DIR", tmp_path)
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "probes.py").write_text("x = 1\n")
+    monkeypatch.setattr(catalog, "FRAMEWORKS_DIR", tmp_path)
     catalog.planted_line.cache_clear()
     try:
-        with pytest.raises(ValueError, match="torch_probes.py: expected exactly one '# PLANTED: nan' marker"):
+        with pytest.raises(ValueError, match="probes.py: expected exactly one '# PLANTED: nan' marker"):
             catalog.planted_line("torch", "nan")
     finally:
         catalog.planted_line.cache_clear()

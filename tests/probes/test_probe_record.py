@@ -22,7 +22,7 @@ def test_crash_record_is_valid_scores_zero_and_takes_the_installed_version():
     assert record["message"] is None and record["points_to_line"] is None
     assert record["score"]["total"] == 0
     assert record["planted"] == {
-        "file": "runners/probes/programs/torch_probes.py",
+        "file": "runners/frameworks/torch/probes.py",
         "line": planted_line("torch", "dense_shape"),
     }
 
@@ -30,7 +30,7 @@ def test_crash_record_is_valid_scores_zero_and_takes_the_installed_version():
 def test_error_record_stores_raw_text_and_measures_the_clean_text():
     line = planted_line("tensorflow", "dense_shape")
     message = "\x1b[1mlayer 'head' <expected> 64 & got (8, 128)\x1b[0m"
-    frame = f'File "/x/runners/probes/programs/tensorflow_probes.py", line {line}, in call'
+    frame = f'File "/x/runners/frameworks/tensorflow/probes.py", line {line}, in call'
     trace = f"Traceback:\n  {frame}\n{message}\n"
     capture = {
         "outcome": "error",

@@ -90,8 +90,8 @@ def test_a_repeat_keeps_the_cache_that_the_same_code_left_and_anything_else_empt
 
 def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path, monkeypatch):
     package = tmp_path / "runners"
-    (package / "frameworks").mkdir(parents=True)
-    (package / "frameworks" / "torch_train.py").write_text("step = 1\n")
+    (package / "frameworks" / "torch").mkdir(parents=True)
+    (package / "frameworks" / "torch" / "resnet18.py").write_text("step = 1\n")
     (package / "profiles.json").write_text("{}")
     monkeypatch.setattr(compile_cache, "__file__", str(package / "measure" / "compile_cache.py"))
     first = compile_cache.code_digest()
@@ -99,7 +99,7 @@ def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path
     (package / "__pycache__").mkdir()
     (package / "__pycache__" / "x.json").write_text("{}")
     assert compile_cache.code_digest() == first
-    (package / "frameworks" / "torch_train.py").write_text("step = 2\n")
+    (package / "frameworks" / "torch" / "resnet18.py").write_text("step = 2\n")
     assert compile_cache.code_digest() != first
 
 

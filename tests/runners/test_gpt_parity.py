@@ -89,7 +89,7 @@ def test_the_fused_attention_kernel_computes_the_written_out_attention(float64_c
 def test_the_clip_is_active_in_every_compared_step(float64_captures):
     """At each compared step's starting weights, the batch's gradient norm exceeds the clip (PyTorch, float64)."""
     torch = pytest.importorskip("torch")
-    from runners.workloads.gpt.torch_gpt import GPT, load_weights
+    from runners.frameworks.torch.gpt import GPT, load_weights
 
     _, tokens, targets = parity.inputs()
     captured, norms = float64_captures["torch"], []
@@ -147,8 +147,8 @@ def test_the_grammar_stream_is_fixed_and_the_targets_are_the_next_tokens():
 
 def test_the_registry_names_both_workloads_and_refuses_what_a_framework_does_not_train_in():
     assert list(WORKLOADS) == ["resnet18", "gpt"]
-    assert workload("resnet18").trainer_module("jax") == "runners.frameworks.jax_train"
-    assert workload("gpt").trainer_module("jax") == "runners.workloads.gpt.jax_gpt"
+    assert workload("resnet18").trainer_module("jax") == "runners.frameworks.jax.resnet18"
+    assert workload("gpt").trainer_module("jax") == "runners.frameworks.jax.gpt"
     assert workload("gpt").precisions == workload("resnet18").precisions == ("fp32", "default", "bf16")
     with pytest.raises(ValueError, match="unknown workload 'bert'; choose from resnet18, gpt"):
         workload("bert")

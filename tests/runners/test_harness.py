@@ -44,6 +44,16 @@ def test_the_harness_follows_the_trainers_imports_within_the_step_packages_only(
     assert len(found["digest"]) == harness.DIGEST_LENGTH
 
 
+def test_a_framework_folders_registry_entry_is_not_followed_but_its_modules_are(tree):
+    trainer = "from runners.frameworks.toy import model\nfrom runners.frameworks.toy.model import f\n"
+    package(
+        tree, {"runners.frameworks.toy.train": trainer, "runners.frameworks.toy.model": "def f(x):\n    return x\n"}
+    )
+    package(tree, {"runners.frameworks.toy.__init__": "FRAMEWORK = 'its colour and label'\n"})
+    found = harness.harness("runners.frameworks.toy.train")
+    assert found["modules"] == ["runners.frameworks.toy.model", "runners.frameworks.toy.train"]
+
+
 def test_docstrings_comments_and_layout_leave_the_digest_and_code_changes_it(tree):
     package(tree, {"runners.frameworks.toy_train": TRAINER, "runners.workloads.toy.model": MODEL})
     package(tree, {"runners.workloads.toy.arch": "WIDTH = 2\n"})
@@ -58,14 +68,14 @@ def test_docstrings_comments_and_layout_leave_the_digest_and_code_changes_it(tre
 
 
 def test_a_missing_trainer_module_is_named():
-    with pytest.raises(ModuleNotFoundError, match="harness: no module runners.frameworks.nothing_train"):
-        harness.harness("runners.frameworks.nothing_train")
+    with pytest.raises(ModuleNotFoundError, match="harness: no module runners.frameworks.nothing.resnet18"):
+        harness.harness("runners.frameworks.nothing.resnet18")
 
 
 def test_every_record_states_the_harness_of_the_trainer_it_ran():
     (torchax, jax) = expand("smoke", frameworks=["torchax", "jax"])
     records = [gen_records.as_recorded(c, gen_records.one_epoch(c, 100.0), ["runners", "run"]) for c in (torchax, jax)]
     for config, record in zip((torchax, jax), records, strict=True):
-        assert record["harness"] == harness.harness(f"runners.frameworks.{config.framework}_train")
-    assert "runners.frameworks.torchax_shim" in records[0]["harness"]["modules"]
+        assert record["harness"] == harness.harness(f"runners.frameworks.{config.framework}.resnet18")
+    assert "runners.frameworks.torchax.shim" in records[0]["harness"]["modules"]
     assert records[0]["harness"]["digest"] != records[1]["harness"]["digest"]

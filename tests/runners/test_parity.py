@@ -74,10 +74,10 @@ import sys
 import numpy as np
 import torch
 from runners.workloads.resnet18 import parity
-from runners.frameworks import torch_train
+from runners.frameworks.torch import resnet18 as torch_resnet18
 
 out = sys.argv[1]
-step = torch_train.Trainer.train_step
+step = torch_resnet18.Trainer.train_step
 
 def planted(self, x, y, lr):
     result = step(self, x, y, lr)
@@ -87,7 +87,7 @@ def planted(self, x, y, lr):
                 t.copy_(t.to(torch.bfloat16).to(t.dtype))
     return result
 
-torch_train.Trainer.train_step = planted
+torch_resnet18.Trainer.train_step = planted
 for what in ("bn", "weights"):
     np.savez(f"{out}/{what}.npz", **parity.capture("torch", "eager", "float32", steps=1, precision="bf16"))
 """

@@ -153,17 +153,19 @@ def test_read_record_names_file_and_field(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "exc, oom",
+    "framework, exc, oom",
     [
-        (MemoryError(), True),
-        (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
-        (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
-        (type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), True),
-        (ValueError("shapes (3,) and (4,) not aligned"), False),
+        ("jax", MemoryError(), True),
+        ("torch", RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
+        ("jax", RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
+        ("torchax", RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate"), True),
+        ("tensorflow", type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), True),
+        ("torch", ValueError("shapes (3,) and (4,) not aligned"), False),
+        ("torch", type("ResourceExhaustedError", (Exception,), {})("OOM when allocating tensor"), False),
     ],
 )
-def test_out_of_memory_is_recognised_in_each_frameworks_words(exc, oom):
-    assert run.is_out_of_memory(exc) is oom
+def test_out_of_memory_is_recognised_in_each_frameworks_words(framework, exc, oom):
+    assert run.is_out_of_memory(framework, exc) is oom
 
 
 def test_mfu_is_null_for_unknown_devices():
@@ -455,7 +457,7 @@ def test_git_dirty_means_changed_code_not_new_results(tmp_path, monkeypatch):
 
 def test_a_run_that_fails_keeps_its_load_and_place(monkeypatch):
     def broken_data(*args, **kwargs):
-        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate")
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")  # in PyTorch's words: a torch run
 
     monkeypatch.setattr(run, "framework_environment", lambda device, cache, persistent: {})
     monkeypatch.setattr(run.data, "load", broken_data)

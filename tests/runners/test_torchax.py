@@ -8,31 +8,31 @@ import numpy as np
 import pytest
 import torch
 
-from runners.frameworks import torchax_shim
+from runners.frameworks.torchax import shim
 from runners.frameworks.trainer import make_trainer
 from runners.workloads.resnet18 import arch
 
 
 def test_the_shim_stands_in_for_missing_aten_operators_only_inside_its_block():
-    missing_before = list(torchax_shim.missing)
-    with torchax_shim.missing_aten_operators_as_placeholders():
+    missing_before = list(shim.missing)
+    with shim.missing_aten_operators_as_placeholders():
         stand_in = torch.ops.aten.no_such_operator_in_any_pytorch.default
         kept = torch.ops.aten.add.Tensor
         with pytest.raises(AttributeError):
             getattr(torch.ops.no_such_namespace_of_ops, "anything")  # other namespaces answer as before  # noqa: B009
-    assert isinstance(stand_in, torchax_shim.MissingOperator) and stand_in != kept
-    assert "aten.no_such_operator_in_any_pytorch.default" in torchax_shim.missing
+    assert isinstance(stand_in, shim.MissingOperator) and stand_in != kept
+    assert "aten.no_such_operator_in_any_pytorch.default" in shim.missing
     with pytest.raises(AttributeError):
         getattr(torch.ops.aten, "no_such_operator_in_any_pytorch")  # PyTorch's own lookup again  # noqa: B009
-    torchax_shim.missing[:] = missing_before
+    shim.missing[:] = missing_before
 
 
 def test_the_autocast_entries_are_added_for_the_block_and_removed_after_it():
-    torchax_shim.torchax_environment()
+    shim.torchax_environment()
     from torchax import amp
 
     before = dict(amp.autocast_policy)
-    with torchax_shim.pytorch_autocast_entries() as added:
+    with shim.pytorch_autocast_entries() as added:
         assert amp.autocast_policy[torch.ops.aten.convolution.default] == amp.CastPolicy.LOWER_PRECISION_FP
     assert added and amp.autocast_policy == before
 
@@ -102,7 +102,7 @@ def test_under_bf16_every_batch_norm_returns_bfloat16_as_pytorchs_does_so_relu_a
 
 
 def test_the_batch_norm_shim_computes_what_pytorchs_own_batch_norm_does_dtype_and_running_statistics_included():
-    env = torchax_shim.torchax_environment()
+    env = shim.torchax_environment()
     rng = np.random.default_rng(0)
     x = torch.from_numpy(rng.standard_normal((8, 3, 5, 5)).astype(np.float32)).to(torch.bfloat16)
     weight, bias = torch.rand(3) + 0.5, torch.rand(3)
@@ -110,8 +110,8 @@ def test_the_batch_norm_shim_computes_what_pytorchs_own_batch_norm_does_dtype_an
     expected = torch.nn.functional.batch_norm(x, eager_mean, eager_var, weight, bias, True, 0.1, 1e-5)
     mean, var = env.j2t_iso(jax.numpy.zeros(3)), env.j2t_iso(jax.numpy.ones(3))
     with env:
-        got = torchax_shim.pytorch_batch_norm(env.to_xla(x), mean, var, env.to_xla(weight), env.to_xla(bias), True)
+        got = shim.pytorch_batch_norm(env.to_xla(x), mean, var, env.to_xla(weight), env.to_xla(bias), True)
     assert got.dtype == torch.bfloat16  # torchax's own returns float32 here
     np.testing.assert_allclose(np.asarray(env.t2j_iso(got), np.float32), expected.float().numpy(), atol=2e-2)
-    for shim, eager in ((mean, eager_mean), (var, eager_var)):  # momentum 0.1, the unbiased variance
-        np.testing.assert_allclose(np.asarray(env.t2j_iso(shim)), eager.numpy(), rtol=1e-3)
+    for shimmed, eager in ((mean, eager_mean), (var, eager_var)):  # momentum 0.1, the unbiased variance
+        np.testing.assert_allclose(np.asarray(env.t2j_iso(shimmed)), eager.numpy(), rtol=1e-3)

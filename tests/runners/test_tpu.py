@@ -8,7 +8,7 @@ import pytest
 
 from fwbench.records import validate
 from runners import cli
-from runners.frameworks.jax_train import tpu_topology
+from runners.frameworks.jax.resnet18 import tpu_topology
 from runners.measure import config_flags, profiles, provenance, record
 from runners.measure.cpu_identity import cpu_model
 from runners.workloads.resnet18 import arch

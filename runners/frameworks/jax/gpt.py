@@ -18,12 +18,12 @@ import numpy as np
 import optax
 from flax import nnx
 
-from runners.frameworks import jax_train
-from runners.frameworks.jax_train import pure
+from runners.frameworks.jax import resnet18
+from runners.frameworks.jax.resnet18 import pure
+from runners.frameworks.jax.resnet18_model import ModuleList
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
 from runners.workloads.gpt.attention import FUSED, PALLAS_FLASH, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
-from runners.workloads.resnet18.jax_resnet import ModuleList
 
 #: what each attention path calls, as the record's precision flags name it
 ATTENTION_CALLS = {
@@ -173,7 +173,7 @@ def clipped_adamw(mask) -> optax.GradientTransformation:
     )(learning_rate=0.0)
 
 
-class Trainer(jax_train.Trainer):
+class Trainer(resnet18.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
     are token sequences, ``correct`` counts the tokens predicted right). ``memory``, ``reset_memory_peaks`` and
     ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone.
@@ -195,7 +195,7 @@ class Trainer(jax_train.Trainer):
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.config = config
         self.attention = attention or default_path(precision)
-        self.device = jax_train.training_device(device, precision, self.dtype)
+        self.device = resnet18.training_device(device, precision, self.dtype)
         compute = jnp.bfloat16 if precision == "bf16" else None  # None: the inputs' and parameters' dtype
         # shapes only: every variable is overwritten by ``restore`` (as in ResNet-18's trainer)
         self.model = nnx.eval_shape(lambda: GPT(config, nnx.Rngs(0), self.dtype, compute, self.attention))

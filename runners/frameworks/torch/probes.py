@@ -1,4 +1,4 @@
-"""The four planted bugs in PyTorch (compare with tensorflow_probes.py and jax_probes.py).
+"""The four planted bugs in PyTorch (compare with tensorflow/probes.py and jax/probes.py).
 
 Each probe builds a tiny two-layer model, runs one training step (forward, loss, backward) eagerly or
 through ``torch.compile``, and lets whatever the framework raises propagate. The statement carrying

@@ -6,9 +6,9 @@ torchax runs a torch module as a JAX function (``JittableModule.functional_call`
 function of the parameters, ``jax.value_and_grad``, the same optax SGD with coupled weight decay as the JAX trainer,
 all under one ``jax.jit`` with the state donated. torchax's batch norm returns float32 for a bfloat16 input and
 does not update the running statistics, so the trainer runs PyTorch's semantics instead
-(``torchax_shim.pytorch_batch_norm``: the input's dtype out, the running statistics updated in the same pass, by
+(``shim.pytorch_batch_norm``: the input's dtype out, the running statistics updated in the same pass, by
 PyTorch's rule). bf16 is torchax's autocast, PyTorch's policy table
-(completed with the convolution and linear entries it lacks: ``torchax_shim.pytorch_autocast_entries``):
+(completed with the convolution and linear entries it lacks: ``shim.pytorch_autocast_entries``):
 convolutions and matmuls in bfloat16; parameters, optimizer state and statistics float32; the loss in float32.
 """
 
@@ -20,14 +20,14 @@ import numpy as np
 import optax
 import torch
 
-from runners.frameworks import torchax_shim
-from runners.frameworks.jax_train import (
+from runners.frameworks.jax.resnet18 import (
     coupled_sgd,
     device_description,
     device_memory,
     training_device,
 )
-from runners.workloads.resnet18.torch_resnet import ResNet18, export_weights, load_weights
+from runners.frameworks.torch.resnet18_model import ResNet18, export_weights, load_weights
+from runners.frameworks.torchax import shim
 
 
 class Trainer:
@@ -46,8 +46,8 @@ class Trainer:
     ):
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.device = training_device(device, precision, self.dtype)
-        self.env = torchax_shim.torchax_environment()
-        torchax_shim.use_pytorch_batch_norm(self.env)
+        self.env = shim.torchax_environment()
+        shim.use_pytorch_batch_norm(self.env)
         from torchax.interop import JittableModule
 
         self.model = self._build_model(precision).to(getattr(torch, dtype))
@@ -92,7 +92,7 @@ class Trainer:
         self.model.train(training)  # read while tracing: batch or running statistics
         torch_params, torch_buffers, torch_x = self.env.j2t_iso((params, buffers, x))
         autocast = self.env.override_property(autocast_dtype=self.autocast_dtype)
-        with self.env, autocast, torchax_shim.pytorch_autocast_entries():
+        with self.env, autocast, shim.pytorch_autocast_entries():
             logits = self.module.functional_call("forward", torch_params, torch_buffers, torch_x)
         return self.env.t2j_iso(logits).astype(self.dtype), self.env.t2j_iso(torch_buffers)
 
@@ -173,9 +173,9 @@ class Trainer:
             "torchax.autocast_dtype": None if self.autocast_dtype is None else "bfloat16",
             "torch.nn.Parameter.dtype": next(iter(self.params.values())).dtype.name,
             # the shim's name and what it stood in for; None where torchax imported as it is
-            torchax_shim.SHIM: ", ".join(torchax_shim.missing) or None,
+            shim.SHIM: ", ".join(shim.missing) or None,
             # under bf16, the autocast entries torchax's table lacks, added while the step is traced
-            torchax_shim.AUTOCAST_SHIM: "aten.convolution, linear" if self.autocast_dtype is not None else None,
+            shim.AUTOCAST_SHIM: "aten.convolution, linear" if self.autocast_dtype is not None else None,
             # PyTorch's batch norm (its input's dtype out, the running statistics updated) in place of torchax's
-            torchax_shim.BATCH_NORM_SHIM: "torch.nn.functional.batch_norm",
+            shim.BATCH_NORM_SHIM: "torch.nn.functional.batch_norm",
         }

@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 from keras import layers, ops
 
-from runners.frameworks import tensorflow_train
+from runners.frameworks.tensorflow import resnet18
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
 from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
@@ -146,7 +146,7 @@ def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
     return {key: np.asarray(_variable(model, key).numpy()) for key in arch.weight_names(config)}
 
 
-class Trainer(tensorflow_train.Trainer):
+class Trainer(resnet18.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
     are token sequences, ``correct`` counts the tokens predicted right). ``memory``, ``reset_memory_peaks`` and
     ``device_info`` are ResNet-18's trainer's: they read ``self.device`` alone. ``attention`` is the path (None: the
@@ -162,7 +162,7 @@ class Trainer(tensorflow_train.Trainer):
         config: GPTConfig = arch.DEFAULT,
         attention: str | None = None,
     ):
-        self.device = tensorflow_train.training_device(device, precision)
+        self.device = resnet18.training_device(device, precision)
         self.dtype = dtype  # float64 only for parity tests
         self.config = config
         keras.config.set_floatx(dtype)

@@ -3,7 +3,7 @@
 ``optax.add_decayed_weights`` before ``optax.sgd`` is PyTorch's coupled rule (g += wd·p); the step is
 a pure function of (params, batch stats, optimizer state) compiled with ``jax.jit``, the pattern of
 Flax's performance guide (``nnx.split`` once, no graph traversal per step). bf16 is Flax's mixed precision: every
-layer built with ``dtype=jnp.bfloat16`` and ``param_dtype=jnp.float32`` (``jax_resnet``), so parameters, gradients,
+layer built with ``dtype=jnp.bfloat16`` and ``param_dtype=jnp.float32`` (``resnet18_model``), so parameters, gradients,
 optimizer state and BatchNorm statistics stay float32; the loss is taken in float32.
 """
 
@@ -16,8 +16,8 @@ import optax
 from flax import nnx
 
 from fwbench.installed import package_versions
+from runners.frameworks.jax.resnet18_model import ResNet18, export_weights, load_weights
 from runners.workloads.resnet18 import recipe
-from runners.workloads.resnet18.jax_resnet import ResNet18, export_weights, load_weights
 
 # Version shim (drop with Flax < 0.12, i.e. JAX 0.4.26's set in fwbench/version_sets.json): Flax 0.12 names it
 # ``nnx.as_pure`` (its ``nnx.pure`` is a deprecated alias that warns), 0.11 ``nnx.pure``; older Flax has neither and

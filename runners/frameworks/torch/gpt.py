@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from runners.frameworks import torch_train
+from runners.frameworks.torch import resnet18
 from runners.workloads.gpt import arch, recipe
 from runners.workloads.gpt.arch import GPTConfig
 from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, check, default_path
@@ -121,7 +121,7 @@ def export_weights(model: GPT, config: GPTConfig) -> dict[str, np.ndarray]:
     return weights
 
 
-class Trainer(torch_train.Trainer):
+class Trainer(resnet18.Trainer):
     """One GPT and its AdamW on one device (the protocol: ``runners.frameworks.trainer.Trainer``; ``x`` and ``y``
     are token sequences, ``correct`` counts the tokens predicted right). ``sync``, ``memory``, ``reset_memory_peaks``
     and ``device_info`` are ResNet-18's trainer's: they read ``self.device``, ``self.autocast`` and ``self.model``
@@ -137,7 +137,7 @@ class Trainer(torch_train.Trainer):
         config: GPTConfig = arch.DEFAULT,
         attention: str | None = None,
     ):
-        self.device = torch_train.training_device(device, precision)
+        self.device = resnet18.training_device(device, precision)
         self.dtype = getattr(torch, dtype)  # float64 only for parity tests
         self.config = config
         # disabled but still entered outside bf16: one code path, and the state it reports is the one that ran

@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from fwbench.frameworks import why_not_measured
+from runners.frameworks.tensorflow.resnet18_model import ResNet18, build, export_weights, load_weights
 from runners.workloads.resnet18 import recipe
-from runners.workloads.resnet18.tensorflow_resnet import ResNet18, build, export_weights, load_weights
 
 
 def training_device(device: str, precision: str) -> str:

@@ -1,4 +1,4 @@
-"""The four planted bugs in TensorFlow with Keras (compare with torch_probes.py and jax_probes.py).
+"""The four planted bugs in TensorFlow with Keras (compare with torch/probes.py and jax/probes.py).
 
 Each probe builds a tiny two-layer model, runs one training step (forward, loss, gradients) eagerly or
 through ``tf.function(jit_compile=True)``, and lets whatever the framework raises propagate. The

@@ -1,4 +1,4 @@
-"""The four planted bugs in JAX with Flax NNX and optax (compare with torch_probes.py, tensorflow_probes.py).
+"""The four planted bugs in JAX with Flax NNX and optax (compare with torch/probes.py, tensorflow/probes.py).
 
 Each probe builds a tiny two-layer model, runs one training step (forward, loss, gradients) op by op or
 through ``jax.jit``, and lets whatever the framework raises propagate. The statement carrying each bug

@@ -1,10 +1,10 @@
-"""The GPT of PyTorch (``torch_gpt``) trained through torchax: ResNet-18's torchax trainer with the GPT's model, the
-weights' import and export, and the JAX trainer's optimizer (a global-norm clip, then AdamW, decaying the parameters
-the recipe names): the optimizer runs in JAX here, as ResNet-18's SGD does, since ``loss.backward()`` does not work
-under torchax. The attention path is the PyTorch trainer's choice (``attention``); torchax 0.0.13 runs
-``scaled_dot_product_attention`` as its own reference composition of JAX operations
+"""The GPT of PyTorch (``runners.frameworks.torch.gpt``) trained through torchax: ResNet-18's torchax trainer with the
+GPT's model, the weights' import and export, and the JAX trainer's optimizer (a global-norm clip, then AdamW,
+decaying the parameters the recipe names): the optimizer runs in JAX here, as ResNet-18's SGD does, since
+``loss.backward()`` does not work under torchax. The attention path is the PyTorch trainer's choice (``attention``);
+torchax 0.0.13 runs ``scaled_dot_product_attention`` as its own reference composition of JAX operations
 (``torchax.ops.jtorch._sdpa_reference``: an additive mask, the softmax in the scores' dtype), which XLA fuses as it
-can: no attention kernel of its own. bf16 is torchax's autocast, PyTorch's policy (``torchax_train``).
+can: no attention kernel of its own. bf16 is torchax's autocast, PyTorch's policy (``resnet18``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import numpy as np
 import optax
 import torch
 
-from runners.frameworks import torchax_train
-from runners.workloads.gpt import arch, jax_gpt, torch_gpt
+from runners.frameworks.jax import gpt as jax_gpt
+from runners.frameworks.torch import gpt as torch_gpt
+from runners.frameworks.torchax import resnet18
+from runners.workloads.gpt import arch
 from runners.workloads.gpt.arch import GPTConfig
 from runners.workloads.gpt.attention import FUSED, WRITTEN_OUT, WRITTEN_OUT_CALL, default_path
 
@@ -25,7 +27,7 @@ ATTENTION_CALLS = {
 }
 
 
-class Trainer(torchax_train.Trainer):
+class Trainer(resnet18.Trainer):
     """One PyTorch GPT and its AdamW as a JAX program (the protocol: ``runners.frameworks.trainer.Trainer``; ``x``
     and ``y`` are token sequences, ``correct`` counts the tokens predicted right). ``attention`` is the path (None:
     the precision's, ``attention.default_path``)."""

@@ -12,8 +12,8 @@ import torch
 import torch.nn.functional as F
 
 from fwbench.frameworks import why_not_measured
+from runners.frameworks.torch.resnet18_model import ResNet18, export_weights, load_weights
 from runners.workloads.resnet18 import recipe
-from runners.workloads.resnet18.torch_resnet import ResNet18, export_weights, load_weights
 
 
 def training_device(device: str, precision: str) -> torch.device:

@@ -1,0 +1,19 @@
+"""The variables that put JAX's persistent compilation cache in its folder of a run's cache directory.
+
+The cache is off by default; a shared directory turns it on for every computation however small or quick to
+compile (both thresholds 0). Only then: a cold run compiles as JAX does out of the box.
+"""
+
+from __future__ import annotations
+
+
+def variables(folders: tuple[str, ...], persistent: bool) -> dict[str, str]:
+    """Its entry's ``compile_cache`` folder as a path; ``persistent``: the directory is shared between runs."""
+    if not persistent:
+        return {}
+    (folder,) = folders
+    return {
+        "JAX_COMPILATION_CACHE_DIR": folder,
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+    }

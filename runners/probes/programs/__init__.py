@@ -1,1 +1,0 @@
-"""The probe programs: one module per framework, the same four planted bugs in each, side by side."""
