@@ -47,9 +47,11 @@ from fwbench.harness_checks import write_checks  # noqa: E402
 from runners.frameworks.precision import PRECISION_POLICIES  # noqa: E402
 from runners.measure.record import mfu_section  # noqa: E402
 from runners.measure.run import framework_environment, run_hardware  # noqa: E402
-from runners.workloads.resnet18 import arch, data  # noqa: E402
+from runners.workloads import WORKLOADS, Workload, workload  # noqa: E402
+from runners.workloads.resnet18 import data  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import minimal_gpt_loops  # noqa: E402
 import minimal_loops  # noqa: E402
 
 #: every (framework, mode) checked by default: the modes the article times
@@ -70,48 +72,92 @@ TRAINER = "trainer"
 Loop = Callable[..., tuple[Callable[[int], object], Callable[[], object]]]
 
 
-def trainer_loop(framework: str) -> Loop:
-    """fwbench's own step: ``make_trainer`` and ``Trainer.train_step``, exactly as the runner calls it."""
+def trainer_loop(framework: str, name: str = "resnet18") -> Loop:
+    """fwbench's own step: ``make_trainer`` and ``Trainer.train_step``, exactly as the runner calls it, for workload
+    ``name`` (at the size a GPT loop is given: ``config``)."""
 
-    def build(images, labels, mode, precision="fp32", device="auto"):
+    def build(inputs, targets, mode, precision="fp32", device="auto", config=None):
         from runners.workloads import make_trainer
 
-        trainer = make_trainer("resnet18", framework, arch.init_weights(0), mode, device, precision=precision)
-        batches = trainer.to_device(images, labels)
+        spec = at_config(workload(name), config)
+        weights = spec.module("arch").init_weights(0, **spec.model_options())
+        options = spec.trainer_options(None, precision)
+        trainer = make_trainer(name, framework, weights, mode, device, precision=precision, **options)
+        batches = trainer.to_device(inputs, targets)
         return (lambda i: trainer.train_step(*batches[i], minimal_loops.LR)), trainer.sync
 
     return build
 
 
-#: framework → variant → loop: fwbench's trainer and the minimal loops it is checked against
-LOOPS: dict[str, dict[str, Loop]] = {
-    "torch": {TRAINER: trainer_loop("torch"), "minimal": minimal_loops.minimal_torch},
-    "tensorflow": {TRAINER: trainer_loop("tensorflow"), "minimal": minimal_loops.minimal_tensorflow},
-    "jax": {TRAINER: trainer_loop("jax"), "minimal": minimal_loops.minimal_jax, "linen": minimal_loops.minimal_linen},
-    "torchax": {TRAINER: trainer_loop("torchax"), "minimal": minimal_loops.minimal_torchax},
+def at_config(spec: Workload, config) -> Workload:
+    """``spec`` at the named size whose sizes are ``config`` (None: as it is)."""
+    if config is None:
+        return spec
+    named = getattr(spec.module("arch"), spec.sizes)
+    return spec.at(next(size for size, sizes in named.items() if sizes == config))
+
+
+#: workload → framework → variant → loop: fwbench's trainer and the minimal loops it is checked against
+LOOPS: dict[str, dict[str, dict[str, Loop]]] = {
+    "resnet18": {
+        "torch": {TRAINER: trainer_loop("torch"), "minimal": minimal_loops.minimal_torch},
+        "tensorflow": {TRAINER: trainer_loop("tensorflow"), "minimal": minimal_loops.minimal_tensorflow},
+        "jax": {
+            TRAINER: trainer_loop("jax"),
+            "minimal": minimal_loops.minimal_jax,
+            "linen": minimal_loops.minimal_linen,
+        },
+        "torchax": {TRAINER: trainer_loop("torchax"), "minimal": minimal_loops.minimal_torchax},
+    },
+    "gpt": {
+        "jax": {TRAINER: trainer_loop("jax", "gpt"), "minimal": minimal_gpt_loops.minimal_jax_gpt},
+        "torchax": {TRAINER: trainer_loop("torchax", "gpt"), "minimal": minimal_gpt_loops.minimal_torchax_gpt},
+    },
 }
 #: how a check names each reference loop
 REFERENCES = {
-    ("torch", "minimal"): "PyTorch tutorial loop (torch.optim.SGD)",
-    ("tensorflow", "minimal"): "Keras training loop from scratch",
-    ("jax", "minimal"): "Flax NNX performance-guide loop",
-    ("jax", "linen"): "Flax linen ImageNet-example loop",
-    ("torchax", "minimal"): "torchax make_train_step loop",
+    ("resnet18", "torch", "minimal"): "PyTorch tutorial loop (torch.optim.SGD)",
+    ("resnet18", "tensorflow", "minimal"): "Keras training loop from scratch",
+    ("resnet18", "jax", "minimal"): "Flax NNX performance-guide loop",
+    ("resnet18", "jax", "linen"): "Flax linen ImageNet-example loop",
+    ("resnet18", "torchax", "minimal"): "torchax make_train_step loop",
+    ("gpt", "jax", "minimal"): "Flax NNX nanoGPT-shaped loop",
+    ("gpt", "torchax", "minimal"): "torchax make_train_step nanoGPT loop",
 }
-assert set(LOOPS) == set(FRAMEWORKS), "every framework needs its minimal loop"
+assert set(LOOPS["resnet18"]) == set(FRAMEWORKS), "every framework needs its minimal loop"
+
+
+def batches(spec: Workload, batch_size: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` batches of ``spec``'s inputs and targets as NumPy: synthetic images and labels, or token sequences."""
+    if spec.name == "gpt":
+        return minimal_gpt_loops.token_batches(spec.arch_config(), batch_size, count)
+    dataset = data.synthetic(batch_size * count, batch_size)
+    return data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
 
 
 class Built:
-    """One loop built and warmed up in this process (``options``: the JAX-based loops' precision and device), timed a
-    round at a time: ``steps`` steps between two syncs, over ``DEVICE_BATCHES`` batches taken in turn."""
+    """One loop of workload ``spec`` built and warmed up in this process (``options``: the JAX-based loops' precision
+    and device), timed a round at a time: ``steps`` steps between two syncs, over ``DEVICE_BATCHES`` batches taken in
+    turn; a round's rate counts samples (images, or tokens)."""
 
-    def __init__(self, framework: str, mode: str, variant: str, batch_size: int, steps: int, **options):
-        self.name, self.batch_size, self.steps = (framework, variant), batch_size, steps
+    def __init__(
+        self,
+        framework: str,
+        mode: str,
+        variant: str,
+        batch_size: int,
+        steps: int,
+        spec: Workload = WORKLOADS["resnet18"],
+        **options,
+    ):
+        self.name, self.steps = (framework, variant), steps
+        self.batch_size = batch_size * spec.samples_per()
         count = min(steps, DEVICE_BATCHES)
-        dataset = data.synthetic(batch_size * count, batch_size)
-        images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
+        inputs, targets = batches(spec, batch_size, count)
+        sized = {"config": spec.arch_config()} if spec.sizes else {}
         start = time.perf_counter()
-        self.step, self.sync = LOOPS[framework][variant](images, labels, mode, **options)  # imports the framework
+        loop = LOOPS[spec.name][framework][variant]
+        self.step, self.sync = loop(inputs, targets, mode, **options, **sized)  # imports the framework
         self.count = count
         for i in range(WARMUP_STEPS):
             self.step(i % count)
@@ -249,11 +295,13 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     return 0
 
 
-def checks(setting: dict, result: dict, hardware: dict, harnesses: dict[str, str]) -> list[dict]:
-    """The harness checks of one setting (precision, batch size, steps per round) from its rounds: for each
-    framework and each of its reference loops, the ratio Trainer ÷ reference with its interval, both loops' median
-    images/s and MFU on ``hardware`` (the records' rule), every round; ``harnesses``: each framework's harness digest
-    (``runners.measure.harness``)."""
+def checks(
+    setting: dict, result: dict, hardware: dict, harnesses: dict[str, str], spec: Workload = WORKLOADS["resnet18"]
+) -> list[dict]:
+    """The harness checks of one setting (precision, batch size, steps per round) of workload ``spec`` from its
+    rounds: for each framework and each of its reference loops, the ratio Trainer ÷ reference with its interval, both
+    loops' median samples/s (images or tokens) and MFU on ``hardware`` (the records' rule), every round; ``harnesses``:
+    each framework's harness digest (``runners.measure.harness``)."""
     found = []
     rates, setup = result["rates"], result["setup"]
     for (framework, variant), reference_rates in rates.items():
@@ -265,21 +313,22 @@ def checks(setting: dict, result: dict, hardware: dict, harnesses: dict[str, str
             {
                 "framework": framework,
                 "mode": setting.get("mode", "compiled"),
-                "workload": "resnet18",
+                "workload": spec.name,
+                **({"size": spec.size} if spec.size else {}),
                 "device_kind": hardware["device_kind"],
                 "device_name": hardware["device_name"],
                 "machine_id": hardware["machine_id"],
                 "precision": setting["precision"],
                 "batch_size": setting["batch_size"],
                 "harness": harnesses[framework],
-                "reference": REFERENCES[framework, variant],
+                "reference": REFERENCES[spec.name, framework, variant],
                 **ratio_figures(trainer_rates, reference_rates),
                 "pairs": len(trainer_rates),
                 "steps_per_round": setting["steps"],
-                "images_per_second": {"trainer": medians[TRAINER], "reference": medians[variant]},
+                spec.rate_field: {"trainer": medians[TRAINER], "reference": medians[variant]},
                 "mfu": {
-                    "trainer": mfu_section(setting["precision"], hardware, medians[TRAINER])["value"],
-                    "reference": mfu_section(setting["precision"], hardware, medians[variant])["value"],
+                    "trainer": mfu_section(setting["precision"], hardware, medians[TRAINER], spec)["value"],
+                    "reference": mfu_section(setting["precision"], hardware, medians[variant], spec)["value"],
                 },
                 "rounds": {"trainer": trainer_rates, "reference": reference_rates},
                 "setup_seconds": {"trainer": setup[framework, TRAINER], "reference": setup[framework, variant]},
@@ -290,38 +339,41 @@ def checks(setting: dict, result: dict, hardware: dict, harnesses: dict[str, str
 
 def printed(check: dict) -> str:
     """One check as the line the script prints."""
-    rates, mfu, interval = check["images_per_second"], check["mfu"], check["ratio_interval"]
+    unit = WORKLOADS[check["workload"]].sample
+    rates, mfu, interval = check[f"{unit}s_per_second"], check["mfu"], check["ratio_interval"]
     mfus = "" if mfu["trainer"] is None else f" (MFU {mfu['trainer']:.3f} vs {mfu['reference']:.3f})"
     within = "" if interval is None else f", 95 % interval {interval[0]:.3f}–{interval[1]:.3f}"
     return (
-        f"{check['framework']} {check['precision']} batch {check['batch_size']}: trainer {rates['trainer']:.1f} vs "
-        f"{check['reference']} {rates['reference']:.1f} images/s{mfus}; ratio {check['ratio']:.3f}{within} over "
+        f"{check['framework']} {check['workload']} {check['precision']} batch {check['batch_size']}: "
+        f"trainer {rates['trainer']:.1f} vs "
+        f"{check['reference']} {rates['reference']:.1f} {unit}s/s{mfus}; ratio {check['ratio']:.3f}{within} over "
         f"{check['pairs']} rounds"
     )
 
 
 def in_one_process(args: argparse.Namespace) -> int:
-    """The JAX-based frameworks' Trainers against their minimal loops in this process, on ``--device``, for every
-    precision and batch size asked; 1 if any median ratio is below ``--min-ratio``."""
+    """The JAX-based frameworks' Trainers of ``--workload`` (at ``--size``) against their minimal loops in this
+    process, on ``--device``, for every precision and batch size asked; 1 if any median ratio is below
+    ``--min-ratio``."""
     from runners.frameworks.jax.resnet18 import device_description, training_device
     from runners.measure.harness import harness
-    from runners.workloads import workload
 
     os.environ.update(framework_environment(args.device, tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
-    names = [(f, variant) for f in args.frameworks for variant in LOOPS[f]]
-    harnesses = {f: harness(workload("resnet18").trainer_module(f))["digest"] for f in args.frameworks}
+    spec = workload(args.workload).at(args.size)
+    names = [(f, variant) for f in args.frameworks for variant in LOOPS[spec.name][f]]
+    harnesses = {f: harness(spec.trainer_module(f))["digest"] for f in args.frameworks}
     found = []
     for precision in args.precisions:
         for batch_size in args.batch_sizes:
             options = {"precision": precision, "device": args.device}
             result = interleave(
-                lambda name, b=batch_size, o=options: Built(*name[:1], "compiled", name[1], b, args.steps, **o),
+                lambda name, b=batch_size, o=options: Built(*name[:1], "compiled", name[1], b, args.steps, spec, **o),
                 names,
                 args.rounds,
             )
             hardware = run_hardware(device_description(training_device(args.device, precision, np.dtype("float32"))))
             setting = {"precision": precision, "batch_size": batch_size, "steps": args.steps}
-            for check in checks(setting, result, hardware, harnesses):
+            for check in checks(setting, result, hardware, harnesses, spec):
                 print(printed(check), flush=True)
                 found.append(check)
             if args.out:  # after each setting, so that a run stopped early keeps what it measured
@@ -329,7 +381,8 @@ def in_one_process(args: argparse.Namespace) -> int:
     low = [c for c in found if c["ratio"] < args.min_ratio]
     for check in low:
         print(
-            f"below {args.min_ratio}: {check['framework']} {check['precision']} batch {check['batch_size']} "
+            f"below {args.min_ratio}: {check['framework']} {check['workload']} {check['precision']} batch "
+            f"{check['batch_size']} "
             f"against the {check['reference']}"
         )
     return int(bool(low))
@@ -347,7 +400,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         epilog="examples:\n  python benchmarks/idiomatic_loop.py   # the short default: every configuration\n"
         "  python benchmarks/idiomatic_loop.py --configs tensorflow:compiled --pairs 6 --steps 8\n"
         "  python benchmarks/idiomatic_loop.py --device tpu --precisions bf16,default --batch-sizes 256 --steps 100 "
-        "--out results/harness/tpu.json\n",
+        "--out results/harness/tpu.json\n"
+        "  python benchmarks/idiomatic_loop.py --device tpu --workload gpt --precisions default,bf16 --batch-sizes 64 "
+        "--steps 50\n",
     )
     parser.add_argument(
         "--configs",
@@ -377,6 +432,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="with --device: the precision policies, each in turn (default fp32; fp32 runs last, since it sets "
         "JAX's matmul precision for the whole process)",
     )
+    parser.add_argument(
+        "--workload",
+        choices=sorted(LOOPS),
+        default="resnet18",
+        help="with --device: what the loops train (default resnet18; gpt: fwbench's GPT against nanoGPT-shaped loops)",
+    )
+    gpt_sizes = ", ".join(WORKLOADS["gpt"].module("arch").SIZES)
+    parser.add_argument("--size", help=f"with --device --workload gpt: the GPT's size ({gpt_sizes}; default the first)")
     parser.add_argument("--batch-size", type=positive_int, default=32, help="without --device: images per step")
     parser.add_argument(
         "--batch-sizes", type=csv_of(positive_int), default=[256], metavar="N,…", help="with --device (default 256)"
@@ -394,6 +457,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.configs = args.configs or list(CONFIGS)
     elif args.configs:
         parser.error("--configs is for worker processes; with --device, name --frameworks")
+    if args.device is None and args.workload != "resnet18":
+        parser.error(f"--workload {args.workload}: the worker processes check ResNet-18 only; give --device")
+    try:
+        workload(args.workload).at(args.size)
+    except ValueError as exc:
+        parser.error(f"--size: {exc}")
     args.precisions = sorted(dict.fromkeys(args.precisions), key=lambda p: p == "fp32")  # fp32 last
     return args
 

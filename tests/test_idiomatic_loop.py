@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import idiomatic_loop
+from benchmarks import idiomatic_loop, minimal_gpt_loops
+from runners.workloads import workload
+from runners.workloads.gpt import arch as gpt_arch
 from runners.workloads.resnet18 import arch
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,8 +43,8 @@ def test_each_round_rotates_the_order_by_one_loop_so_every_loop_holds_every_plac
 
 def test_a_check_per_reference_loop_names_the_trainers_harness_and_divides_by_the_precisions_peak():
     bf16, fp32 = checks("bf16", V5E), checks("fp32", V5E)
-    nnx = bf16[idiomatic_loop.REFERENCES["jax", "minimal"]]
-    linen = bf16[idiomatic_loop.REFERENCES["jax", "linen"]]
+    nnx = bf16[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
+    linen = bf16[idiomatic_loop.REFERENCES["resnet18", "jax", "linen"]]
     assert (nnx["framework"], nnx["harness"], nnx["machine_id"], nnx["pairs"]) == (
         "jax",
         "0123456789ab",
@@ -53,14 +55,44 @@ def test_a_check_per_reference_loop_names_the_trainers_harness_and_divides_by_th
     assert nnx["images_per_second"] == {"trainer": trainer_rate, "reference": 1000.0}
     assert nnx["mfu"]["trainer"] == pytest.approx(3 * arch.flops_per_image() * trainer_rate / 197e12)
     # strict fp32 is six bf16 passes on a TPU: its peak is a sixth, so the same speed is six times the MFU
-    fp32_nnx = fp32[idiomatic_loop.REFERENCES["jax", "minimal"]]
+    fp32_nnx = fp32[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
     assert fp32_nnx["mfu"]["trainer"] == pytest.approx(6 * nnx["mfu"]["trainer"], rel=1e-3)
     assert linen["ratio"] == pytest.approx(trainer_rate / 1100.0) and linen["setup_seconds"]["reference"] == 23.0
     assert checks("bf16", CPU)[nnx["reference"]]["mfu"] == {"trainer": None, "reference": None}
 
 
+def test_a_gpt_check_counts_tokens_names_its_size_and_takes_the_gpts_flops():
+    gpt = workload("gpt").at("gpt2-small")
+    setting = {"precision": "bf16", "batch_size": 8, "steps": 20}
+    rates = {("jax", "trainer"): [99_000.0, 100_000.0, 101_000.0], ("jax", "minimal"): [100_000.0] * 3}
+    setup = {name: 30.0 for name in rates}
+    (check,) = idiomatic_loop.checks(setting, {"rates": rates, "setup": setup}, V5E, {"jax": "0123456789ab"}, gpt)
+    assert (check["workload"], check["size"], check["reference"]) == (
+        "gpt",
+        "gpt2-small",
+        idiomatic_loop.REFERENCES["gpt", "jax", "minimal"],
+    )
+    assert check["tokens_per_second"] == {"trainer": 100_000.0, "reference": 100_000.0}
+    assert check["mfu"]["trainer"] == pytest.approx(3 * gpt.flops_per_sample() * 100_000.0 / 197e12)
+    assert "100000.0 tokens/s" in idiomatic_loop.printed(check) and "jax gpt bf16 batch 8" in idiomatic_loop.printed(
+        check
+    )
+
+
+@pytest.mark.parametrize("framework", ["jax", "torchax"])
+def test_the_minimal_gpt_loops_train_their_model(framework):
+    """The references learn: the loss of a batch seen again falls (a loop that trained nothing would time nothing)."""
+    tokens, targets = minimal_gpt_loops.token_batches(gpt_arch.TINY, 4, 2)
+    build = {"jax": minimal_gpt_loops.minimal_jax_gpt, "torchax": minimal_gpt_loops.minimal_torchax_gpt}[framework]
+    step, sync = build(tokens, targets, "compiled", device="cpu", config=gpt_arch.TINY)
+    losses = [step(i % 2) for i in range(6)]
+    sync()
+    first, last = (float(getattr(loss, "_elem", loss)) for loss in (losses[0], losses[4]))  # a torchax tensor's array
+    assert last < first
+
+
 def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
-    found = checks("default", V5E)[idiomatic_loop.REFERENCES["jax", "minimal"]]
+    found = checks("default", V5E)[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
     assert found["ratio"] == pytest.approx(statistics.median([0.99, 1.0, 1.01, 1000 / 1020]))
     low, high = found["ratio_interval"]
     mean = math.exp(statistics.fmean(math.log(r) for r in found["ratios"]))
@@ -68,7 +100,7 @@ def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
     assert "ratio 0.995, 95 % interval" in idiomatic_loop.printed(found)
     # two rounds give no interval, and the line says none
     two = checks("default", V5E, {name: r[:2] for name, r in ROUNDS.items()})
-    two = two[idiomatic_loop.REFERENCES["jax", "minimal"]]
+    two = two[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
     assert two["ratio_interval"] is None and "interval" not in idiomatic_loop.printed(two)
 
 
@@ -77,6 +109,8 @@ def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
     [
         (["--device", "tpu", "--frameworks", "torch"], "unknown value(s) torch; choose from jax, torchax"),
         (["--device", "tpu", "--configs", "torch:eager"], "--configs is for worker processes"),
+        (["--workload", "gpt"], "--workload gpt: the worker processes check ResNet-18 only; give --device"),
+        (["--device", "tpu", "--workload", "gpt", "--size", "huge"], "--size: size 'huge': gpt has bytes-6x384"),
     ],
 )
 def test_flags_that_do_not_go_together_are_refused_in_one_line(argv, message, capsys):
@@ -101,7 +135,7 @@ def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_
     found = json.loads(out.read_text())
     assert found["command"].startswith("python benchmarks/idiomatic_loop.py --device cpu")
     by_reference = {(c["framework"], c["reference"]): c for c in found["checks"]}
-    assert set(by_reference) == {("torchax", idiomatic_loop.REFERENCES["torchax", "minimal"])}
+    assert set(by_reference) == {("torchax", idiomatic_loop.REFERENCES["resnet18", "torchax", "minimal"])}
     for check in found["checks"]:
         assert (check["device_kind"], check["precision"], check["batch_size"], check["pairs"]) == ("cpu", "bf16", 4, 3)
         rounds = check["rounds"]
