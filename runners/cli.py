@@ -43,7 +43,7 @@ from runners.measure.config_flags import (
     chosen_profile,
     profile_overrides,
 )
-from runners.measure.profiles import RunConfig, expand, for_device, given, load_profiles, profile
+from runners.measure.profiles import RunConfig, expand, for_device, given_overrides, load_profiles, profile
 from runners.workloads.resnet18 import data
 
 #: flag → ``argparse`` destination of every flag that chooses ``runners run``'s configuration (``--config-json``
@@ -84,7 +84,9 @@ def run_config(args: argparse.Namespace) -> RunConfig:
             name,
             frameworks=[args.framework],
             modes=[args.mode or "compiled"],
-            batch_sizes=[args.batch_size or for_device({**profile(name), **given(overrides)}, "batch_sizes")[0]],
+            batch_sizes=[
+                args.batch_size or for_device({**profile(name), **given_overrides(overrides)}, "batch_sizes")[0]
+            ],
             seeds=[args.seed or 0],
             extra_precisions={},  # one configuration: the profile's precision, or --precision's
             **overrides,

@@ -23,7 +23,7 @@ from generator.records.identity import first_step
 from generator.records.load import Results
 from generator.site import STATIC_PAGES, Page, page_modules
 from generator.spacing import fill_percent, spaced
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.charts import draw_all
 from generator.views.sitedata import REPO_ROOT, SiteData
 from generator.views.verdict_text import text
@@ -64,20 +64,20 @@ def environment() -> Environment:
     env.globals.update(
         gettext=_gettext,
         ngettext=_ngettext,
-        fmt=fmt,
-        label=fmt.label,
+        text_format=text_format,
+        label=text_format.label,
         first_step=first_step,
         sitting_gap_hours=SITTING_GAP_HOURS,  # what starts a new sitting, as the method page says
         min_effect=MIN_EFFECT,  # the paired rule's (``fwbench.decision``), as the method page states it
         min_sittings=MIN_SITTINGS,
     )
     env.filters.update(
-        cell=fmt.cell,
-        code=fmt.code_span,
-        fence=fmt.fence,
+        cell=text_format.cell,
+        code=text_format.code_span,
+        fence=text_format.fence,
         parenthesised=lambda words, detail: text(parenthesised(words, detail)),
         spaced=spaced,
-        title_text=fmt.title_text,
+        title_text=text_format.title_text,
         wrap_code=lambda text: f"`{text}`",
         translate=i18n.translate,
         words=text,

@@ -152,7 +152,7 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
                 failures, notes = [], [(NOT_A_RUN, judged)]
             else:
                 failures, notes = check_record(record, references, commits)
-                failures += place(path, record, seen, kind)
+                failures += placement_findings(path, record, seen, kind)
         except RecordError as exc:
             failures, notes = [(SCHEMA, str(exc).removeprefix(f"{path}: "))], []
         except Exception as exc:  # noqa: BLE001 - a valid record no rule foresaw: its line, never a crash
@@ -163,7 +163,9 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     return report
 
 
-def place(path: Path, record: dict, seen: dict[tuple[str, str, str], Path], kind: str = "runs") -> list[Finding]:
+def placement_findings(
+    path: Path, record: dict, seen: dict[tuple[str, str, str], Path], kind: str = "runs"
+) -> list[Finding]:
     """A record lies in its machine's folder (a bisect's runs in its ``runs/``), and no other file of its ``kind``
     holds its id on its machine (``seen``: (kind, machine, id) → first file). A record id names a configuration, so
     two machines' records of one share it, as do a machine's runs and the runs behind its bisect."""

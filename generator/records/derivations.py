@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from fwbench.frameworks import REGISTRY
-from generator.records.replay import Bound, Mismatch, lookup, replayed, same, shown
+from generator.records.replay import Bound, Mismatch, lookup, replayed, same_within_tolerance, shown
 from runners.frameworks.precision import PRECISION_POLICIES, REFERENCE_PRECISION
 from runners.measure import machine_load
 from runners.measure.cpu_identity import identity_hash
@@ -90,7 +90,10 @@ def load_flags(record: dict[str, Any]) -> list[Mismatch]:
     if record["rules"] < QUARTER_CORE_RULES_BELOW:
         shares.append(machine_load.EARLIER_CORE_SHARE)
     stated = load["threshold_cpu_percent"]
-    share = next((s for s in shares if same(machine_load.busy_threshold(start["cpu_count"], s), stated)), shares[0])
+    share = next(
+        (s for s in shares if same_within_tolerance(machine_load.busy_threshold(start["cpu_count"], s), stated)),
+        shares[0],
+    )
     replay = machine_load.load_section(start, end, load["waited_seconds"], during, core_share=share)
     if record.get("protocol", 1) < 2:
         replay["threshold_cpu_percent"] = load["threshold_cpu_percent"]
@@ -100,7 +103,7 @@ def load_flags(record: dict[str, Any]) -> list[Mismatch]:
     return [
         Mismatch(f"load.{name}", load[name], replay[name], "from the load samples")
         for name in ("busy", "threshold_cpu_percent")
-        if not same(load[name], replay[name])
+        if not same_within_tolerance(load[name], replay[name])
     ]
 
 

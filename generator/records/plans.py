@@ -48,7 +48,7 @@ def planned_by(item: Loaded) -> list[Planned]:
     ]
 
 
-def slot(planned: Planned) -> tuple:
+def supersession_key(planned: Planned) -> tuple:
     """What a planned configuration is a run of, its framework's version and seed aside: machine, table, framework,
     mode and batch size."""
     return planned.machine_id, planned.setting, planned.column.framework, planned.column.mode, planned.batch_size
@@ -56,21 +56,22 @@ def slot(planned: Planned) -> tuple:
 
 def not_run_yet(runs: list[Loaded]) -> list[Planned]:
     """The configurations planned on each machine, in the union of its records' plans less those a later plan
-    superseded (``slot``), that have no record there, ok or failed, sorted."""
+    superseded (``supersession_key``), that have no record there, ok or failed, sorted."""
     ran = {(item.machine_id, config_id_of(item.record["record_id"])) for item in runs}
     planning = [item for item in runs if (item.record.get("matrix") or {}).get("planned")]
     planning.sort(key=lambda item: item.record["finished_at"], reverse=True)  # UTC, one format: order as strings
-    claimed: dict[tuple, set[str]] = {}  # slot → the configurations the latest plan that planned it named there
+    # supersession key → the configurations the latest plan that planned it named there
+    claimed: dict[tuple, set[str]] = {}
     found: dict[tuple[str, str], Planned] = {}
     for item in planning:
         plan = planned_by(item)
         for planned in plan:
-            superseded = planned.config_id not in claimed.get(slot(planned), {planned.config_id})
+            superseded = planned.config_id not in claimed.get(supersession_key(planned), {planned.config_id})
             if not superseded and (planned.machine_id, planned.config_id) not in ran:
                 found.setdefault((planned.machine_id, planned.config_id), planned)
         slots: dict[tuple, set[str]] = defaultdict(set)
         for planned in plan:
-            slots[slot(planned)].add(planned.config_id)
+            slots[supersession_key(planned)].add(planned.config_id)
         for where, config_ids in slots.items():
             claimed.setdefault(where, config_ids)
     return sorted(found.values())

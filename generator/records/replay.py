@@ -89,16 +89,18 @@ def shown(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def same(stored: Any, recomputed: Any) -> bool:
+def same_within_tolerance(stored: Any, recomputed: Any) -> bool:
     """Equal, floats to ``RELATIVE_TOLERANCE`` (also inside lists and dicts); a bool is never a number."""
     if isinstance(stored, float | int) and isinstance(recomputed, float | int):
         if isinstance(stored, bool) or isinstance(recomputed, bool):
             return stored is recomputed
         return math.isclose(stored, recomputed, rel_tol=RELATIVE_TOLERANCE)
     if isinstance(stored, list) and isinstance(recomputed, list):
-        return len(stored) == len(recomputed) and all(map(same, stored, recomputed))
+        return len(stored) == len(recomputed) and all(map(same_within_tolerance, stored, recomputed))
     if isinstance(stored, dict) and isinstance(recomputed, dict):
-        return stored.keys() == recomputed.keys() and all(same(stored[k], recomputed[k]) for k in stored)
+        return stored.keys() == recomputed.keys() and all(
+            same_within_tolerance(stored[k], recomputed[k]) for k in stored
+        )
     return stored == recomputed
 
 
@@ -227,6 +229,6 @@ def replayed(record: dict[str, Any]) -> list[Mismatch]:
             continue
         if name in WINDOW_FIGURES and not record["timing"].get("window_step_seconds"):
             continue  # derived from window times the record does not keep
-        if not same(stored, recomputed):
+        if not same_within_tolerance(stored, recomputed):
             found.append(Mismatch(name, stored, recomputed))
     return found

@@ -15,9 +15,9 @@ from generator.records.identity import ConfigKey
 from generator.site import Page
 from generator.spacing import fill, spaced
 from generator.verdicts.accuracy import DIVERGED_ABOVE, MIN_EPOCHS_FOR_CURVE, Agreement
-from generator.views import cells, chart_data, fmt
+from generator.views import cell_text, chart_data, text_format
 from generator.views.caveats import PageCaveats
-from generator.views.grid import Grid, batch_grid
+from generator.views.markdown_table import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, device_title, setting_word, views
 from generator.views.verdict_text import text
@@ -53,7 +53,7 @@ def _accuracy_cell(
     undertrained: dict[ConfigKey, tuple[Message, ...]],
     diverged: dict[ConfigKey, tuple[Message, ...]],
 ) -> str:
-    cell = cells.accuracy_cell(summary)
+    cell = cell_text.accuracy_cell(summary)
     if summary and summary.key in diverged:
         return cell + "<br><small>⚠ " + _("diverged") + "</small>"
     if summary and summary.key in undertrained:
@@ -86,7 +86,7 @@ def _epoch_grid(view: TableView, batch_size: int) -> Grid:
             *(
                 spaced(
                     (
-                        fmt.compact(acc[e], 100, 2, "%"),
+                        text_format.compact(acc[e], 100, 2, "%"),
                         "<small>" + fill(_("loss {loss:.3f}"), loss=loss[e].mean) + "</small>",
                     )
                 )
@@ -143,7 +143,7 @@ def _accuracy_table(site: SiteData, view: TableView) -> AccuracyTable:
     if table.setting.dataset == site.rules.tta_dataset:
         tta = {
             mode: {
-                t: batch_grid(table, mode, lambda s, t=t: cells.time_to_accuracy_cell(s, t))
+                t: batch_grid(table, mode, lambda s, t=t: cell_text.time_to_accuracy_cell(s, t))
                 for t in site.rules.tta_targets
             }
             for mode in table.modes

@@ -10,8 +10,8 @@ from generator.site import Page
 from generator.verdicts.choices import EVEN_WITHIN, gpus_without_choices
 from generator.verdicts.registry_choices import registry_choices
 from generator.views.choose_table import COLUMNS, need_rows
-from generator.views.fmt import label
 from generator.views.sitedata import SiteData
+from generator.views.text_format import label
 from generator.views.verdict_text import text
 
 PAGE = Page("choose.md", "choose.md.j2", N_("5 Which to choose"), None, 5.0)

@@ -19,7 +19,7 @@ from generator.verdicts.claims import (
     VERDICTS,
     Claim,
 )
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import claim_text, text
 

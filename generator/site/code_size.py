@@ -9,7 +9,7 @@ from generator.i18n import N_, _, translate
 from generator.records.codesize import PARTS, compared, file_name, sources_folder, trains_another_model
 from generator.site import Page
 from generator.views import downloads
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 
 PAGE = Page("devex/code-size.md", "code_size.md.j2", N_("4.2 Code size"), N_("4 Developer experience"), 4.2)

@@ -9,7 +9,7 @@ from generator.records.ecosystem import history
 from generator.site import Page
 from generator.views import chart_data
 from generator.views.ecosystem import source_sections, sources_on, unreached_sources
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 
 PAGE = Page("beyond/community.md", "community.md.j2", N_("6.1 Community"), N_("6 Beyond performance"), 6.1)

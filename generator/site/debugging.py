@@ -17,7 +17,7 @@ from generator.records.probes import BugRow, ProbeScores
 from generator.site import Page
 from generator.views.chart_data import bars, runs_word, titled
 from generator.views.charts import Chart
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.record_text import recorded, score_part
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title

@@ -23,11 +23,11 @@ from generator.records.machines import Machine
 from generator.site import Page
 from generator.site.speed import PEAK_NAMES
 from generator.spacing import fill
-from generator.views import cells
+from generator.views import cell_text
 from generator.views.chart_data import bars, machine_tick, runs_word, titled
 from generator.views.charts import Chart
 from generator.views.gpu_stack import gpu_stack
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title, precision_words, setting_word
 from generator.views.verdict_text import text
@@ -132,7 +132,7 @@ def shared_grid(rows: list[Summary], titles: dict[str, str]) -> Grid:
             s.key.setting.profile,
             s.key.version,
             f"{s.images_per_epoch:,}",
-            cells.rate_cell(s),
+            cell_text.rate_cell(s),
         ]
         for s in ordered
     ]

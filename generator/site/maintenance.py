@@ -11,7 +11,7 @@ from generator.records.ecosystem import history
 from generator.site import Page
 from generator.views import chart_data, registry
 from generator.views.ecosystem import source_sections, sources_on, unreached_sources
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.upgrades import upgrades_grid
 

@@ -11,9 +11,9 @@ from generator.records.identity import CACHE_WORDS
 from generator.records.metrics import MEMORY_METRICS, MIB, charted_metric, metrics_of
 from generator.site import Page
 from generator.spacing import fill
-from generator.views import cells, chart_data
+from generator.views import cell_text, chart_data
 from generator.views.caveats import PageCaveats
-from generator.views.grid import Grid, batch_grid
+from generator.views.markdown_table import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, setting_word, views
@@ -106,7 +106,9 @@ def phase_grids(table: Table, warm: bool) -> dict[str, Grid]:
     recorded = [p for r in table.runs for p in ((r.record.get("memory") or {}).get("phases") or {}).values()]
     if not any(p and p.get("nvml_peak_bytes") for p in recorded):
         return {}
-    return {mode: batch_grid(table, mode, lambda s: cells.cached_cell(s, warm, _phase_cell)) for mode in table.modes}
+    return {
+        mode: batch_grid(table, mode, lambda s: cell_text.cached_cell(s, warm, _phase_cell)) for mode in table.modes
+    }
 
 
 def host_bases(table: Table) -> list[str]:
@@ -125,7 +127,7 @@ def _memory_table(site: SiteData, view: TableView) -> MemoryTable:
     grids = {
         mode: {
             cached_title(translate(MEMORY_METRICS[name][0]), warm): batch_grid(
-                table, mode, lambda s, n=name, w=warm: cells.cached_memory_cell(s, n, w)
+                table, mode, lambda s, n=name, w=warm: cell_text.cached_memory_cell(s, n, w)
             )
             for name in names
             for warm in states

@@ -14,9 +14,9 @@ from generator.records.aggregate import Table
 from generator.records.identity import RESNET18, version_key, workload_of
 from generator.records.machines import Machine
 from generator.site import Page
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.gpu_stack import gpu_stack
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title, setting_label
 
@@ -88,8 +88,8 @@ def precision_grid(recipes: dict[str, Any]) -> Grid:
     rows = [
         [
             f"`{policy}`",
-            fmt.cell(entry["summary"]),
-            *(fmt.breakable_cell(entry[fw]) for fw in FRAMEWORKS if fw in entry),
+            text_format.cell(entry["summary"]),
+            *(text_format.breakable_cell(entry[fw]) for fw in FRAMEWORKS if fw in entry),
         ]
         for policy, entry in recipes["policies"].items()
     ]

@@ -13,9 +13,9 @@ from generator.site import Page
 from generator.site.versions import bisect_notes, bisect_records
 from generator.spacing import fill, spaced
 from generator.verdicts import platform_issue
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.findings import size_words
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import label_words
 from generator.views.verdict_text import text
@@ -62,9 +62,9 @@ def _measured(pairs: list[platform_issues.Pair]) -> dict[str, Grid]:
         rows.append(
             [
                 str(p.batch_size),
-                f"{fmt.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
-                f"{fmt.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>",
-                fmt.cell(text(platform_issue.pair_text(p))),
+                f"{text_format.compact(p.plain_rate, digits=1)}<br><small>n={p.plain_rate.n}</small>",
+                f"{text_format.compact(p.tuned_rate, digits=1)}<br><small>n={p.tuned_rate.n}</small>",
+                text_format.cell(text(platform_issue.pair_text(p))),
             ]
         )
     return {where: Grid(headers[where], rows) for where, rows in grids.items()}
@@ -105,7 +105,7 @@ def _where(site: SiteData, facts: dict[str, Any], pairs: list[platform_issues.Pa
         for machine, kind in site.device_kinds.items()
         if kind == facts["device_kind"] and machine not in {m.machine_id for m in measured}
     )
-    framework = fmt.label(facts["framework"])
+    framework = text_format.label(facts["framework"])
     messages = (
         (REPRODUCED, NOT_REPRODUCED, UNREPRODUCED)
         if platform_issues.reproduces(facts)

@@ -10,9 +10,9 @@ from generator.records.aggregate import Summary, Table
 from generator.records.identity import first_step
 from generator.site import Page
 from generator.spacing import fill
-from generator.views import cells, chart_data
+from generator.views import cell_text, chart_data
 from generator.views.caveats import PageCaveats
-from generator.views.grid import Grid, batch_grid
+from generator.views.markdown_table import Grid, batch_grid
 from generator.views.record_text import recorded
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, precision_words, setting_word, views
@@ -34,21 +34,21 @@ class SpeedTable:
 
 def _grids(view: TableView, mode: str) -> dict[str, Grid]:
     table = view.table
-    rates = batch_grid(table, mode, cells.rate_cell)
+    rates = batch_grid(table, mode, cell_text.rate_cell)
     # a ratio of throughputs: the same work at every batch size, whatever each epoch's size
     speedup = [
         _("speed-up, smallest → largest batch (images/s ratio)"),
-        *(cells.speedup_cell(table, c) for c in table.columns_in(mode)),
+        *(cell_text.speedup_cell(table, c) for c in table.columns_in(mode)),
     ]
     named = first_step(mode)  # eager mode compiles nothing: its first step's excess is set-up overhead
     cold, warm = translate(named.cold), translate(named.warm)
     grids = {
         _("Images per second"): Grid(rates.header, [*rates.rows, speedup]),
-        _("Seconds per epoch"): batch_grid(table, mode, cells.time_cell),
-        cold: batch_grid(table, mode, cells.compile_cell),
+        _("Seconds per epoch"): batch_grid(table, mode, cell_text.time_cell),
+        cold: batch_grid(table, mode, cell_text.compile_cell),
     }
     if any(s.key.mode == mode and (s.warm_compile_seconds or s.compile_below_noise(True)) for s in table.summaries):
-        grids[warm] = batch_grid(table, mode, cells.warm_compile_cell)
+        grids[warm] = batch_grid(table, mode, cell_text.warm_compile_cell)
     return grids
 
 

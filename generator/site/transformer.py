@@ -16,9 +16,9 @@ from generator.site import Page
 from generator.site.memory import cache_states, cached_title
 from generator.site.speed import mfu_basis, mfu_line
 from generator.spacing import fill
-from generator.views import cells, chart_data, headline
+from generator.views import cell_text, chart_data, headline
 from generator.views.caveats import PageCaveats
-from generator.views.grid import Grid, batch_grid
+from generator.views.markdown_table import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, views
 
@@ -50,22 +50,22 @@ def perplexity(summary: Summary) -> Stats | None:
 def _grids(table: Table, mode: str) -> dict[str, Grid]:
     named = first_step(mode)  # named as the speed page names it: eager mode compiles nothing
     grids = {
-        _("Seconds per epoch"): batch_grid(table, mode, cells.time_cell),
-        translate(named.cold): batch_grid(table, mode, cells.compile_cell),
+        _("Seconds per epoch"): batch_grid(table, mode, cell_text.time_cell),
+        translate(named.cold): batch_grid(table, mode, cell_text.compile_cell),
     }
     if any(s.warm_compile_seconds for s in table.summaries if s.key.mode == mode):
-        grids[translate(named.warm)] = batch_grid(table, mode, cells.warm_compile_cell)
+        grids[translate(named.warm)] = batch_grid(table, mode, cell_text.warm_compile_cell)
     if memory := charted_metric(table.summaries):
         title = fill(_("Memory: {figure} (MiB)"), figure=translate(MEMORY_METRICS[memory][0]))
         for warm in cache_states(table):  # a whole-run peak includes the compile's work: the states never pool
             grids[cached_title(title, warm)] = batch_grid(
-                table, mode, lambda s, w=warm: cells.cached_memory_cell(s, memory, w)
+                table, mode, lambda s, w=warm: cell_text.cached_memory_cell(s, memory, w)
             )
     grids[_("Test loss (nats per token), last epoch")] = batch_grid(
-        table, mode, lambda s: cells.figure_cell(s, lambda x: x.final("test_loss"), digits=3)
+        table, mode, lambda s: cell_text.figure_cell(s, lambda x: x.final("test_loss"), digits=3)
     )
     grids[_("Test perplexity, last epoch")] = batch_grid(
-        table, mode, lambda s: cells.figure_cell(s, perplexity, digits=2)
+        table, mode, lambda s: cell_text.figure_cell(s, perplexity, digits=2)
     )
     return grids
 

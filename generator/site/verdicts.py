@@ -17,7 +17,7 @@ from generator.views import findings, headline
 from generator.views.answer_classes import DEVICE_CLASSES
 from generator.views.caveats import PageCaveats
 from generator.views.disagreements import disagreements
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, setting_word, views
 

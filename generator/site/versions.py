@@ -24,10 +24,10 @@ from generator.site.machines import beside_results, record_facts, short_epochs
 from generator.spacing import fill, spaced
 from generator.verdicts.article.machine import is_article_version
 from generator.verdicts.claims import Claim
-from generator.views import cells, chart_data, fmt
+from generator.views import cell_text, chart_data, text_format
 from generator.views.caveats import PageCaveats
 from generator.views.charts import Chart
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, row_name, views
 from generator.views.verdict_text import claim_text, text
@@ -88,7 +88,7 @@ def article_badge() -> str:
 
 def _version_cell(framework: str, version: str, article_versions: dict[str, str]) -> str:
     mark = f" :material-book-open-variant:{{ .fw-neutral }} **{article_badge()}**"
-    return fmt.cell(version) + (mark if is_article_version(framework, version, article_versions) else "")
+    return text_format.cell(version) + (mark if is_article_version(framework, version, article_versions) else "")
 
 
 def _companions_cell(summary: Summary) -> str:
@@ -97,7 +97,7 @@ def _companions_cell(summary: Summary) -> str:
         list_separator().join(companions(summary.key.framework, (r.record.get("software") or {}).get("packages") or {}))
         for r in summary.runs
     }
-    return fmt.cell(part_separator().join(sorted(s for s in sets if s))) or _("not recorded")
+    return text_format.cell(part_separator().join(sorted(s for s in sets if s))) or _("not recorded")
 
 
 def _grid(table: Table, columns: list[Column], batch_size: int, memory: str | None, article: dict[str, str]) -> Grid:
@@ -108,10 +108,10 @@ def _grid(table: Table, columns: list[Column], batch_size: int, memory: str | No
     rows = []
     for column in columns:
         summary = table.at(column, batch_size)
-        row = [_version_cell(column.framework, column.version, article), cells.rate_cell(summary)]
-        row.append(cells.compile_cell(summary))
+        row = [_version_cell(column.framework, column.version, article), cell_text.rate_cell(summary)]
+        row.append(cell_text.compile_cell(summary))
         # its cold runs, as the compile time's: a whole-run peak includes the compile's work
-        row += [cells.cached_memory_cell(summary, memory, False)] if memory else []
+        row += [cell_text.cached_memory_cell(summary, memory, False)] if memory else []
         row.append(_companions_cell(summary) if summary else "—")
         rows.append(row)
     return Grid([*header, _("companion packages")], rows, text=(0, -1))
@@ -131,7 +131,7 @@ def _chart(table: Table, framework: str, versions: list[str]) -> Chart:
             if points:
                 lines[name] = points
     return chart_data.per_version(
-        versions, lines, fill(_("{framework} version"), framework=fmt.label(framework)), _("images per second")
+        versions, lines, fill(_("{framework} version"), framework=text_format.label(framework)), _("images per second")
     )
 
 
@@ -159,7 +159,7 @@ def _framework(site: SiteData, table: Table, framework: str) -> FrameworkVersion
 def _article_versions(site: SiteData, table: Table) -> ArticleVersions:
     """The claims page's speed-ordering row, computed from the table's runs of the article's releases alone."""
     article = site.article["setup"]["framework_versions"]
-    names = list_separator().join(f"{fmt.label(fw)} {release(v)}" for fw, v in article.items())
+    names = list_separator().join(f"{text_format.label(fw)} {release(v)}" for fw, v in article.items())
     found = site.article_speed_ranking(table)
     if found is None:
         return ArticleVersions(names, None, [], "")
@@ -195,20 +195,20 @@ def _bisect_view(site: SiteData, found: Bisect) -> BisectView:
         figure = f"{found.figure(rel.stats)}<br><small>n={rel.stats.n}</small>" if rel.stats else _("no successful run")
         notes = [f"**{marks[rel.release]}**"] if rel.release in marks else []
         notes += [_("skipped")] if rel.release in skipped else []
-        notes += [f"⚠ {fmt.cell(message)}" for message in rel.failures]
-        name = f"**{fmt.cell(rel.release)}**" if rel.release in marks else fmt.cell(rel.release)
+        notes += [f"⚠ {text_format.cell(message)}" for message in rel.failures]
+        name = f"**{text_format.cell(rel.release)}**" if rel.release in marks else text_format.cell(rel.release)
         rows.append(
             [
                 name,
                 figure,
-                fmt.cell(list_separator().join(companions(found.framework, rel.packages))) or "—",
+                text_format.cell(list_separator().join(companions(found.framework, rel.packages))) or "—",
                 " · ".join(notes) or "—",
             ]
         )
     header = [_("release"), _("median"), _("companion packages"), _("note")]
     title = fill(
         _("{framework}: {metric} at batch {batch}, {mode} mode"),
-        framework=fmt.label(found.framework),
+        framework=text_format.label(found.framework),
         metric=found.metric_words,
         batch=report["config"]["batch_size"],
         mode=translate(report["config"]["mode"]),
@@ -240,14 +240,14 @@ def version_sets_grid(data: dict[str, Any] | None = None) -> Grid:
             packages = list_separator().join(f"`{p}`" for p in pinned["packages"])
             rows.append(
                 [
-                    fmt.label(name),
+                    text_format.label(name),
                     marked,
                     _("runs the model"),
-                    f"{packages}<br><small>{fmt.cell(pinned.get('note', ''))}</small>",
+                    f"{packages}<br><small>{text_format.cell(pinned.get('note', ''))}</small>",
                 ]
             )
         for version, why in entry.get("cannot_run", {}).items():
-            rows.append([fmt.label(name), version, _("cannot run the shared model"), fmt.cell(why)])
+            rows.append([text_format.label(name), version, _("cannot run the shared model"), text_format.cell(why)])
     return Grid([_("framework"), _("version"), _("status"), _("installs / why")], rows, text=(0, 1, 2, 3))
 
 

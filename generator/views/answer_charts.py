@@ -14,7 +14,7 @@ from generator.i18n import _
 from generator.records.aggregate import Summary
 from generator.spacing import fill
 from generator.verdicts.leads import throughput_of
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.answer_classes import AnswerGroup
 from generator.views.chart_data import bars, machine_tick, runs_word, titled
 from generator.views.charts import MID_GREY, Chart, Series
@@ -68,7 +68,7 @@ def _mfu_notes(lines: list[Line]) -> dict[int, tuple[int, str, bool]]:
         if summary.mfu:
             index = [point[0] for point in line.points].index(bs)
             right = frameworks.index(line.framework) % 2 == 1
-            notes[i] = (index, f"MFU {fmt.pct(summary.mfu.mean, 0)}", right)
+            notes[i] = (index, f"MFU {text_format.pct(summary.mfu.mean, 0)}", right)
     return notes
 
 

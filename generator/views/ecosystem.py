@@ -11,7 +11,7 @@ from generator.i18n import N_, _, list_separator, translate
 from generator.message import labelled
 from generator.records.ecosystem import status_words
 from generator.spacing import fill
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.verdict_text import text
 
 #: source -> metric -> definition shown beside its figure, English (ecosystem/METRICS.md has the exact endpoints)
@@ -74,12 +74,12 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
         return translate(RESTRICTED_STARS_WORDS)
     if metric["status"] != "ok" or metric["value"] is None:
         status = status_words(metric["status"])
-        return text(labelled(status, fmt.cell(metric["reason"])) if metric.get("reason") else status)
+        return text(labelled(status, text_format.cell(metric["reason"])) if metric.get("reason") else status)
     value = metric["value"]
     if isinstance(value, str):
-        return fmt.cell(value)
+        return text_format.cell(value)
     if name in SHARE_METRICS:
-        return fmt.pct(value, 1)
+        return text_format.pct(value, 1)
     if name.endswith("_percent_in_window"):
         return f"{value:.1f} %"
     if name.endswith("_minutes"):
@@ -89,7 +89,7 @@ def metric_text(metric: dict[str, Any] | None, name: str) -> str:
 
 def subject_text(subject: str) -> str:
     """A subject (tag, ``owner/repository``, package) for a table cell, breakable after its slash."""
-    return fmt.cell(subject).replace("/", "/<wbr>")
+    return text_format.cell(subject).replace("/", "/<wbr>")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def method_notes(snapshot: dict[str, Any], source: str) -> list[str]:
     for metrics in snapshot["sources"].get(source, {}).values():
         for name, metric in metrics.items():
             method = metric["method"]
-            parts = [f"`{name}`: {fmt.cell(method['endpoint'])}"]
+            parts = [f"`{name}`: {text_format.cell(method['endpoint'])}"]
             if method.get("window_days"):
                 parts.append(fill(_("window {days} days"), days=method["window_days"]))
             if method.get("sample_size") is not None:

@@ -14,7 +14,7 @@ from generator.records.platform_issues import Pair, reproduces
 from generator.spacing import fill
 from generator.verdicts.claims import CONTRADICTED, INCONSISTENT, Claim
 from generator.verdicts.platform_issue import sizes
-from generator.views.fmt import cell
+from generator.views.text_format import cell
 from generator.views.verdict_text import claim_text, verdict_words
 
 PROBES_COMMAND = "runners probes --out results/probes"

@@ -18,10 +18,10 @@ from generator.records.flags import FLAGGED_RUNS
 from generator.spacing import fill
 from generator.verdicts.leads import Lead, throughput_of
 from generator.verdicts.payoff import Payoff, payoff
-from generator.views import fmt
-from generator.views.cells import compile_cell, figure_cell, marks
-from generator.views.grid import Grid
+from generator.views import text_format
+from generator.views.cell_text import compile_cell, figure_cell, marks
 from generator.views.lead_words import per_sitting, statement
+from generator.views.markdown_table import Grid
 
 #: the command that adds the eager runs a pay-off needs
 EAGER_COMMAND = "runners matrix --modes compiled,eager"
@@ -57,7 +57,7 @@ def _rate_cell(summary: Summary | None, stats: Stats | None, leads: bool) -> str
     best figures only, and the row's verdict gives the gap between them: no cell states a distance of its own."""
     if summary is None or stats is None:
         return figure_cell(summary, lambda s: None)
-    figure = fmt.compact(stats, digits=1)
+    figure = text_format.compact(stats, digits=1)
     if leads:
         return f"**{figure}**<br><small>{_('fastest')} · n={stats.n}{marks(summary)}</small>"
     return f"{figure}<br><small>n={stats.n}{marks(summary)}</small>"
@@ -111,7 +111,7 @@ def _payoff_text(value: Payoff) -> str:
 
 
 def compile_rows(table: Table, columns: list[Column]) -> tuple[list[Row], dict[str, list[str]]]:
-    """Compile time with cold caches (``cells.compile_cell``) of every compiled column at every batch size, with
+    """Compile time with cold caches (``cell_text.compile_cell``) of every compiled column at every batch size, with
     when compiling pays off (where compiled and eager epochs are apart, else that no pay-off is measurable); and,
     for the columns with no eager figure to set beside, why (reason -> column labels)."""
     rows = []

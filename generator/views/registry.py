@@ -10,9 +10,9 @@ from generator.i18n import N_, _, translate
 from generator.records import ecosystem as eco
 from generator.records.metrics import MIB
 from generator.spacing import fill
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.charts import Chart, Series
-from generator.views.grid import Grid
+from generator.views.markdown_table import Grid
 
 DEVICE_WORDS = {"cpu": N_("CPU"), "gpu": N_("NVIDIA GPU")}
 YES, NO = "✓", "✗"
@@ -31,7 +31,7 @@ def frameworks_in(snapshot: dict[str, Any]) -> list[str]:
 def _missing(metrics: dict[str, Any], name: str) -> str:
     """A figure not collected: a dash, the reason beside it kept for the page's notes."""
     metric = metrics.get(name)
-    return "—" if metric is None or metric["status"] != "ok" else fmt.cell(metric["value"])
+    return "—" if metric is None or metric["status"] != "ok" else text_format.cell(metric["value"])
 
 
 def cadence_grid(snapshot: dict[str, Any]) -> Grid:
@@ -151,7 +151,7 @@ def accelerator_grid(snapshot: dict[str, Any]) -> Grid:
                 "—" if None in counts else YES if have == len(members) else NO if not have else f"{have}/{len(members)}"
             )
         packages = fill(_("{n} packages"), n=len(members)) if len(members) > 1 else eco.ok_value(members[0], "version")
-        rows.append([f"{name} ({accelerator})", fmt.cell(packages), *cells])
+        rows.append([f"{name} ({accelerator})", text_format.cell(packages), *cells])
     return Grid([_("accelerator build"), _("packages or version"), *_platform_header()], rows, (0, 1))
 
 

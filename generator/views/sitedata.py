@@ -33,7 +33,7 @@ from generator.records.plans import Planned, named_with, not_run_yet
 from generator.records.probes import ProbeScores, probe_scores
 from generator.verdicts import claims, comparability
 from generator.verdicts.accuracy import Agreement, diverged, image_agreement, undertrained
-from generator.verdicts.article import ecosystem, machine, own_tables, probes, remaining
+from generator.verdicts.article import ecosystem, machine, own_tables, probes, setup_and_unsourced
 from generator.verdicts.choices import Choice, measured_choices, other_choices
 from generator.verdicts.leads import Lead, leads_by_batch
 from generator.views.charts import CJK_FONT_HINT, Chart, cjk_font
@@ -203,7 +203,7 @@ class SiteData:
         ]
         scopes += [(m.machine_id, machine.machine_claims(article, m, self.out_of_box)) for m in self.machines]
         scopes.append((Message(N_("the ecosystem snapshot")), ecosystem.ecosystem_claims(article, self.snapshot)))
-        scopes.append((Message(remaining.SCOPE), remaining.article_claims(article, self.results)))
+        scopes.append((Message(setup_and_unsourced.SCOPE), setup_and_unsourced.article_claims(article, self.results)))
         return [(scope, rows) for scope, rows in scopes if rows]
 
     @property

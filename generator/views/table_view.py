@@ -13,7 +13,7 @@ from generator.records.identity import BF16, PRECISION_WORDS, Setting
 from generator.records.machines import Machine, machine_title, no_bf16_isa
 from generator.records.plans import Planned
 from generator.spacing import fill
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.gpu_stack import gpu_stack
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import text
@@ -102,7 +102,7 @@ def columns_text(table: Table, unrun: list[Planned]) -> Text:
     columns = sorted({planned.column for planned in unrun}, key=lambda c: c.sort_key())
     modes = {c.mode for c in table.columns} | {c.mode for c in columns}
     named = [table.column_label(c) + (f" {setting_word(c.mode)}" if len(modes) > 1 else "") for c in columns]
-    return and_list([fmt.cell(name) for name in named])
+    return and_list([text_format.cell(name) for name in named])
 
 
 def own_precision_items(table: Table, own: list[Planned]) -> list[Text]:
@@ -124,7 +124,7 @@ def not_run_message(table: Table, unrun: list[Planned]) -> Message | None:
     items = own_precision_items(table, [planned for planned in unrun if planned.setting == table.setting])
     for precision in sorted({planned.setting.precision for planned in unrun if planned.setting != table.setting}):
         at_precision = [planned for planned in unrun if planned.setting.precision == precision]
-        items.append(Message(BATCHES_AT, {"sizes": sizes_text(at_precision), "precision": fmt.cell(precision)}))
+        items.append(Message(BATCHES_AT, {"sizes": sizes_text(at_precision), "precision": text_format.cell(precision)}))
     return Message(NOT_RUN_YET, {"planned": parts(items)}) if items else None
 
 

@@ -15,8 +15,8 @@ from generator.records.identity import release
 from generator.records.load import Loaded
 from generator.records.probes import todays
 from generator.spacing import fill
-from generator.views import fmt
-from generator.views.grid import Grid
+from generator.views import text_format
+from generator.views.markdown_table import Grid
 
 #: what differs between two runs of one message without the framework changing it: a file's path, an address
 _INCIDENTAL = re.compile(r'File "[^"]*"|0x[0-9a-fA-F]+|\d+')
@@ -76,7 +76,7 @@ def _share(count: int, total: int) -> str:
 def _bisect_cell(found: list[Bisect]) -> str:
     """What each of the framework's release bisects concluded, with the releases it spans and its machine."""
     return "<br>".join(
-        fmt.cell(
+        text_format.cell(
             fill(
                 _("{first} → {last}, {metric}: {conclusion} ({machine})"),
                 first=b.report["releases"][0],
@@ -117,7 +117,7 @@ def upgrades_grid(probes: list[Loaded], bisects: list[Bisect]) -> Grid | None:
         errors = [p for p in found if p.older.record["outcome"] == "error" and p.newer.record["outcome"] == "error"]
         rows.append(
             [
-                fmt.label(fw),
+                text_format.label(fw),
                 compared,
                 _share(sum(p.outcome_changed for p in found), len(found)) if found else "—",
                 _share(sum(p.message_changed for p in errors), len(errors)) if errors else "—",

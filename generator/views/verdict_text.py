@@ -3,7 +3,7 @@
 Verdicts and summaries say what they found as message ids with their values; this is where they become words:
 a message is translated (its plural form chosen by its ``n``) and filled in with its values, each worded in
 turn, numbers by their format spec, and spaced from its words as the language sets them (``generator.spacing``);
-a spread is written as the pages write one (``fmt.spread``).
+a spread is written as the pages write one (``text_format.spread``).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from generator.i18n import ngettext, translate
 from generator.message import Joined, Message, Spread, Text
 from generator.spacing import fill, joined
 from generator.verdicts.claims import Claim
-from generator.views import fmt
+from generator.views import text_format
 
 
 def text(value: Text, cell: bool = False) -> str:
     """``value`` in words, in the language being written; with ``cell``, as Markdown safe in a table cell: every
-    value it quotes or computes HTML-escaped (``fmt.cell``: a message captured from a record stays text), while the
-    message ids' own words keep their Markdown (a command written as code)."""
+    value it quotes or computes HTML-escaped (``text_format.cell``: a message captured from a record stays text),
+    while the message ids' own words keep their Markdown (a command written as code)."""
     if isinstance(value, Message):
         words = ngettext(value.msgid, value.plural, value.values["n"]) if value.plural else translate(value.msgid)
         if cell:
-            words = fmt.cell(words, code_spans=True)  # the catalogue's own code spans stay code
+            words = text_format.cell(words, code_spans=True)  # the catalogue's own code spans stay code
         return fill(words, **{name: _worded(v, cell) for name, v in value.values.items()}) if value.values else words
     if isinstance(value, Joined):
         separator = text(value.separator, cell)
@@ -37,9 +37,9 @@ def text(value: Text, cell: bool = False) -> str:
             parts.append(text(item, cell))
         return joined(parts)
     if isinstance(value, Spread):
-        written = fmt.spread(value.stats, value.scale, value.digits, value.unit)
-        return fmt.cell(written) if cell else written
-    return fmt.cell(value) if cell else value
+        written = text_format.spread(value.stats, value.scale, value.digits, value.unit)
+        return text_format.cell(written) if cell else written
+    return text_format.cell(value) if cell else value
 
 
 def _worded(value: Any, cell: bool) -> Any:
@@ -62,5 +62,5 @@ def claim_text(claim: Claim, cell: bool = False) -> Claim:
 
 def verdict_words(value: Text, decided: bool) -> str:
     """``value`` in words, safe in a Markdown table cell, and in bold only where the records decide it."""
-    words = fmt.cell(text(value))
+    words = text_format.cell(text(value))
     return f"**{words}**" if decided else words

@@ -37,12 +37,12 @@ DEADLINE_PASSED = (
 )
 
 
-def step(command: list[str], failed: str) -> str:
+def script_line(command: list[str], failed: str) -> str:
     """One line of the script: ``command``, and ``failed`` echoed when it fails."""
     return f"{shlex.join(command)} || echo {shlex.quote(failed)}"
 
 
-def before(end: float | None, line: str) -> str:
+def deadline_guarded(end: float | None, line: str) -> str:
     """``line`` run only while the clock is ``LAST_SECONDS`` or more before ``end`` (Unix seconds; None: always),
     else ``DEADLINE_PASSED`` echoed: the set-up and the CUDA builds before a matrix can use up its time."""
     if end is None:
@@ -103,9 +103,9 @@ def plan(
             f"# {tpu}: the matrix on the TPU, JAX and PyTorch via torchax in this interpreter (TensorFlow is not "
             "measured on a TPU)",
             workloads_line(workloads),
-            step([*TPU_SETUP[:3], "--python", "python", *TPU_SETUP[3:]], TPU_SETUP_FAILED),
+            script_line([*TPU_SETUP[:3], "--python", "python", *TPU_SETUP[3:]], TPU_SETUP_FAILED),
             *(
-                before(end, step([*matrix, "--device", "tpu"], MATRIX_FAILED))
+                deadline_guarded(end, script_line([*matrix, "--device", "tpu"], MATRIX_FAILED))
                 for matrix, end in zip(matrices, ends, strict=True)
             ),
         ]
@@ -113,12 +113,15 @@ def plan(
         return [
             "# NVML sees no NVIDIA GPU: the matrix on the CPU, the three frameworks in this interpreter",
             workloads_line(workloads),
-            *(before(end, step(matrix, MATRIX_FAILED)) for matrix, end in zip(matrices, ends, strict=True)),
+            *(
+                deadline_guarded(end, script_line(matrix, MATRIX_FAILED))
+                for matrix, end in zip(matrices, ends, strict=True)
+            ),
         ]
     lines = [
         f"# {gpu}: the matrix on the GPU, each framework in its CUDA environment (those that built)",
         workloads_line(workloads),
-        step(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
+        script_line(["runners", "envs", "build", "--device", "gpu"], BUILD_FAILED),
         "frameworks=''; set --",
     ]
     for name in measured_on("gpu"):
@@ -126,7 +129,7 @@ def plan(
         built = f'frameworks="${{frameworks:+$frameworks,}}{name}"'  # a comma-separated list, built in sh
         lines.append(f'test -x {python} && {built} && set -- "$@" --python {name}={python}')
     for matrix, end in zip(matrices, ends, strict=True):
-        run = step([*matrix, "--device", "gpu"], MATRIX_FAILED)
-        run = before(end, run.replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1))
+        run = script_line([*matrix, "--device", "gpu"], MATRIX_FAILED)
+        run = deadline_guarded(end, run.replace(" || ", ' --frameworks "$frameworks" "$@" || ', 1))
         lines.append(f'if [ -n "$frameworks" ]; then {run}; else echo {shlex.quote(NONE_BUILT)}; fi')
     return lines

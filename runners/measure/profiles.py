@@ -284,7 +284,7 @@ def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
     return plan
 
 
-def given(overrides: dict) -> dict:
+def given_overrides(overrides: dict) -> dict:
     """The overrides that were given: those whose value is not None."""
     return {k: v for k, v in overrides.items() if v is not None}
 
@@ -308,7 +308,7 @@ def expand(
     counts) become part of every configuration, so a tuned run never resumes, replaces or averages with an
     out-of-the-box one. A profile too large for the device is refused in one line (``profile_fit``).
     """
-    chosen = given(overrides)
+    chosen = given_overrides(overrides)
     device = resolve_device(chosen.get("device", "auto"))
     refuse_too_large(name, profile(name), device, PHYSICAL_DEVICES)
     spec = {"frameworks": measured_on(device), **profile(name), **chosen}

@@ -19,7 +19,7 @@ from generator.records.aggregate import summarise, tables
 from generator.records.load import Loaded, load_results
 from generator.records.machines import machines
 from generator.verdicts import claims
-from generator.verdicts.article import own_tables, remaining, snippets
+from generator.verdicts.article import own_tables, setup_and_unsourced, snippets
 from generator.verdicts.article.figures import order_holds
 from generator.verdicts.article.machine import machine_claims
 from generator.views.verdict_text import claim_text, text
@@ -128,7 +128,7 @@ def test_an_epoch_with_the_compile_inside_is_compared_over_warm_runs_never_poole
 def test_the_seeds_note_follows_the_seeds_the_records_hold():
     def note(runs, lang="en"):
         with language(lang):
-            return claim_text(remaining.seed_spread_claim(ARTICLE, runs)).reason
+            return claim_text(setup_and_unsourced.seed_spread_claim(ARTICLE, runs)).reason
 
     def loaded(seeds, batch_size=32):
         records = [gen_records.run("torch", batch_size, seed) for seed in seeds]
@@ -155,11 +155,13 @@ def test_a_gpu_machine_with_older_records_only_is_named_as_such(tmp_path):
         machine = record["hardware"]["machine_id"]
         write_record(tmp_path / "runs" / machine / f"{record['record_id']}.json", record)
     runs = load_results(tmp_path).runs
-    row = claim_text(remaining.gpu_stack_claim(ARTICLE, runs))
+    row = claim_text(setup_and_unsourced.gpu_stack_claim(ARTICLE, runs))
     assert (
         row.verdict == claims.NOT_COMPARABLE and row.ours == "no judgeable GPU run (only older records on nvidia-h200)"
     )
-    cpu_only = claim_text(remaining.gpu_stack_claim(ARTICLE, [r for r in runs if r.machine_id != "nvidia-h200"]))
+    cpu_only = claim_text(
+        setup_and_unsourced.gpu_stack_claim(ARTICLE, [r for r in runs if r.machine_id != "nvidia-h200"])
+    )
     assert cpu_only.ours == f"no GPU run record (runs on {gen_records.CPU_MACHINE})"
 
 

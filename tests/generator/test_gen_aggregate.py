@@ -19,8 +19,8 @@ from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.records.machines import machines
 from generator.verdicts.leads import lead_text, leads_by_batch, throughput_leads
-from generator.views import fmt
-from generator.views.cells import compile_cell, time_cell, time_to_accuracy_cell
+from generator.views import text_format
+from generator.views.cell_text import compile_cell, time_cell, time_to_accuracy_cell
 from generator.views.headline import throughput_rows
 from generator.views.verdict_text import text
 
@@ -133,14 +133,14 @@ def write(root, *records):
 
 
 def test_spread_shows_n_and_the_sd_or_the_interval():
-    assert fmt.spread(describe([9.07]), unit="s") == "9.07 s (n=1)"
-    assert fmt.spread(describe([9.0, 9.2]), unit="s") == "9.10 s ± 0.14 (sd, n=2)"
-    assert fmt.spread(describe([9.0, 9.1, 9.2]), unit="s") == "9.10 s ± 0.25 (95 % CI, n=3)"
+    assert text_format.spread(describe([9.07]), unit="s") == "9.07 s (n=1)"
+    assert text_format.spread(describe([9.0, 9.2]), unit="s") == "9.10 s ± 0.14 (sd, n=2)"
+    assert text_format.spread(describe([9.0, 9.1, 9.2]), unit="s") == "9.10 s ± 0.25 (95 % CI, n=3)"
     assert (
-        fmt.spread(describe([0.40, 0.41, 0.42]), 100, unit="%", with_sd=True)
+        text_format.spread(describe([0.40, 0.41, 0.42]), 100, unit="%", with_sd=True)
         == "41.00 % ± 2.48 (95 % CI, n=3, sd 1.00)"
     )
-    assert fmt.spread(None) == "—"
+    assert text_format.spread(None) == "—"
 
 
 def test_one_table_holds_four_batch_sizes_with_differing_images_per_epoch(tmp_path):

@@ -12,7 +12,7 @@ from generator.i18n import language
 from generator.records.load import Loaded, Results, load_results
 from generator.verdicts.article import own_tables
 from generator.verdicts.article import probes as probe_claims
-from generator.verdicts.article import remaining as article_checks
+from generator.verdicts.article import setup_and_unsourced as article_checks
 from generator.verdicts.article.ecosystem import ecosystem_gap_claims
 from generator.verdicts.claims import (
     CONFIRMED,

@@ -1,5 +1,5 @@
 """A speed cell marks a configuration whose counted runs drifted within the run beyond the verdicts' 5 % band
-(``generator.views.cells.drift_mark``), in both languages; records without window times mark nothing."""
+(``generator.views.cell_text.drift_mark``), in both languages; records without window times mark nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fwbench.records import write_record
 from generator import i18n
 from generator.records.aggregate import Summary, summarise
 from generator.records.load import load_results
-from generator.views.cells import DRIFT_MARK, rate_cell, time_cell
+from generator.views.cell_text import DRIFT_MARK, rate_cell, time_cell
 from runners.measure import run as runner
 from runners.measure.profiles import expand
 

@@ -14,7 +14,7 @@ from one_page import pages_undrawn
 from generator.i18n import language
 from generator.message import Message
 from generator.records.load import load_results
-from generator.verdicts.article import machine, remaining
+from generator.verdicts.article import machine, setup_and_unsourced
 from generator.views import sitedata
 from generator.views.sitedata import SiteData
 from generator.views.verdict_text import text
@@ -49,7 +49,7 @@ def calls_by_language(tmp_path_factory) -> dict[str, dict[str, int]]:
 
     by_language = {}
     with pytest.MonkeyPatch.context() as patch:
-        for module, name in ((remaining, "article_claims"), *COMPUTATIONS):
+        for module, name in ((setup_and_unsourced, "article_claims"), *COMPUTATIONS):
             patch.setattr(module, name, counting(module, name))
         for code in ("en", "zh"):
             pages_undrawn(results, language=code, shared=shared)

@@ -44,7 +44,7 @@ def test_no_import_from_a_layer_above(path):
 
 
 def test_the_test_sees_an_upward_import():
-    tree = ast.parse("from generator.views.cells import rate_cell\nfrom generator import i18n\n")
+    tree = ast.parse("from generator.views.cell_text import rate_cell\nfrom generator import i18n\n")
     assert [PACKAGE.layer(name) for _line, name in PACKAGE.imported(tree)] == [3, 0]
 
 

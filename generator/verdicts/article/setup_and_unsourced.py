@@ -1,4 +1,5 @@
-"""The article's remaining figures: its setup, its 4.1 error messages, its 4.2 line counts, its unsourced share.
+"""The article's setup and unsourced figures checked, and with them the rows of its remaining figures gathered in
+its order: its setup, its 4.1 error messages, its 4.2 line counts, its unsourced share.
 
 Each row is a ``generator.verdicts.claims.Claim`` whose verdict is computed from the figures transcribed in
 ``data/article_figures.json`` and, where records can speak to them, from the run and probe records. Run

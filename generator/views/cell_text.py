@@ -17,7 +17,7 @@ from generator.records.aggregate import Column, Summary, Table, rate_of
 from generator.records.flags import BUSY, OLDER
 from generator.records.metrics import MIB
 from generator.spacing import fill
-from generator.views import fmt
+from generator.views import text_format
 from generator.views.verdict_text import text
 
 #: the mark a cell carries when its figures come from flagged runs only (shown, never judged), and what a pointer
@@ -92,7 +92,7 @@ def figure_cell(
     stats = stats_of(summary)
     if stats is None:
         return _("not recorded")
-    return f"{fmt.compact(stats, scale, digits, unit)}<br><small>n={stats.n}{extra}{marks(summary)}</small>"
+    return f"{text_format.compact(stats, scale, digits, unit)}<br><small>n={stats.n}{extra}{marks(summary)}</small>"
 
 
 def time_cell(summary: Summary | None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 
-from fwbench.frameworks import label as label  # re-exported: the pages write fmt.label
+from fwbench.frameworks import label as label  # re-exported: the pages write text_format.label
 from fwbench.stats import Stats
 from generator.i18n import N_, _
 from generator.spacing import fill
