@@ -96,7 +96,7 @@ def test_code_size_tabs_and_empty_states(built_site):
     html = page(built_site, "devex/code-size.html")
     assert "tabbed-set" in html
     assert "the framework" in html and "ones" in html  # the file itself, comment included, in its tab
-    assert "frameworks/torch/resnet18.py" in html and "not written yet" in html  # where it lies under runners/
+    assert "torch/resnet18.py" in html and "not written yet" in html  # where it lies under runners/frameworks/
     assert "PyTorch (2 lines)" in html
 
 
