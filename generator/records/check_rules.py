@@ -246,7 +246,7 @@ def mfu_problems(record: dict[str, Any], rate: float, references: References, no
         device = (record.get("hardware") or {}).get("device_name")
         notes.append((PHYSICAL, f"MFU not checked: no known {peak_table(record)} peak for {device}"))
         return problems
-    model = references.models.get(record["model"].get("workload") or "", {})
+    model = model_reference(record, references) or {}
     flops, unit = next(
         ((v, k.removeprefix("flops_per_")) for k, v in model.items() if k.startswith("flops_per_")), (0, "")
     )
@@ -261,11 +261,12 @@ def same_work(record: dict[str, Any], references: References) -> tuple[list[Find
     trajectory. A record without losses (written before the field), a configuration without a reference (CIFAR-10,
     another size) or a precision without a bound is not checkable for the same work: a note."""
     workload = record["model"].get("workload")
-    if workload not in references.models:
+    model = model_reference(record, references)
+    if model is None:
         return [(SAME_WORK, f"model.workload {workload!r} is none of fwbench's ({', '.join(references.models)})")], []
     problems = [
         f"model.{name} {record['model'].get(name)} is not fwbench's {value}"
-        for name, value in references.models[workload].items()
+        for name, value in model.items()
         if record["model"].get(name) != value
     ]
     losses = (record.get("training") or {}).get("first_losses")
@@ -275,6 +276,8 @@ def same_work(record: dict[str, Any], references: References) -> tuple[list[Find
     note = None
     if losses is None:
         note = "not checkable: the record has no first losses (written before training.first_losses)"
+    elif model != references.models[workload]:  # the trajectories are of each workload's default size
+        note = f"not checkable: no reference trajectory for {record['model']['name']}"
     elif reference is None:
         note = f"not checkable: no reference trajectory for {'/'.join(map(str, key or ()))}"
     elif policy not in references.bounds:
@@ -282,6 +285,13 @@ def same_work(record: dict[str, Any], references: References) -> tuple[list[Find
     else:
         problems += loss_problems(losses, reference, references.bounds[policy], policy)
     return [(SAME_WORK, p) for p in problems], [(SAME_WORK, note)] if note else []
+
+
+def model_reference(record: dict[str, Any], references: References) -> dict[str, int] | None:
+    """What the record's model must say to be fwbench's: its named size's fields (by ``model.name``), else its
+    workload's; None for a workload fwbench has not."""
+    model = record["model"]
+    return references.models.get(model.get("name") or "") or references.models.get(model.get("workload") or "")
 
 
 def loss_problems(losses: list[float], reference: list[float], bounds: list[float], policy: str) -> list[str]:

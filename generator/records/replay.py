@@ -143,6 +143,8 @@ def run_config(record: dict[str, Any]) -> RunConfig:
         precision=record["precision"]["policy"],
         min_timed_steps=config.get("min_timed_steps") or 1,
         workload=record["model"]["workload"],
+        size=config.get("size"),
+        attention=config.get("attention"),
         timing_protocol=record.get("protocol"),
     )
 

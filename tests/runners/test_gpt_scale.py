@@ -5,6 +5,7 @@ small size writes a record of that size."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 
@@ -160,3 +161,14 @@ def test_a_scale_gpt_record_states_the_size_its_tokens_and_its_attention(small_s
     tokens = record["config"]["steps_per_epoch"] * 8 * 128
     assert record["timing"]["tokens_per_second"] == pytest.approx(tokens / record["timing"]["epoch_seconds"])
     assert (record["config"]["size"], record["config"]["attention"]) == ("gpt2-tiny", "fused")
+
+
+@pytest.mark.slow
+def test_generator_check_replays_a_scale_gpt_record_with_its_size_and_attention(small_scale_record, tmp_path):
+    from generator.records.check import check_paths
+
+    path = tmp_path / "runs" / small_scale_record["hardware"]["machine_id"] / f"{small_scale_record['record_id']}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(small_scale_record))
+    report = check_paths([tmp_path], None)
+    assert report.failure_lines() == [] and report.files == [path]

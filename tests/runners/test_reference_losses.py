@@ -39,10 +39,17 @@ def test_every_offline_configuration_of_the_profiles_has_a_reference():
 
 def test_the_shipped_models_and_step_count_are_fwbench_s():
     assert SHIPPED["first_losses"] == FIRST_LOSSES
-    assert SHIPPED["models"] == {
-        "resnet18": {"trainable_params": arch.trainable_param_count(), "flops_per_image": arch.flops_per_image()},
-        "gpt": {"trainable_params": gpt_arch.trainable_param_count(), "flops_per_token": gpt_arch.flops_per_token()},
+    gpt = {"trainable_params": gpt_arch.trainable_param_count(), "flops_per_token": gpt_arch.flops_per_token()}
+    sized = {
+        f"gpt-{size}": {
+            "trainable_params": gpt_arch.trainable_param_count(config),
+            "flops_per_token": gpt_arch.flops_per_token(config),
+        }
+        for size, config in gpt_arch.SIZES.items()
     }
+    resnet18 = {"trainable_params": arch.trainable_param_count(), "flops_per_image": arch.flops_per_image()}
+    assert SHIPPED["models"] == {"resnet18": resnet18, "gpt": gpt, **sized}
+    assert sized["gpt-bytes-6x384"] == gpt  # the default size is the workload's
 
 
 @pytest.mark.parametrize("policy,datasets", [("fp32", {"synthetic", "grammar"}), ("bf16", {"synthetic"})])

@@ -56,10 +56,19 @@ def workload_of_dataset(dataset: str) -> Workload:
 
 
 def model_fields(spec: Workload) -> dict[str, int]:
-    """What a record's ``model`` must say of workload ``spec`` for its runs to be fwbench's: the parameter count and
-    the forward FLOPs per sample, named as the record names them."""
-    model = spec.module("arch")
-    return {"trainable_params": model.trainable_param_count(), f"flops_per_{spec.sample}": spec.flops_per_sample()}
+    """What a record's ``model`` must say of workload ``spec`` (at its size) for its runs to be fwbench's: the
+    parameter count and the forward FLOPs per sample, named as the record names them."""
+    return {"trainable_params": spec.trainable_params(), f"flops_per_{spec.sample}": spec.flops_per_sample()}
+
+
+def shipped_models() -> dict[str, dict[str, int]]:
+    """The references' ``models``: each workload's fields at its default size, under its name (the reference
+    trajectories are of that size), and each named size's, under its model name (``gpt-gpt2-small``)."""
+    models = {name: model_fields(spec) for name, spec in WORKLOADS.items()}
+    for spec in WORKLOADS.values():
+        sizes = getattr(spec.module("arch"), spec.sizes) if spec.sizes else {}
+        models |= {spec.at(size).model_name: model_fields(spec.at(size)) for size in sizes}
+    return models
 
 
 @dataclass(frozen=True, order=True)
@@ -190,7 +199,7 @@ def regenerate(path: Path = DATA_FILE) -> dict:
         f"was measured (`{COMMAND} --measure POLICY`).",
         "first_losses": FIRST_LOSSES,
         "reference": {"framework": FRAMEWORKS[0], "mode": "eager", "dtype": "float64"},
-        "models": {name: model_fields(spec) for name, spec in WORKLOADS.items()},
+        "models": shipped_models(),
         "bounds": read_data(path).get("bounds", {}),
         "trajectories": [{"key": asdict(k), "losses": v} for k, v in zip(keys, losses, strict=True)],
     }
