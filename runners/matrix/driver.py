@@ -5,9 +5,11 @@ minus those done before (``runners.matrix.store``) or whose framework is missing
 every record, draws the progress and hands the results to the summary (``runners.matrix.summary``). After the first
 round it runs again, round after round, what its repeats policy asks for (``runners.matrix.repeats``: the undecided
 comparisons' configurations, or every one a fixed number of times), each round in the matrix's order with its frameworks
-shifted by the round (``order.in_round``: a Latin square); the end batch sizes' first runs and rounds (in the main
-precision) come before the others' first runs, and it starts no run that its budget (``runners.matrix.budget``) has no
-room for, nor an auto repeat that the runs before it in its round made needless. Where the configurations run is an
+shifted by the round (``order.in_round``: a Latin square). Each end batch size (in the main precision), the cheapest
+here first (``runners.matrix.end_costs``), makes its first runs and rounds back to back before the other end and before
+the others' first runs; an end that cannot reach n = 3 paired rounds before the budget ends is not started; and it
+starts no run that its budget (``runners.matrix.budget``) has no room for, nor an auto repeat that the runs before it
+in its round made needless. Where the configurations run is an
 executor's business, behind the boundary of ``runners.executors.boundary``: ``runners.executors.local`` here, one at a
 time, ``runners.executors.ray`` on a Ray cluster's nodes, several at once.
 """
@@ -27,6 +29,7 @@ from fwbench.records import write_record
 from runners.executors.boundary import Executor, Finished, Job, Started, Target
 from runners.matrix.budget import Budget, expected_seconds, other_sizes
 from runners.matrix.comparisons import Comparison, comparisons, due_again
+from runners.matrix.end_costs import EndCost, end_costs
 from runners.matrix.order import at_ends, in_round, labeller, matrix_plan
 from runners.matrix.outcome import Outcome, Result, Stop
 from runners.matrix.pairs import DECISIVE
@@ -49,9 +52,10 @@ def run_matrix(
     ``executor``, then the repeats that ``repeats`` asks for (default: none), round after round, while ``budget`` has
     room; write each record atomically under ``out``/<its machine id>, with what the matrix planned there
     (``order.matrix_plan``). The smallest and largest batch size in the main precision come first (``at_ends``),
-    their first runs and every round of their repeats, then the other configurations alike (the middle batch sizes,
-    an extra precision): a budget too short for all decides the ends. An auto repeat that the runs before it in its
-    round made needless (its comparison decided) is not made.
+    the one cheaper to decide here first (``end_costs``), its first runs and every round of its repeats, then the
+    other end, then the other configurations alike (the middle batch sizes, an extra precision): a budget too short
+    for all decides the ends, one at least; an end that cannot reach n = 3 before it ends is not started. An auto
+    repeat that the runs before it in its round made needless (its comparison decided) is not made.
 
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. With
@@ -78,60 +82,100 @@ class Matrix:
         self.planned = {target: matrix_plan(order) for target, order in plan}  # what each record says was planned
         self.budget_spent = False  # the budget stopped a round
         self.start = {target: start_here(target) for target, _ in plan}  # where each matrix's sitting begins
+        self.not_started: dict[tuple[Target, int, str], str] = {}  # the ends with no room for n = 3, and why
 
     def run(self) -> Outcome:
-        """At the ends (``at_ends``), then the others: round 0 (their first runs), then their
-        repeats, round after round, until none is asked for; until the budget stops a round."""
+        """Each end (``at_ends``), the cheapest first (``end_costs``), then the others: round 0 (their first runs),
+        then their repeats, round after round, until none is asked for; until the budget stops a round. An end that
+        cannot reach n = 3 paired rounds before the budget ends is not started, and its line says why."""
         results = []
         # a new sitting's rounds, a fixed count's or auto's, follow the earlier sittings' repeats (store.first_repeat)
         first = max(
             first_repeat(runs_here(order, self.out, target.machine_ids), self.start[target])
             for target, order in self.plan
         )
-        for ends in (True, False):
-            first_round = self.plan_at_ends(ends)  # each configuration's first run, where it has none yet
-            if self.budget_spent or not first_round:
-                continue
-            results += self.round(first_round)
-            for repeat in range(max(first, 1), first + self.repeats.limit):
-                if self.budget_spent:
-                    break
-                runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
-                round_plan = self.repeat_round(runs, repeat, ends)
-                if not round_plan:
-                    break
-                self.bar.total += sum(len(order) for _, order in round_plan)
-                self.bar.refresh()
-                results += self.round(round_plan)
+        ends = self.ends_now()
+        for end in sorted(ends, key=lambda end: sum(cost.seconds for _, cost in ends[end])):
+            if self.budget_spent:
+                break
+            now = self.ends_now()[end]  # the ends made before it tell its time better than the guess did
+            if self.started(end, now):
+                results += self.rounds({target: cost.config_ids for target, cost in now}, first)
+        if not self.budget_spent:
+            results += self.rounds(self.others(), first)
         self.bar.close()
         final = [(target, self.compared(target)) for target, _order in self.plan]
-        return Outcome(results, final, stop_of(final, self.repeats, self.budget_spent, self.budget))
+        spent = self.budget_spent or bool(self.not_started)
+        return Outcome(results, final, stop_of(final, self.repeats, spent, self.budget), self.not_started)
 
-    def plan_at_ends(self, ends: bool) -> list[tuple[Target, list[RunConfig]]]:
-        """The plan's configurations at the ends (``ends``, ``at_ends``) or the others, each matrix in its order."""
-        chosen = []
+    def ends_now(self) -> dict[tuple[int, str], list[tuple[Target, EndCost]]]:
+        """What each end (batch size, precision) still needs on each target, from the records there now."""
+        by_end: dict[tuple[int, str], list[tuple[Target, EndCost]]] = {}
         for target, order in self.plan:
-            at_end = at_ends(order)
-            if configs := [config for config in order if at_end(config) == ends]:
-                chosen.append((target, configs))
-        return chosen
+            runs = runs_here(order, self.out, target.machine_ids)
+            for cost in end_costs(order, runs, self.compared(target, runs), self.repeats, target.not_installed):
+                by_end.setdefault((cost.batch_size, cost.precision), []).append((target, cost))
+        return by_end
+
+    def started(self, end: tuple[int, str], costs: list[tuple[Target, EndCost]]) -> bool:
+        """Whether the budget has room for ``end`` to reach n = 3 (``costs``: on each target); if not, it is not
+        started: its first runs leave the bar and its line says why."""
+        left = self.budget.seconds_left()
+        needed = sum(cost.seconds for _, cost in costs)
+        if left is None or needed <= left:
+            return True
+        for target, cost in costs:
+            self.not_started[(target, *end)] = why = replace(cost, seconds=needed).not_started(left)
+            self.bar.total -= len(cost.config_ids)
+            on = f" on {target.label}" if len(self.plan) > 1 else ""
+            tqdm.write(f"{cost.name}{on}: {why}", file=sys.stderr)
+        self.bar.refresh()
+        return False
+
+    def others(self) -> dict[Target, frozenset[str]]:
+        """Each target's configurations that are not at the ends, by id."""
+        return {
+            target: frozenset(config.config_id for config in order if not at_ends(order)(config))
+            for target, order in self.plan
+        }
+
+    def rounds(self, part: dict[Target, frozenset[str]], first: int) -> list[Result]:
+        """Round 0 of ``part`` (each target's configurations by id), then its repeats from round ``first`` on,
+        round after round, back to back, until none is asked for or the budget stops one."""
+        first_round = [
+            (target, [c for c in order if c.config_id in part.get(target, ())]) for target, order in self.plan
+        ]
+        first_round = [(target, configs) for target, configs in first_round if configs]
+        if not first_round:
+            return []
+        results = self.round(first_round)
+        for repeat in range(max(first, 1), first + self.repeats.limit):
+            if self.budget_spent:
+                break
+            runs = {target: runs_here(order, self.out, target.machine_ids) for target, order in self.plan}
+            round_plan = self.repeat_round(runs, repeat, part)
+            if not round_plan:
+                break
+            self.bar.total += sum(len(order) for _, order in round_plan)
+            self.bar.refresh()
+            results += self.round(round_plan)
+        return results
 
     def repeat_round(
-        self, runs: dict[Target, dict[str, list[dict]]], repeat: int, ends: bool
+        self, runs: dict[Target, dict[str, list[dict]]], repeat: int, part: dict[Target, frozenset[str]]
     ) -> list[tuple[Target, list[RunConfig]]]:
-        """The plan of round ``repeat`` at the ends (``ends``) or the others: repeat ``repeat`` of every
+        """The plan of round ``repeat`` of ``part`` (each target's configurations by id): repeat ``repeat`` of every
         such configuration (a fixed count), or of those in the comparisons still undecided (auto), in their matrix's
         order with the frameworks shifted by the round (``in_round``); none of a framework not installed there."""
         rounds = []
         for target, order in self.plan:
             found = self.compared(target, runs[target]) if self.repeats.auto else []
             chosen = due_again(found) if self.repeats.auto else {config.config_id for config in order}
-            at_end = at_ends(order)
             repeats_due = [
                 replace(config, repeat=repeat)
                 for config in order
                 if config.config_id in chosen
-                and at_end(config) == ends
+                and config.config_id in part.get(target, ())
                 and config.framework not in target.not_installed
             ]
             if repeats_due:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from runners.executors.boundary import Target
@@ -32,9 +32,10 @@ class Stop(NamedTuple):
 
 @dataclass
 class Outcome:
-    """A matrix's runs in the order they were made, its comparisons (per target) after the last, and why it
-    stopped."""
+    """A matrix's runs in the order they were made, its comparisons (per target) after the last, why it stopped,
+    and the ends it did not start for want of time (target, batch size, precision → why)."""
 
     results: list[Result]
     comparisons: list[tuple[Target, list[Comparison]]]
     stop: Stop
+    not_started: dict[tuple[Target, int, str], str] = field(default_factory=dict)

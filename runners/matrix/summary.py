@@ -45,12 +45,20 @@ def report(outcome: Outcome, out: Path) -> list[str]:
 def closing_lines(outcome: Outcome) -> list[str]:
     """Why the matrix stopped, then each comparison on a line: ``bs 32: PyTorch ahead of TensorFlow 1.31×
     (1.18–1.45×) at n = 3 in this sitting; replicate on another boot or machine``,
-    after its machine's label when there are several matrices, with the mode when there are several."""
+    after its machine's label when there are several matrices, with the mode when there are several; an end not
+    started says why (``bs 256: not started: 3 rounds need ≈ 17 min, 6 min left``)."""
     lines = [f"stopped: {outcome.stop.reason}: {outcome.stop.detail}"]
     for target, found in outcome.comparisons:
         prefix = f"{target.label}: " if len(outcome.comparisons) > 1 else ""
         with_mode = len({c.mode for c in found}) > 1
-        lines += [prefix + comparison.line(outcome.stop.undecided_tag, with_mode) for comparison in found]
+        for comparison in found:
+            held = outcome.not_started.get((target, comparison.batch_size, comparison.precision))
+            line = (
+                f"{comparison.where(with_mode)}: {held}"
+                if held
+                else comparison.line(outcome.stop.undecided_tag, with_mode)
+            )
+            lines.append(prefix + line)
     return lines
 
 

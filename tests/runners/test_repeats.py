@@ -108,7 +108,7 @@ def ran(
 class Runs:
     """A fake executor: each job becomes an ok record at its framework's rate for its batch size, spread by repeat
     (``spread``: alike for every framework, or by framework, TIGHT for one not named); a run takes ``seconds`` on the
-    budget's clock, and its record says it ``started`` then (UTC)."""
+    budget's clock (``seconds``, or by batch size), and its record says it ``started`` then (UTC)."""
 
     name = "fake"
 
@@ -116,7 +116,7 @@ class Runs:
         self,
         rates: dict[tuple[str, int], float],
         spread=TIGHT,
-        seconds: float = 60.0,
+        seconds: float | dict[int, float] = 60.0,
         clock=None,
         compiles: dict[str, float] | None = None,
         memory: dict[str, int] | None = None,
@@ -144,10 +144,11 @@ class Runs:
             )
             if self.busy(config):
                 figures["load"] = machine_load.load_section(BUSY, BUSY, 0.0)
+            seconds = self.seconds[config.batch_size] if isinstance(self.seconds, dict) else self.seconds
             if self.clock:
-                self.clock.now += self.seconds
-            record = ran(config, rate, self.seconds, started=self.started, **figures)
-            yield Finished(job, record, "", self.seconds)
+                self.clock.now += seconds
+            record = ran(config, rate, seconds, started=self.started, **figures)
+            yield Finished(job, record, "", seconds)
 
     def ran(self) -> list[str]:
         return [job.config.label for job in self.jobs]
@@ -205,16 +206,23 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
     )
     outcome = run_repeats(tmp_path, order, executor, AUTO)
     labels = executor.ran()
-    for round_index in (0, 1, 2):  # every configuration, each round's frameworks shifted by one: a Latin square
-        ran_in_round = strip_repeat(labels[6 * round_index : 6 * round_index + 6])
-        assert ran_in_round == [config.label for config in in_round(order, round_index)]
+    # each end's rounds back to back (bs 32 first: as cheap as bs 64 by the profile's guess, and the smaller), every
+    # configuration, each round's frameworks shifted by one: a Latin square
+    bs32, bs64 = order[:3], order[3:]
+    for round_index in (0, 1, 2):
+        assert strip_repeat(labels[3 * round_index : 3 * round_index + 3]) == [
+            config.label for config in in_round(bs32, round_index)
+        ]
+        assert strip_repeat(labels[11 + 3 * round_index : 14 + 3 * round_index]) == [
+            config.label for config in in_round(bs64, round_index)
+        ]
     # round 3 comes back to bs 32's order of round 0: JAX's repeat is planned last, and PyTorch's and TensorFlow's
     # fourth runs decide bs 32 before it
-    assert strip_repeat(labels[18:20]) == ["torch/compiled bs32 seed0", "tensorflow/compiled bs32 seed0"]
-    bs32 = f"bs 32: PyTorch ahead of TensorFlow 2.01× (1.81–2.22×) at n = 3 {ONE_SITTING}"
-    assert f"jax/compiled bs32 seed0 r3: not run, its comparison is decided ({bs32})" in capsys.readouterr().err
+    assert strip_repeat(labels[9:11]) == ["torch/compiled bs32 seed0", "tensorflow/compiled bs32 seed0"]
+    decided = f"bs 32: PyTorch ahead of TensorFlow 2.01× (1.81–2.22×) at n = 3 {ONE_SITTING}"
+    assert f"jax/compiled bs32 seed0 r3: not run, its comparison is decided ({decided})" in capsys.readouterr().err
     # the runs after it are told their places without a gap
-    assert [job.position for job in executor.jobs[18:22]] == [(19, 23), (20, 23), (21, 22), (22, 22)]
+    assert [job.position for job in executor.jobs[9:12]] == [(10, 12), (11, 12), (12, 14)]
     later = labels[20:]  # rounds 3 and 4 at bs 64: torch and jax only (TensorFlow's pair with the leader is decided)
     assert later == [
         "torch/compiled bs64 seed0 r3",
@@ -223,7 +231,10 @@ def test_auto_runs_again_only_the_undecided_comparisons(tmp_path, capsys):
         "torch/compiled bs64 seed0 r4",
     ]
     assert outcome.stop.reason == "cap reached"
-    assert closing_lines(outcome)[1:] == [bs32, "bs 64: undecided at n = 5, JAX ÷ PyTorch 1.00× (0.91–1.10×) (cap)"]
+    assert closing_lines(outcome)[1:] == [
+        decided,
+        "bs 64: undecided at n = 5, JAX ÷ PyTorch 1.00× (0.91–1.10×) (cap)",
+    ]
     assert closing_lines(outcome)[0] == "stopped: cap reached: 5 paired rounds in the sitting, or 10 runs in it"
 
 
@@ -540,8 +551,9 @@ def test_a_deadline_stops_the_matrix_as_a_budget_does_and_the_nearer_limit_is_na
     assert "past the 3.5-minute budget;" in closing_lines(nearer_minutes)[0] and len(nearer_minutes.results) == 3
     start = TWO_PM + wall_clock.now
     nearer_deadline = stopped(tmp_path / "both", Budget(minutes=10, deadline=start + 90))
-    assert "past the deadline" in closing_lines(nearer_deadline)[0]
-    assert len(nearer_deadline.results) == 2  # guessed 30 s each, the second starts with 30 s left; then none fits
+    # three rounds of two runs guessed at 30 s each do not fit in 90 s: bs 32 is not started, the deadline named
+    assert "past the deadline" in closing_lines(nearer_deadline)[0] and nearer_deadline.results == []
+    assert closing_lines(nearer_deadline)[1] == "bs 32: not started: 3 rounds need ≈ 3 min, 1.5 min left"
     passed = stopped(tmp_path / "passed", Budget(deadline=TWO_PM + wall_clock.now - 1))
     assert passed.results == [] and not (tmp_path / "passed").exists()
 
@@ -763,14 +775,14 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
     assert ran == [
         (16, 0),
         (16, 0),
-        (64, 0),
-        (64, 0),
         (16, 1),
         (16, 1),
-        (64, 1),
-        (64, 1),
         (16, 2),
         (16, 2),
+        (64, 0),
+        (64, 0),
+        (64, 1),
+        (64, 1),
         (64, 2),
         (64, 2),
         (32, 0),
@@ -798,6 +810,29 @@ def test_repeats_run_the_end_batch_sizes_first_so_a_budget_decides_them_first(tm
         f"bs 16: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
         "bs 32: not run yet (budget)",
         f"bs 64: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 {ONE_SITTING}",
+    ]
+
+
+def test_the_end_cheaper_here_is_decided_first_and_one_that_cannot_reach_n_3_is_not_started(
+    tmp_path, clock, matrix_start, capsys
+):
+    order = order_of("torch", "jax", batch_sizes=(32, 256))
+    rates = {(fw, bs): 100 if fw == "torch" else 50 for fw in ("torch", "jax") for bs in (32, 256)}
+    seconds = {32: 300.0, 256: 60.0}  # as on a GPU, where batch 32's many small steps take longest
+    run_repeats(tmp_path, order, Runs(rates, seconds=seconds), Repeats(1))  # an earlier sitting: each run once
+    matrix_start["at"] = datetime.datetime.fromisoformat("2026-12-01T12:01:00+00:00")  # two hours after
+    executor = Runs(rates, seconds=seconds, clock=clock, started="2026-12-01T12:02:00")
+    outcome = run_repeats(tmp_path, order, executor, AUTO, minutes=10)  # room for 6 runs of 60 s, not 6 of 300 s
+    bs256 = [config for config in order if config.batch_size == 256]
+    # bs 256 first: three warm rounds of 60-s runs decide it, back to back and rotated
+    assert executor.ran() == [f"{c.label} r{repeat}" for repeat in (1, 2, 3) for c in in_round(bs256, repeat)]
+    not_started = "bs 32: not started: 3 rounds need ≈ 30 min, 4 min left"
+    assert not_started in capsys.readouterr().err.splitlines()
+    assert closing_lines(outcome) == [
+        "stopped: budget spent: the next run would end past the 10-minute budget; run the same command again to go on",
+        not_started,
+        "bs 256: PyTorch ahead of JAX 2.00× (2.00–2.00×) at n = 3 in this sitting; replicate on another boot or "
+        "machine",
     ]
 
 
