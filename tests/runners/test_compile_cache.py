@@ -86,6 +86,9 @@ def test_a_repeat_keeps_the_cache_that_the_same_code_left_and_anything_else_empt
     (cache / "jax" / "entry").write_bytes(b"\0")
     prepare_directory(cache, repeat=True)
     assert cache_state("jax", str(cache)) == "cold", "a cache no stamp vouches for (an older fwbench's)"
+    elsewhere = tmp_path / "copied records, no cache"  # a later sitting's first run, a repeat, where none was left
+    prepare_directory(elsewhere, repeat=True)
+    assert cache_state("jax", str(elsewhere)) == "cold" and (elsewhere / FILLED_BY).read_text() == "other code"
 
 
 def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path, monkeypatch):
