@@ -108,26 +108,40 @@ def load_schema(kind: str) -> dict[str, Any]:
     if kind not in SCHEMA_FILES:
         raise RecordError(f"unknown record schema {kind!r}; known: {', '.join(SCHEMA_FILES)}")
     text = resources.files("fwbench").joinpath("schemas", SCHEMA_FILES[kind]).read_text()
-    return with_registry_frameworks(json.loads(text))
+    return with_registry_keys(json.loads(text))
 
 
 #: the ``$comment`` that marks an enum of framework keys in a schema file
 FRAMEWORKS_MARK = "FRAMEWORKS:"
+#: the ``$comment``s that mark an enum of workload names and one of their data sets
+WORKLOADS_MARK, DATASETS_MARK = "WORKLOADS:", "DATASETS:"
 
 
-def with_registry_frameworks(schema: Any) -> Any:
-    """``schema`` with every enum marked ``FRAMEWORKS_MARK`` set to the registry's keys, so that a registered
-    framework validates; the files hold today's keys for a reader, and a test keeps them equal to the registry."""
-    from fwbench.frameworks import FRAMEWORKS
+def with_registry_keys(schema: Any) -> Any:
+    """``schema`` with every enum marked ``FRAMEWORKS_MARK`` set to the framework registry's keys, and those marked
+    ``WORKLOADS_MARK`` and ``DATASETS_MARK`` to the workload folders' names and data sets, so that a registered
+    framework or workload validates; the files hold today's keys for a reader, and tests keep them equal to the
+    registries."""
+    from fwbench import frameworks, workload_names
 
-    if isinstance(schema, list):
-        return [with_registry_frameworks(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    node = {key: with_registry_frameworks(value) for key, value in schema.items()}
-    if str(node.get("$comment", "")).startswith(FRAMEWORKS_MARK):
-        node["enum"] = list(FRAMEWORKS)
-    return node
+    keys = {
+        FRAMEWORKS_MARK: frameworks.FRAMEWORKS,
+        WORKLOADS_MARK: workload_names.WORKLOADS,
+        DATASETS_MARK: workload_names.DATASETS,
+    }
+
+    def filled(node: Any) -> Any:
+        if isinstance(node, list):
+            return [filled(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: filled(value) for key, value in node.items()}
+        mark = str(node.get("$comment", "")).split(" ", 1)[0]
+        if mark in keys:
+            node["enum"] = list(keys[mark])
+        return node
+
+    return filled(schema)
 
 
 def _field_path(error: jsonschema.ValidationError) -> str:

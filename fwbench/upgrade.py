@@ -18,7 +18,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from fwbench.workload_names import ARTICLE_WORKLOAD
+from fwbench.workload_entry import ARTICLE_WORKLOAD
 
 #: the timing protocol of every record written before version 3 (``protocol``, runners/measure/protocol.py
 #: TIMING_PROTOCOL)

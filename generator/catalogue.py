@@ -1,7 +1,8 @@
 """Keep the translation catalogue in step with the sources (Babel).
 
 ``python -m generator.catalogue`` extracts every message marked for translation — the templates' ``{% trans %}``
-blocks, the code's ``_()``/``ngettext()``/``N_()``/``Nn_()`` and the data files' prose (``generator.data_text``) — into
+blocks, the code's ``_()``/``ngettext()``/``N_()``/``Nn_()``, the data files' prose (``generator.data_text``) and
+the registries' words (why a framework is not measured on a device, a workload folder's heading words) — into
 ``locale/messages.pot`` and merges it into each language's .po: new messages arrive untranslated, changed ones
 fuzzy, and the tests name the first one until a translator fills it in. How to extract is ``locale/babel.cfg``.
 """
@@ -17,6 +18,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po, write_po
 
 from fwbench.frameworks import REGISTRY
+from fwbench.workload_names import REGISTRY as WORKLOADS
 from generator.data_text import extract_prose
 from generator.i18n import LANGUAGES, LOCALE_DIR, SOURCE, catalogue_path
 
@@ -43,6 +45,9 @@ def extract() -> Catalog:
     for entry in REGISTRY.values():  # why a framework is not measured on a device: that device's tables say it
         for _device, reason in entry.not_measured:
             catalog.add(reason, None, [("fwbench/frameworks.py", None)])
+    for entry in WORKLOADS.values():  # how a heading names a workload: its folder's entry says it
+        if entry.words:
+            catalog.add(entry.words, None, [(f"runners/workloads/{entry.name}/__init__.py", None)])
     for path in OUTSIDE_DATA:
         with path.open("rb") as handle:
             for _lineno, _funcname, message, _comments in extract_prose(handle, KEYWORDS, (), {}):

@@ -122,7 +122,7 @@ def json_lists(node):
 
 def test_a_loaded_schema_takes_its_framework_keys_from_the_registry(monkeypatch):
     monkeypatch.setattr(frameworks, "FRAMEWORKS", (*FRAMEWORKS, "mxnet"))
-    loaded = records.with_registry_frameworks(json.loads((REPO / "fwbench/schemas/run.schema.json").read_text()))
+    loaded = records.with_registry_keys(json.loads((REPO / "fwbench/schemas/run.schema.json").read_text()))
     assert [enum for enum in json_lists(loaded) if "mxnet" in enum] == [[*FRAMEWORKS, "mxnet"]]
 
 

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.tuning import tuning_of
-from fwbench.workload_names import ARTICLE_WORKLOAD
+from fwbench.workload_entry import ARTICLE_WORKLOAD
+from fwbench.workload_names import REGISTRY as WORKLOAD_REGISTRY
 from generator.i18n import N_, _, ngettext, translate
 from generator.spacing import fill
 
@@ -71,8 +72,9 @@ FIRST_PROTOCOL = 1
 #: the article's workload, ResNet-18 on CIFAR-shaped images, and the transformer beside it (runners/workloads): a
 #: record's ``model.workload`` (upgraded records say resnet18)
 RESNET18, GPT = ARTICLE_WORKLOAD, "gpt"
-#: a workload other than ResNet-18 -> how a heading names it (translated where shown)
-WORKLOAD_WORDS = {GPT: N_("GPT (6 × 384, bytes)")}
+#: a workload other than ResNet-18 -> how a heading names it (translated where shown): its folder's ``words``
+#: (``generator.catalogue`` collects them for the translators)
+WORKLOAD_WORDS = {name: entry.words for name, entry in WORKLOAD_REGISTRY.items() if entry.words}
 
 
 def version_key(version: str) -> tuple:

@@ -1,9 +1,11 @@
-"""Benchmark profiles, stored as data in ``profiles.json``, and the run configurations they expand to."""
+"""Benchmark profiles, stored as data in ``profiles.json`` and in each workload folder's ``profiles.json``, and the run
+configurations they expand to."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import itertools
 import json
 from collections.abc import Callable
@@ -178,10 +180,26 @@ JSON_KINDS = {"str": str, "int": int, "str | None": (str, type(None))}
 PROFILES_FILE = Path(__file__).with_name("profiles.json")
 
 
+def profile_files() -> list[Path]:
+    """Where profiles are kept: ``PROFILES_FILE``, then each workload folder's ``profiles.json`` (a workload's own
+    profiles, the GPT's quick-gpt and scale-gpt) in display order, where it has one."""
+    folders = [Path(importlib.import_module(w.package).__file__).parent for w in WORKLOADS.values()]
+    return [PROFILES_FILE, *(path for folder in folders if (path := folder / "profiles.json").is_file())]
+
+
 @cache
 def load_profiles() -> dict[str, dict]:
-    """All profiles by name, each with the fields it inherits from its ``base`` filled in."""
-    raw = {name: spec for name, spec in json.loads(PROFILES_FILE.read_text()).items() if not name.startswith("_")}
+    """All profiles by name (``profile_files``), each with the fields it inherits from its ``base`` filled in, which
+    may be in another file. ValueError when two files name one profile."""
+    raw: dict[str, dict] = {}
+    origin: dict[str, Path] = {}
+    for path in profile_files():
+        for name, spec in json.loads(path.read_text()).items():
+            if name.startswith("_"):
+                continue
+            if name in raw:
+                raise ValueError(f"{path}: profile {name!r} is already in {origin[name]}")
+            raw[name], origin[name] = spec, path
 
     def resolved(name: str, seen: tuple[str, ...] = ()) -> dict:
         spec = dict(raw[name])
@@ -189,7 +207,7 @@ def load_profiles() -> dict[str, dict]:
         if base is None:
             return spec
         if base not in raw or base in seen:
-            raise ValueError(f"{PROFILES_FILE}: {name}.base: {base!r} is not a profile or is its own base")
+            raise ValueError(f"{origin[name]}: {name}.base: {base!r} is not a profile or is its own base")
         return {**resolved(base, (*seen, name)), **spec}
 
     return {name: resolved(name) for name in raw}
