@@ -29,7 +29,7 @@ from fwbench.records import write_record
 from runners.executors.boundary import Executor, Finished, Job, Started, Target
 from runners.matrix.budget import Budget, expected_seconds, other_sizes
 from runners.matrix.comparisons import Comparison, comparisons, due_again
-from runners.matrix.end_costs import EndCost, end_costs
+from runners.matrix.end_costs import EndCost, end_costs, ends_line
 from runners.matrix.order import at_ends, in_round, labeller, matrix_plan
 from runners.matrix.outcome import Outcome, Result, Stop
 from runners.matrix.pairs import DECISIVE
@@ -95,7 +95,12 @@ class Matrix:
             for target, order in self.plan
         )
         ends = self.ends_now()
-        for end in sorted(ends, key=lambda end: sum(cost.seconds for _, cost in ends[end])):
+        cheapest_first = sorted(ends, key=lambda end: sum(cost.seconds for _, cost in ends[end]))
+        for target, _order in self.plan:  # how long until the ends are decided, before anything runs
+            on = f"{target.label}: " if len(self.plan) > 1 else ""
+            costs = [cost for end in cheapest_first for where, cost in ends[end] if where == target]
+            tqdm.write(on + ends_line(costs, self.budget.seconds_left()), file=sys.stderr)
+        for end in cheapest_first:
             if self.budget_spent:
                 break
             now = self.ends_now()[end]  # the ends made before it tell its time better than the guess did

@@ -116,10 +116,10 @@ def ends_line(costs: list[EndCost], seconds_left: float | None) -> str:
     if not left_out:
         return f"{both} decided in {about_minutes(spent)}: {', '.join(parts)}"
     after = f" after {', '.join(c.name for c in fitting)}" if fitting else ""
-    undecided = "; ".join(f"{c.name} needs {c.need()}" for c in left_out)
+    undecided = ", ".join(f"{c.name} needs {c.need()}" for c in left_out)
     decided = f"{', '.join(parts)}; " if parts else ""
     left = left_words(max(0.0, seconds_left - spent)) if seconds_left is not None else ""
-    return f"ends: {decided}left undecided: {undecided}, {left}{after}"
+    return f"ends: {decided}left undecided: {undecided}; {left}{after}"
 
 
 def about_minutes(seconds: float) -> str:

@@ -5,7 +5,8 @@ The plan is the configurations in their order, the repeats policy and its cap, t
 and a time estimate per run (``runners.matrix.budget``: this machine's records of the configuration, else the profile's
 guess), counting what earlier matrices finished as done, and, with auto repeats, no repeat of a comparison they
 decided in this sitting: one that starts when the latest sitting is over (``fwbench.sittings.latest_over``) is a new
-sitting, where every comparison runs again, in rounds numbered after the earlier ones (``store.first_repeat``).
+sitting, where every comparison runs again, in rounds numbered after the earlier ones (``store.first_repeat``). It
+says how long until the ends are decided, as the matrix does when it starts (``end_costs.ends_line``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fwbench.timestamps import utc_clock
 from runners.executors.boundary import Target
 from runners.matrix.budget import FROM_PROFILE, Budget, expected_seconds, other_sizes
 from runners.matrix.comparisons import Comparison, comparisons
+from runners.matrix.end_costs import end_costs, ends_line
 from runners.matrix.figures import THROUGHPUT
 from runners.matrix.order import at_ends, labeller, order_line
 from runners.matrix.pairs import DECISIVE
@@ -132,6 +134,7 @@ def preview(
         ("the other first runs", sequence[False][0]),
         (repeated, sequence[False][1]),
     ]
+    lines.append(ends_line(end_costs(order, found, standing, repeats, target.not_installed), budget.seconds_left()))
     undecided = repeats.auto and any(not comparison.decided for comparison in standing)
     lines.append(
         budget_line(

@@ -836,6 +836,27 @@ def test_the_end_cheaper_here_is_decided_first_and_one_that_cannot_reach_n_3_is_
     ]
 
 
+def test_the_dry_run_and_the_matrix_say_how_long_until_the_ends_are_decided_here(tmp_path, clock, capsys):
+    order = order_of("torch", "jax", batch_sizes=(32, 256))
+    rates = {(fw, bs): 100 if fw == "torch" else 50 for fw in ("torch", "jax") for bs in (32, 256)}
+    run_repeats(tmp_path, order, Runs(rates, seconds={32: 60.0, 256: 300.0}), Repeats(1))  # round 0: n = 1 each
+    target = Target((MACHINE,), {})
+
+    def ends(budget: Budget) -> str:
+        (line,) = [line for line in plan_preview.preview(target, order, tmp_path, AUTO, budget, []) if "ends" in line]
+        return line
+
+    # two more rounds each, warm runs expected as long as the first ones here (none warm yet)
+    assert ends(Budget()) == "both ends decided in ≈ 24 min: bs 32 2 rounds ≈ 4 min, bs 256 2 rounds ≈ 20 min"
+    short = "ends: bs 32 2 rounds ≈ 4 min; left undecided: bs 256 needs 2 rounds ≈ 20 min; 6 min left after bs 32"
+    assert ends(Budget(10)) == short
+    capsys.readouterr()
+    run_repeats(tmp_path, order, Runs(rates, seconds={32: 60.0, 256: 300.0}, clock=clock), AUTO, minutes=10)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == short  # the matrix says so before its first run
+    assert "bs 256: not started: 2 rounds need ≈ 20 min, 6 min left" in err
+
+
 def test_an_extra_precision_is_not_an_end_and_runs_after_the_ends_are_decided(tmp_path):
     configs = profiles.expand("quick", version_of=VERSIONS.get, frameworks=["torch", "jax"], device="cpu")
     order = interleaved_order(configs)
