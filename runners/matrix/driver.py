@@ -99,7 +99,8 @@ class Matrix:
         for target, _order in self.plan:  # how long until the ends are decided, before anything runs
             on = f"{target.label}: " if len(self.plan) > 1 else ""
             costs = [cost for end in cheapest_first for where, cost in ends[end] if where == target]
-            tqdm.write(on + ends_line(costs, self.budget.seconds_left()), file=sys.stderr)
+            if line := ends_line(costs, self.budget.seconds_left()):
+                tqdm.write(on + line, file=sys.stderr)
         for end in cheapest_first:
             if self.budget_spent:
                 break

@@ -32,6 +32,7 @@ class EndCost:
     rounds: int
     seconds: float
     config_ids: frozenset[str]
+    compared: bool = True  # False: one framework there, nothing to decide
 
     @property
     def name(self) -> str:
@@ -67,12 +68,16 @@ def end_costs(
             ends.setdefault((config.batch_size, config.precision), []).append(config)
     costs = []
     for (batch_size, precision), configs in sorted(ends.items()):
-        rounds = rounds_to_decide(
-            [c for c in found if (c.batch_size, c.precision) == (batch_size, precision) and c.figure is THROUGHPUT],
-            repeats,
-        )
+        alone = len({(c.framework, c.framework_version) for c in configs}) < 2  # nothing to decide: its first runs
+        rounds = 0 if alone and all(0 in ok_repeats(runs.get(c.config_id, [])) for c in configs) else 1
+        if not alone:
+            rounds = rounds_to_decide(
+                [c for c in found if (c.batch_size, c.precision) == (batch_size, precision) and c.figure is THROUGHPUT],
+                repeats,
+            )
         seconds = sum(_seconds(config, order, runs, rounds) for config in configs if config.framework not in missing)
-        costs.append(EndCost(batch_size, precision, rounds, seconds, frozenset(c.config_id for c in configs)))
+        ids = frozenset(c.config_id for c in configs)
+        costs.append(EndCost(batch_size, precision, rounds, seconds, ids, compared=not alone))
     return sorted(costs, key=lambda cost: cost.seconds)
 
 
@@ -101,9 +106,10 @@ def _seconds(config: RunConfig, order: list[RunConfig], runs: dict[str, list[dic
 def ends_line(costs: list[EndCost], seconds_left: float | None) -> str:
     """How long until the ends are decided here, in the order the matrix takes them: ``both ends decided in ≈ 12
     min: bs 32 3 rounds ≈ 4 min, bs 256 3 rounds ≈ 8 min``, or with ``seconds_left`` (None: no budget) too few for
-    one, what is left undecided and why."""
+    one, what is left undecided and why; "" where no end has two frameworks to compare."""
+    costs = [cost for cost in costs if cost.compared]
     if not costs:
-        return "ends: none to decide (no two frameworks at one batch size)"
+        return ""
     spent, fitting, left_out = 0.0, [], []
     for cost in costs:
         if seconds_left is None or spent + cost.seconds <= seconds_left:

@@ -134,7 +134,8 @@ def preview(
         ("the other first runs", sequence[False][0]),
         (repeated, sequence[False][1]),
     ]
-    lines.append(ends_line(end_costs(order, found, standing, repeats, target.not_installed), budget.seconds_left()))
+    if ends := ends_line(end_costs(order, found, standing, repeats, target.not_installed), budget.seconds_left()):
+        lines.append(ends)
     undecided = repeats.auto and any(not comparison.decided for comparison in standing)
     lines.append(
         budget_line(
