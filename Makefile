@@ -9,8 +9,8 @@ RESULTS ?= results
 # Minutes `make site` may take in all, from its start: the set-up, the probes, the ecosystem's collection, the quick
 # matrix and the site's build (15: the target on a 2-core CPU). Its deadline is fixed when make starts, less
 # SITE_BUILD_MINUTES for the site's build after the matrix (5-7 s on a 2-core CPU); everything else runs before the
-# matrix, which starts no run that would end past the deadline: batch 32 and 256 in fp32 once, their undecided
-# comparisons again until decided, then the same at 64, 128 and bf16 at 32. So a fresh clone's set-up and probes
+# matrix, which starts no run that would end past the deadline: of batch 32 and 256 in fp32, the end cheaper here
+# to n = 3 rounds first, then the other (not started where n = 3 cannot end in time), then 64, 128 and bf16 at 32. So a fresh clone's set-up and probes
 # (about 2 minutes on a 2-core CPU) take from its matrix, and a later `make site`, with both done, gives its matrix
 # nearly all of it and goes on where the last one stopped (README: "When the budget runs out").
 SITE_MINUTES ?= 15
