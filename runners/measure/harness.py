@@ -4,7 +4,8 @@ A comparison must never pair runs of different trainers (a change to a trainer m
 while the frameworks stayed the same), so every record carries ``harness``: the modules its ``Trainer`` is built from
 (the trainer module and every ``runners.frameworks`` / ``runners.workloads`` module it imports, transitively) and a
 digest of their code. The digest reads each module's syntax tree without its docstrings, so comments, docstrings and
-formatting leave it unchanged and any change to what runs changes it.
+formatting leave it unchanged and any change to what runs changes it; the modules' names and their imports of each
+other are left out, so that moving a module (its importers updated) leaves it unchanged too.
 """
 
 from __future__ import annotations
@@ -44,6 +45,25 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def _without_step_imports(tree: ast.AST) -> ast.AST:
+    """``tree`` without its imports of ``STEP_PACKAGES`` modules: the code they bring is digested on its own."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            node.body = [statement for statement in body if not _imports_step_module(statement)] or [ast.Pass()]
+    return tree
+
+
+def _imports_step_module(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Import):
+        return any(alias.name.startswith(STEP_PACKAGES) for alias in statement.names)
+    return (
+        isinstance(statement, ast.ImportFrom)
+        and statement.level == 0
+        and (statement.module or "").startswith(STEP_PACKAGES)
+    )
+
+
 def _step_imports(tree: ast.AST) -> set[str]:
     """The modules of ``STEP_PACKAGES`` that ``tree`` imports. ``from a.b import x`` names the module ``a.b.x`` where
     one exists, else ``a.b``: a package named only to reach its modules is not followed, since a framework
@@ -77,7 +97,9 @@ def harness(trainer_module: str) -> dict:
             raise ModuleNotFoundError(f"harness: no module {module} under {ROOT}")
         trees[module] = ast.parse(path.read_text(encoding="utf-8"))
         pending.extend(_step_imports(trees[module]) - trees.keys())
+    # the code alone, not where it lives: a module moved, its importers updated, keeps the digest (and the records
+    # measured before the move their pairing with those after it)
     digest = hashlib.sha256()
-    for module in sorted(trees):
-        digest.update(module.encode() + b"\0" + ast.dump(_without_docstrings(trees[module])).encode() + b"\0")
+    for code in sorted(ast.dump(_without_step_imports(_without_docstrings(tree))) for tree in trees.values()):
+        digest.update(code.encode() + b"\0")
     return {"digest": digest.hexdigest()[:DIGEST_LENGTH], "modules": sorted(trees)}

@@ -67,6 +67,24 @@ def test_docstrings_comments_and_layout_leave_the_digest_and_code_changes_it(tre
     assert harness.harness("runners.frameworks.toy_train")["digest"] != before
 
 
+def test_a_module_moved_with_its_importers_updated_keeps_the_digest(tree):
+    package(tree, {"runners.frameworks.toy_train": TRAINER, "runners.workloads.toy.model": MODEL})
+    package(tree, {"runners.workloads.toy.arch": "WIDTH = 2\n"})
+    before = harness.harness("runners.frameworks.toy_train")
+    moved = TRAINER.replace("runners.workloads.toy import model", "runners.frameworks.toy import model")
+    package(tree, {"runners.frameworks.toy.train": moved, "runners.frameworks.toy.model": MODEL})
+    after = harness.harness("runners.frameworks.toy.train")
+    assert after["modules"] == [
+        "runners.frameworks.toy.model",
+        "runners.frameworks.toy.train",
+        "runners.workloads.toy.arch",
+    ]
+    assert after["digest"] == before["digest"]
+    package(tree, {"runners.frameworks.toy.model": MODEL.replace("x * WIDTH", "x + WIDTH")})  # what runs changed
+    harness.harness.cache_clear()
+    assert harness.harness("runners.frameworks.toy.train")["digest"] != before["digest"]
+
+
 def test_a_missing_trainer_module_is_named():
     with pytest.raises(ModuleNotFoundError, match="harness: no module runners.frameworks.nothing.resnet18"):
         harness.harness("runners.frameworks.nothing.resnet18")
