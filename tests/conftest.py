@@ -25,7 +25,6 @@ HEAVIEST_FIRST = (
     "runners/test_parity.py",
     "runners/test_matrix.py",
     "runners/test_gpt_parity.py",
-    "runners/test_gpt_attention_parity.py",
     "generator/test_gen_browser.py",
     "runners/test_version_sets.py",
     "runners/test_ray_executor.py",

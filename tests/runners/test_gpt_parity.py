@@ -6,6 +6,18 @@ beyond the bound (measured on the same run: ``torch.nn.utils.clip_grad_norm_``'s
 by 0.5; ``runners.workloads.gpt.recipe``). Adam is nearly blind to one constant gradient scale, so the clip shows
 only where it is active and its scale changes between steps: a test checks that it is. The compiled float32 run is
 the smoke test: the three learn the grammar, with the same losses to float32's rounding.
+
+Each framework's own attention computes the written-out attention in float32, and bf16 computes in bfloat16. Float32
+on the CPU, three clipped AdamW steps of the parity batch on the small model (``arch.TINY``; at 128 tokens for the
+Pallas kernel, whose key blocks are 128 tokens, run in Pallas' TPU interpreter): the fused path's logits, losses and
+per-step updates against the written-out path's in the same framework. The bounds follow the reference losses' rule
+(``reference_losses.bound_of``: ten times the worst measured difference, rounded up to a power of ten), from the
+differences measured on the 2-core CPU VM (torch 2.14.1, TensorFlow 2.21.0 with Keras 3.15.1, JAX 0.10.2 with Flax
+0.12.8, torchax 0.0.13). Adam's updates divide by √v, which amplifies float32's rounding where a gradient is near
+zero: their bound is the loosest.
+
+The two checks share one process per framework (``captures``): the attention's were a file of their own, whose four
+processes each imported a framework again (about 15 CPU-s of the suite's 2-core run).
 """
 
 import itertools
@@ -16,6 +28,7 @@ import pytest
 from fwbench.frameworks import FRAMEWORKS
 from runners.workloads import WORKLOADS, make_trainer, workload
 from runners.workloads.gpt import arch, data, parity, recipe
+from runners.workloads.resnet18.reference_losses import bound_of
 
 PAIRS = list(itertools.combinations(FRAMEWORKS, 2))
 SMOKE_STEPS = 24
@@ -26,11 +39,38 @@ FLOAT64 = {precision: parity.planned("eager", "float64", precision) for precisio
 COMPILED = parity.planned("compiled", "float32", steps=SMOKE_STEPS)
 
 
+#: the worst fused-vs-written-out differences measured (float32, 3 steps): logits 2.7e-7 (torch), 3.0e-7 (jax), 0
+#: (tensorflow and torchax, whose fused paths compute the same operations in the same order, the scale 1/√16 a power
+#: of two); losses 9.0e-8 (torch), 9.2e-8 (jax's Pallas kernel at 128 tokens), 0 elsewhere; updates 1.09e-3 (torch),
+#: 1.44e-3 (jax), 0.99e-3 (jax's Pallas kernel)
+FUSED_MEASURED = {"logits": 3.0e-7, "loss": 9.2e-8, "update": 1.44e-3}
+#: the worst bf16-vs-float32 differences measured (the written-out float32 run against bf16 with the precision's
+#: fused attention): the losses 1.3e-5 (torch) to 2.8e-5 (jax), the logits 3.7e-3 (jax) to 4.2e-3 (torch)
+BF16_LOSS_MEASURED = 2.8e-5
+#: bfloat16 keeps 8 bits of mantissa: logits computed in it differ from float32's by far more than float32's rounding
+#: (measured at least 3.7e-3), which shows the bf16 run did compute in bfloat16
+BF16_LOGITS_AT_LEAST = 1e-3
+
+WRITTEN_OUT = parity.planned("eager", "float32", "fp32", attention="written-out")
+FUSED = parity.planned("eager", "float32", "fp32", attention="fused")
+BF16 = parity.planned("eager", "float32", "bf16")
+#: the Pallas kernel and its written-out reference, at the kernel's shortest context
+FLASH = {
+    path: parity.planned("eager", "float32", "fp32", attention=path, context=128)
+    for path in ("written-out", "pallas-flash")
+}
+
+
 @pytest.fixture(scope="module")
 def captures(tmp_path_factory):
-    """Every capture the tests below read, each framework's made by one process: by capture, by framework."""
-    plan = (*FLOAT64.values(), COMPILED)
-    return parity.capture_plans(dict.fromkeys(FRAMEWORKS, plan), tmp_path_factory.mktemp("gpt"))
+    """Every capture the tests below read, each framework's made by one process (JAX's with the Pallas pair): by
+    capture, by framework. Eager where a framework has it (JAX and torchax train compiled only)."""
+    attention_plan = (WRITTEN_OUT, FUSED, BF16)
+    plans = {
+        name: (*FLOAT64.values(), COMPILED, *attention_plan, *(FLASH.values() if name == "jax" else ()))
+        for name in FRAMEWORKS
+    }
+    return parity.capture_plans(plans, tmp_path_factory.mktemp("gpt"))
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +155,38 @@ def test_compiled_float32_trainers_learn_the_grammar_alike(float32_compiled_capt
     assert parity.compare(ca, cb, steps=SMOKE_STEPS)["logits"] < 1e-5
     assert np.max(np.abs(np.subtract(losses[a], losses[b]))) < 1e-4 * losses[a][0]
     assert parity.mask_leak(ca)[0] == parity.mask_leak(cb)[0] == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FRAMEWORKS)
+def test_the_fused_attention_computes_the_written_out_one_in_float32(captures, name):
+    report = parity.compare(captures[WRITTEN_OUT][name], captures[FUSED][name])
+    print(f"{name} fused vs written out (float32):", report)
+    for quantity, measured in FUSED_MEASURED.items():
+        assert report[quantity] <= bound_of(measured), f"{name}: {quantity} {report[quantity]:.1e}"
+    before, after = parity.mask_leak(captures[FUSED][name])
+    assert before == 0.0 and after > 1e-2
+
+
+@pytest.mark.slow
+def test_jax_s_pallas_flash_kernel_computes_the_written_out_attention_in_float32(captures):
+    written, flash = (captures[FLASH[path]]["jax"] for path in ("written-out", "pallas-flash"))
+    report = parity.compare(written, flash)
+    print("jax pallas-flash vs written out (float32, 128 tokens):", report)
+    for quantity, measured in FUSED_MEASURED.items():
+        assert report[quantity] <= bound_of(measured), f"{quantity} {report[quantity]:.1e}"
+    before, after = parity.mask_leak(flash)
+    assert before == 0.0 and after > 1e-2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FRAMEWORKS)
+def test_bf16_computes_in_bfloat16_and_keeps_the_float32_losses(captures, name):
+    report = parity.compare(captures[WRITTEN_OUT][name], captures[BF16][name])
+    print(f"{name} bf16 vs float32:", report)
+    assert report["loss"] <= bound_of(BF16_LOSS_MEASURED)
+    assert report["logits"] >= BF16_LOGITS_AT_LEAST, f"{name}: bf16's logits are float32's: no bfloat16 ran"
+    assert parity.mask_leak(captures[BF16][name])[0] == 0.0
 
 
 def test_parameter_count_flops_and_decay_come_from_the_architecture():
