@@ -1,6 +1,7 @@
 """The home page's answer: one short paragraph per group of ``answer_classes`` (the machine that built the site, then
-TPUs, GPUs and CPUs) that names the frameworks as measured, the leader and its ratio over the runner-up with its
-interval, how many sittings replicate it, what it rests on, and who was not measured there and why.
+TPUs, GPUs and CPUs); the builder's says its verdict at each end of its matrix, or what is missing there
+(``this_machine_ends``); the others' name the frameworks as measured, the leader and its ratio over the runner-up
+with its interval, how many sittings replicate it, what it rests on, and who was not measured there and why.
 
 A comparison is one table's lead at one batch size (a precision at a batch size on a machine), judged by the paired
 rule (``generator.verdicts.leads``). The paragraph names the pair of frameworks that most comparisons decide, the
@@ -25,6 +26,7 @@ from generator.views.chart_data import machine_tick
 from generator.views.lead_words import measured_gap, pooled_gap, sittings_words
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, device_title, precision_words
+from generator.views.this_machine_ends import ends_said
 from generator.views.verdict_text import text
 
 #: one comparison: the table it is read from and its lead at one batch size
@@ -283,5 +285,7 @@ def _heading(group: AnswerGroup) -> str:
 def paragraph(site: SiteData, group: AnswerGroup) -> str:
     """One group's paragraph (Markdown)."""
     found = comparisons(site, group)
-    said = [_heading(group), *_verdicts(group, found), _harness(found), _rests_on(group, found)]
+    ends = ends_said(site, group) if group.builder else None
+    verdicts = [ends] if ends else _verdicts(group, found)
+    said = [_heading(group), *verdicts, _harness(found), _rests_on(group, found)]
     return spaced([*said, *_not_measured(group)])

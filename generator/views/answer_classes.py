@@ -1,7 +1,6 @@
 """Which tables the home page answers from, and in which order: a group per device class, accelerators first (TPUs,
 GPUs, then CPUs), and, where the site was built by ``make site`` (``--this-machine``), the machine that built it on
-its own: first of all where its records decide a lead, else right after its class (a machine with nothing decided
-never opens the answer where another has a verdict).
+its own, first of all: its reader ran ``make site`` to learn this machine's answer, or what it still lacks.
 
 The home page answers from the out-of-the-box tables; a table whose every run its machine measured again under a
 newer timing protocol is left to the Results pages (it judges nothing). Within a group, tables with a decided lead
@@ -19,7 +18,7 @@ from generator.views.table_view import TableView, views
 #: the device classes, accelerators first, each with the word that names its machines
 DEVICE_CLASSES = (("tpu", N_("TPUs")), ("gpu", N_("GPUs")), ("cpu", N_("CPUs")))
 #: the word of the group that holds the machine that built the site
-THIS_MACHINE = N_("The machine that built this site")
+THIS_MACHINE = N_("On this machine")
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,5 @@ def answer_groups(site: SiteData) -> list[AnswerGroup]:
             groups.append(AnswerGroup(kind, word, _decided_first(site, of_kind)))
     own = [v for v in found if v.table.machine_id == site.this_machine]
     if own:
-        builder = AnswerGroup(own[0].device_kind, THIS_MACHINE, _decided_first(site, own))
-        kinds = [kind for kind, _word in DEVICE_CLASSES]
-        after = [i for i, g in enumerate(groups) if kinds.index(g.kind) <= kinds.index(builder.kind)]
-        place = 0 if _decides(site, own) else (after[-1] + 1 if after else 0)
-        groups.insert(place, builder)
+        groups.insert(0, AnswerGroup(own[0].device_kind, THIS_MACHINE, _decided_first(site, own)))
     return groups

@@ -31,6 +31,7 @@ from generator.records.load import Loaded, Results
 from generator.records.machines import Machine, machines
 from generator.records.plans import Planned, named_with, not_run_yet
 from generator.records.probes import ProbeScores, probe_scores
+from generator.records.this_sitting import latest_sitting
 from generator.verdicts import claims, comparability
 from generator.verdicts.accuracy import Agreement, diverged, image_agreement, undertrained
 from generator.verdicts.article import ecosystem, machine, own_tables, probes, setup_and_unsourced
@@ -134,6 +135,10 @@ class SiteData:
     def unrun(self) -> list[Planned]:
         """The configurations a matrix planned on a machine that have no run there yet (``plans.not_run_yet``)."""
         return self.neutral("unrun", lambda: not_run_yet(self.results.runs))
+
+    def latest_sitting(self, machine_id: str) -> list[Loaded]:
+        """The records of the machine's latest sitting (``this_sitting.latest_sitting``)."""
+        return self.neutral(f"sitting/{machine_id}", lambda: latest_sitting(self.results.runs, machine_id))
 
     def not_run_yet(self, table: Table) -> list[Planned]:
         """The configurations not run yet that ``table`` names (``plans.named_with``)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from fwbench.time_breakdown import wall_seconds
 from fwbench.timestamps import utc_clock
+from runners.matrix.store import ok_repeats
 from runners.measure.profiles import RunConfig, profile, resolve_device
 
 #: where an expected duration came from, in the dry run's words
@@ -43,6 +44,20 @@ def expected_seconds(
         return statistics.fmean(scaled_seconds(r, config) for r in alike), f"{FROM_RECORDS} at batch {batch_size}"
     guess = profile(config.profile)["seconds_per_run"]
     return float(guess[config.sized_for or resolve_device(config.device)]), FROM_PROFILE
+
+
+def rounds_seconds(
+    config: RunConfig, runs: list[dict], others: Iterable[tuple[RunConfig, list[dict]]], rounds: int
+) -> float:
+    """The expected seconds of ``rounds`` more runs of ``config`` given its earlier ``runs`` here (and ``others``, as
+    ``expected_seconds`` takes them): its first run cold where it has none yet, the others warm (its compile cache
+    filled by the first)."""
+    if not rounds:
+        return 0.0
+    warm = expected_seconds(config, True, runs, others)[0]
+    if 0 in ok_repeats(runs):
+        return warm * rounds
+    return expected_seconds(config, False, runs, others)[0] + warm * (rounds - 1)
 
 
 def _alike(runs: list[dict], warm: bool) -> list[dict]:

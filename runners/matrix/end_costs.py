@@ -1,6 +1,6 @@
 """What deciding each end costs on this machine: the rounds a comparison at the smallest or largest batch size
 (``order.at_ends``) still needs to reach n = 3 paired rounds in the sitting (``fwbench.stats.MIN_RUNS_FOR_INTERVAL``:
-fewer decide nothing), and their expected seconds from this machine's records (``budget.expected_seconds``).
+fewer decide nothing), and their expected seconds from this machine's records (``budget.rounds_seconds``).
 
 The matrix decides the cheapest end first and starts no end that cannot reach n = 3 before its budget ends: two
 rounds of an end that the deadline then cuts off decide nothing, and their time would have decided the other end.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from runners.frameworks.precision import REFERENCE_PRECISION
-from runners.matrix.budget import expected_seconds, other_sizes
+from runners.matrix.budget import other_sizes, rounds_seconds
 from runners.matrix.comparisons import Comparison
 from runners.matrix.figures import THROUGHPUT
 from runners.matrix.order import at_ends
@@ -75,7 +75,11 @@ def end_costs(
                 [c for c in found if (c.batch_size, c.precision) == (batch_size, precision) and c.figure is THROUGHPUT],
                 repeats,
             )
-        seconds = sum(_seconds(config, order, runs, rounds) for config in configs if config.framework not in missing)
+        seconds = sum(
+            rounds_seconds(config, runs.get(config.config_id, []), other_sizes(config, order, runs), rounds)
+            for config in configs
+            if config.framework not in missing
+        )
         ids = frozenset(c.config_id for c in configs)
         costs.append(EndCost(batch_size, precision, rounds, seconds, ids, compared=not alone))
     return sorted(costs, key=lambda cost: cost.seconds)
@@ -89,18 +93,6 @@ def rounds_to_decide(found: list[Comparison], repeats: Repeats) -> int:
         0 if repeats.auto and c.decided else max(0, target - (c.leading.now.n if c.leading else 0)) for c in found
     ]
     return max(needed, default=target)
-
-
-def _seconds(config: RunConfig, order: list[RunConfig], runs: dict[str, list[dict]], rounds: int) -> float:
-    """The expected seconds of ``rounds`` more runs of ``config``: its first run cold where it has none yet, the
-    others warm (its compile cache filled by the first)."""
-    if not rounds:
-        return 0.0
-    records, others = runs.get(config.config_id, []), other_sizes(config, order, runs)
-    warm = expected_seconds(config, True, records, others)[0]
-    if 0 in ok_repeats(records):
-        return warm * rounds
-    return expected_seconds(config, False, records, others)[0] + warm * (rounds - 1)
 
 
 def ends_line(costs: list[EndCost], seconds_left: float | None) -> str:
@@ -130,15 +122,15 @@ def ends_line(costs: list[EndCost], seconds_left: float | None) -> str:
 
 def about_minutes(seconds: float) -> str:
     """``≈ 17 min``, ``≈ 3.5 min``."""
-    return f"≈ {_minutes(seconds)} min"
+    return f"≈ {minutes_figure(seconds)} min"
 
 
 def left_words(seconds: float) -> str:
     """``6 min left``, ``1.5 min left``."""
-    return f"{_minutes(max(0.0, seconds))} min left"
+    return f"{minutes_figure(max(0.0, seconds))} min left"
 
 
-def _minutes(seconds: float) -> str:
+def minutes_figure(seconds: float) -> str:
     """Minutes to the tenth below ten, where a tenth is a run's share of a round, else whole: ``3.5``, ``4``, ``17``."""
     minutes = seconds / 60
     return f"{minutes:.0f}" if minutes >= 10 else f"{minutes:.1f}".removesuffix(".0")

@@ -84,18 +84,24 @@ def labeller(configs: Iterable[RunConfig]) -> Callable[[RunConfig], str]:
 
 
 def at_ends(order: list[RunConfig]):
-    """Whether a configuration of ``order`` is at one of the article's two ends: its smallest or largest batch size,
-    in the matrix's main precision (the one at the most batch sizes; an extra precision such as the quick profile's
-    bf16 at batch 32 is not an end). Their first runs and repeats run before the others' so that a budget too short
-    for every configuration decides the ends."""
+    """Whether a configuration of ``order`` is at one of the article's two ends (``ends_of``). Their first runs and
+    repeats run before the others' so that a budget too short for every configuration decides the ends."""
+    ends = ends_of((config.batch_size, config.precision) for config in order)
+    return lambda config: (config.batch_size, config.precision) in ends
+
+
+def ends_of(points: Iterable[tuple[int, str]]) -> set[tuple[int, str]]:
+    """The ends among ``points`` (batch size, precision): the smallest and largest batch size in the main precision
+    (the one at the most batch sizes; an extra precision such as the quick profile's bf16 at batch 32 is not an
+    end). The site names the same ends for the machine that built it."""
     spread: dict[str, set[int]] = {}
-    for config in order:
-        spread.setdefault(config.precision, set()).add(config.batch_size)
+    for batch_size, precision in points:
+        spread.setdefault(precision, set()).add(batch_size)
     widest = max((len(batch_sizes) for batch_sizes in spread.values()), default=0)
     main = {precision for precision, batch_sizes in spread.items() if len(batch_sizes) == widest}
     sizes = [size for precision in main for size in spread[precision]]
     ends = {min(sizes), max(sizes)} if sizes else set()  # the main precision's: an extra's sizes never shift them
-    return lambda config: config.batch_size in ends and config.precision in main
+    return {(size, precision) for size in ends for precision in main if size in spread[precision]}
 
 
 def matrix_plan(order: list[RunConfig]) -> dict:

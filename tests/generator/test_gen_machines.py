@@ -129,7 +129,7 @@ def test_a_machine_that_built_the_site_with_no_run_is_named_and_the_site_is_buil
     ) in capsys.readouterr().err
     ((results, _site, _frameworks, _url, this_machine),) = built
     assert this_machine == "cpu-lab-7"
-    assert "The machine that built this site" not in page_alone(results, "index.md", this_machine=this_machine)
+    assert "On this machine" not in page_alone(results, "index.md", this_machine=this_machine)
 
 
 def test_mkdocs_serve_takes_the_roots_and_the_machine_that_builds_from_the_environment(tmp_path, monkeypatch):
@@ -151,10 +151,12 @@ def test_generator_build_takes_two_roots(tmp_path, capsys):
     assert "machine-cpu-own-cpu-4t-9f8e7d" in page and f"machine-{gen_records.CPU_MACHINE}" in page
     assert (site / "zh" / "results" / "machines.html").exists()
     home = (site / "index.html").read_text()
-    cpus, own = [part.split("</div>")[0] for part in home.split('<div class="fw-answer">')[1:]]
-    # the user's own machine, labelled, but after its class: only PyTorch ran there, so it has no verdict to give
+    own, cpus = [part.split("</div>")[0] for part in home.split('<div class="fw-answer">')[1:]]
+    # the user's own machine first, labelled, though only PyTorch ran there: it says why it has no verdict to give
+    assert "<strong>On this machine</strong> · " in own and "Nothing to compare yet" in own
     assert "<strong>CPUs</strong> · Test CPU" in cpus
-    assert "<strong>The machine that built this site</strong> · " in own and "Nothing to compare yet" in own
+    chinese = (site / "zh" / "index.html").read_text().split('<div class="fw-answer">')[1]
+    assert "<strong>在这台机器上</strong> · " in chinese
     assert "this site" not in capsys.readouterr().err
     clash = write_own(tmp_path / "clash", gen_records.CPU_MACHINE)
     assert main(["build", "--results", str(published), "--results", str(clash), "--site-dir", str(site)]) == EXIT_USAGE

@@ -72,8 +72,9 @@ def test_the_machine_that_built_the_site_answers_first_where_it_decides_a_lead(t
     results = _results(tmp_path, [_gpu_run("torch", 32), _gpu_run("jax", 32), *faster, *slower])
     built = pages_undrawn(results, this_machine=gen_records.CPU_MACHINE)
     first, second = answers(built["index.md"])
-    assert first.startswith("**The machine that built this site** · Test CPU @ 2.0GHz (CPU, ")
-    assert "PyTorch is ahead of JAX by 2.00× (" in first and second.startswith("**GPUs** · NVIDIA H200 (GPU)")
+    assert first.startswith("**On this machine** · Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): ")
+    assert "PyTorch ahead of JAX 2.00× (1.99–2.00×) at batch 32, in one sitting." in first, first
+    assert second.startswith("**GPUs** · NVIDIA H200 (GPU)")
     verdicts = built["results/verdicts.md"]
     assert verdicts.index("### Test CPU @ 2.0GHz (CPU, ") < verdicts.index(
         "### NVIDIA H200 (GPU) · "
@@ -84,17 +85,26 @@ def test_the_machine_that_built_the_site_answers_first_where_it_decides_a_lead(t
     published = pages_undrawn(results)
     assert "built this site" not in published["index.md"] + published["results/machines.md"]  # names no machine
     chinese = page_alone(results, "index.md", language="zh", this_machine=gen_records.CPU_MACHINE)
-    assert "**构建本站的这台机器** · " in chinese
+    assert answers(chinese)[0].startswith("**在这台机器上** · ") and "PyTorch 领先 JAX 2.00×" in chinese
 
 
-def test_the_machine_that_built_the_site_with_nothing_decided_comes_after_its_class(tmp_path):
-    results = _results(
-        tmp_path,
-        [_gpu_run("torch", 32), _gpu_run("jax", 32), gen_records.run("torch", 32), gen_records.run("jax", 32)],
-    )
+def test_the_machine_that_built_the_site_answers_first_with_what_its_undecided_ends_need(tmp_path):
+    quick = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
+    plan = [c for c in quick if c.precision == "fp32" and c.batch_size in (32, 256)]
+    rates = (("torch", 100.0), ("tensorflow", 50.0))
+    own = [run for framework, rate in rates for run in gen_records.matrix_runs(framework, [rate], plan=plan)]
+    results = _results(tmp_path, [_gpu_run("torch", 32), _gpu_run("jax", 32), *own])
     first, second = answers(pages_undrawn(results, this_machine=gen_records.CPU_MACHINE)["index.md"])
-    assert first.startswith("**GPUs** · NVIDIA H200 (GPU)")  # accelerators first: the builder decides nothing
-    assert second.startswith("**The machine that built this site** · Test CPU @ 2.0GHz (CPU, ")
+    assert first.startswith(
+        "**On this machine** · Test CPU @ 2.0GHz (CPU, 2 threads, AVX2, fingerprint 1a2b3c): at batch 32 undecided at "
+        "n = 1: `make site` needs ≈ 4 min for 2 more paired rounds (n = 3); batch 256 not run in this sitting: `make "
+        "site` needs ≈ 9 min for the 3 paired rounds a verdict needs. "
+    ), first  # each run's time from its records; batch 256's from batch 32's, rescaled
+    assert second.startswith("**GPUs** · NVIDIA H200 (GPU)")  # the builder first, though it decides nothing yet
+    chinese = answers(page_alone(results, "index.md", language="zh", this_machine=gen_records.CPU_MACHINE))
+    assert chinese[0].startswith("**在这台机器上** · ") and "批大小 32 未定（n = 1）：`make site` 约需 " in chinese[0]
+    assert "；批大小 256 在本测量时段未运行：`make site` 约需 9 分钟完成判定所需的 3 个配对回合。" in chinese[0]
+    assert chinese[1].startswith("**GPU** · NVIDIA H200（GPU）")
 
 
 def test_a_machine_with_two_precisions_is_answered_by_what_tells_its_comparisons_apart(tmp_path):
