@@ -78,9 +78,10 @@ def chart_title(machine: Machine | None, table: Table) -> str:
     return f"{device_title(machine, table.machine_id)}\n{' · '.join(words)}"
 
 
-#: the sentence under a table's heading that names the planned configurations with no run yet on its machine
+#: the sentence under a table's heading that names the planned configurations with no run in the sitting that
+#: planned them on its machine
 NOT_RUN_YET = N_(
-    "Not run yet on this machine: {planned} (the matrix planned them but stopped before reaching them, when its time "
+    "Not run in this sitting: {planned} (the matrix planned them but stopped before reaching them, when its time "
     "budget ran out or it was interrupted; run `make site` again to go on where it stopped)."
 )
 #: planned batch sizes of which nothing ran (``batch 64 and 128``), and those of another precision than the table's
@@ -89,6 +90,9 @@ BATCHES = N_("batch {sizes}")
 BATCHES_AT = N_("batch {sizes} {precision}")
 #: a planned batch size that ran, though not in every planned column: ``batch 64 for TensorFlow and JAX``
 BATCH_FOR = N_("batch {size} for {columns}")
+#: a planned batch size whose row in the table holds runs of every planned column, made by an earlier sitting (another
+#: configuration of that size: an earlier plan, protocol or trainer)
+BATCH_EARLIER = N_("batch {size} (its row holds earlier sittings' runs)")
 
 
 def sizes_text(unrun: list[Planned]) -> Text:
@@ -108,12 +112,16 @@ def columns_text(table: Table, unrun: list[Planned]) -> Text:
 def own_precision_items(table: Table, own: list[Planned]) -> list[Text]:
     """The items naming ``own``, planned configurations of ``table``'s own setting with no run yet, by batch size: the
     sizes of which nothing ran as one item (``batch 64 and 128``), each size that ran without some planned column as
-    one naming the columns (``batch 32 for TensorFlow and JAX``)."""
+    one naming the columns (``batch 32 for TensorFlow and JAX``), and each whose row holds every planned column's
+    runs of another configuration as one saying so (``batch 64 (its row holds earlier sittings' runs)``)."""
     absent = [planned for planned in own if planned.batch_size not in table.batch_sizes]
     found = [(min(p.batch_size for p in absent), Message(BATCHES, {"sizes": sizes_text(absent)}))] if absent else []
     for size in {planned.batch_size for planned in own} & set(table.batch_sizes):
         at_size = [planned for planned in own if planned.batch_size == size]
-        found.append((size, Message(BATCH_FOR, {"size": size, "columns": columns_text(table, at_size)})))
+        if all(table.at(planned.column, size) for planned in at_size):
+            found.append((size, Message(BATCH_EARLIER, {"size": size})))
+        else:
+            found.append((size, Message(BATCH_FOR, {"size": size, "columns": columns_text(table, at_size)})))
     return [item for _, item in sorted(found, key=lambda pair: pair[0])]
 
 

@@ -25,8 +25,8 @@ from runners.measure.record import failed_record
 #: the quick profile on the test CPU: three frameworks at batch 32, 64, 128 and 256 in fp32, and bf16 at batch 32
 QUICK = interleaved_order(expand("quick", device="cpu", version_of=gen_records.VERSIONS.get))
 OTHER_MACHINE = "cpu-other-cpu-2t-9f8e7d"
-NOT_RUN_EN = "Not run yet on this machine: "
-NOT_RUN_ZH = "本机尚未运行："
+NOT_RUN_EN = "Not run in this sitting: "
+NOT_RUN_ZH = "本测量时段未运行："
 
 
 def ok(config: RunConfig, plan: list[RunConfig] = QUICK, finished_at: str = "2026-12-01T10:01:00.000Z") -> dict:
@@ -77,18 +77,18 @@ def test_the_ends_alone_ran_so_the_middle_sizes_and_the_extra_precision_are_name
     }
     (english,) = sentence(speed_page(found), NOT_RUN_EN)
     assert english == (
-        "Not run yet on this machine: batch 64 and 128; batch 32 bf16 (the matrix planned them but stopped before "
+        "Not run in this sitting: batch 64 and 128; batch 32 bf16 (the matrix planned them but stopped before "
         "reaching them, when its time budget ran out or it was interrupted; run `make site` again to go on where it "
         "stopped)."
     )
     (chinese,) = sentence(speed_page(found, "zh"), NOT_RUN_ZH)
-    assert chinese.startswith("本机尚未运行：批大小 64 和 128；批大小 32 的 bf16（") and "`make site`" in chinese
+    assert chinese.startswith("本测量时段未运行：批大小 64 和 128；批大小 32 的 bf16（") and "`make site`" in chinese
 
 
 def test_the_verdicts_page_names_them_too(tmp_path):
     found = results(tmp_path, [ok(c) for c in at(32, 256)])
     (line,) = sentence(page_alone(found, "results/verdicts.md"), NOT_RUN_EN)
-    assert line.startswith("Not run yet on this machine: batch 64 and 128; batch 32 bf16 (")
+    assert line.startswith("Not run in this sitting: batch 64 and 128; batch 32 bf16 (")
 
 
 def test_when_everything_planned_ran_nothing_is_said(tmp_path):
@@ -119,16 +119,27 @@ def test_records_without_a_plan_name_nothing_and_the_pages_still_build(tmp_path)
 def test_a_failed_run_counts_as_run(tmp_path):
     found = results(tmp_path, [*(ok(c) for c in at(32, 256)), *(oom(c) for c in at(64))])
     (line,) = sentence(speed_page(found), NOT_RUN_EN)
-    assert line.startswith("Not run yet on this machine: batch 128; batch 32 bf16 (")
+    assert line.startswith("Not run in this sitting: batch 128; batch 32 bf16 (")
 
 
 def test_a_size_that_ran_for_some_frameworks_names_the_others_in_batch_order(tmp_path):
     ran = at(32, 256) + at(32, precision="bf16") + at(64, frameworks=("torch",))
     found = results(tmp_path, [ok(c) for c in ran])
     (line,) = sentence(speed_page(found), NOT_RUN_EN)
-    assert line.startswith("Not run yet on this machine: batch 64 for TensorFlow and JAX; batch 128 (")
+    assert line.startswith("Not run in this sitting: batch 64 for TensorFlow and JAX; batch 128 (")
     (chinese,) = sentence(speed_page(found, "zh"), NOT_RUN_ZH)
-    assert chinese.startswith("本机尚未运行：TensorFlow 和 JAX 的批大小 64；批大小 128（")
+    assert chinese.startswith("本测量时段未运行：TensorFlow 和 JAX 的批大小 64；批大小 128（")
+
+
+def test_a_size_whose_row_holds_an_earlier_sittings_runs_says_so(tmp_path):
+    """The sitting's plan names batch 64 anew (here: another seed), and its row holds every framework's runs of the
+    configuration an earlier sitting planned: the sentence says the row is theirs, not that batch 64 never ran."""
+    earlier = [dataclasses.replace(c, seed=1) for c in at(64)]
+    then = [ok(c, plan=earlier, finished_at="2026-11-30T10:01:00.000Z") for c in earlier]
+    found = results(tmp_path, [*then, *(ok(c) for c in at(32, 128, 256) + at(32, precision="bf16"))])
+    (line,) = sentence(speed_page(found), NOT_RUN_EN)
+    assert line.startswith("Not run in this sitting: batch 64 (its row holds earlier sittings' runs) (")
+    assert "| 64 |" in speed_page(found)
 
 
 def test_a_column_is_named_with_its_mode_where_the_table_holds_two(tmp_path):
@@ -138,14 +149,14 @@ def test_a_column_is_named_with_its_mode_where_the_table_holds_two(tmp_path):
     )
     ran = [c for c in both if c.batch_size == 32 or c.mode == "compiled"]  # all but eager at batch 64
     (line,) = sentence(speed_page(results(tmp_path, [ok(c, plan=both) for c in ran])), NOT_RUN_EN)
-    assert line.startswith("Not run yet on this machine: batch 64 for PyTorch eager (")
+    assert line.startswith("Not run in this sitting: batch 64 for PyTorch eager (")
 
 
 def test_an_extra_precision_that_ran_for_some_frameworks_is_named_in_its_own_table_alone(tmp_path):
     ran = at(32, 64, 128, 256) + at(32, precision="bf16", frameworks=("torch",))
     page = speed_page(results(tmp_path, [ok(c) for c in ran]))
     (line,) = sentence(page, NOT_RUN_EN)
-    assert line.startswith("Not run yet on this machine: batch 32 for TensorFlow and JAX (")
+    assert line.startswith("Not run in this sitting: batch 32 for TensorFlow and JAX (")
     assert page.index(line) > page.index("bfloat16")  # under the bf16 table's heading, after the fp32 table
 
 
