@@ -120,7 +120,7 @@ def smoke_config(capsys) -> dict:
 @pytest.mark.parametrize(
     "field, value, said",
     [
-        ("profile", "nope", "profile 'nope': unknown; choose from smoke, smoke-gpt, quick"),
+        ("profile", "nope", "profile 'nope': unknown; choose from smoke, quick, versions, article, smoke-gpt"),
         ("batch_size", -3, "batch_size: must be at least 1, got '-3'"),  # as --batch-size -3 says it
         ("epochs", 0, "epochs: must be at least 1, got '0'"),
         ("seed", -1, "seed: must be at least 0, got '-1'"),
