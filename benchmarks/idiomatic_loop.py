@@ -13,7 +13,7 @@ torchax) in one process, since a TPU admits one process at a time: for each prec
 batch size, every loop of every framework is built (fwbench's Trainer and each minimal loop: Flax NNX and Flax
 linen for JAX; torchax's ``make_train_step`` for torchax), then each round runs every loop once, the order rotated
 by one loop each round (a Latin square: every loop holds every position equally often over as many rounds as loops).
-Prints each loop's images/s and MFU (the records' rule: ``runners.measure.record.mfu_section``), and each ratio
+Prints each loop's images/s and MFU (the records' rule: ``runners.measure.mfu.mfu_section``), and each ratio
 Trainer ÷ minimal with its 95 % interval over the rounds (``fwbench.decision``'s paired interval); ``--out`` writes
 the harness checks as JSON (``fwbench.harness_checks``), which the site reads to know how far each harness may stray.
 
@@ -45,7 +45,7 @@ from fwbench.decision import decide_sitting  # noqa: E402
 from fwbench.frameworks import FRAMEWORKS  # noqa: E402
 from fwbench.harness_checks import write_checks  # noqa: E402
 from runners.frameworks.precision import PRECISION_POLICIES  # noqa: E402
-from runners.measure.record import mfu_section  # noqa: E402
+from runners.measure.mfu import mfu_section  # noqa: E402
 from runners.measure.run import framework_environment, run_hardware  # noqa: E402
 from runners.workloads import WORKLOADS, Workload, workload  # noqa: E402
 from runners.workloads.resnet18 import data  # noqa: E402

@@ -104,7 +104,7 @@ def normalised(name: str) -> str:
 
 
 def check_peak_table(device_name: str | None, peaks: dict[str, float]) -> Check:
-    """device_peaks.json has an entry under exactly the name the GPU or TPU reports (``record.peak_flops`` matches names
+    """device_peaks.json has an entry under exactly the name the GPU or TPU reports (``mfu.peak_flops`` matches names
     as reported, so a near miss means a null MFU); a near miss is named."""
     if device_name in peaks:
         return Check(PEAK_TABLE, str(device_name), True, f"{peaks[device_name]:.3g} FLOP/s float32")

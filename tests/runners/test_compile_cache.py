@@ -108,7 +108,7 @@ def test_the_code_digest_changes_with_the_runners_code_and_nothing_else(tmp_path
 
 def test_checking_that_a_framework_is_installed_imports_nothing():
     code = (
-        "import sys\nfrom runners.cli import check_runnable\nfor name in ('torch', 'tensorflow', 'jax'):\n"
+        "import sys\nfrom runners.run_cli import check_runnable\nfor name in ('torch', 'tensorflow', 'jax'):\n"
         "    check_runnable(name, 'compiled')\nprint(sorted({'torch', 'tensorflow', 'jax', 'flax'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)

@@ -14,7 +14,7 @@ import pytest
 from fwbench.records import RecordError, find_key, read_record, validate, write_record
 from fwbench.timestamps import utc_now
 from fwbench.upgrade import update_to_3, upgrade
-from runners.measure import cpu_identity, host_memory, machine_load, provenance, record, run
+from runners.measure import cpu_identity, host_memory, machine_load, mfu, provenance, record, run
 from runners.measure.profiles import expand
 from runners.measure.protocol import RECORD_RULES, TIMING_PROTOCOL
 from runners.measure.record import Measured, failed_record, ok_record
@@ -169,8 +169,8 @@ def test_out_of_memory_is_recognised_in_each_frameworks_words(framework, exc, oo
 
 
 def test_mfu_is_null_for_unknown_devices():
-    assert record.peak_flops("AMD EPYC") is None
-    assert record.peak_flops("NVIDIA H200") > 0
+    assert mfu.peak_flops("AMD EPYC") is None
+    assert mfu.peak_flops("NVIDIA H200") > 0
 
 
 def test_mfu_divides_by_the_peak_of_the_precision_that_ran_and_says_why_it_is_null():
@@ -182,10 +182,10 @@ def test_mfu_divides_by_the_peak_of_the_precision_that_ran_and_says_why_it_is_nu
         default["reason"] == "no known peak tf32 FLOP/s for 'NVIDIA GeForce RTX 4090' in device_peaks.json's tf32 table"
     )
     h200 = {"device_kind": "gpu", "device_name": "NVIDIA H200"}
-    bf16 = record.mfu_section("bf16", h200, 1000.0)
+    bf16 = mfu.mfu_section("bf16", h200, 1000.0)
     assert bf16["peak_flops_per_second"] == 9.895e14 and "bfloat16" in bf16["basis"]
     assert bf16["value"] == pytest.approx(3 * arch.flops_per_image() * 1000.0 / 9.895e14)
-    cpu = record.mfu_section("bf16", {"device_kind": "cpu", "device_name": "AMD EPYC"}, 50.0)
+    cpu = mfu.mfu_section("bf16", {"device_kind": "cpu", "device_name": "AMD EPYC"}, 50.0)
     assert cpu["value"] is None and cpu["reason"] == "no known peak bfloat16 FLOP/s for a CPU"
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from fwbench.frameworks import measured_on
-from runners import cli
+from runners import cli, run_cli
 from runners.executors.local import LocalExecutor
 from runners.measure import profiles, provenance, run
 from runners.measure.protocol import TIMING_PROTOCOL
@@ -254,9 +254,9 @@ def test_an_unknown_precision_flag_exits_2_naming_the_choices(tmp_path, capsys):
 
 def test_runners_run_measures_one_configuration_at_the_precision_asked_for(tmp_path):
     args = cli.build_parser().parse_args(["run", "--framework", "jax", "--profile", "quick", "--out", str(tmp_path)])
-    assert cli.run_config(args).precision in ("fp32", "default")  # the profile's, without its extra bf16 run
+    assert run_cli.run_config(args).precision in ("fp32", "default")  # the profile's, without its extra bf16 run
     args = cli.build_parser().parse_args(["run", "--framework", "jax", "--precision", "bf16", "--out", str(tmp_path)])
-    assert cli.run_config(args).precision == "bf16"
+    assert run_cli.run_config(args).precision == "bf16"
 
 
 def test_a_configuration_survives_its_json_exactly():

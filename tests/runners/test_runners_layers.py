@@ -33,6 +33,7 @@ LAYERS = (
     ("runners.probes",),
     (
         "runners.cli",
+        "runners.run_cli",
         "runners.matrix_cli",
         "runners.envs_cli",
         "runners.benchmark_script_cli",

@@ -9,7 +9,7 @@ import pytest
 from fwbench.records import validate
 from runners import cli
 from runners.frameworks.jax.resnet18 import tpu_topology
-from runners.measure import config_flags, profiles, provenance, record
+from runners.measure import config_flags, mfu, profiles, provenance, record
 from runners.measure.cpu_identity import cpu_model
 from runners.workloads.resnet18 import arch
 
@@ -98,9 +98,9 @@ def test_device_tpu_where_none_can_be_opened_is_one_usage_line(monkeypatch, caps
     [("bf16", 1.97e14), ("default", 1.97e14), ("fp32", 1.97e14 / 6)],  # fp32: six bf16 passes
 )
 def test_a_tpu_records_mfu_against_the_peak_of_what_its_precision_runs(on_a_tpu, policy, peak):
-    mfu = record.mfu_section(policy, provenance.hardware_info(), 30_000.0)
-    assert mfu["peak_flops_per_second"] == pytest.approx(peak, rel=1e-3)
-    assert mfu["value"] == pytest.approx(3 * arch.flops_per_image() * 30_000.0 / peak, rel=1e-3)
+    section = mfu.mfu_section(policy, provenance.hardware_info(), 30_000.0)
+    assert section["peak_flops_per_second"] == pytest.approx(peak, rel=1e-3)
+    assert section["value"] == pytest.approx(3 * arch.flops_per_image() * 30_000.0 / peak, rel=1e-3)
 
 
 def test_a_failed_tpu_run_writes_a_valid_record_under_the_tpu_machine(on_a_tpu, tmp_path):
