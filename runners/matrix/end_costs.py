@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from fwbench.stats import MIN_RUNS_FOR_INTERVAL
 from runners.frameworks.precision import REFERENCE_PRECISION
-from runners.matrix.budget import other_sizes, rounds_seconds
+from runners.matrix.budget import FROM_PROFILE, expected_seconds, other_sizes, rounds_seconds
 from runners.matrix.comparisons import Comparison
 from runners.matrix.figures import THROUGHPUT
 from runners.matrix.order import at_ends
@@ -33,6 +33,7 @@ class EndCost:
     seconds: float
     config_ids: frozenset[str]
     compared: bool = True  # False: one framework there, nothing to decide
+    guessed: bool = False  # True: no run of its configurations here yet, so the seconds are the profile's guess
 
     @property
     def name(self) -> str:
@@ -40,8 +41,9 @@ class EndCost:
         return f"bs {self.batch_size}" + ("" if self.precision == REFERENCE_PRECISION else f" {self.precision}")
 
     def need(self) -> str:
-        """``3 rounds ≈ 8 min``."""
-        return f"{self.rounds} round{'s' if self.rounds != 1 else ''} {about_minutes(self.seconds)}"
+        """``3 rounds ≈ 8 min``, with ``(the profile's guess)`` where no run of it here says better."""
+        guess = f" ({FROM_PROFILE})" if self.guessed else ""
+        return f"{self.rounds} round{'s' if self.rounds != 1 else ''} {about_minutes(self.seconds)}{guess}"
 
     def not_started(self, seconds_left: float) -> str:
         """Why the matrix does not start this end, after its name (``bs 256: not started: …``): ``not started: 3
@@ -81,7 +83,11 @@ def end_costs(
             if config.framework not in missing
         )
         ids = frozenset(c.config_id for c in configs)
-        costs.append(EndCost(batch_size, precision, rounds, seconds, ids, compared=not alone))
+        guessed = any(
+            expected_seconds(c, True, runs.get(c.config_id, []), other_sizes(c, order, runs))[1] == FROM_PROFILE
+            for c in configs
+        )
+        costs.append(EndCost(batch_size, precision, rounds, seconds, ids, compared=not alone, guessed=guessed))
     return sorted(costs, key=lambda cost: cost.seconds)
 
 

@@ -846,6 +846,11 @@ def test_the_dry_run_and_the_matrix_say_how_long_until_the_ends_are_decided_here
         (line,) = [line for line in plan_preview.preview(target, order, tmp_path, AUTO, budget, []) if "ends" in line]
         return line
 
+    # before any run here, the seconds are the profile's guess, and the line says so
+    (guessed,) = [
+        line for line in plan_preview.preview(target, order, tmp_path / "none", AUTO, Budget(), []) if "ends" in line
+    ]
+    assert guessed.count("rounds ≈") == 2 and guessed.count("(the profile's guess)") == 2
     # two more rounds each, warm runs expected as long as the first ones here (none warm yet)
     assert ends(Budget()) == "both ends decided in ≈ 24 min: bs 32 2 rounds ≈ 4 min, bs 256 2 rounds ≈ 20 min"
     short = "ends: bs 32 2 rounds ≈ 4 min; left undecided: bs 256 needs 2 rounds ≈ 20 min; 6 min left after bs 32"
