@@ -3,6 +3,7 @@ caches compiling warm, resume after SIGKILL, failures turned into records, and u
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -368,7 +369,7 @@ def test_unwritable_output_directory_is_a_usage_error(tmp_path, capsys):
 
 
 def test_framework_not_installed_is_a_usage_error(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert cli.main(["run", "--framework", "tensorflow", "--out", str(tmp_path)]) == 2
     assert "--framework tensorflow: not installed" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())

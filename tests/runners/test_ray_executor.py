@@ -258,7 +258,7 @@ def test_ctrl_c_cancels_the_tasks_and_leaves_no_record_and_no_run(cluster, tmp_p
 
 def test_without_ray_the_ray_executor_is_a_one_line_usage_error(monkeypatch, tmp_path, capsys):
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None if name == "ray" else real_find_spec(name))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "ray" else real_find_spec(name))
     out = tmp_path / "runs"
     assert cli.main(["matrix", "--executor", "ray", "--profile", "smoke", "--out", str(out)]) == 2
     (line,) = capsys.readouterr().err.splitlines()
