@@ -22,11 +22,9 @@ device and the ``GPTConfig``, and returns (step(i) running the i-th batch, sync)
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from benchmarks.minimal_loops import device_loop, training_device
+from benchmarks.minimal_loops import device_loop, nnx_train_step, torchax_loop, training_device
 
 #: nanoGPT's optimizer for a model this size, as ``runners.workloads.gpt.recipe`` takes it: peak rate, Adam's
 #: second-moment decay, decoupled weight decay, the largest global gradient norm
@@ -51,7 +49,6 @@ def minimal_jax_gpt(tokens, targets, mode, precision="fp32", device="auto", conf
     one ``jax.jit`` of a pure function of the state, donated."""
     import jax
     import jax.numpy as jnp
-    import optax
     from flax import nnx
 
     target = training_device(device, precision)
@@ -97,19 +94,7 @@ def minimal_jax_gpt(tokens, targets, mode, precision="fp32", device="auto", conf
         optimizer = nnx.Optimizer(model, nanogpt_optimizer(kernels), wrt=nnx.Param)
     graphdef, state = nnx.split((model, optimizer))
 
-    @functools.partial(jax.jit, donate_argnums=0)
-    def train_step(state, x, y):
-        model, optimizer = nnx.merge(graphdef, state)
-
-        def loss_fn(model):
-            logits = model(x).astype(jnp.float32)  # the loss in float32
-            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
-
-        loss, grads = nnx.value_and_grad(loss_fn)(model)
-        optimizer.update(model, grads)
-        return loss, nnx.state((model, optimizer))
-
-    return device_loop(train_step, state, tokens, targets, target)
+    return device_loop(nnx_train_step(graphdef), state, tokens, targets, target)
 
 
 def torch_gpt(config):
@@ -164,7 +149,6 @@ def minimal_torchax_gpt(tokens, targets, mode, precision="fp32", device="auto", 
     from runners.frameworks.torchax.shim import torchax_environment
 
     env = torchax_environment()  # imports torchax, through the shim where this PyTorch lacks an operator it names
-    from torchax import interop, train
     from torchax.interop import JittableModule
 
     target = training_device(device, precision)
@@ -181,17 +165,8 @@ def minimal_torchax_gpt(tokens, targets, mode, precision="fp32", device="auto", 
     def loss_fn(logits, y):
         return F.cross_entropy(logits.float().flatten(0, 1), y.flatten())
 
-    tx = nanogpt_optimizer(decayed)
-    step_fn = interop.jax_jit(train.make_train_step(model_fn, loss_fn, tx), {"donate_argnums": (0, 2)})
-    on_device = [(jax.device_put(x, target), jax.device_put(y, target)) for x, y in zip(tokens, targets, strict=True)]
-    state, buffers, batches = env.j2t_iso(([weights, tx.init(weights)], dict(module.buffers), on_device))
-
-    def step(i):
-        with env:
-            loss, state[0], state[1] = step_fn(state[0], buffers, state[1], *batches[i])
-        return loss
-
-    return step, lambda: jax.block_until_ready(env.t2j_iso(state))
+    loop = (weights, dict(module.buffers))
+    return torchax_loop(env, loop, model_fn, loss_fn, nanogpt_optimizer(decayed), (tokens, targets), target)
 
 
 def token_batches(config, batch_size: int, steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -178,19 +178,7 @@ def minimal_jax(images, labels, mode, precision="fp32", device="auto"):
         optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
     graphdef, state = nnx.split((model, optimizer))
 
-    @functools.partial(jax.jit, donate_argnums=0)
-    def train_step(state, x, y):
-        model, optimizer = nnx.merge(graphdef, state)
-
-        def loss_fn(model):
-            logits = model(x).astype(jnp.float32)  # the loss in float32
-            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
-
-        loss, grads = nnx.value_and_grad(loss_fn)(model)
-        optimizer.update(model, grads)
-        return loss, nnx.state((model, optimizer))
-
-    return device_loop(train_step, state, images, labels, target)
+    return device_loop(nnx_train_step(graphdef), state, images, labels, target)
 
 
 def minimal_linen(images, labels, mode, precision="fp32", device="auto"):
@@ -260,7 +248,6 @@ def minimal_torchax(images, labels, mode, precision="fp32", device="auto"):
     import optax
     import torch
     import torch.nn.functional as F
-    from torchax import interop, train
     from torchax.interop import JittableModule
 
     from runners.frameworks.torchax.shim import torchax_environment
@@ -280,17 +267,8 @@ def minimal_torchax(images, labels, mode, precision="fp32", device="auto"):
         return F.cross_entropy(logits.float(), y)
 
     tx = optax.chain(optax.add_decayed_weights(WEIGHT_DECAY), optax.sgd(LR, momentum=MOMENTUM))
-    step_fn = interop.jax_jit(train.make_train_step(model_fn, loss_fn, tx), {"donate_argnums": (0, 2)})
     nchw = images.transpose(0, 1, 4, 2, 3)
-    on_device = [(jax.device_put(x, target), jax.device_put(y, target)) for x, y in zip(nchw, labels, strict=True)]
-    state, buffers, batches = env.j2t_iso(([weights, tx.init(weights)], buffers, on_device))
-
-    def step(i):
-        with env:
-            loss, state[0], state[1] = step_fn(state[0], buffers, state[1], *batches[i])
-        return loss
-
-    return step, lambda: jax.block_until_ready(env.t2j_iso(state))
+    return torchax_loop(env, (weights, buffers), model_fn, loss_fn, tx, (nchw, labels), target)
 
 
 def training_device(device: str, precision: str):
@@ -312,3 +290,46 @@ def device_loop(train_step, state, images, labels, target):
         return loss
 
     return step, lambda: jax.block_until_ready(holder[0])
+
+
+def nnx_train_step(graphdef):
+    """The step of Flax's performance guide over the ``nnx.split`` of (model, optimizer) into ``graphdef`` and a
+    state: one ``jax.jit`` of a pure function of the state, donated, the loss taken in float32."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+
+    @functools.partial(jax.jit, donate_argnums=0)
+    def train_step(state, x, y):
+        model, optimizer = nnx.merge(graphdef, state)
+
+        def loss_fn(model):
+            logits = model(x).astype(jnp.float32)  # the loss in float32
+            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+        loss, grads = nnx.value_and_grad(loss_fn)(model)
+        optimizer.update(model, grads)
+        return loss, nnx.state((model, optimizer))
+
+    return train_step
+
+
+def torchax_loop(env, weights_and_buffers, model_fn, loss_fn, tx, batches, target):
+    """(step, sync) of torchax's ``train.make_train_step(model_fn, loss_fn, tx)`` as its README trains a module: one
+    ``jax.jit`` with the weights and optimizer state donated, over the (inputs, targets) ``batches`` (NumPy, steps
+    first) resident on ``target``, each step inside torchax's environment ``env``."""
+    import jax
+    from torchax import interop, train
+
+    weights, buffers = weights_and_buffers
+    step_fn = interop.jax_jit(train.make_train_step(model_fn, loss_fn, tx), {"donate_argnums": (0, 2)})
+    on_device = [(jax.device_put(x, target), jax.device_put(y, target)) for x, y in zip(*batches, strict=True)]
+    state, buffers, on_device = env.j2t_iso(([weights, tx.init(weights)], buffers, on_device))
+
+    def step(i):
+        with env:
+            loss, state[0], state[1] = step_fn(state[0], buffers, state[1], *on_device[i])
+        return loss
+
+    return step, lambda: jax.block_until_ready(env.t2j_iso(state))
