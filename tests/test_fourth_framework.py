@@ -22,6 +22,7 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from stand_ins import stand_in_folder
 
 import runners.frameworks
 from fwbench import frameworks
@@ -82,13 +83,7 @@ PAGE_SCRIPT = textwrap.dedent(
 @pytest.fixture(scope="module")
 def plugins(tmp_path_factory) -> Iterator[Path]:
     """A directory holding the stand-in's folder, ``paddle/``; its modules are forgotten after the tests."""
-    folder = tmp_path_factory.mktemp("plugins") / "paddle"
-    folder.mkdir()
-    for name, source in STAND_IN.items():
-        (folder / name).write_text(source)
-    yield folder.parent
-    for name in [name for name in sys.modules if name.startswith("runners.frameworks.paddle")]:
-        del sys.modules[name]
+    yield from stand_in_folder(tmp_path_factory.mktemp("plugins"), "runners.frameworks", "paddle", STAND_IN)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from stand_ins import stand_in_folder
 
 import runners.workloads
 from fwbench import records, workload_names
@@ -55,13 +56,7 @@ STAND_IN = {
 @pytest.fixture(scope="module")
 def plugins(tmp_path_factory) -> Iterator[Path]:
     """A directory holding the stand-in's folder, ``toy/``; its modules are forgotten after the tests."""
-    folder = tmp_path_factory.mktemp("plugins") / "toy"
-    folder.mkdir()
-    for name, source in STAND_IN.items():
-        (folder / name).write_text(source)
-    yield folder.parent
-    for name in [name for name in sys.modules if name.startswith("runners.workloads.toy")]:
-        del sys.modules[name]
+    yield from stand_in_folder(tmp_path_factory.mktemp("plugins"), "runners.workloads", "toy", STAND_IN)
 
 
 @pytest.fixture
