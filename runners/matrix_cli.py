@@ -33,7 +33,9 @@ from fwbench.cliargs import (
 from fwbench.frameworks import TRAINING_MODES
 from runners.matrix.repeats import repeats_value
 from runners.measure.config_flags import add_config_flags, check_device_here, chosen_profile, profile_overrides
-from runners.measure.profiles import RunConfig, load_profiles, per_device
+from runners.measure.profile_devices import per_device
+from runners.measure.profile_loading import load_profiles
+from runners.measure.profiles import RunConfig
 
 if TYPE_CHECKING:
     from runners.executors.boundary import Executor, Target

@@ -33,7 +33,9 @@ from runners.measure.config_flags import (
     chosen_profile,
     profile_overrides,
 )
-from runners.measure.profiles import RunConfig, expand, for_device, given_overrides, load_profiles, profile
+from runners.measure.profile_devices import for_device
+from runners.measure.profile_loading import load_profiles, profile
+from runners.measure.profiles import RunConfig, expand, given_overrides
 
 
 def register(sub) -> None:

@@ -26,7 +26,7 @@ import runners.workloads
 from fwbench import records, workload_names
 from fwbench.workload_entry import ARTICLE_WORKLOAD, Workload, discover
 from runners.cli import main
-from runners.measure import profiles
+from runners.measure import profile_loading, profiles
 
 REPO = Path(__file__).resolve().parents[1]
 #: what reading the workloads' entries must not import
@@ -68,10 +68,10 @@ def registered(plugins, monkeypatch) -> Iterator[Workload]:
     monkeypatch.setitem(runners.workloads.WORKLOADS, "toy", found["toy"])
     monkeypatch.setitem(workload_names.REGISTRY, "toy", found["toy"])
     monkeypatch.setattr(workload_names, "WORKLOADS", tuple(found))
-    profiles.load_profiles.cache_clear()
+    profile_loading.load_profiles.cache_clear()
     records.load_schema.cache_clear()
     yield found["toy"]
-    profiles.load_profiles.cache_clear()
+    profile_loading.load_profiles.cache_clear()
     records.load_schema.cache_clear()
 
 
@@ -99,8 +99,8 @@ def test_a_folder_whose_entry_is_named_otherwise_is_refused(plugins, tmp_path, m
 
 
 def test_its_profile_runs_it_and_workload_takes_it_as_a_choice(registered, tmp_path):
-    assert profiles.load_profiles()["quick-toy"]["workload"] == "toy", "the profile in its folder"
-    assert profiles.profile_for("quick-toy", "toy") == "quick-toy"
+    assert profile_loading.load_profiles()["quick-toy"]["workload"] == "toy", "the profile in its folder"
+    assert profile_loading.profile_for("quick-toy", "toy") == "quick-toy"
     planned = io.StringIO()
     with contextlib.redirect_stdout(planned):
         argv = ["matrix", "--dry-run", "--profile", "quick-toy", "--workload", "toy", "--device", "cpu"]

@@ -17,7 +17,8 @@ from fwbench.frameworks import measured_on
 from runners.envs import gpu as envs_gpu
 from runners.envs import versions as envs
 from runners.envs.interpreters import Interpreters
-from runners.measure.profiles import load_profiles, resolve_device
+from runners.measure.profile_devices import resolve_device
+from runners.measure.profile_loading import load_profiles
 
 
 def matrix_versions(

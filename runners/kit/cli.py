@@ -30,7 +30,7 @@ from runners.kit.plan import (
 from runners.kit.report import RUN_HEADER, report, run_row
 from runners.kit.steps import capture_step, env_step, run_parts, run_plan, site_step
 from runners.matrix.repeats import repeats_value
-from runners.measure.profiles import DEVICES, resolve_device
+from runners.measure.profile_devices import DEVICES, resolve_device
 
 DEFAULT_BUDGET_S = 450.0  # within the 8 minutes on one GPU, the site and the packing included
 PEAKS_FILE = REPO / "runners" / "measure" / "device_peaks.json"

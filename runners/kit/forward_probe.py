@@ -14,7 +14,7 @@ import numpy as np
 
 from fwbench.frameworks import FRAMEWORKS
 from runners.measure.gpu_memory import NvmlPeakSampler
-from runners.measure.profiles import DEVICES, resolve_device
+from runners.measure.profile_devices import DEVICES, resolve_device
 from runners.workloads.resnet18 import arch, data, parity
 
 

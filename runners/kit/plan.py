@@ -12,7 +12,8 @@ from fwbench.cliargs import Parser
 from runners.matrix.repeats import repeats_of
 from runners.matrix_cli import register as register_matrix
 from runners.measure.config_flags import chosen_profile, profile_overrides
-from runners.measure.profiles import RunConfig, expand, load_profiles
+from runners.measure.profile_loading import load_profiles
+from runners.measure.profiles import RunConfig, expand
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field, replace
 from fwbench.time_breakdown import wall_seconds
 from fwbench.timestamps import utc_clock
 from runners.matrix.store import ok_repeats
-from runners.measure.profiles import RunConfig, profile, resolve_device
+from runners.measure.profile_devices import resolve_device
+from runners.measure.profile_loading import profile
+from runners.measure.profiles import RunConfig
 
 #: where an expected duration came from, in the dry run's words
 FROM_RECORDS, FROM_PROFILE = "this machine's records", "the profile's guess"

@@ -12,7 +12,9 @@ from pathlib import Path
 from fwbench.cliargs import UsageError, non_negative_int, positive_int
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.measure import provenance
-from runners.measure.profiles import DATASETS, DEVICES, load_profiles, profile_for
+from runners.measure.profile_devices import DEVICES
+from runners.measure.profile_loading import load_profiles, profile_for
+from runners.measure.profiles import DATASETS
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
 from runners.workloads.resnet18 import data
 

@@ -1,17 +1,15 @@
-"""Benchmark profiles, stored as data in ``profiles.json`` and in each workload folder's ``profiles.json``, and the run
-configurations they expand to."""
+"""The run configurations a benchmark profile expands to (``expand``): each one ``RunConfig``, whose hash names its
+record. The profiles themselves are read by ``profile_loading``; their per-device fields resolved by
+``profile_devices``."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import itertools
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from functools import cache
-from pathlib import Path
 
 from fwbench.frameworks import framework, measured_on
 from fwbench.records import epoch_train_images
@@ -19,17 +17,14 @@ from fwbench.tuning import tuning_environment
 from runners.frameworks.precision import REFERENCE_PRECISION
 from runners.frameworks.trainer import check_precision
 from runners.measure import provenance
+from runners.measure.profile_devices import PHYSICAL_DEVICES, data_sizes, precision_plan, resolve_device
 from runners.measure.profile_fit import refuse_too_large
+from runners.measure.profile_loading import profile
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, Workload, workload
 
 #: every workload's data sets (``--dataset``); a configuration's must be its workload's (``RunConfig``)
 DATASETS = tuple(dict.fromkeys(d for w in WORKLOADS.values() for d in w.datasets))
-#: the devices a run may ask for; ``auto`` resolves to one of the others (``resolve_device``)
-PHYSICAL_DEVICES = ("cpu", "gpu", "tpu")
-DEVICES = ("auto", *PHYSICAL_DEVICES)
-#: full data-set sizes, used when a profile says null
-FULL_SIZES = {"cifar10": (50_000, 10_000), "synthetic": (50_000, 10_000), "grammar": (8_192, 256)}
 
 
 @dataclass(frozen=True)
@@ -176,130 +171,6 @@ class RunConfig:
 
 #: the Python type each annotation of RunConfig's fields stands for in its JSON (``RunConfig.from_json``)
 JSON_KINDS = {"str": str, "int": int, "str | None": (str, type(None))}
-
-PROFILES_FILE = Path(__file__).with_name("profiles.json")
-
-
-def profile_files() -> list[Path]:
-    """Where profiles are kept: ``PROFILES_FILE``, then each workload folder's ``profiles.json`` (a workload's own
-    profiles, the GPT's quick-gpt and scale-gpt) in display order, where it has one."""
-    folders = [Path(importlib.import_module(w.package).__file__).parent for w in WORKLOADS.values()]
-    return [PROFILES_FILE, *(path for folder in folders if (path := folder / "profiles.json").is_file())]
-
-
-@cache
-def load_profiles() -> dict[str, dict]:
-    """All profiles by name (``profile_files``), each with the fields it inherits from its ``base`` filled in, which
-    may be in another file. ValueError when two files name one profile."""
-    raw: dict[str, dict] = {}
-    origin: dict[str, Path] = {}
-    for path in profile_files():
-        for name, spec in json.loads(path.read_text()).items():
-            if name.startswith("_"):
-                continue
-            if name in raw:
-                raise ValueError(f"{path}: profile {name!r} is already in {origin[name]}")
-            raw[name], origin[name] = spec, path
-
-    def resolved(name: str, seen: tuple[str, ...] = ()) -> dict:
-        spec = dict(raw[name])
-        base = spec.pop("base", None)
-        if base is None:
-            return spec
-        if base not in raw or base in seen:
-            raise ValueError(f"{origin[name]}: {name}.base: {base!r} is not a profile or is its own base")
-        return {**resolved(base, (*seen, name)), **spec}
-
-    return {name: resolved(name) for name in raw}
-
-
-def profile(name: str) -> dict:
-    """One profile; ValueError naming the profile when unknown."""
-    profiles = load_profiles()
-    if name not in profiles:
-        raise ValueError(f"profile {name!r}: unknown; choose from {', '.join(profiles)}")
-    return profiles[name]
-
-
-def profile_for(name: str, workload_name: str | None) -> str:
-    """The profile that runs ``workload_name`` in the manner of profile ``name``: ``name`` itself when it trains that
-    workload (or none is asked for), else the variant its ``workloads`` field names (quick → quick-gpt). ValueError
-    naming the profiles that have one when ``name`` has none."""
-    spec = profile(name)
-    if workload_name is None or spec.get("workload", DEFAULT_WORKLOAD) == workload_name:
-        return name
-    variant = spec.get("workloads", {}).get(workload_name)
-    if variant is None:
-        having = [p for p, s in load_profiles().items() if workload_name in s.get("workloads", {})]
-        raise ValueError(f"profile {name!r} has no {workload_name} variant; profiles with one: {', '.join(having)}")
-    return variant
-
-
-def resolve_device(device: str) -> str:
-    """``cpu``, ``gpu`` or ``tpu`` for a requested device; ``auto`` is the GPU when NVML sees one, else the TPU where
-    this process can open one (``provenance.tpu_info``), else the CPU."""
-    if device == "auto":
-        return "gpu" if provenance.nvidia_info() else "tpu" if provenance.tpu_info() else "cpu"
-    return device
-
-
-def per_device(value) -> bool:
-    """Whether a profile field's ``value`` is given per device (an object keyed by every physical device)."""
-    return isinstance(value, dict) and set(value) == set(PHYSICAL_DEVICES)
-
-
-def device_sizes(spec: dict) -> dict[str, tuple[int, int]]:
-    """A device-sized profile's (train, test) images per device; empty for a profile sized one way."""
-    train, test = spec["train_images"], spec["test_images"]
-    if not isinstance(train, dict) and not isinstance(test, dict):
-        return {}
-    if not (per_device(train) and per_device(test)):
-        raise ValueError(
-            f"{PROFILES_FILE}: train_images and test_images of a device-sized profile must both be "
-            f"objects with the keys {', '.join(PHYSICAL_DEVICES)}"
-        )
-    return {device: (train[device], test[device]) for device in PHYSICAL_DEVICES}
-
-
-def data_sizes(spec: dict, given: dict) -> tuple[int, int, str | None]:
-    """(train images, test images, sized_for) of a profile ``spec`` after the flags ``given``.
-
-    A device-sized profile uses the sizes of the requested device (``auto`` resolved through NVML), and
-    ``sized_for`` names the device whose sizes the run ends up with: also when a flag restates them, null when a
-    flag changes them.
-    """
-    merged = {**spec, **given}
-    per_device = device_sizes(spec)
-    if not per_device:
-        full_train, full_test = FULL_SIZES[merged["dataset"]]
-        return merged["train_images"] or full_train, merged["test_images"] or full_test, None
-    device = resolve_device(merged.get("device", "auto"))
-    sizes = (given.get("train_images", per_device[device][0]), given.get("test_images", per_device[device][1]))
-    sized_for = next((d for d in (device, *per_device) if per_device[d] == sizes), None)
-    return (*sizes, sized_for)
-
-
-def for_device(merged: dict, field: str):
-    """A profile field that may be given per device (``{"cpu": …, "gpu": …}``): the requested device's value
-    (``auto`` resolved through NVML), else the value itself."""
-    value = merged[field]
-    return value[resolve_device(merged.get("device", "auto"))] if per_device(value) else value
-
-
-def precision_plan(spec: dict, given: dict) -> dict[str, list[int]]:
-    """Precision policy → the batch sizes a profile ``spec`` runs it at, after the flags ``given``.
-
-    ``precision`` is one policy, or one per device (``{"cpu": "fp32", "gpu": "default"}``, the requested device's,
-    ``auto`` resolved through NVML); it runs at every batch size (``batch_sizes``, a list or one per device).
-    ``extra_precisions`` adds others at a few batch sizes (``{"bf16": {"batch_sizes": [32]}}``) unless a flag chose
-    the batch sizes or the precision: then exactly what the flags name runs.
-    """
-    merged = {**spec, **given}
-    plan = {for_device(merged, "precision"): list(for_device(merged, "batch_sizes"))}
-    if not {"precision", "batch_sizes"} & given.keys():
-        extra_precisions = for_device({"extra_precisions": {}, **merged}, "extra_precisions")
-        plan.update({policy: list(extra["batch_sizes"]) for policy, extra in extra_precisions.items()})
-    return plan
 
 
 def given_overrides(overrides: dict) -> dict:

@@ -38,7 +38,8 @@ from runners.measure.compile_cache import cache_environment, cache_state, tempor
 from runners.measure.gpu_memory import NvmlPeakSampler
 from runners.measure.host_memory import HostPeakSampler
 from runners.measure.math_backend import math_backend
-from runners.measure.profiles import RunConfig, resolve_device
+from runners.measure.profile_devices import resolve_device
+from runners.measure.profiles import RunConfig
 from runners.measure.protocol import FIRST_LOSSES, MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.measure.record import Measured, failed_record, ok_record
 from runners.workloads import make_trainer

@@ -3,7 +3,8 @@
 A workload is one folder, ``runners/workloads/<name>/``, whose ``__init__`` declares its entry (``WORKLOAD``, a
 ``fwbench.workload_entry.Workload``: the modules that make it, what a sample is, its display order and heading words)
 and imports nothing else; ``profiles.json`` beside it, where it has one, holds its profiles
-(``runners.measure.profiles``). ``WORKLOADS`` is every such folder on this package's path; nothing else lists them.
+(``runners.measure.profile_loading``). ``WORKLOADS`` is every such folder on this package's path; nothing else
+lists them.
 A workload is an architecture as framework-neutral data (``arch``: sizes, parameters, FLOPs per sample, initial
 weights in NumPy), its recipe's learning-rate schedule (``lr_schedule``), its data (``data``) and one module per
 framework holding that framework's model and ``Trainer`` (the protocol of ``runners.frameworks.trainer``).

@@ -29,7 +29,7 @@ from runners.matrix.order import at_ends, in_round, interleaved_order
 from runners.matrix.outcome import Outcome
 from runners.matrix.repeats import Repeats
 from runners.matrix.summary import closing_lines, summary_table
-from runners.measure import machine_load, profiles, provenance, run
+from runners.measure import machine_load, profile_loading, profiles, provenance, run
 from runners.measure.compile_cache import FILLED_BY
 from runners.measure.record import Measured, ok_record, record_path
 
@@ -750,7 +750,7 @@ def test_quick_repeats_automatically_and_the_others_once():
 def matrix_repeats(name: str, given: str | None = None) -> Repeats:
     from runners.matrix.repeats import repeats_of
 
-    return repeats_of(profiles.profile(name), given)
+    return repeats_of(profile_loading.profile(name), given)
 
 
 def test_dry_run_names_the_environments_it_would_build_and_builds_none(tmp_path, monkeypatch, capsys):

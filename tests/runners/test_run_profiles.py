@@ -14,7 +14,7 @@ import pytest
 from fwbench.frameworks import measured_on
 from runners import cli, run_cli
 from runners.executors.local import LocalExecutor
-from runners.measure import profiles, provenance, run
+from runners.measure import profile_loading, profiles, provenance, run
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.measure.record import RUN_ORDER_SCHEME
 
@@ -68,7 +68,7 @@ def test_flags_override_the_device_size(nvml_sees):
 
 
 def test_profiles_inherit_from_their_base():
-    loaded = profiles.load_profiles()
+    loaded = profile_loading.load_profiles()
     assert "base" not in loaded["smoke"] and loaded["smoke"]["modes"] == loaded["quick"]["modes"]
     assert (
         loaded["smoke"]["quiet_wait_seconds"],

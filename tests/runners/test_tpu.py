@@ -9,7 +9,7 @@ import pytest
 from fwbench.records import validate
 from runners import cli
 from runners.frameworks.jax.resnet18 import tpu_topology
-from runners.measure import config_flags, mfu, profiles, provenance, record
+from runners.measure import config_flags, mfu, profile_devices, profiles, provenance, record
 from runners.measure.cpu_identity import cpu_model
 from runners.workloads.resnet18 import arch
 
@@ -74,7 +74,7 @@ def test_the_hardware_of_a_tpu_machine_names_the_chip_and_a_cpu_run_there_names_
 
 
 def test_auto_is_the_tpu_and_quick_plans_the_tpu_comparison_there(on_a_tpu):
-    assert profiles.resolve_device("auto") == "tpu"
+    assert profile_devices.resolve_device("auto") == "tpu"
     configs = profiles.expand("quick")
     plan = {(c.framework, c.precision, c.batch_size) for c in configs}
     assert plan == {

@@ -13,7 +13,8 @@ import pytest
 from fwbench.records import read_record
 from generator.records.check_rules import load_references, loss_problems
 from runners.matrix import site_plan
-from runners.measure.profiles import RunConfig, expand, profile_for
+from runners.measure.profile_loading import profile_for
+from runners.measure.profiles import RunConfig, expand
 from runners.measure.provenance import REPO_ROOT
 from runners.workloads.resnet18.reference_losses import Key
 

@@ -32,7 +32,8 @@ from fwbench.frameworks import FRAMEWORKS, framework
 from fwbench.records import epoch_train_images
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.measure.profile_fit import too_large
-from runners.measure.profiles import RunConfig, expand, load_profiles
+from runners.measure.profile_loading import load_profiles
+from runners.measure.profiles import RunConfig, expand
 from runners.measure.protocol import FIRST_LOSSES
 from runners.measure.provenance import REPO_ROOT
 from runners.workloads import WORKLOADS, Workload
