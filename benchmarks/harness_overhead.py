@@ -28,6 +28,7 @@ from fwbench.frameworks import FRAMEWORKS
 from runners.frameworks.trainer import Trainer, make_trainer
 from runners.measure import run
 from runners.workloads.resnet18 import arch, data
+from runners.workloads.resnet18.dataset import epoch_batches
 
 
 def run_harness(trainer: Trainer, batches: list, rates: np.ndarray) -> float:
@@ -51,7 +52,7 @@ def measure_one(name: str, batch_size: int, steps: int, rounds: int) -> dict:
     os.environ.update(run.framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-bench-cache-")))
     trainer = make_trainer(name, arch.init_weights(0), "compiled")  # imports the framework: after the environment
     dataset = data.synthetic(batch_size * steps, batch_size)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
+    images, labels = epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
     batches = trainer.to_device(images, labels)
     rates = np.full(steps, 0.01, np.float32)
     run_bare(trainer, batches[:1], rates[:1])  # compile before any timing

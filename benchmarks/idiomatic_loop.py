@@ -49,6 +49,7 @@ from runners.measure.mfu import mfu_section  # noqa: E402
 from runners.measure.run import framework_environment, run_hardware  # noqa: E402
 from runners.workloads import WORKLOADS, Workload, workload  # noqa: E402
 from runners.workloads.resnet18 import data  # noqa: E402
+from runners.workloads.resnet18.dataset import epoch_batches  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minimal_gpt_loops  # noqa: E402
@@ -132,7 +133,7 @@ def batches(spec: Workload, batch_size: int, count: int) -> tuple[np.ndarray, np
     if spec.name == "gpt":
         return minimal_gpt_loops.token_batches(spec.arch_config(), batch_size, count)
     dataset = data.synthetic(batch_size * count, batch_size)
-    return data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
+    return epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
 
 
 class Built:

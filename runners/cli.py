@@ -24,7 +24,7 @@ from fwbench.cliargs import (
 )
 from fwbench.tuning import tuning_environment
 from runners.measure import provenance
-from runners.workloads.resnet18 import data
+from runners.workloads.resnet18.dataset import DataError
 
 
 def cmd_env(args: argparse.Namespace) -> int:
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except data.DataError as exc:  # CIFAR-10 cannot be downloaded or read: a failure, nothing the flags can fix
+    except DataError as exc:  # CIFAR-10 cannot be downloaded or read: a failure, nothing the flags can fix
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ import pytest
 from fwbench.progress import on_terminal, progress_bar
 from runners.probes import catalog
 from runners.probes import cli as probes_cli
-from runners.workloads.resnet18 import data
+from runners.workloads.resnet18 import cifar_archive
 
 
 class Terminal(io.StringIO):
@@ -44,7 +44,7 @@ def small_archive(tmp_path):
 def test_the_download_bar_is_drawn_on_a_terminal_only(monkeypatch, tmp_path, small_archive, stream, drawn):
     source, size, md5 = small_archive
     monkeypatch.setattr(sys, "stderr", stream())
-    dest = data.download(source.as_uri(), tmp_path / "data" / "archive.tar.gz", size, md5, progress=True)
+    dest = cifar_archive.download(source.as_uri(), tmp_path / "data" / "archive.tar.gz", size, md5, progress=True)
     assert dest.read_bytes() == source.read_bytes()
     assert ("\r" in sys.stderr.getvalue()) is drawn
 

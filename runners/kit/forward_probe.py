@@ -16,6 +16,7 @@ from fwbench.frameworks import FRAMEWORKS
 from runners.measure.gpu_memory import NvmlPeakSampler
 from runners.measure.profile_devices import DEVICES, resolve_device
 from runners.workloads.resnet18 import arch, data, parity
+from runners.workloads.resnet18.dataset import epoch_batches
 
 
 def nvml_null_reason(pid: int, processes: list[tuple[int, int | None]] | None) -> str | None:
@@ -59,7 +60,7 @@ def forward_capture(name: str, device: str, out: Path) -> None:
 
     weights = arch.init_weights(0, random_bn=True)  # random BN statistics make every BN field matter
     dataset = data.synthetic(parity.PARITY_BATCH, parity.PARITY_BATCH)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, parity.PARITY_BATCH)
+    images, labels = epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, parity.PARITY_BATCH)
     with NvmlPeakSampler() as nvml:
         trainer = make_trainer(name, weights, "compiled", device)
         ((x, _),) = trainer.to_device(images, labels)

@@ -16,7 +16,7 @@ from runners.measure.profile_devices import DEVICES
 from runners.measure.profile_loading import load_profiles, profile_for
 from runners.measure.profiles import DATASETS
 from runners.workloads import DEFAULT_WORKLOAD, WORKLOADS, workload
-from runners.workloads.resnet18 import data
+from runners.workloads.resnet18.dataset import DATA_DIR_ENV
 
 DEFAULT_RUNS_OUT = Path("results/runs")
 #: flag → the ``argparse`` destination of the flags that override a profile (None when not given)
@@ -104,7 +104,7 @@ def add_config_flags(parser: argparse.ArgumentParser, default_profile: str, prec
     parser.add_argument(
         "--data-dir",
         type=Path,
-        help=f"where CIFAR-10 is looked for and downloaded (default ${data.DATA_DIR_ENV} or ~/.cache/fwbench/data)",
+        help=f"where CIFAR-10 is looked for and downloaded (default ${DATA_DIR_ENV} or ~/.cache/fwbench/data)",
     )
     parser.add_argument(
         "--out",

@@ -43,7 +43,7 @@ from runners.measure.profiles import RunConfig
 from runners.measure.protocol import FIRST_LOSSES, MIN_WINDOW_STEPS, TIMING_WINDOWS
 from runners.measure.record import Measured, failed_record, ok_record
 from runners.workloads import make_trainer
-from runners.workloads.resnet18 import data
+from runners.workloads.resnet18.dataset import DataError
 
 
 def framework_environment(device: str, compile_cache: str, persistent: bool = False) -> dict[str, str]:
@@ -307,7 +307,7 @@ def measure_or_fail(
             os.environ.update(framework_environment(config.device, directory, persistent=compile_cache is not None))
             with temporary_folder(directory):
                 return _measure(config, data_dir, progress, run_order, load, state)
-    except (KeyboardInterrupt, data.DataError):
+    except (KeyboardInterrupt, DataError):
         raise
     except Exception as exc:  # any framework error is a result: record it
         return failed_record(

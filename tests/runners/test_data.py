@@ -1,4 +1,5 @@
-"""The data module: the framework-neutral pipeline, CIFAR-10 loading and verification, the synthetic set.
+"""ResNet-18's data: the framework-neutral pipeline (``dataset``), CIFAR-10 loading and verification
+(``cifar_archive``), the synthetic set (``data``).
 
 CIFAR-10 fixtures are tiny tarballs in the real format (pickled dicts of N×3072 uint8 R/G/B planes),
 built in tmp_path; downloads go to file:// URLs, a local socket or a closed port, never the network.
@@ -16,7 +17,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from runners.workloads.resnet18 import data, recipe
+from runners.workloads.resnet18 import cifar_archive, data, recipe
+from runners.workloads.resnet18.dataset import DataError, epoch_batches, eval_batches, loss_and_accuracy, normalize
 
 TRAIN_PER_BATCH = 3
 TEST_IMAGES = 2
@@ -41,8 +43,8 @@ def cifar_batch_blobs():
     """The six pickled batches (name → bytes) and the labels written, in file order."""
     rng = np.random.default_rng(7)
     blobs, labels = {}, {}
-    for index, name in enumerate((*data.CIFAR10_TRAIN_BATCHES, data.CIFAR10_TEST_BATCH), start=1):
-        n = TEST_IMAGES if name == data.CIFAR10_TEST_BATCH else TRAIN_PER_BATCH
+    for index, name in enumerate((*cifar_archive.CIFAR10_TRAIN_BATCHES, cifar_archive.CIFAR10_TEST_BATCH), start=1):
+        n = TEST_IMAGES if name == cifar_archive.CIFAR10_TEST_BATCH else TRAIN_PER_BATCH
         rows = rng.integers(0, MARKER_VALUE, (n, 3072), dtype=np.uint8)  # R plane, G plane, B plane
         if index == MARKER_BATCH:
             rows[MARKER_IMAGE, MARKER_CHANNEL * 1024 + MARKER_ROW * 32 + MARKER_COL] = MARKER_VALUE
@@ -60,7 +62,7 @@ def cifar_batch_blobs():
 def write_tarball(path, blobs):
     with tarfile.open(path, "w:gz") as tar:
         for name, blob in blobs.items():
-            info = tarfile.TarInfo(f"{data.CIFAR10_DIR}/{name}")
+            info = tarfile.TarInfo(f"{cifar_archive.CIFAR10_DIR}/{name}")
             info.size = len(blob)
             tar.addfile(info, io.BytesIO(blob))
     return path
@@ -75,7 +77,7 @@ def size_and_md5(path):
 def cifar(tmp_path):
     """A CIFAR-format tarball outside any data dir, with its size, MD5 and the labels in it."""
     blobs, labels = cifar_batch_blobs()
-    archive = write_tarball(tmp_path / data.CIFAR10_FILE, blobs)
+    archive = write_tarball(tmp_path / cifar_archive.CIFAR10_FILE, blobs)
     size, md5 = size_and_md5(archive)
     return {"archive": archive, "blobs": blobs, "labels": labels, "size": size, "md5": md5}
 
@@ -84,19 +86,19 @@ def data_dir_with(tmp_path, raw):
     """A fresh data dir holding ``raw`` bytes as the CIFAR-10 archive."""
     directory = tmp_path / "data"
     directory.mkdir()
-    (directory / data.CIFAR10_FILE).write_bytes(raw)
+    (directory / cifar_archive.CIFAR10_FILE).write_bytes(raw)
     return directory
 
 
 def check_parsed(dataset, labels):
-    train_labels = [v for name in data.CIFAR10_TRAIN_BATCHES for v in labels[name]]
+    train_labels = [v for name in cifar_archive.CIFAR10_TRAIN_BATCHES for v in labels[name]]
     assert dataset.name == "cifar10"
     assert dataset.train_images.shape == (5 * TRAIN_PER_BATCH, 32, 32, 3)
     assert dataset.train_images.dtype == np.uint8
     assert dataset.test_images.shape == (TEST_IMAGES, 32, 32, 3)
     assert dataset.train_labels.dtype == dataset.test_labels.dtype == np.int32
     assert dataset.train_labels.tolist() == train_labels
-    assert dataset.test_labels.tolist() == labels[data.CIFAR10_TEST_BATCH]
+    assert dataset.test_labels.tolist() == labels[cifar_archive.CIFAR10_TEST_BATCH]
     # the marker lands at NHWC (image, row, col, channel), and nowhere else
     image = (MARKER_BATCH - 1) * TRAIN_PER_BATCH + MARKER_IMAGE
     assert dataset.train_images[image, MARKER_ROW, MARKER_COL, MARKER_CHANNEL] == MARKER_VALUE
@@ -107,48 +109,52 @@ def check_parsed(dataset, labels):
 
 def test_verified_tarball_is_found_parsed_and_batched(cifar, tmp_path):
     directory = data_dir_with(tmp_path, cifar["archive"].read_bytes())
-    dataset = data.load_cifar10(directory, allow_download=False, size=cifar["size"], md5=cifar["md5"], progress=False)
+    dataset = cifar_archive.load_cifar10(
+        directory, allow_download=False, size=cifar["size"], md5=cifar["md5"], progress=False
+    )
     check_parsed(dataset, cifar["labels"])
-    x, y = data.epoch_batches(dataset.train_images, dataset.train_labels, seed=0, epoch=0, batch_size=4)
+    x, y = epoch_batches(dataset.train_images, dataset.train_labels, seed=0, epoch=0, batch_size=4)
     assert x.shape == (3, 4, 32, 32, 3) and x.dtype == np.float32
     assert y.shape == (3, 4) and not Counter(y.ravel().tolist()) - Counter(dataset.train_labels.tolist())
 
 
 def test_extracted_directory_is_found(cifar, tmp_path):
-    extracted = tmp_path / "data" / data.CIFAR10_DIR
+    extracted = tmp_path / "data" / cifar_archive.CIFAR10_DIR
     extracted.mkdir(parents=True)
     for name, blob in cifar["blobs"].items():
         (extracted / name).write_bytes(blob)
-    dataset = data.load_cifar10(tmp_path / "data", allow_download=False, progress=False)
+    dataset = cifar_archive.load_cifar10(tmp_path / "data", allow_download=False, progress=False)
     check_parsed(dataset, cifar["labels"])
 
 
 def test_wrong_checksum_names_the_archive(cifar, tmp_path):
     directory = data_dir_with(tmp_path, cifar["archive"].read_bytes())
-    with pytest.raises(data.DataError, match="MD5") as caught:
-        data.load_cifar10(directory, allow_download=False, size=cifar["size"], md5="0" * 32, progress=False)
-    assert str(directory / data.CIFAR10_FILE) in str(caught.value)
+    with pytest.raises(DataError, match="MD5") as caught:
+        cifar_archive.load_cifar10(directory, allow_download=False, size=cifar["size"], md5="0" * 32, progress=False)
+    assert str(directory / cifar_archive.CIFAR10_FILE) in str(caught.value)
 
 
 def test_truncated_tarball_fails_to_parse_when_its_checksum_matches(cifar, tmp_path):
     directory = data_dir_with(tmp_path, cifar["archive"].read_bytes()[: cifar["size"] // 2])
-    size, md5 = size_and_md5(directory / data.CIFAR10_FILE)
-    with pytest.raises(data.DataError, match="unreadable tar.gz") as caught:
-        data.load_cifar10(directory, allow_download=False, size=size, md5=md5, progress=False)
-    assert str(directory / data.CIFAR10_FILE) in str(caught.value)
+    size, md5 = size_and_md5(directory / cifar_archive.CIFAR10_FILE)
+    with pytest.raises(DataError, match="unreadable tar.gz") as caught:
+        cifar_archive.load_cifar10(directory, allow_download=False, size=size, md5=md5, progress=False)
+    assert str(directory / cifar_archive.CIFAR10_FILE) in str(caught.value)
 
 
 def test_truncated_tarball_fails_verification_against_the_expected_size(cifar, tmp_path):
     directory = data_dir_with(tmp_path, cifar["archive"].read_bytes()[: cifar["size"] // 2])
-    with pytest.raises(data.DataError, match="truncated") as caught:
-        data.load_cifar10(directory, allow_download=False, size=cifar["size"], md5=cifar["md5"], progress=False)
-    assert str(directory / data.CIFAR10_FILE) in str(caught.value)
+    with pytest.raises(DataError, match="truncated") as caught:
+        cifar_archive.load_cifar10(
+            directory, allow_download=False, size=cifar["size"], md5=cifar["md5"], progress=False
+        )
+    assert str(directory / cifar_archive.CIFAR10_FILE) in str(caught.value)
     assert f"{cifar['size']:,}" in str(caught.value)
 
 
 def test_missing_data_without_download_says_what_to_do(tmp_path):
-    with pytest.raises(data.DataError, match="--dataset synthetic") as caught:
-        data.load_cifar10(tmp_path, allow_download=False, progress=False)
+    with pytest.raises(DataError, match="--dataset synthetic") as caught:
+        cifar_archive.load_cifar10(tmp_path, allow_download=False, progress=False)
     assert str(tmp_path) in str(caught.value)
 
 
@@ -157,32 +163,32 @@ def test_missing_data_without_download_says_what_to_do(tmp_path):
 
 def assert_download_left_nothing(directory):
     assert not list(directory.glob("*.part")) and not list(directory.glob(".*.part"))
-    assert not (directory / data.CIFAR10_FILE).exists()
+    assert not (directory / cifar_archive.CIFAR10_FILE).exists()
 
 
 def test_download_is_verified_then_kept(cifar, tmp_path):
     directory = tmp_path / "data"
-    dataset = data.load_cifar10(
+    dataset = cifar_archive.load_cifar10(
         directory, url=cifar["archive"].as_uri(), size=cifar["size"], md5=cifar["md5"], progress=False
     )
     check_parsed(dataset, cifar["labels"])
-    assert size_and_md5(directory / data.CIFAR10_FILE) == (cifar["size"], cifar["md5"])
-    assert sorted(p.name for p in directory.iterdir()) == [data.CIFAR10_FILE]
+    assert size_and_md5(directory / cifar_archive.CIFAR10_FILE) == (cifar["size"], cifar["md5"])
+    assert sorted(p.name for p in directory.iterdir()) == [cifar_archive.CIFAR10_FILE]
 
 
 def test_download_with_wrong_checksum_keeps_nothing(cifar, tmp_path):
     directory = tmp_path / "data"
     url = cifar["archive"].as_uri()
-    with pytest.raises(data.DataError, match="failed verification") as caught:
-        data.load_cifar10(directory, url=url, size=cifar["size"], md5="0" * 32, progress=False)
+    with pytest.raises(DataError, match="failed verification") as caught:
+        cifar_archive.load_cifar10(directory, url=url, size=cifar["size"], md5="0" * 32, progress=False)
     assert url in str(caught.value) and "--dataset synthetic" in str(caught.value)
     assert_download_left_nothing(directory)
 
 
 def test_unreachable_url_names_it_and_suggests_synthetic(tmp_path):
     url = "http://127.0.0.1:9/cifar.tar.gz"  # the discard port: nothing listens, the connection is refused
-    with pytest.raises(data.DataError) as caught:
-        data.load_cifar10(tmp_path / "data", url=url, progress=False)
+    with pytest.raises(DataError) as caught:
+        cifar_archive.load_cifar10(tmp_path / "data", url=url, progress=False)
     message = str(caught.value)
     assert url in message and "--dataset synthetic" in message and "offline" in message
     assert_download_left_nothing(tmp_path / "data")
@@ -201,10 +207,10 @@ def test_connection_cut_mid_download_keeps_no_half_file(cifar, tmp_path):
 
     thread = threading.Thread(target=serve_half, daemon=True)
     thread.start()
-    url = f"http://127.0.0.1:{server.getsockname()[1]}/{data.CIFAR10_FILE}"
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/{cifar_archive.CIFAR10_FILE}"
     try:
-        with pytest.raises(data.DataError) as caught:
-            data.load_cifar10(tmp_path / "data", url=url, size=cifar["size"], md5=cifar["md5"], progress=False)
+        with pytest.raises(DataError) as caught:
+            cifar_archive.load_cifar10(tmp_path / "data", url=url, size=cifar["size"], md5=cifar["md5"], progress=False)
     finally:
         thread.join(10)
         server.close()
@@ -217,11 +223,11 @@ def test_connection_cut_mid_download_keeps_no_half_file(cifar, tmp_path):
 
 def test_batches_depend_on_seed_and_epoch_only():
     images, labels = random_images(100), np.arange(100, dtype=np.int32)
-    x, y = data.epoch_batches(images, labels, seed=3, epoch=1, batch_size=32)
-    x_again, y_again = data.epoch_batches(images, labels, seed=3, epoch=1, batch_size=32)
+    x, y = epoch_batches(images, labels, seed=3, epoch=1, batch_size=32)
+    x_again, y_again = epoch_batches(images, labels, seed=3, epoch=1, batch_size=32)
     assert x.tobytes() == x_again.tobytes() and y.tobytes() == y_again.tobytes()
     for seed, epoch in [(4, 1), (3, 2)]:
-        x_other, y_other = data.epoch_batches(images, labels, seed=seed, epoch=epoch, batch_size=32)
+        x_other, y_other = epoch_batches(images, labels, seed=seed, epoch=epoch, batch_size=32)
         assert not np.array_equal(y_other, y), "another seed or epoch must shuffle differently"
         assert x_other.tobytes() != x.tobytes()
 
@@ -229,15 +235,15 @@ def test_batches_depend_on_seed_and_epoch_only():
 def test_order_and_augmentation_do_not_depend_on_batch_size():
     # 100 images: batch size 32 keeps 96, batch size 64 keeps 64, so drop_last differs
     images, labels = random_images(100), np.arange(100, dtype=np.int32)
-    x32, y32 = data.epoch_batches(images, labels, seed=1, epoch=0, batch_size=32)
-    x64, y64 = data.epoch_batches(images, labels, seed=1, epoch=0, batch_size=64)
+    x32, y32 = epoch_batches(images, labels, seed=1, epoch=0, batch_size=32)
+    x64, y64 = epoch_batches(images, labels, seed=1, epoch=0, batch_size=64)
     np.testing.assert_array_equal(y32[:2].reshape(64), y64[0])
     assert x32[:2].reshape(64, 32, 32, 3).tobytes() == x64[0].tobytes()
 
 
 def test_drop_last_shapes_and_dtypes():
     images, labels = random_images(100), np.arange(100, dtype=np.int32)
-    x, y = data.epoch_batches(images, labels, seed=0, epoch=0, batch_size=32)
+    x, y = epoch_batches(images, labels, seed=0, epoch=0, batch_size=32)
     assert x.shape == (3, 32, 32, 32, 3) and x.dtype == np.float32
     assert y.shape == (3, 32) and y.dtype == np.int32
     assert len(set(y.ravel().tolist())) == 96, "each image at most once per epoch"
@@ -245,11 +251,11 @@ def test_drop_last_shapes_and_dtypes():
 
 def test_normalisation_matches_the_cifar_statistics():
     white = np.full((4, 32, 32, 3), 255, np.uint8)
-    x, _ = data.epoch_batches(white, np.zeros(4, np.int32), seed=0, epoch=0, batch_size=4)
+    x, _ = epoch_batches(white, np.zeros(4, np.int32), seed=0, epoch=0, batch_size=4)
     # (1 - mean) / std for white, (0 - mean) / std for the zero padding that crops bring in
     np.testing.assert_allclose(x.max(axis=(0, 1, 2, 3)), [2.059109, 2.126489, 2.115826], rtol=1e-5)
     np.testing.assert_allclose(x.min(axis=(0, 1, 2, 3)), [-1.989474, -1.980287, -1.706804], rtol=1e-5)
-    gray, n = data.eval_batches(np.full((1, 32, 32, 3), 51, np.uint8), batch_size=1)  # 51 / 255 = 0.2
+    gray, n = eval_batches(np.full((1, 32, 32, 3), 51, np.uint8), batch_size=1)  # 51 / 255 = 0.2
     np.testing.assert_allclose(
         gray[0, 0, 0, 0], [(0.2 - 0.4914) / 0.2470, (0.2 - 0.4822) / 0.2435, (0.2 - 0.4465) / 0.2616], rtol=1e-5
     )
@@ -274,7 +280,7 @@ def find_window(image, original):
 
 def test_augmentation_crops_and_flips_windows_of_the_padded_original():
     images, labels = random_images(64, seed=5), np.arange(64, dtype=np.int32)
-    x, y = data.epoch_batches(images, labels, seed=2, epoch=0, batch_size=64)
+    x, y = epoch_batches(images, labels, seed=2, epoch=0, batch_size=64)
     windows = []
     for image, label in zip(denormalize(x[0]), y[0], strict=True):
         matches = find_window(image, images[label])
@@ -289,12 +295,12 @@ def test_augmentation_crops_and_flips_windows_of_the_padded_original():
 
 def test_eval_batches_pad_to_whole_batches_and_report_the_real_count():
     images = random_images(70)
-    x, n = data.eval_batches(images, batch_size=32)
+    x, n = eval_batches(images, batch_size=32)
     assert n == 70 and x.shape == (3, 32, 32, 32, 3) and x.dtype == np.float32
     flat = x.reshape(96, 32, 32, 3)
-    np.testing.assert_array_equal(flat[:70], data.normalize(images))
+    np.testing.assert_array_equal(flat[:70], normalize(images))
     assert not flat[70:].any(), "padding is zeros"
-    x_exact, n_exact = data.eval_batches(images[:64], batch_size=32)
+    x_exact, n_exact = eval_batches(images[:64], batch_size=32)
     assert n_exact == 64 and x_exact.shape[0] == 2, "no padding batch when the count divides"
 
 
@@ -302,14 +308,14 @@ def test_eval_batches_pad_to_whole_batches_and_report_the_real_count():
 def test_bad_batch_size_raises_value_error(batch_size):
     images, labels = random_images(8), np.zeros(8, np.int32)
     with pytest.raises(ValueError, match="batch size must be a positive integer"):
-        data.epoch_batches(images, labels, seed=0, epoch=0, batch_size=batch_size)
+        epoch_batches(images, labels, seed=0, epoch=0, batch_size=batch_size)
     with pytest.raises(ValueError, match="batch size must be a positive integer"):
-        data.eval_batches(images, batch_size=batch_size)
+        eval_batches(images, batch_size=batch_size)
 
 
 def test_batch_larger_than_the_data_raises_value_error():
     with pytest.raises(ValueError, match="8 images make no full batch of 32"):
-        data.epoch_batches(random_images(8), np.zeros(8, np.int32), seed=0, epoch=0, batch_size=32)
+        epoch_batches(random_images(8), np.zeros(8, np.int32), seed=0, epoch=0, batch_size=32)
 
 
 # --- the synthetic set and the metrics ---------------------------------------------------------------
@@ -332,8 +338,8 @@ def test_synthetic_set_is_deterministic_and_cifar_shaped():
 
 def test_synthetic_set_is_learnable_by_nearest_class_mean():
     dataset = data.synthetic(500, 200)
-    train = data.normalize(dataset.train_images).reshape(500, -1)
-    test = data.normalize(dataset.test_images).reshape(200, -1)
+    train = normalize(dataset.train_images).reshape(500, -1)
+    test = normalize(dataset.test_images).reshape(200, -1)
     means = np.stack([train[dataset.train_labels == c].mean(axis=0) for c in range(10)])
     distances = ((test[:, None, :] - means[None]) ** 2).sum(axis=2)
     accuracy = (distances.argmin(axis=1) == dataset.test_labels).mean()
@@ -341,18 +347,18 @@ def test_synthetic_set_is_learnable_by_nearest_class_mean():
 
 
 def test_unknown_dataset_is_rejected():
-    with pytest.raises(data.DataError, match="unknown dataset 'imagenet'"):
+    with pytest.raises(DataError, match="unknown dataset 'imagenet'"):
         data.load("imagenet", None, None, None)
 
 
 def test_loss_and_accuracy_match_a_hand_computed_example():
     logits = np.array([[2.0, 1.0, 0.0], [0.0, 0.0, 0.0]], np.float32)
     labels = np.array([0, 2])
-    loss, accuracy = data.loss_and_accuracy(logits, labels)
+    loss, accuracy = loss_and_accuracy(logits, labels)
     # row 1: log(e² + e + 1) − 2 = 0.407606; row 2: log 3 = 1.098612 (argmax ties go to class 0: wrong)
     assert loss == pytest.approx(0.7531091, abs=1e-6)
     assert accuracy == 0.5
-    big_loss, big_accuracy = data.loss_and_accuracy(np.array([[1000.0, 0.0]]), np.array([1]))
+    big_loss, big_accuracy = loss_and_accuracy(np.array([[1000.0, 0.0]]), np.array([1]))
     assert big_loss == pytest.approx(1000.0) and big_accuracy == 0.0, "no overflow for large logits"
 
 
@@ -363,12 +369,12 @@ def test_a_pickle_that_would_run_code_is_refused(tmp_path):
         def __reduce__(self):
             return (os.system, ("touch " + str(tmp_path / "pwned"),))
 
-    directory = tmp_path / data.CIFAR10_DIR
+    directory = tmp_path / cifar_archive.CIFAR10_DIR
     directory.mkdir()
-    for name in (*data.CIFAR10_TRAIN_BATCHES, data.CIFAR10_TEST_BATCH):
+    for name in (*cifar_archive.CIFAR10_TRAIN_BATCHES, cifar_archive.CIFAR10_TEST_BATCH):
         (directory / name).write_bytes(pickle.dumps({b"data": Exploit(), b"labels": [0]}))
-    with pytest.raises(data.DataError, match="refusing to load"):
-        data.load_cifar10(tmp_path)
+    with pytest.raises(DataError, match="refusing to load"):
+        cifar_archive.load_cifar10(tmp_path)
     assert not (tmp_path / "pwned").exists()
 
 
@@ -383,7 +389,7 @@ def test_synthetic_set_is_learned_through_the_augmented_pipeline_in_a_few_hundre
 
     steps = 0
     for epoch in range(10):
-        images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, epoch, 32)
+        images, labels = epoch_batches(dataset.train_images, dataset.train_labels, 0, epoch, 32)
         for x, y in zip(images, labels, strict=True):
             f = features(x)
             logits = f @ weights + bias
@@ -393,9 +399,9 @@ def test_synthetic_set_is_learned_through_the_augmented_pipeline_in_a_few_hundre
             weights -= 0.05 * f.T @ p / len(y)
             bias -= 0.05 * p.mean(axis=0)
             steps += 1
-    test_x, n = data.eval_batches(dataset.test_images, 256)
+    test_x, n = eval_batches(dataset.test_images, 256)
     logits = features(test_x.reshape(-1, 32, 32, 3)[:n]) @ weights + bias
-    _, accuracy = data.loss_and_accuracy(logits, dataset.test_labels)
+    _, accuracy = loss_and_accuracy(logits, dataset.test_labels)
     assert steps == 320 and accuracy > 0.5, f"accuracy {accuracy:.2f} after {steps} steps"
 
 

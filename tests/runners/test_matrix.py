@@ -30,7 +30,7 @@ from runners.measure import compile_cache, math_backend, profiles, provenance, r
 from runners.measure.output_lock import LOCK_FILE
 from runners.measure.protocol import TIMING_PROTOCOL
 from runners.measure.record import RUN_ORDER_SCHEME, record_path
-from runners.workloads.resnet18 import data
+from runners.workloads.resnet18.dataset import DataError
 
 RUNNERS = [sys.executable, "-m", "runners.cli"]
 #: each trainer's precision flags under the fp32 policy, as its framework reports them on a CPU
@@ -377,7 +377,7 @@ def test_framework_not_installed_is_a_usage_error(monkeypatch, tmp_path, capsys)
 
 def test_data_that_cannot_be_had_is_a_failure_not_a_usage_error(monkeypatch, tmp_path, capsys):
     def no_data(*args, **kwargs):
-        raise data.DataError("could not download CIFAR-10")
+        raise DataError("could not download CIFAR-10")
 
     monkeypatch.setattr(run, "measure_or_fail", no_data)
     assert cli.main(["run", "--framework", "jax", "--out", str(tmp_path)]) == 1

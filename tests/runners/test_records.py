@@ -18,7 +18,7 @@ from runners.measure import cpu_identity, host_memory, machine_load, mfu, proven
 from runners.measure.profiles import expand
 from runners.measure.protocol import RECORD_RULES, TIMING_PROTOCOL
 from runners.measure.record import Measured, failed_record, ok_record
-from runners.workloads.resnet18 import arch
+from runners.workloads.resnet18 import arch, data
 
 CONFIG = expand("smoke", version_of={"torch": "2.14.1"}.get, frameworks=["torch"])[0]
 #: the frameworks whose runs were written as ``fwbench.run/2`` records
@@ -460,7 +460,7 @@ def test_a_run_that_fails_keeps_its_load_and_place(monkeypatch):
         raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")  # in PyTorch's words: a torch run
 
     monkeypatch.setattr(run, "framework_environment", lambda device, cache, persistent: {})
-    monkeypatch.setattr(run.data, "load", broken_data)
+    monkeypatch.setattr(data, "load", broken_data)
     failed_run = run.measure_or_fail(CONFIG, progress=False, run_order=record.run_order(1, 2))
     validate(failed_run, kind="fwbench.run/3")
     assert failed_run["status"] == "oom" and failed_run["config"]["run_order"]["position"] == 1

@@ -32,6 +32,7 @@ from fwbench.cliargs import positive_int
 from runners.frameworks.precision import PRECISION_POLICIES
 from runners.workloads import make_trainer
 from runners.workloads.resnet18 import arch, data
+from runners.workloads.resnet18.dataset import epoch_batches
 
 #: the instruction kinds the table shows, in its order (any other kind counts in "all" only)
 KINDS = ("convolution", "transpose", "copy", "reduce", "fusion")
@@ -62,7 +63,7 @@ def compiled_step(framework: str, batch_size: int, precision: str, device: str):
     """``framework``'s ResNet-18 training step, compiled for one batch of ``batch_size`` synthetic images."""
     trainer = make_trainer("resnet18", framework, arch.init_weights(0), "compiled", device=device, precision=precision)
     dataset = data.synthetic(batch_size, 1)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
+    images, labels = epoch_batches(dataset.train_images, dataset.train_labels, 0, 0, batch_size)
     ((x, y),) = trainer.to_device(images, labels)
     state = trainer.stats if framework == "jax" else trainer.buffers  # the running statistics, as each names them
     lowered = trainer.step_fn.lower(trainer.params, state, trainer.opt_state, x, y, np.float32(0.1))

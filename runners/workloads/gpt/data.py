@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from runners.workloads.gpt.arch import DEFAULT, VOCAB, GPTConfig
-from runners.workloads.resnet18.data import DataError
+from runners.workloads.resnet18.dataset import DataError
 
 #: the stream is one fixed data set, like CIFAR-10; run seeds change the order of its sequences, not its text
 GRAMMAR_SEED = 20260101
@@ -101,7 +101,7 @@ NAME = "grammar"
 class Dataset:
     """Sequences of ``context + 1`` tokens (``token_stream``'s): a model reads the first ``context`` and predicts the
     last. The three methods are what ``runners.measure.run`` asks of every workload's data set (ResNet-18's:
-    ``runners.workloads.resnet18.data``)."""
+    ``runners.workloads.resnet18.dataset``)."""
 
     name: str
     train: np.ndarray  # (sequences, context + 1)

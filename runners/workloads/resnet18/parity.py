@@ -29,6 +29,7 @@ from runners.workloads.parity_captures import (
     run_plans,
 )
 from runners.workloads.resnet18 import arch, data, recipe
+from runners.workloads.resnet18.dataset import epoch_batches
 
 PARITY_BATCH = 16
 PARITY_STEPS = 3
@@ -52,7 +53,7 @@ def capture(
     policy ``precision``."""
     weights = arch.init_weights(seed, random_bn=True)  # random BN makes every BN field matter
     dataset = data.synthetic(batch_size * steps, batch_size)
-    images, labels = data.epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
+    images, labels = epoch_batches(dataset.train_images, dataset.train_labels, seed, 0, batch_size)
     trainer = make_trainer(name, weights, mode, device="cpu", dtype=dtype, precision=precision)
     batches = trainer.to_device(images, labels)
     out = {

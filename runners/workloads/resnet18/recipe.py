@@ -56,7 +56,7 @@ def conv_padding(kernel: int) -> int:
     return kernel // 2
 
 
-# --- Data: augmentation and normalisation (runners.workloads.resnet18.data)
+# --- Data: augmentation and normalisation (runners.workloads.resnet18.dataset)
 # ---------------------------------------------------------
 #: pixels of zero padding on each side before the random 32×32 crop (the standard CIFAR pad-4 crop)
 CROP_PADDING = 4
