@@ -13,13 +13,13 @@ its own strict-fp32 run (float32, random BatchNorm statistics, batch 16, on the 
 and torchax jitted, whose fp32 run is also their compiled float32 capture above), and a planted wrong cast that the
 bf16 bounds catch.
 
-Measured on the 2-core development VM (Intel Xeon, torch 2.14.1, TensorFlow 2.21 with Keras 3.15, JAX 0.10.2 with
+Measured on the 2-core development VM (AMD EPYC, torch 2.14.1, TensorFlow 2.21 with Keras 3.15, JAX 0.10.2 with
 Flax 0.12.8, torchax 0.0.13), the worst of the four frameworks, ``max |a − b| / max |b|``:
 
 - ``default``: every quantity 0.0: a CPU has no TF32, so each framework's default is its strict float32.
-- ``bf16``: logits in training mode 2.2e-2 (torchax), in eval mode 1.3e-2 (JAX), loss 9.5e-4 (torchax), parameter
-  update 8.1e-1 (torchax; PyTorch 5.4e-1: bf16 keeps 8 bits of mantissa), running-mean update 4.9e-3 (JAX),
-  running-variance update 1.7e-2 (torchax).
+- ``bf16``: logits in training mode 2.3e-2 (TensorFlow), in eval mode 7.5e-3 (TensorFlow), loss 3.7e-4
+  (TensorFlow), parameter update 5.9e-1 (PyTorch: bf16 keeps 8 bits of mantissa), running-mean update 4.9e-3
+  (TensorFlow), running-variance update 1.7e-2 (PyTorch).
 - PyTorch's bf16 with its BatchNorm running statistics kept in bf16 (planted): running-mean update 1.35e-2,
   running-variance update 5.0e-2; with its parameters kept in bf16 (planted, the ``model.to(torch.bfloat16)``
   mistake): parameter update 83.

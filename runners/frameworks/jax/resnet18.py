@@ -3,8 +3,9 @@
 ``optax.add_decayed_weights`` before ``optax.sgd`` is PyTorch's coupled rule (g += wd·p); the step is
 a pure function of (params, batch stats, optimizer state) compiled with ``jax.jit``, the pattern of
 Flax's performance guide (``nnx.split`` once, no graph traversal per step). bf16 is Flax's mixed precision: every
-layer built with ``dtype=jnp.bfloat16`` and ``param_dtype=jnp.float32`` (``resnet18_model``), so parameters, gradients,
-optimizer state and BatchNorm statistics stay float32; the loss is taken in float32.
+convolution and the classifier built with ``dtype=jnp.bfloat16`` and ``param_dtype=jnp.float32``, each batch norm
+computing in float32 and returning bfloat16 (``resnet18_model``), so parameters, gradients, optimizer state and
+BatchNorm statistics stay float32; the loss is taken in float32.
 """
 
 from __future__ import annotations
