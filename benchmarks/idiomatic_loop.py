@@ -2,11 +2,12 @@
 them (``benchmarks/minimal_loops.py``): is fwbench's step as fast as the plain loop a user of the framework would
 write? ``benchmarks/harness_overhead.py`` times the runner around the same ``Trainer.train_step``.
 
-Without ``--device``, for each framework and mode, two worker processes (so that neither's threads, allocator or
-caches disturb the other) each build one loop and compile it; then they take turns (A B, B A, …), each timing
-``--steps`` steps between two syncs, and each pair gives a ratio Trainer ÷ minimal. Prints images/s, the median ratio
-(and that of the fastest rounds) and every pair's ratio; exits 1 when a median ratio is below ``--min-ratio``
-(0.97). A benchmark, not a test: on a busy machine single pairs stray far beyond the 3 % margin.
+Without ``--device``, for each precision policy (``--precisions``), framework and mode, two worker processes (so
+that neither's threads, allocator or caches disturb the other) each build one loop and compile it; then they take
+turns (A B, B A, …), each timing ``--steps`` steps between two syncs, and each pair gives a ratio Trainer ÷ minimal.
+Prints images/s, the median ratio (and that of the fastest rounds) and every pair's ratio; exits 1 when a median
+ratio is below ``--min-ratio`` (0.97). A benchmark, not a test: on a busy machine single pairs stray far beyond
+the 3 % margin.
 
 With ``--device`` (cpu, gpu, tpu or auto) it checks the JAX-based frameworks (``--frameworks``: JAX and PyTorch via
 torchax) in one process, since a TPU admits one process at a time: for each precision policy (``--precisions``) and
@@ -18,7 +19,7 @@ Trainer ÷ minimal with its 95 % interval over the rounds (``fwbench.decision``'
 the harness checks as JSON (``fwbench.harness_checks``), which the site reads to know how far each harness may stray.
 
     python benchmarks/idiomatic_loop.py [--configs torch:eager,torch:compiled,tensorflow:compiled,jax:compiled]
-        [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97]
+        [--precisions fp32,bf16] [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97]
     python benchmarks/idiomatic_loop.py --device tpu --precisions bf16,default --batch-sizes 256,1024 --steps 100
 """
 
@@ -178,11 +179,11 @@ class Built:
         """Nothing to end: the loop lives in this process."""
 
 
-def worker(framework: str, mode: str, variant: str, batch_size: int, steps: int) -> None:
-    """Build and compile one loop, then time a round each time a line arrives on stdin; one result line
-    (images/s) per round on stdout, after a first line with the set-up time."""
+def worker(framework: str, mode: str, variant: str, batch_size: int, steps: int, precision: str) -> None:
+    """Build and compile one loop under ``precision``, then time a round each time a line arrives on stdin; one result
+    line (images/s) per round on stdout, after a first line with the set-up time."""
     os.environ.update(framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
-    loop = Built(framework, mode, variant, batch_size, steps)
+    loop = Built(framework, mode, variant, batch_size, steps, precision=precision)
     print(MARK + json.dumps({"setup_seconds": loop.setup_seconds}), flush=True)
     for _ in sys.stdin:
         print(MARK + json.dumps({"images_per_second": loop.round()}), flush=True)
@@ -191,8 +192,10 @@ def worker(framework: str, mode: str, variant: str, batch_size: int, steps: int)
 class Worker:
     """One worker process of ``script`` and its line protocol (the same methods as ``Built``)."""
 
-    def __init__(self, script: str, framework: str, mode: str, variant: str, batch_size: int, steps: int):
-        command = [sys.executable, script, "--worker", framework, mode, variant, str(batch_size), str(steps)]
+    def __init__(
+        self, script: str, framework: str, mode: str, variant: str, batch_size: int, steps: int, precision: str
+    ):
+        command = [sys.executable, script, "--worker", framework, mode, variant, str(batch_size), str(steps), precision]
         self.name = (framework, variant)
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.setup_seconds = self.result()["setup_seconds"]
@@ -264,9 +267,9 @@ def report(config: str, result: dict) -> str:
 
 
 def in_workers(args: argparse.Namespace, script: str) -> int:
-    """Compare the Trainer with the minimal loop for each configuration, each loop in a worker process of its own,
-    in strict fp32 on the framework's default device; ``--out`` writes the harness checks; 1 if any median ratio is
-    below ``--min-ratio``."""
+    """Compare the Trainer with the minimal loop for each configuration under each precision policy asked, each loop
+    in a worker process of its own, on the framework's default device; ``--out`` writes the harness checks; 1 if any
+    median ratio is below ``--min-ratio``."""
     from runners.measure.harness import harness
     from runners.workloads import workload
 
@@ -274,21 +277,23 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     print(f"{'framework:mode':<21}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
     low, found = [], []
     hardware = run_hardware({"device_kind": "cpu"}) if args.out else None
-    for config in args.configs:
-        framework, mode = config.split(":")
-        result = interleave(
-            lambda name, m=mode: Worker(script, name[0], m, name[1], args.batch_size, args.steps),
-            [(framework, TRAINER), (framework, "minimal")],
-            2 * args.pairs,
-        )
-        print(report(config, result), flush=True)
-        if statistics.median(ratio_figures(*result["rates"].values())["ratios"]) < args.min_ratio:
-            low.append(config)
-        if args.out:
-            setting = {"precision": "fp32", "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
-            digest = {framework: harness(workload("resnet18").trainer_module(framework))["digest"]}
-            found += checks(setting, result, hardware, digest)
-            save_checks(args.out, found)
+    for precision in args.precisions:
+        for config in args.configs:
+            framework, mode = config.split(":")
+            result = interleave(
+                lambda name, m=mode, p=precision: Worker(script, name[0], m, name[1], args.batch_size, args.steps, p),
+                [(framework, TRAINER), (framework, "minimal")],
+                2 * args.pairs,
+            )
+            label = config if precision == "fp32" else f"{config} {precision}"
+            print(report(label, result), flush=True)
+            if statistics.median(ratio_figures(*result["rates"].values())["ratios"]) < args.min_ratio:
+                low.append(label)
+            if args.out:
+                setting = {"precision": precision, "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
+                digest = {framework: harness(workload("resnet18").trainer_module(framework))["digest"]}
+                found += checks(setting, result, hardware, digest)
+                save_checks(args.out, found)
     if low:
         print(f"below {args.min_ratio}: {', '.join(low)}")
         return 1
@@ -430,8 +435,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=csv_of(str, PRECISION_POLICIES),
         default=["fp32"],
         metavar="P,…",
-        help="with --device: the precision policies, each in turn (default fp32; fp32 runs last, since it sets "
-        "JAX's matmul precision for the whole process)",
+        help="the precision policies, each in turn (default fp32; fp32 runs last, since it sets JAX's matmul "
+        "precision for the whole process)",
     )
     parser.add_argument(
         "--workload",
@@ -452,7 +457,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--min-ratio", type=positive_float, default=0.97, help="exit 1 below this median ratio (default 0.97)"
     )
     parser.add_argument("--out", type=Path, help="write the harness checks as JSON here")
-    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)  # internal: framework mode variant batch steps
+    # internal: framework mode variant batch steps precision
+    parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.device is None:
         args.configs = args.configs or list(CONFIGS)
@@ -472,8 +478,8 @@ def main(argv: list[str] | None = None, script: str = __file__) -> int:
     """Compare the Trainer with the minimal loops: in workers, or with ``--device`` in this process."""
     args = parse_args(argv)
     if args.worker:
-        framework, mode, variant, batch_size, steps = args.worker
-        worker(framework, mode, variant, int(batch_size), int(steps))
+        framework, mode, variant, batch_size, steps, precision = args.worker
+        worker(framework, mode, variant, int(batch_size), int(steps), precision)
         return 0
     return in_one_process(args) if args.device else in_workers(args, script)
 

@@ -4,8 +4,8 @@
 They are the tutorials' code, not fwbench's: their own ResNet-18 of the same shape
 (``runners.workloads.resnet18.arch``),
 the framework's default initialisation and layer defaults, SGD with momentum 0.9 and weight decay 5e-4 as the
-framework spells it. Each builder takes (images, labels) as NumPy (steps, batch, H, W, C), the mode, and where the
-framework lets it choose, the precision policy and device, and returns (step(i) running the i-th batch, sync).
+framework spells it. Each builder takes (images, labels) as NumPy (steps, batch, H, W, C), the mode, the precision
+policy and, where the framework lets it choose, the device, and returns (step(i) running the i-th batch, sync).
 Where they compute something else than fwbench, and what that costs:
 
 - **Padding at stride 2.** Keras' and Flax's ``"SAME"`` pads (0, 1) at stride 2 where fwbench (PyTorch's rule)
@@ -15,10 +15,13 @@ Where they compute something else than fwbench, and what that costs:
 - **BatchNorm.** Keras' and Flax's default momentum and epsilon where fwbench uses PyTorch's: constants only. The
   torchax loop, as torchax's ``train.make_train_step`` does, keeps no running statistics; fwbench's trainer does.
 - **Bookkeeping.** fwbench's step also returns the count of correct predictions (an argmax over batch × 10 logits).
-- **Precision and device.** Each uses true float32 (TF32 off) under ``fp32``, as fwbench's policy does. The JAX and
-  torchax loops take their device and precision settings from fwbench's ``training_device``; under ``bf16`` the Flax
-  loops build their layers as Flax's mixed precision does (``dtype=bfloat16``, float32 parameters), and the torchax
-  loop as JAX code does it: float32 master weights, a bfloat16 copy of weights and inputs for each forward pass.
+- **Precision and device.** Each uses true float32 (TF32 off) under ``fp32``, as fwbench's policy does. Under
+  ``bf16`` the PyTorch loop runs its forward pass and loss under ``torch.autocast`` (PyTorch's AMP recipe), the Keras
+  loop builds its model under the ``mixed_bfloat16`` policy with a float32 output (Keras' mixed precision guide).
+  The JAX and torchax loops take their device and precision settings from fwbench's ``training_device``; under
+  ``bf16`` the Flax loops build their layers as Flax's mixed precision does (``dtype=bfloat16``, float32
+  parameters), and the torchax loop as JAX code does it: float32 master weights, a bfloat16 copy of weights and
+  inputs for each forward pass.
 """
 
 from __future__ import annotations
@@ -72,12 +75,14 @@ def torch_resnet18():
     )
 
 
-def minimal_torch(images, labels, mode):
-    """PyTorch: the CIFAR ResNet-18 of kuangliu/pytorch-cifar, ``torch.optim.SGD``, ``torch.compile(model)``."""
+def minimal_torch(images, labels, mode, precision="fp32"):
+    """PyTorch: the CIFAR ResNet-18 of kuangliu/pytorch-cifar, ``torch.optim.SGD``, ``torch.compile(model)``; under
+    ``bf16`` the forward pass and the loss under ``torch.autocast``."""
     import torch
     import torch.nn.functional as F
 
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False  # float32, as fwbench
+    if precision == "fp32":  # true float32, as fwbench's policy
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     device = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -89,7 +94,8 @@ def minimal_torch(images, labels, mode):
 
     def step(i):
         optimizer.zero_grad()
-        loss = F.cross_entropy(forward(xs[i]), ys[i])
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=precision == "bf16"):
+            loss = F.cross_entropy(forward(xs[i]), ys[i])
         loss.backward()
         optimizer.step()
         return loss
@@ -97,14 +103,17 @@ def minimal_torch(images, labels, mode):
     return step, (torch.cuda.synchronize if device == "cuda" else lambda: None)
 
 
-def minimal_tensorflow(images, labels, mode):
+def minimal_tensorflow(images, labels, mode, precision="fp32"):
     """Keras 3: a functional ResNet-18 with ``padding="same"``, ``keras.optimizers.SGD``, and the custom step of
-    Keras' "training loop from scratch" guide under ``tf.function(jit_compile=True)``."""
+    Keras' "training loop from scratch" guide under ``tf.function(jit_compile=True)``; under ``bf16`` the model built
+    under the ``mixed_bfloat16`` policy, its output float32, as Keras' mixed precision guide builds it."""
     import keras
     import tensorflow as tf
     from keras import layers
 
-    tf.config.experimental.enable_tensor_float_32_execution(False)  # float32, as fwbench
+    if precision == "fp32":  # true float32, as fwbench's policy
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+    keras.mixed_precision.set_global_policy("mixed_bfloat16" if precision == "bf16" else "float32")
 
     def conv_bn(x, width, kernel, stride):
         x = layers.Conv2D(width, kernel, strides=stride, padding="same", use_bias=False)(x)
@@ -115,7 +124,9 @@ def minimal_tensorflow(images, labels, mode):
     for cin, cout, stride in blocks():
         y = conv_bn(layers.ReLU()(conv_bn(x, cout, 3, stride)), cout, 3, 1)
         x = layers.ReLU()(layers.add([y, conv_bn(x, cout, 1, stride) if stride != 1 or cin != cout else x]))
-    model = keras.Model(inputs, layers.Dense(arch.NUM_CLASSES)(layers.GlobalAveragePooling2D()(x)))
+    logits = layers.Dense(arch.NUM_CLASSES)(layers.GlobalAveragePooling2D()(x))
+    model = keras.Model(inputs, layers.Activation("linear", dtype="float32")(logits))  # the guide's float32 output
+    keras.mixed_precision.set_global_policy("float32")  # the layers keep the policy they were built under
     optimizer = keras.optimizers.SGD(LR, momentum=MOMENTUM, weight_decay=WEIGHT_DECAY)
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

@@ -144,3 +144,17 @@ def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_
         assert check["ratios"] == pytest.approx(ratios) and check["ratio"] == pytest.approx(statistics.median(ratios))
         assert len(check["harness"]) == 12
     assert done.stdout.count(" rounds\n") == len(found["checks"])
+
+
+@pytest.mark.slow
+def test_worker_processes_check_the_precision_asked(tmp_path):
+    """Without ``--device``: the trainer and the tutorial loop, each in a worker of its own, under bf16."""
+    out = tmp_path / "checks.json"
+    command = [sys.executable, str(SCRIPT), "--configs", "torch:eager", "--precisions", "bf16", "--batch-size", "2"]
+    command += ["--steps", "1", "--pairs", "1", "--min-ratio", "0.01", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "torch:eager bf16" in done.stdout
+    (check,) = json.loads(out.read_text())["checks"]
+    assert (check["framework"], check["mode"], check["precision"], check["batch_size"]) == ("torch", "eager", "bf16", 2)
+    assert check["reference"] == idiomatic_loop.REFERENCES["resnet18", "torch", "minimal"]
