@@ -261,7 +261,7 @@ def report(config: str, result: dict) -> str:
     pairs = " ".join(f"{r:.3f}" for r in ratios)
     setup = ", ".join(f"{v} {s:.0f} s" for (_, v), s in result["setup"].items())
     return (
-        f"{config:<21}{statistics.median(trainer):>9.1f}{statistics.median(minimal):>9.1f}"
+        f"{config:<26}{statistics.median(trainer):>9.1f}{statistics.median(minimal):>9.1f}"
         f"{statistics.median(ratios):>7.3f}{max(trainer) / max(minimal):>7.3f}  pairs {pairs}  (set-up {setup})"
     )
 
@@ -274,7 +274,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     from runners.workloads import workload
 
     print(f"batch {args.batch_size}, {args.steps} steps per round, {2 * args.pairs} rounds; images/s, medians")
-    print(f"{'framework:mode':<21}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
+    print(f"{'framework:mode':<26}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
     low, found = [], []
     hardware = run_hardware({"device_kind": "cpu"}) if args.out else None
     for precision in args.precisions:
