@@ -4,7 +4,7 @@ precision), or, where an end is not decided, what is missing and about how long 
 
 A verdict needs n = 3 paired rounds in a sitting (``fwbench.stats.MIN_RUNS_FOR_INTERVAL``), and ``make site`` goes
 on in the machine's latest sitting: an end short of them needs the rounds it lacks there, one not run in that sitting
-all of them, each timed from the machine's records (``generator.records.round_time``), as the matrix estimates its
+all of them, each timed from the machine's records (``generator.records.matrix_ends``), as the matrix estimates its
 ends; an end undecided at n = 3 or more decides only with further rounds, each of a round's time.
 """
 
