@@ -96,8 +96,8 @@ def is_checkout(repo: Path) -> bool:
 
 
 class Commits:
-    """Whether a commit is in a checkout's history (``git cat-file``) and its date (``git show``), each asked once
-    per commit."""
+    """Whether a commit is in a checkout's history (an ancestor of its HEAD: a commit whose object is only on a side
+    branch is absent from a clone of the main line) and its date (``git show``), each asked once per commit."""
 
     def __init__(self, repo: Path | None):
         self.repo = repo if repo is not None and is_checkout(repo) else None
@@ -129,7 +129,7 @@ class Commits:
         if commit not in self._known:
             try:
                 done = subprocess.run(
-                    ["git", "-C", str(self.repo), "cat-file", "-e", f"{commit}^{{commit}}"],
+                    ["git", "-C", str(self.repo), "merge-base", "--is-ancestor", commit, "HEAD"],
                     capture_output=True,
                     timeout=30,
                     check=False,

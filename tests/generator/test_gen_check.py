@@ -563,3 +563,35 @@ def test_harness_checks_pass_as_what_they_are_and_a_bad_one_is_named_with_its_fi
     report = check_paths([tmp_path], repo=None)
     assert not report.failures.get(good) and "valid harness checks" in " ".join(n[1] for n in report.notes)
     assert "field 'checks[0].ratio': expected a number" in " ".join(f[1] for f in report.failures[bad])
+
+
+def test_a_commit_only_on_a_side_branch_is_not_in_the_history(tmp_path):
+    """A record made from a commit that never reached the main line fails, although the checkout holds its object:
+    a clean clone of the main line would not."""
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    repo.mkdir()
+    git("init", "-q", "-b", "main")
+    git("commit", "-q", "--allow-empty", "-m", "main line")
+    main_line = git("rev-parse", "HEAD")
+    git("checkout", "-q", "-b", "side")
+    git("commit", "-q", "--allow-empty", "-m", "side branch")
+    side = git("rev-parse", "HEAD")
+    git("checkout", "-q", "main")
+    place(tmp_path / "on-main", tampered(submitted(), "software", "git_commit", main_line))
+    place(tmp_path / "on-side", tampered(submitted(), "software", "git_commit", side))
+    history = [line for line in check_paths([tmp_path / "on-main"], repo=repo).failure_lines() if "history" in line]
+    assert not history
+    assert any(
+        f"software.git_commit {side} is not in this repository's history" in line
+        for line in check_paths([tmp_path / "on-side"], repo=repo).failure_lines()
+    )
