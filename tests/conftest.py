@@ -1,12 +1,17 @@
 """The record factories of tests/generator (``gen_records``, ``probe_records``) importable from every test folder:
-pytest puts only a test file's own folder on the path. The heaviest test files first, for `make test`'s schedule, and
-the frameworks' idle threads asleep."""
+pytest puts only a test file's own folder on the path. The heaviest test files first, for `make test`'s schedule, the
+frameworks' idle threads asleep, and one JAX compilation cache for the whole run."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from runners.frameworks.jax.compile_cache import variables as jax_cache_variables
 
 sys.path.insert(0, str(Path(__file__).parent / "generator"))
 
@@ -15,6 +20,16 @@ sys.path.insert(0, str(Path(__file__).parent / "generator"))
 #: files) took 205-207 s and 375 CPU-s, against 220-223 s and 404-409 CPU-s. It changes no result: how a thread waits,
 #: not what it computes.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+#: one JAX (and torchax) compilation cache for the run, made here in `make test`'s first process and inherited by its
+#: workers and every process they start: the parity captures, the trainers' tests and the loops compile many of the
+#: same programs in different files, and each then compiles once (on the 2-core VM the suite took 394 s with it, 441-488
+#: s without). It changes no result: JAX's cache returns the executable its compile would make. The runs under test
+#: keep their own rule: a cold one turns the cache off, a matrix's configuration has its own (``compile_cache``).
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    _jax_cache = tempfile.mkdtemp(prefix="fwbench-tests-jax-cache-")
+    os.environ.update(jax_cache_variables((_jax_cache,), persistent=True))
+    atexit.register(shutil.rmtree, _jax_cache, ignore_errors=True)
 
 #: the test files that keep one worker busy for 7 s or more (``pytest --durations``, 2 workers), dearest first.
 #: `make test` hands files to its two workers in collection order (``--dist loadfile --no-loadscope-reorder``; xdist's

@@ -44,15 +44,28 @@ def test_a_run_keeps_its_temporary_files_in_its_cache_directory_and_leaves_the_p
     assert cache_state("torch", str(tmp_path)) == "cold", "temporary files are no compiled code"
 
 
-def test_jax_keeps_compiled_code_only_when_the_cache_is_shared(tmp_path):
+JIT_ONE_PROGRAM = "import jax, jax.numpy as jnp; jax.jit(lambda x: x * 2 + 1)(jnp.ones(3)).block_until_ready()"
+
+
+def test_jax_keeps_compiled_code_only_when_the_cache_is_shared_even_where_the_environment_names_one(tmp_path):
+    """A cold run's JAX writes nothing to a cache its environment names (a user's ``JAX_COMPILATION_CACHE_DIR``),
+    so that it never reads one either; a shared directory gets the compiled program."""
     fresh, shared = cache_environment(str(tmp_path), persistent=False), cache_environment(str(tmp_path), True)
-    assert "JAX_COMPILATION_CACHE_DIR" not in fresh  # a cold run compiles as JAX does out of the box
     assert shared["JAX_COMPILATION_CACHE_DIR"] == str(tmp_path / "jax")
     assert shared["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == shared["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"]
     assert fresh["TORCHINDUCTOR_CACHE_DIR"] == shared["TORCHINDUCTOR_CACHE_DIR"] == str(tmp_path / "inductor")
     assert not any(name.startswith("TORCHINDUCTOR_") and not name.endswith("_CACHE_DIR") for name in shared), (
         "no Inductor setting: the run would be a tuned one"
     )
+    # a user's cache that keeps every program, however quick to compile
+    users = {"JAX_COMPILATION_CACHE_DIR": str(tmp_path / "users-cache")} | dict.fromkeys(
+        ("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"), "0"
+    )
+    for environment, written in ((fresh, False), (shared, True)):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", **users, **environment}
+        subprocess.run([sys.executable, "-c", JIT_ONE_PROGRAM], env=env, check=True, capture_output=True, timeout=120)
+        cache = Path(env["JAX_COMPILATION_CACHE_DIR"])
+        assert any(path.is_file() for path in cache.rglob("*")) == written, environment
 
 
 def test_tensorflow_keeps_xla_executables_only_when_the_cache_is_shared_after_the_users_own_flags(
