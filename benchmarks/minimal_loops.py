@@ -259,12 +259,13 @@ def minimal_torchax(images, labels, mode, precision="fp32", device="auto"):
     import optax
     import torch
     import torch.nn.functional as F
-    from torchax.interop import JittableModule
 
     from runners.frameworks.torchax.shim import torchax_environment
 
     target = training_device(device, precision)
-    env = torchax_environment()
+    env = torchax_environment()  # imports torchax, through the shim where this PyTorch lacks an operator it names
+    from torchax.interop import JittableModule
+
     compute = jnp.bfloat16 if precision == "bf16" else jnp.float32
     module = JittableModule(torch_resnet18())
     weights = {k: jax.device_put(v.detach().numpy(), target) for k, v in module.params.items()}

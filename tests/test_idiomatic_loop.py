@@ -91,6 +91,25 @@ def test_the_minimal_gpt_loops_train_their_model(framework):
     assert last < first
 
 
+#: builds the minimal torchax loop in a process where nothing imported torchax before it
+MINIMAL_TORCHAX_ALONE = """
+from benchmarks import idiomatic_loop, minimal_loops
+from runners.workloads import workload
+images, labels = idiomatic_loop.batches(workload("resnet18"), 2, 1)
+minimal_loops.minimal_torchax(images, labels, "compiled", device="cpu")
+"""
+
+
+def test_the_minimal_torchax_loop_builds_in_a_process_of_its_own():
+    """On a PyTorch that lacks aten operators torchax names, torchax imports only through fwbench's shim: the
+    reference loop makes its environment before it imports torchax, as the trainer does, so that it builds whichever
+    loop a process builds first."""
+    done = subprocess.run(
+        [sys.executable, "-c", MINIMAL_TORCHAX_ALONE], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
     found = checks("default", V5E)[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
     assert found["ratio"] == pytest.approx(statistics.median([0.99, 1.0, 1.01, 1000 / 1020]))
