@@ -101,6 +101,19 @@ def test_under_bf16_every_batch_norm_returns_bfloat16_as_pytorchs_does_so_relu_a
     assert relu_dtypes("bf16") == ["bfloat16"] * 17  # the stem's and two per BasicBlock
 
 
+@pytest.mark.slow
+def test_the_trainers_batch_norm_stays_inside_its_own_trace():
+    """torchax's environment is one per process: once a trainer has traced its step, another torchax program in the
+    process (the reference loop a harness check measures the trainer against) gets torchax's own batch norm, whose
+    float32 weight makes a bfloat16 input's output float32, not the trainer's."""
+    assert "bf16" in step_program("bf16")
+    env = shim.torchax_environment()
+    x, weight, bias = torch.ones((4, 3, 2, 2), dtype=torch.bfloat16), torch.ones(3), torch.zeros(3)
+    with env:
+        out = torch.nn.functional.batch_norm(env.to_xla(x), None, None, env.to_xla(weight), env.to_xla(bias), True)
+    assert out.dtype == torch.float32
+
+
 def test_the_batch_norm_shim_computes_what_pytorchs_own_batch_norm_does_dtype_and_running_statistics_included():
     env = shim.torchax_environment()
     rng = np.random.default_rng(0)

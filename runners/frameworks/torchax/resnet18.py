@@ -47,7 +47,6 @@ class Trainer:
         self.dtype = np.dtype(dtype)  # float64 only for parity tests
         self.device = training_device(device, precision, self.dtype)
         self.env = shim.torchax_environment()
-        shim.use_pytorch_batch_norm(self.env)
         from torchax.interop import JittableModule
 
         self.model = self._build_model(precision).to(getattr(torch, dtype))
@@ -92,7 +91,7 @@ class Trainer:
         self.model.train(training)  # read while tracing: batch or running statistics
         torch_params, torch_buffers, torch_x = self.env.j2t_iso((params, buffers, x))
         autocast = self.env.override_property(autocast_dtype=self.autocast_dtype)
-        with self.env, autocast, shim.pytorch_autocast_entries():
+        with self.env, autocast, shim.pytorch_autocast_entries(), shim.pytorch_batch_norm_in(self.env):
             logits = self.module.functional_call("forward", torch_params, torch_buffers, torch_x)
         return self.env.t2j_iso(logits).astype(self.dtype), self.env.t2j_iso(torch_buffers)
 

@@ -154,8 +154,22 @@ def pytorch_batch_norm(
     return y.to(input.dtype)
 
 
-def use_pytorch_batch_norm(env) -> None:
-    """Make torchax environment ``env`` run ``torch.nn.functional.batch_norm`` as ``pytorch_batch_norm``."""
+@contextlib.contextmanager
+def pytorch_batch_norm_in(env):
+    """Within the block, torchax environment ``env`` runs ``torch.nn.functional.batch_norm`` as
+    ``pytorch_batch_norm``; afterwards as before. The environment is torchax's one per process: set for good, the
+    override reached every other torchax program the process traced afterwards, such as the reference loop
+    ``benchmarks/idiomatic_loop.py`` measures the trainer against. torchax has an operator's override but not its
+    removal, so the block restores its table's entry itself."""
     import torch
 
-    env.override_op_definition(torch.nn.functional.batch_norm, pytorch_batch_norm)
+    op = torch.nn.functional.batch_norm
+    before = env._ops.get(op)
+    env.override_op_definition(op, pytorch_batch_norm)
+    try:
+        yield
+    finally:
+        if before is None:
+            del env._ops[op]
+        else:
+            env._ops[op] = before
