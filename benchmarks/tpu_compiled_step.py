@@ -1,20 +1,21 @@
 """A TPU v5e's compiled training step, without a TPU: the compiler's estimate of each kernel's cycles and the
 program's memory, for fwbench's trainer beside the loops it is checked against (``idiomatic_loop.LOOPS``).
 
-libtpu compiles for a TPU topology on any x86-64 machine (``jax.experimental.topologies``), so a trainer change can be
-weighed against its reference before device time is spent. Each loop is built on the CPU as ``idiomatic_loop``
+libtpu compiles for a TPU topology on any x86-64 machine (``jax.experimental.topologies``), so what a trainer change
+does to the compiled program, and whether a batch fits, can be seen before device time is spent. Each loop is built on the CPU as ``idiomatic_loop``
 builds it; its first step is stopped at its ``jax.jit`` call, whose arguments (shapes, dtypes) are then compiled for
 one v5e chip. For each loop it prints the kernels the chip would run, the sum of their ``estimated_cycles`` (XLA's TPU
 cost model, in each kernel's backend config), the bytes XLA expects the step to access, and the device memory the
 step needs (its arguments, outputs not donated, and temporaries) against the chip's (from a committed v5e record).
 Then the kernel groups where the trainer's estimate differs most from each reference's.
 
-The estimates are a model, not a measurement: they rank programs and point at the kernels that differ (layout copies,
-reductions not fused), and the harness check on the chip (``idiomatic_loop.py --device tpu``) decides. On the v5e
-they ranked correctly where the chip's ratio was far from 1 and were off by a few points in size (torchax bf16 at
-batch 64: estimated 0.95, measured 0.92; JAX before its float32 batch norm against Flax linen at batch 256:
-estimated 0.82, measured 0.955). The memory figure is the compiler's own buffer assignment: a step that does not fit
-would fail to load.
+The estimates are XLA's cost model, not a measurement, and on the v5e they did not rank steps whose speeds were
+within 20 %: against the chip's bf16 ratios, JAX's trainer before its float32 batch norm ÷ Flax linen at batch 256
+was estimated 0.825 (measured 0.955), the same trainer ÷ the Flax NNX loop 1.036 (measured 0.989), and torchax's
+trainer ÷ a reference running fwbench's batch norm at batch 64 1.178 (measured 0.919). Read them for what a program
+holds (layout copies, reductions not fused, the kernel groups that differ) and let the harness check on the chip
+(``idiomatic_loop.py --device tpu``) give the ratio. The memory figure is the compiler's own buffer assignment: a
+step that does not fit would fail to load.
 
     pip install libtpu        # the build jax[tpu] names for this JAX
     python benchmarks/tpu_compiled_step.py --framework torchax --precision bf16 --batch-size 64
