@@ -2,12 +2,12 @@
 program's memory, for fwbench's trainer beside the loops it is checked against (``idiomatic_loop.LOOPS``).
 
 libtpu compiles for a TPU topology on any x86-64 machine (``jax.experimental.topologies``), so what a trainer change
-does to the compiled program, and whether a batch fits, can be seen before device time is spent. Each loop is built on the CPU as ``idiomatic_loop``
-builds it; its first step is stopped at its ``jax.jit`` call, whose arguments (shapes, dtypes) are then compiled for
-one v5e chip. For each loop it prints the kernels the chip would run, the sum of their ``estimated_cycles`` (XLA's TPU
-cost model, in each kernel's backend config), the bytes XLA expects the step to access, and the device memory the
-step needs (its arguments, outputs not donated, and temporaries) against the chip's (from a committed v5e record).
-Then the kernel groups where the trainer's estimate differs most from each reference's.
+does to the compiled program, and whether a batch fits, can be seen before device time is spent. Each loop is built on
+the CPU as ``idiomatic_loop`` builds it; its first step is stopped at its ``jax.jit`` call, whose arguments (shapes,
+dtypes) are then compiled for one v5e chip. For each loop it prints the kernels the chip would run, the sum of their
+``estimated_cycles`` (XLA's TPU cost model, in each kernel's backend config), the bytes XLA expects the step to access,
+and the device memory the step needs (its arguments, outputs not donated, and temporaries) against the chip's (from a
+committed v5e record). Then the kernel groups where the trainer's estimate differs most from each reference's.
 
 The estimates are XLA's cost model, not a measurement, and on the v5e they did not rank steps whose speeds were
 within 20 %: against the chip's bf16 ratios, JAX's trainer before its float32 batch norm ÷ Flax linen at batch 256
@@ -103,12 +103,23 @@ def held_step(spec, framework: str, variant: str, precision: str, batch_size: in
         step, _ = idiomatic_loop.LOOPS[spec.name][framework][variant](
             inputs, targets, "compiled", precision=precision, device="cpu", **sized
         )
-        for held in made:
-            held.armed = True
-        with contextlib.suppress(Stopped):
-            step(0)
-    (called,) = [held for held in made if held.arguments is not None]
+        called = first_call(made, lambda: step(0))
     return called.jitted, called.arguments
+
+
+def first_call(made: list[HeldCall], call) -> HeldCall:
+    """The jitted function of ``made`` that ``call`` calls first, holding its arguments; every one of ``made`` runs
+    as usual afterwards (those a library made at its import, optax's, run inside the step's trace)."""
+    for held in made:
+        held.armed = True
+    try:
+        with contextlib.suppress(Stopped):
+            call()
+    finally:
+        for held in made:
+            held.armed = False
+    (called,) = [held for held in made if held.arguments is not None]
+    return called
 
 
 def compiled_for_tpu(jitted, arguments, device):
@@ -233,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
                     compiled_for_tpu(*held_step(spec, args.framework, variant, args.precision, batch_size), device)
                 )
             except Exception as exc:  # a program that does not compile (out of memory) is a finding, not a crash
-                print(f"{label:<34}  not compiled: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+                print(f"{label:<34}  not compiled: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")
                 continue
             print(report(label, found[variant], memory), flush=True)
         trainer = found.get(idiomatic_loop.TRAINER)

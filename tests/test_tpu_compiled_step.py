@@ -37,6 +37,17 @@ def test_a_loops_step_is_held_at_its_jit_call_with_its_arguments_and_never_runs(
     assert jitted._cache_size() == 0, "held before it traced or ran"
 
 
+def test_a_jitted_function_made_inside_the_block_runs_on_inside_the_held_step_once_it_is_lowered():
+    """A library imported while the loop is built (optax) makes its own jitted functions then: the step's trace calls
+    them, and they must run as usual once the step is held."""
+    with tpu_compiled_step.held_jit_calls() as made:
+        inner = jax.jit(lambda x: x * 2.0)
+        outer = jax.jit(lambda x: inner(x) + 1.0)
+        held = tpu_compiled_step.first_call(made, lambda: outer(jax.numpy.ones(3)))
+    assert held.jitted is outer.jitted and held.arguments[0][0].shape == (3,)
+    assert "mul" in held.jitted.lower(*held.arguments[0]).as_text()
+
+
 def test_without_libtpu_it_says_so_in_one_line(monkeypatch, capsys):
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "libtpu" else find_spec(name, *a))
