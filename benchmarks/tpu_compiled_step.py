@@ -49,9 +49,9 @@ DEVICE_NAME = "TPU v5 lite"
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "runs"
 #: one kernel of a compiled module's text: its name, result type and opcode, and its backend config's estimate
 KERNEL = re.compile(r'^\s*(?:ROOT )?%(\S+) = (.+?) ([a-z][\w-]*)\(.*"estimated_cycles":"(\d+)"', re.MULTILINE)
-#: the words of a kernel's ``op_name`` that name what it computes: the framework's operator and any jvp/transpose
 #: where an argument's root name ends in an ``op_name`` that names an argument (``params['fc.weight']``)
 ARGUMENT_ROOT = re.compile(r"[.\[]")
+#: the words of a kernel's ``op_name`` that name what it computes: the framework's operator and any jvp/transpose
 OP_WORD = re.compile(r"(transpose|jvp)\(|(aten::[\w.]+)|([a-z_]+)$")
 
 
@@ -197,6 +197,7 @@ def chip_memory(results: Path = RESULTS) -> int | None:
 
 
 def report(label: str, found: dict, memory: int | None) -> str:
+    """One loop's line: kernels, estimated Mcycles, GB read and written, GiB needed and whether the chip holds it."""
     fits = "" if memory is None else ("  fits" if found["memory_bytes"] <= memory else "  DOES NOT FIT")
     return (
         f"{label:<34}{found['kernels']:>8}{found['estimated_cycles'] / 1e6:>12.3f}"
@@ -215,24 +216,40 @@ def differences(trainer: dict, reference: dict, count: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workload", choices=sorted(idiomatic_loop.LOOPS), default="resnet18")
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name,
+        description=__doc__.split("\n\n")[0],
+        epilog="needs libtpu; examples:\n" + __doc__.rstrip().rsplit("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--workload", choices=sorted(idiomatic_loop.LOOPS), default="resnet18", help="(default resnet18)"
+    )
     parser.add_argument("--size", help="the GPT's named size (default: the workload's own)")
-    parser.add_argument("--framework", choices=idiomatic_loop.ONE_PROCESS_FRAMEWORKS, default="jax")
-    parser.add_argument("--precision", choices=tuple(PRECISION_POLICIES), default="bf16")
+    parser.add_argument(
+        "--framework", choices=idiomatic_loop.ONE_PROCESS_FRAMEWORKS, default="jax", help="whose loops (default jax)"
+    )
+    parser.add_argument(
+        "--precision", choices=tuple(PRECISION_POLICIES), default="bf16", help="precision policy (default bf16)"
+    )
     parser.add_argument("--batch-size", type=csv_of(positive_int), default=[256], metavar="N,…", help="(default 256)")
-    parser.add_argument("--differences", type=int, default=8, help="kernel groups to list per reference (default 8)")
+    parser.add_argument(
+        "--differences", type=positive_int, default=8, help="kernel groups to list per reference (default 8)"
+    )
     args = parser.parse_args(argv)
+    try:
+        spec = workload(args.workload).at(args.size)
+    except ValueError as exc:
+        parser.error(f"--size: {exc}")
     if importlib.util.find_spec("libtpu") is None:
-        parser.exit(2, "tpu_compiled_step: libtpu is not installed (pip install libtpu): it compiles for the TPU\n")
+        parser.exit(2, f"{parser.prog}: libtpu is not installed (pip install libtpu): it compiles for the TPU\n")
     os.environ["JAX_PLATFORMS"] = "cpu"  # the loops build on the CPU; the topology's TPU is only compiled for
     from jax.experimental import topologies
 
     (device,) = topologies.get_topology_desc(platform="tpu", num_slices=1, **TOPOLOGY).devices
-    spec = workload(args.workload).at(args.size)
     memory = chip_memory()
     print(
-        f"{'loop':<34}{'kernels':>8}{'Mcycles':>12}{'GB read':>10}{'GiB':>10}  (chip: {device.device_kind}"
+        f"{'loop':<34}{'kernels':>8}{'Mcycles':>12}{'GB r+w':>10}{'GiB':>10}  (chip: {device.device_kind}"
         f"{'' if memory is None else f', {memory / 2**30:.2f} GiB'})"
     )
     for batch_size in args.batch_size:

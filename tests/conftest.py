@@ -23,9 +23,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 #: one JAX (and torchax) compilation cache for the run, made here in `make test`'s first process and inherited by its
 #: workers and every process they start: the parity captures, the trainers' tests and the loops compile many of the
-#: same programs in different files, and each then compiles once (on the 2-core VM the suite took 394 s with it, 441-488
-#: s without). It changes no result: JAX's cache returns the executable its compile would make. The runs under test
-#: keep their own rule: a cold one turns the cache off, a matrix's configuration has its own (``compile_cache``).
+#: same programs in different files, and each then compiles once (on the 2-core VM, Inductor's cache warm, the suite
+#: took 427 s with it and 454 s without). It changes no result: JAX's cache returns the executable its compile would
+#: make. The runs under test keep their own rule: a cold one turns the cache off, a matrix's configuration has its own
+#: (``compile_cache``).
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     _jax_cache = tempfile.mkdtemp(prefix="fwbench-tests-jax-cache-")
     os.environ.update(jax_cache_variables((_jax_cache,), persistent=True))

@@ -31,9 +31,9 @@ def test_each_kernel_of_a_tpu_compiled_step_is_read_with_its_estimate_and_group(
 
 
 def test_a_loops_step_is_held_at_its_jit_call_with_its_arguments_and_never_runs():
-    jitted, (args, kwargs) = tpu_compiled_step.held_step(workload("resnet18"), "jax", "minimal", "fp32", 2)
+    jitted, (args, kwargs) = tpu_compiled_step.held_step(workload("gpt").at("gpt2-tiny"), "jax", "minimal", "fp32", 2)
     shapes = [getattr(leaf, "shape", None) for leaf in jax.tree_util.tree_leaves((args, kwargs))]
-    assert (2, 32, 32, 3) in shapes  # the batch of images
+    assert (2, 128) in shapes  # the batch of token sequences
     assert jitted._cache_size() == 0, "held before it traced or ran"
 
 
@@ -55,5 +55,14 @@ def test_without_libtpu_it_says_so_in_one_line(monkeypatch, capsys):
         tpu_compiled_step.main(["--framework", "torchax", "--batch-size", "64"])
     assert ended.value.code == 2
     assert capsys.readouterr().err.splitlines() == [
-        "tpu_compiled_step: libtpu is not installed (pip install libtpu): it compiles for the TPU"
+        "tpu_compiled_step.py: libtpu is not installed (pip install libtpu): it compiles for the TPU"
     ]
+
+
+def test_a_size_the_workload_lacks_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as ended:
+        tpu_compiled_step.main(["--workload", "gpt", "--size", "huge"])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "tpu_compiled_step.py: error: --size: size 'huge': gpt has bytes-6x384, gpt2-small, gpt2-tiny"
+    )
