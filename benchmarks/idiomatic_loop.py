@@ -277,6 +277,8 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     print(f"{'framework:mode':<26}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
     low, found = [], []
     hardware = run_hardware({"device_kind": "cpu"}) if args.out else None
+    frameworks = dict.fromkeys(config.split(":")[0] for config in args.configs) if args.out else {}
+    digests = {name: harness(workload("resnet18").trainer_module(name))["digest"] for name in frameworks}
     for precision in args.precisions:
         for config in args.configs:
             framework, mode = config.split(":")
@@ -291,8 +293,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
                 low.append(label)
             if args.out:
                 setting = {"precision": precision, "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
-                digest = {framework: harness(workload("resnet18").trainer_module(framework))["digest"]}
-                found += checks(setting, result, hardware, digest)
+                found += checks(setting, result, hardware, {framework: digests[framework]})
                 save_checks(args.out, found)
     if low:
         print(f"below {args.min_ratio}: {', '.join(low)}")
