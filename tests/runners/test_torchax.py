@@ -128,3 +128,22 @@ def test_the_batch_norm_shim_computes_what_pytorchs_own_batch_norm_does_dtype_an
     np.testing.assert_allclose(np.asarray(env.t2j_iso(got), np.float32), expected.float().numpy(), atol=2e-2)
     for shimmed, eager in ((mean, eager_mean), (var, eager_var)):  # momentum 0.1, the unbiased variance
         np.testing.assert_allclose(np.asarray(env.t2j_iso(shimmed)), eager.numpy(), rtol=1e-3)
+
+
+def test_the_training_state_is_flattened_in_the_modules_order_not_sorted_by_name():
+    """JAX flattens a plain dict by sorted key (``fc`` before ``stem``); the compiled TPU step then relaid the
+    weights out through HBM each step. The state keeps the module's own order, for the optimizer's state too."""
+    trainer = make_trainer("torchax", arch.init_weights(0), "compiled", "cpu", "float32", "fp32")
+    module_order = [name for name, _ in trainer.model.named_parameters()]
+    assert module_order[0].startswith("stem") and module_order != sorted(module_order)
+
+    def flattened_names(tree) -> list[str]:
+        return [
+            jax.tree_util.keystr(path[-1:], simple=True) for path, _ in jax.tree_util.tree_flatten_with_path(tree)[0]
+        ]
+
+    assert flattened_names(trainer.params) == module_order
+    momenta = [leaf for leaf in jax.tree_util.tree_leaves(trainer.opt_state) if leaf.ndim > 0]
+    assert [m.shape for m in momenta] == [p.shape for p in trainer.params.values()]
+    buffers = [name for name, _ in trainer.model.named_buffers()]
+    assert flattened_names(trainer.buffers) == buffers

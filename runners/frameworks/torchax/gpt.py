@@ -56,7 +56,8 @@ class Trainer(resnet18.Trainer):
             names[id(torch_gpt.parameter(self.model, key)[0])]: arch.is_decayed(key)
             for key in arch.weight_names(self.config)
         }
-        return jax_gpt.clipped_adamw(lambda params: {name: decayed[name] for name in params})
+        # the mask takes the parameters' own container (an OrderedDict: ``Trainer._on_device``)
+        return jax_gpt.clipped_adamw(lambda params: type(params)((name, decayed[name]) for name in params))
 
     def _load(self, weights: dict[str, np.ndarray]) -> None:
         torch_gpt.load_weights(self.model, weights)
