@@ -21,6 +21,7 @@ the harness checks as JSON (``fwbench.harness_checks``), which the site reads to
     python benchmarks/idiomatic_loop.py [--configs torch:eager,torch:compiled,tensorflow:compiled,jax:compiled]
         [--precisions fp32,bf16] [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97]
     python benchmarks/idiomatic_loop.py --device tpu --precisions bf16,default --batch-sizes 256,1024 --steps 100
+        [--profile /tmp/idiomatic-profile]
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from runners.workloads.resnet18 import data  # noqa: E402
 from runners.workloads.resnet18.dataset import epoch_batches  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import device_profile  # noqa: E402
 import minimal_gpt_loops  # noqa: E402
 import minimal_loops  # noqa: E402
 
@@ -222,10 +224,15 @@ def rotated(loops: list, round_index: int) -> list:
     return loops[shift:] + loops[:shift]
 
 
-def interleave(make: Callable[[tuple[str, str]], Built | Worker], names: list[tuple[str, str]], rounds: int) -> dict:
+def interleave(
+    make: Callable[[tuple[str, str]], Built | Worker],
+    names: list[tuple[str, str]],
+    rounds: int,
+    profile: Callable[[list[Built]], None] | None = None,
+) -> dict:
     """Rounds of every loop named in ``names`` ((framework, variant) pairs), each made by ``make`` one after the
     other (so that their compiles do not overlap) and run once a round in ``rotated`` order: images/s per loop per
-    round and each loop's set-up time."""
+    round and each loop's set-up time. ``profile``, if given, is called with the loops after the rounds."""
     loops = []
     try:
         for name in names:
@@ -234,6 +241,8 @@ def interleave(make: Callable[[tuple[str, str]], Built | Worker], names: list[tu
         for index in range(rounds):
             for loop in rotated(loops, index):
                 rates[loop.name].append(loop.round())
+        if profile is not None:
+            profile(loops)
     finally:
         for loop in loops:
             loop.close()
@@ -373,10 +382,12 @@ def in_one_process(args: argparse.Namespace) -> int:
     for precision in args.precisions:
         for batch_size in args.batch_sizes:
             options = {"precision": precision, "device": args.device}
+            profiled = None if args.profile is None else args.profile / f"{spec.name}-{precision}-{batch_size}"
             result = interleave(
                 lambda name, b=batch_size, o=options: Built(*name[:1], "compiled", name[1], b, args.steps, spec, **o),
                 names,
                 args.rounds,
+                profile=None if profiled is None else lambda loops, d=profiled: print_profiles(loops, d),
             )
             hardware = run_hardware(device_description(training_device(args.device, precision, np.dtype("float32"))))
             setting = {"precision": precision, "batch_size": batch_size, "steps": args.steps}
@@ -393,6 +404,21 @@ def in_one_process(args: argparse.Namespace) -> int:
             f"against the {check['reference']}"
         )
     return int(bool(low))
+
+
+def print_profiles(loops: list[Built], directory: Path) -> None:
+    """One more round of each loop under JAX's profiler (its trace below ``directory``): each loop's device time
+    a step by op category, and where fwbench's trainer spends more than each reference (``device_profile``)."""
+    found = {}
+    for loop in loops:
+        label = "-".join(loop.name)
+        found[loop.name] = device_profile.device_time(device_profile.traced(directory / label, loop.round))
+        print(device_profile.report(f"profile {label}", found[loop.name]), flush=True)
+    for (framework, variant), reference in found.items():
+        trainer = found.get((framework, TRAINER))
+        if variant != TRAINER and trainer is not None and trainer["steps"] and reference["steps"]:
+            gaps = "; ".join(device_profile.differences(trainer, reference))
+            print(f"profile {framework}: trainer against {variant}, a step: {gaps}", flush=True)
 
 
 def save_checks(path: Path, found: list[dict]) -> None:
@@ -458,6 +484,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--min-ratio", type=positive_float, default=0.97, help="exit 1 below this median ratio (default 0.97)"
     )
     parser.add_argument("--out", type=Path, help="write the harness checks as JSON here")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="with --device: after the rounds, trace one more round of each loop with JAX's profiler (below DIR) and "
+        "print its device time a step by op category, and where the trainer spends more than each reference",
+    )
     # internal: framework mode variant batch steps precision
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -465,6 +498,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.configs = args.configs or list(CONFIGS)
     elif args.configs:
         parser.error("--configs is for worker processes; with --device, name --frameworks")
+    if args.profile is not None and args.device is None:
+        parser.error("--profile traces the loops of one process: give --device")
     if args.device is None and args.workload != "resnet18":
         parser.error(f"--workload {args.workload}: the worker processes check ResNet-18 only; give --device")
     try:

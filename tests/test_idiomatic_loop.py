@@ -130,6 +130,7 @@ def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
         (["--device", "tpu", "--configs", "torch:eager"], "--configs is for worker processes"),
         (["--workload", "gpt"], "--workload gpt: the worker processes check ResNet-18 only; give --device"),
         (["--device", "tpu", "--workload", "gpt", "--size", "huge"], "--size: size 'huge': gpt has bytes-6x384"),
+        (["--profile", "/tmp/anywhere"], "--profile traces the loops of one process: give --device"),
     ],
 )
 def test_flags_that_do_not_go_together_are_refused_in_one_line(argv, message, capsys):
@@ -149,6 +150,7 @@ def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_
     command = [sys.executable, str(SCRIPT), "--device", "cpu", "--frameworks", "torchax", "--precisions", "bf16"]
     command += ["--batch-sizes", "4"]
     command += ["--steps", "2", "--rounds", "3", "--min-ratio", "0.01", "--out", str(out)]
+    command += ["--profile", str(tmp_path / "profile")]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(out.read_text())
@@ -163,6 +165,10 @@ def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_
         assert check["ratios"] == pytest.approx(ratios) and check["ratio"] == pytest.approx(statistics.median(ratios))
         assert len(check["harness"]) == 12
     assert done.stdout.count(" rounds\n") == len(found["checks"])
+    # a round more of each loop under the profiler: a CPU's trace has no device ops, and the report says so
+    for loop in ("torchax-trainer", "torchax-minimal"):
+        assert f"profile {loop}: no device ops in the trace" in done.stdout
+        assert list((tmp_path / "profile" / "resnet18-bf16-4" / loop).glob("plugins/profile/*/*.trace.json.gz"))
 
 
 @pytest.mark.slow
