@@ -44,4 +44,3 @@ def test_a_cpu_trace_has_no_device_ops_and_the_report_says_so(tmp_path):
     found = device_profile.device_time(trace)
     assert found["steps"] == 0 and device_profile.per_step(found) == {}
     assert "no device ops" in device_profile.report("cpu", found)
-
