@@ -37,7 +37,7 @@ from pathlib import Path
 # run as `python benchmarks/tpu_compiled_step.py`: the repository's packages come first
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 
-from benchmarks import idiomatic_loop  # noqa: E402
+from benchmarks import device_profile, idiomatic_loop  # noqa: E402
 from fwbench.cliargs import csv_of, positive_int  # noqa: E402
 from runners.frameworks.precision import PRECISION_POLICIES  # noqa: E402
 from runners.workloads import workload  # noqa: E402
@@ -207,12 +207,8 @@ def report(label: str, found: dict, memory: int | None) -> str:
 
 def differences(trainer: dict, reference: dict, count: int) -> list[str]:
     """The ``count`` kernel groups whose estimated cycles differ most between the trainer and a reference."""
-    names = set(trainer["groups"]) | set(reference["groups"])
-    ranked = sorted(names, key=lambda n: -abs(trainer["groups"].get(n, 0) - reference["groups"].get(n, 0)))
-    return [
-        f"  {(trainer['groups'].get(n, 0) - reference['groups'].get(n, 0)) / 1e3:>+10.1f}k cycles  {n}"
-        for n in ranked[:count]
-    ]
+    gaps = device_profile.largest_gaps(trainer["groups"], reference["groups"], count)
+    return [f"  {gap / 1e3:>+10.1f}k cycles  {group}" for group, gap in gaps]
 
 
 def main(argv: list[str] | None = None) -> int:
