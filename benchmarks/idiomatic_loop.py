@@ -1,13 +1,14 @@
 """Each framework's ``Trainer`` step against minimal training loops written as that framework's own examples write
-them (``benchmarks/minimal_loops.py``): is fwbench's step as fast as the plain loop a user of the framework would
-write? ``benchmarks/harness_overhead.py`` times the runner around the same ``Trainer.train_step``.
+them (``benchmarks/minimal_loops.py``; the GPT's in ``benchmarks/minimal_gpt_loops.py``): is fwbench's step as fast
+as the plain loop a user of the framework would write? ``benchmarks/harness_overhead.py`` times the runner around
+the same ``Trainer.train_step``.
 
 Without ``--device``, for each precision policy (``--precisions``), framework and mode, two worker processes (so
-that neither's threads, allocator or caches disturb the other) each build one loop and compile it; then they take
-turns (A B, B A, …), each timing ``--steps`` steps between two syncs, and each pair gives a ratio Trainer ÷ minimal.
-Prints images/s, the median ratio (and that of the fastest rounds) and every pair's ratio; exits 1 when a median
-ratio is below ``--min-ratio`` (0.97). A benchmark, not a test: on a busy machine single pairs stray far beyond
-the 3 % margin.
+that neither's threads, allocator or caches disturb the other) each build one loop of ``--workload`` and compile
+it; then they take turns (A B, B A, …), each timing ``--steps`` steps between two syncs, and each pair gives a ratio
+Trainer ÷ minimal. Prints images/s (tokens/s), the median ratio (and that of the fastest rounds) and every pair's
+ratio; exits 1 when a median ratio is below ``--min-ratio`` (0.97). A benchmark, not a test: on a busy machine
+single pairs stray far beyond the 3 % margin.
 
 With ``--device`` (cpu, gpu, tpu or auto) it checks the JAX-based frameworks (``--frameworks``: JAX and PyTorch via
 torchax) in one process, since a TPU admits one process at a time: for each precision policy (``--precisions``) and
@@ -19,7 +20,7 @@ Trainer ÷ minimal with its 95 % interval over the rounds (``fwbench.decision``'
 the harness checks as JSON (``fwbench.harness_checks``), which the site reads to know how far each harness may stray.
 
     python benchmarks/idiomatic_loop.py [--configs torch:eager,torch:compiled,tensorflow:compiled,jax:compiled]
-        [--precisions fp32,bf16] [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97]
+        [--precisions fp32,bf16] [--batch-size 32] [--steps 5] [--pairs 4] [--min-ratio 0.97] [--workload gpt]
     python benchmarks/idiomatic_loop.py --device tpu --precisions bf16,default --batch-sizes 256,1024 --steps 100
         [--profile /tmp/idiomatic-profile]
 """
@@ -114,6 +115,8 @@ LOOPS: dict[str, dict[str, dict[str, Loop]]] = {
         "torchax": {TRAINER: trainer_loop("torchax"), "minimal": minimal_loops.minimal_torchax},
     },
     "gpt": {
+        "torch": {TRAINER: trainer_loop("torch", "gpt"), "minimal": minimal_gpt_loops.minimal_torch_gpt},
+        "tensorflow": {TRAINER: trainer_loop("tensorflow", "gpt"), "minimal": minimal_gpt_loops.minimal_keras_gpt},
         "jax": {TRAINER: trainer_loop("jax", "gpt"), "minimal": minimal_gpt_loops.minimal_jax_gpt},
         "torchax": {TRAINER: trainer_loop("torchax", "gpt"), "minimal": minimal_gpt_loops.minimal_torchax_gpt},
     },
@@ -125,10 +128,12 @@ REFERENCES = {
     ("resnet18", "jax", "minimal"): "Flax NNX performance-guide loop",
     ("resnet18", "jax", "linen"): "Flax linen ImageNet-example loop",
     ("resnet18", "torchax", "minimal"): "torchax make_train_step loop",
+    ("gpt", "torch", "minimal"): "nanoGPT's PyTorch loop (torch.optim.AdamW)",
+    ("gpt", "tensorflow", "minimal"): "Keras nanoGPT-shaped loop from scratch",
     ("gpt", "jax", "minimal"): "Flax NNX nanoGPT-shaped loop",
     ("gpt", "torchax", "minimal"): "torchax make_train_step nanoGPT loop",
 }
-assert set(LOOPS["resnet18"]) == set(FRAMEWORKS), "every framework needs its minimal loop"
+assert all(set(loops) == set(FRAMEWORKS) for loops in LOOPS.values()), "every framework needs its minimal loop"
 
 
 def batches(spec: Workload, batch_size: int, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -181,23 +186,34 @@ class Built:
         """Nothing to end: the loop lives in this process."""
 
 
-def worker(framework: str, mode: str, variant: str, batch_size: int, steps: int, precision: str) -> None:
-    """Build and compile one loop under ``precision``, then time a round each time a line arrives on stdin; one result
-    line (images/s) per round on stdout, after a first line with the set-up time."""
+def worker(
+    framework: str, mode: str, variant: str, batch_size: int, steps: int, precision: str, spec: Workload
+) -> None:
+    """Build and compile one loop of workload ``spec`` under ``precision``, then time a round each time a line arrives
+    on stdin; one result line (samples/s) per round on stdout, after a first line with the set-up time."""
     os.environ.update(framework_environment("auto", tempfile.mkdtemp(prefix="fwbench-idiomatic-cache-")))
-    loop = Built(framework, mode, variant, batch_size, steps, precision=precision)
+    loop = Built(framework, mode, variant, batch_size, steps, spec, precision=precision)
     print(MARK + json.dumps({"setup_seconds": loop.setup_seconds}), flush=True)
     for _ in sys.stdin:
-        print(MARK + json.dumps({"images_per_second": loop.round()}), flush=True)
+        print(MARK + json.dumps({"per_second": loop.round()}), flush=True)
 
 
 class Worker:
     """One worker process of ``script`` and its line protocol (the same methods as ``Built``)."""
 
     def __init__(
-        self, script: str, framework: str, mode: str, variant: str, batch_size: int, steps: int, precision: str
+        self,
+        script: str,
+        framework: str,
+        mode: str,
+        variant: str,
+        batch_size: int,
+        steps: int,
+        precision: str,
+        spec: Workload,
     ):
         command = [sys.executable, script, "--worker", framework, mode, variant, str(batch_size), str(steps), precision]
+        command += [spec.name, spec.size or "-"]
         self.name = (framework, variant)
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.setup_seconds = self.result()["setup_seconds"]
@@ -211,7 +227,7 @@ class Worker:
     def round(self) -> float:
         self.process.stdin.write("go\n")
         self.process.stdin.flush()
-        return self.result()["images_per_second"]
+        return self.result()["per_second"]
 
     def close(self) -> None:
         self.process.stdin.close()
@@ -280,19 +296,22 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
     in a worker process of its own, on the framework's default device; ``--out`` writes the harness checks; 1 if any
     median ratio is below ``--min-ratio``."""
     from runners.measure.harness import harness
-    from runners.workloads import workload
 
-    print(f"batch {args.batch_size}, {args.steps} steps per round, {2 * args.pairs} rounds; images/s, medians")
+    spec = workload(args.workload).at(args.size)
+    rounds = f"{args.steps} steps per round, {2 * args.pairs} rounds; {spec.sample}s/s, medians"
+    print(f"{spec.model_name} batch {args.batch_size}, {rounds}")
     print(f"{'framework:mode':<26}{'Trainer':>9}{'minimal':>9}{'ratio':>7}{'best':>7}")
     low, found = [], []
     hardware = run_hardware({"device_kind": "cpu"}) if args.out else None
     frameworks = dict.fromkeys(config.split(":")[0] for config in args.configs) if args.out else {}
-    digests = {name: harness(workload("resnet18").trainer_module(name))["digest"] for name in frameworks}
+    digests = {name: harness(spec.trainer_module(name))["digest"] for name in frameworks}
     for precision in args.precisions:
         for config in args.configs:
             framework, mode = config.split(":")
             result = interleave(
-                lambda name, m=mode, p=precision: Worker(script, name[0], m, name[1], args.batch_size, args.steps, p),
+                lambda name, m=mode, p=precision: Worker(
+                    script, name[0], m, name[1], args.batch_size, args.steps, p, spec
+                ),
                 [(framework, TRAINER), (framework, "minimal")],
                 2 * args.pairs,
             )
@@ -302,7 +321,7 @@ def in_workers(args: argparse.Namespace, script: str) -> int:
                 low.append(label)
             if args.out:
                 setting = {"precision": precision, "batch_size": args.batch_size, "steps": args.steps, "mode": mode}
-                found += checks(setting, result, hardware, {framework: digests[framework]})
+                found += checks(setting, result, hardware, {framework: digests[framework]}, spec)
                 save_checks(args.out, found)
     if low:
         print(f"below {args.min_ratio}: {', '.join(low)}")
@@ -432,6 +451,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=HelpWithExamples,
         epilog="examples:\n  python benchmarks/idiomatic_loop.py   # the short default: every configuration\n"
         "  python benchmarks/idiomatic_loop.py --configs tensorflow:compiled --pairs 6 --steps 8\n"
+        "  python benchmarks/idiomatic_loop.py --workload gpt --configs torch:compiled,tensorflow:compiled,jax:compiled"
+        " --batch-size 16\n"
         "  python benchmarks/idiomatic_loop.py --device tpu --precisions bf16,default --batch-sizes 256 --steps 100 "
         "--out results/harness/tpu.json\n"
         "  python benchmarks/idiomatic_loop.py --device tpu --workload gpt --precisions default,bf16 --batch-sizes 64 "
@@ -469,11 +490,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--workload",
         choices=sorted(LOOPS),
         default="resnet18",
-        help="with --device: what the loops train (default resnet18; gpt: fwbench's GPT against nanoGPT-shaped loops)",
+        help="what the loops train (default resnet18; gpt: fwbench's GPT against nanoGPT-shaped loops)",
     )
     gpt_sizes = ", ".join(WORKLOADS["gpt"].module("arch").SIZES)
-    parser.add_argument("--size", help=f"with --device --workload gpt: the GPT's size ({gpt_sizes}; default the first)")
-    parser.add_argument("--batch-size", type=positive_int, default=32, help="without --device: images per step")
+    parser.add_argument("--size", help=f"with --workload gpt: the GPT's size ({gpt_sizes}; default the first)")
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=32, help="without --device: images (sequences) per step"
+    )
     parser.add_argument(
         "--batch-sizes", type=csv_of(positive_int), default=[256], metavar="N,…", help="with --device (default 256)"
     )
@@ -491,8 +514,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="with --device: after the rounds, trace one more round of each loop with JAX's profiler (below DIR) and "
         "print its device time a step by op category, and where the trainer spends more than each reference",
     )
-    # internal: framework mode variant batch steps precision
-    parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
+    # internal: framework mode variant batch steps precision workload size ("-": the workload's own)
+    parser.add_argument("--worker", nargs=8, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.device is None:
         args.configs = args.configs or list(CONFIGS)
@@ -500,8 +523,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--configs is for worker processes; with --device, name --frameworks")
     if args.profile is not None and args.device is None:
         parser.error("--profile traces the loops of one process: give --device")
-    if args.device is None and args.workload != "resnet18":
-        parser.error(f"--workload {args.workload}: the worker processes check ResNet-18 only; give --device")
     try:
         workload(args.workload).at(args.size)
     except ValueError as exc:
@@ -514,8 +535,9 @@ def main(argv: list[str] | None = None, script: str = __file__) -> int:
     """Compare the Trainer with the minimal loops: in workers, or with ``--device`` in this process."""
     args = parse_args(argv)
     if args.worker:
-        framework, mode, variant, batch_size, steps, precision = args.worker
-        worker(framework, mode, variant, int(batch_size), int(steps), precision)
+        framework, mode, variant, batch_size, steps, precision, name, size = args.worker
+        spec = workload(name).at(None if size == "-" else size)
+        worker(framework, mode, variant, int(batch_size), int(steps), precision, spec)
         return 0
     return in_one_process(args) if args.device else in_workers(args, script)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import idiomatic_loop, minimal_gpt_loops
+from runners.measure.harness import harness
 from runners.workloads import workload
 from runners.workloads.gpt import arch as gpt_arch
 from runners.workloads.resnet18 import arch
@@ -79,12 +80,22 @@ def test_a_gpt_check_counts_tokens_names_its_size_and_takes_the_gpts_flops():
     )
 
 
-@pytest.mark.parametrize("framework", ["jax", "torchax"])
+#: each framework's minimal GPT loop, the mode it is tried in here (PyTorch eager: a cold compile would double the
+#: test's time and show nothing more about the loop) and the device it is given, where it takes one
+MINIMAL_GPT_LOOPS = {
+    "torch": (minimal_gpt_loops.minimal_torch_gpt, "eager", {}),
+    "tensorflow": (minimal_gpt_loops.minimal_keras_gpt, "compiled", {}),
+    "jax": (minimal_gpt_loops.minimal_jax_gpt, "compiled", {"device": "cpu"}),
+    "torchax": (minimal_gpt_loops.minimal_torchax_gpt, "compiled", {"device": "cpu"}),
+}
+
+
+@pytest.mark.parametrize("framework", list(MINIMAL_GPT_LOOPS))
 def test_the_minimal_gpt_loops_train_their_model(framework):
     """The references learn: the loss of a batch seen again falls (a loop that trained nothing would time nothing)."""
     tokens, targets = minimal_gpt_loops.token_batches(gpt_arch.TINY, 4, 2)
-    build = {"jax": minimal_gpt_loops.minimal_jax_gpt, "torchax": minimal_gpt_loops.minimal_torchax_gpt}[framework]
-    step, sync = build(tokens, targets, "compiled", device="cpu", config=gpt_arch.TINY)
+    build, mode, device = MINIMAL_GPT_LOOPS[framework]
+    step, sync = build(tokens, targets, mode, config=gpt_arch.TINY, **device)
     losses = [step(i % 2) for i in range(6)]
     sync()
     first, last = (float(getattr(loss, "_elem", loss)) for loss in (losses[0], losses[4]))  # a torchax tensor's array
@@ -128,7 +139,6 @@ def test_the_ratio_is_trainer_over_reference_with_the_rounds_interval():
     [
         (["--device", "tpu", "--frameworks", "torch"], "unknown value(s) torch; choose from jax, torchax"),
         (["--device", "tpu", "--configs", "torch:eager"], "--configs is for worker processes"),
-        (["--workload", "gpt"], "--workload gpt: the worker processes check ResNet-18 only; give --device"),
         (["--device", "tpu", "--workload", "gpt", "--size", "huge"], "--size: size 'huge': gpt has bytes-6x384"),
         (["--profile", "/tmp/anywhere"], "--profile traces the loops of one process: give --device"),
     ],
@@ -172,14 +182,18 @@ def test_the_loops_run_in_one_process_and_the_checks_come_from_their_rounds(tmp_
 
 
 @pytest.mark.slow
-def test_worker_processes_check_the_precision_asked(tmp_path):
-    """Without ``--device``: the trainer and the tutorial loop, each in a worker of its own, under bf16."""
+def test_worker_processes_check_the_workload_and_precision_asked(tmp_path):
+    """Without ``--device``: the GPT's trainer and nanoGPT's loop, each in a worker of its own, under bf16."""
     out = tmp_path / "checks.json"
     command = [sys.executable, str(SCRIPT), "--configs", "torch:eager", "--precisions", "bf16", "--batch-size", "2"]
-    command += ["--steps", "1", "--pairs", "1", "--min-ratio", "0.01", "--out", str(out)]
+    command += ["--workload", "gpt", "--steps", "1", "--pairs", "1", "--min-ratio", "0.01", "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "torch:eager bf16" in done.stdout
+    assert "gpt-bytes-6x384 batch 2" in done.stdout and "tokens/s" in done.stdout and "torch:eager bf16" in done.stdout
     (check,) = json.loads(out.read_text())["checks"]
     assert (check["framework"], check["mode"], check["precision"], check["batch_size"]) == ("torch", "eager", "bf16", 2)
-    assert check["reference"] == idiomatic_loop.REFERENCES["resnet18", "torch", "minimal"]
+    assert (check["workload"], check["reference"]) == ("gpt", idiomatic_loop.REFERENCES["gpt", "torch", "minimal"])
+    # the GPT trainer's own digest, not ResNet-18's
+    digests = {name: harness(workload(name).trainer_module("torch"))["digest"] for name in ("gpt", "resnet18")}
+    assert check["harness"] == digests["gpt"] != digests["resnet18"]
+    assert min(check["rounds"]["trainer"] + check["rounds"]["reference"]) > 0
