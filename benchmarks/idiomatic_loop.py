@@ -174,7 +174,7 @@ class Built:
         self.setup_seconds = time.perf_counter() - start
 
     def round(self) -> float:
-        """Images/s over one round."""
+        """Samples/s (images or tokens) over one round."""
         self.sync()
         start = time.perf_counter()
         for i in range(self.steps):
@@ -247,7 +247,7 @@ def interleave(
     profile: Callable[[list[Built]], None] | None = None,
 ) -> dict:
     """Rounds of every loop named in ``names`` ((framework, variant) pairs), each made by ``make`` one after the
-    other (so that their compiles do not overlap) and run once a round in ``rotated`` order: images/s per loop per
+    other (so that their compiles do not overlap) and run once a round in ``rotated`` order: samples/s per loop per
     round and each loop's set-up time. ``profile``, if given, is called with the loops after the rounds."""
     loops = []
     try:
