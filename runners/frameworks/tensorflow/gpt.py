@@ -39,20 +39,17 @@ class CausalSelfAttention(keras.layers.Layer):
 
     def call(self, x):
         batch, length, width = ops.shape(x)
-        if self.attention == FUSED:  # (batch, length, heads, head width), the layout the kernel takes
-            q, k, v = (ops.reshape(t, (batch, length, self.heads, -1)) for t in ops.split(self.qkv(x), 3, axis=-1))
+        # (batch, length, heads, head width) for q, k and v, the layout the fused kernel takes; the written-out path's
+        # einsums take it too: transposed to (batch, heads, …) first, XLA's CPU step at fp32 ran about 10 % slower
+        q, k, v = (ops.reshape(t, (batch, length, self.heads, -1)) for t in ops.split(self.qkv(x), 3, axis=-1))
+        if self.attention == FUSED:
             return self.proj(ops.reshape(ops.dot_product_attention(q, k, v, is_causal=True), (batch, length, width)))
-        # (batch, length, width) → (batch, heads, length, head width), for q, k and v
-        q, k, v = (
-            ops.transpose(ops.reshape(t, (batch, length, self.heads, -1)), (0, 2, 1, 3))
-            for t in ops.split(self.qkv(x), 3, axis=-1)
-        )
-        scores = ops.matmul(q, ops.transpose(k, (0, 1, 3, 2))) / math.sqrt(width // self.heads)
+        scores = ops.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(width // self.heads)
         position = ops.arange(length)
         scores = ops.where(position[None, :] > position[:, None], float("-inf"), scores)  # no later key
         softmax_dtype = keras.backend.result_type(scores.dtype, "float32")
         attention = ops.cast(ops.softmax(ops.cast(scores, softmax_dtype), axis=-1), v.dtype)
-        return self.proj(ops.reshape(ops.transpose(ops.matmul(attention, v), (0, 2, 1, 3)), (batch, length, width)))
+        return self.proj(ops.reshape(ops.einsum("bhqk,bkhd->bqhd", attention, v), (batch, length, width)))
 
 
 def gelu(x):
