@@ -154,6 +154,27 @@ def decay_mask(params) -> object:
     )
 
 
+def loss_and_correct(logits: jax.Array, labels: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """optax's ``softmax_cross_entropy_with_integer_labels`` averaged, and how many rows' first maximum is the label
+    (``jnp.argmax``'s rule), with one reduction over the vocabulary for the maximum and its index together: optax's
+    maximum and ``jnp.argmax`` apart read the logits twice, and GPT-2 small's float32 logits at batch 8 are 1.6 GB (on
+    a TPU v5e its step spent 2 % more in loop fusions than the minimal Flax loop's, which counts nothing). The maximum
+    is a constant to the gradient, as in optax."""
+    index = jax.lax.broadcasted_iota(jnp.int32, logits.shape, logits.ndim - 1)
+
+    def first_maximum(a, b):
+        (value_a, index_a), (value_b, index_b) = a, b
+        take_a = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))
+        return jnp.where(take_a, value_a, value_b), jnp.where(take_a, index_a, index_b)
+
+    init = (jnp.array(-jnp.inf, logits.dtype), jnp.array(0, jnp.int32))
+    top, argmax = jax.lax.reduce((jax.lax.stop_gradient(logits), index), init, first_maximum, (logits.ndim - 1,))
+    shifted = logits - top[..., None]
+    label_logits = jnp.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0]
+    loss = jnp.log(jnp.sum(jnp.exp(shifted), axis=-1)) - label_logits
+    return loss.mean(), jnp.sum(argmax == labels)
+
+
 def clipped_adamw(mask) -> optax.GradientTransformation:
     """The recipe's optimizer: a global-norm clip, then AdamW decaying the parameters ``mask`` marks (a function of
     the parameters' tree); its learning rate an input of each step (``inject_hyperparams``), not a constant."""
@@ -211,13 +232,12 @@ class Trainer(resnet18.Trainer):
     def _step(self, params, opt_state, x, y, lr):
         def loss_fn(params):
             logits = nnx.merge(self.graph, params)(x).astype(self.dtype)  # the loss in float32 (bf16: bf16 logits)
-            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean(), logits
+            return loss_and_correct(logits, y)
 
-        (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+        (loss, correct), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
         opt_state.hyperparams["learning_rate"] = lr
         updates, opt_state = self.optimizer.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
-        correct = jnp.sum(jnp.argmax(logits, axis=-1) == y)
         return params, opt_state, loss, correct
 
     def _logits(self, params, x):
