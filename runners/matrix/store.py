@@ -4,11 +4,13 @@ Records live under ``<out>/<machine id>/<record id>.json`` (``record.record_path
 ``-r<repeat>`` (``RunConfig.record_id``). A run counts as done when an ``ok`` record of the same framework version
 lies under one of its target's machine ids; an unreadable one is run again and replaced atomically. A matrix that
 makes a new sitting (``fwbench.sittings``) numbers its rounds after every repeat of the earlier sittings
-(``first_repeat``), so that none of them counts as done in it.
+(``first_repeat``), so that none of them counts as done in it; so does a matrix after a trainer changed (a record's
+``harness`` digest not the one its trainer has now): the older trainer's runs are kept, never resumed.
 """
 
 from __future__ import annotations
 
+import functools
 import platform
 import sys
 from collections.abc import Iterable, Iterator
@@ -18,9 +20,11 @@ from pathlib import Path
 from fwbench.records import RecordError, read_record, stored_record
 from fwbench.sittings import Start, latest_over, sittings
 from runners.executors.boundary import Target
+from runners.measure.harness import harness
 from runners.measure.profiles import RunConfig
 from runners.measure.provenance import boot_id
 from runners.measure.record import SCHEMA, record_path
+from runners.workloads import workload
 
 
 def completed(config: RunConfig, out: Path, machine_ids: Iterable[str]) -> dict | None:
@@ -62,15 +66,28 @@ def start_here(target: Target) -> Start:
 
 def first_repeat(runs: dict[str, list[dict]], start: Start) -> int:
     """The repeat from which a matrix beginning at ``start`` numbers its rounds, from its configurations' ``runs``
-    (``runs_here``): 0 in their first sitting; in a later one, the first above every repeat of the earlier sittings,
-    so that its rounds are not the earlier ones resumed (``completed``), and a matrix run again within it resumes it
-    where it stopped."""
+    (``runs_here``): 0 in their first sitting; in a later one, or after a trainer changed, the first above every repeat
+    of the earlier sittings and the older trainers' runs, so that its rounds are not those resumed (``completed``), and
+    a matrix run again within it resumes it where it stopped."""
     records = [record for found in runs.values() for record in found]
     found = sittings([records])
     in_latest = [] if latest_over(records, start) or not found else found[-1]
-    latest = {index for _, index in in_latest}
+    latest = {index for _, index in in_latest if of_current_trainer(records[index])}
     earlier = [record["config"].get("repeat") or 0 for index, record in enumerate(records) if index not in latest]
     return max(earlier, default=-1) + 1
+
+
+def of_current_trainer(record: dict) -> bool:
+    """Whether ``record``'s trainer is the one its framework and workload have now (its ``harness`` digest; a record
+    without one is older)."""
+    trainer = workload(record["config"].get("workload") or "resnet18").trainer_module(record["framework"]["name"])
+    return (record.get("harness") or {}).get("digest") == current_digest(trainer)
+
+
+@functools.cache
+def current_digest(trainer_module: str) -> str:
+    """The harness digest of ``trainer_module``'s code as it is now (read once a process)."""
+    return harness(trainer_module)["digest"]
 
 
 def runs_here(order: Iterable[RunConfig], out: Path, machine_ids: Iterable[str]) -> dict[str, list[dict]]:

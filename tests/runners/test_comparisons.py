@@ -109,3 +109,10 @@ def test_a_new_sittings_rounds_follow_the_earlier_repeats():
     assert first_repeat(runs, Start(LAST_FINISH + timedelta(minutes=10))) == 0  # the same sitting: from the start
     assert first_repeat(runs, Start(LAST_FINISH + timedelta(hours=2))) == 3
     assert first_repeat({}, Start(LAST_FINISH)) == 0
+
+
+def test_after_a_trainer_change_the_rounds_follow_the_older_trainers_runs_not_resume_them():
+    older = {"digest": "0123456789ab", "modules": ["runners.frameworks.jax.resnet18"]}
+    runs = three_rounds({"torch": 100.0, "jax": 50.0}, harness=older)  # JAX's records made by another trainer
+    assert first_repeat(runs, Start(LAST_FINISH + timedelta(minutes=10))) == 3  # the same sitting, yet none resumed
+    assert first_repeat(three_rounds({"torch": 100.0, "jax": 50.0}), Start(LAST_FINISH + timedelta(minutes=10))) == 0
