@@ -78,9 +78,9 @@ def first_repeat(runs: dict[str, list[dict]], start: Start) -> int:
 
 
 def of_current_trainer(record: dict) -> bool:
-    """Whether ``record``'s trainer is the one its framework and workload have now (its ``harness`` digest; a record
-    without one is older)."""
-    trainer = workload(record["config"].get("workload") or "resnet18").trainer_module(record["framework"]["name"])
+    """Whether ``record``'s trainer is the one its framework and workload (``model.workload``, which reading a record
+    derives where an older one lacks it) have now (its ``harness`` digest; a record without one is older)."""
+    trainer = workload(record["model"]["workload"]).trainer_module(record["framework"]["name"])
     return (record.get("harness") or {}).get("digest") == current_digest(trainer)
 
 

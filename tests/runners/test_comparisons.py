@@ -9,6 +9,8 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from fwbench import judged
 from fwbench.decision import AHEAD, UNDECIDED
 from fwbench.sittings import Start
@@ -21,16 +23,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 import gen_records  # noqa: E402
 
 ORDER = list(expand("smoke", version_of=gen_records.VERSIONS.get, frameworks=["torch", "jax"]))
+GPT_ORDER = list(expand("smoke-gpt", version_of=gen_records.VERSIONS.get, frameworks=["torch", "jax"]))
 
 
 def test_the_matrix_and_the_site_count_runs_by_one_rule():
     assert comparisons.counts is judged.counts is aggregate.counts
 
 
-def three_rounds(rates: dict[str, float], **changes) -> dict[str, list[dict]]:
-    """Three rounds of each configuration of ORDER at its framework's rate, ``changes`` made to JAX's records."""
+def three_rounds(rates: dict[str, float], order: list = ORDER, **changes) -> dict[str, list[dict]]:
+    """Three rounds of each configuration of ``order`` at its framework's rate, ``changes`` made to JAX's records."""
     runs = {}
-    for config in ORDER:
+    for config in order:
         made = []
         for repeat in range(3):
             again = dataclasses.replace(config, repeat=repeat)
@@ -111,8 +114,10 @@ def test_a_new_sittings_rounds_follow_the_earlier_repeats():
     assert first_repeat({}, Start(LAST_FINISH)) == 0
 
 
-def test_after_a_trainer_change_the_rounds_follow_the_older_trainers_runs_not_resume_them():
+@pytest.mark.parametrize("order", [ORDER, GPT_ORDER], ids=["resnet18", "gpt"])
+def test_after_a_trainer_change_the_rounds_follow_the_older_trainers_runs_not_resume_them(order):
+    rates, same_sitting = {"torch": 100.0, "jax": 50.0}, Start(LAST_FINISH + timedelta(minutes=10))
+    assert first_repeat(three_rounds(rates, order), same_sitting) == 0  # each workload's own trainer: resumed
     older = {"digest": "0123456789ab", "modules": ["runners.frameworks.jax.resnet18"]}
-    runs = three_rounds({"torch": 100.0, "jax": 50.0}, harness=older)  # JAX's records made by another trainer
-    assert first_repeat(runs, Start(LAST_FINISH + timedelta(minutes=10))) == 3  # the same sitting, yet none resumed
-    assert first_repeat(three_rounds({"torch": 100.0, "jax": 50.0}), Start(LAST_FINISH + timedelta(minutes=10))) == 0
+    runs = three_rounds(rates, order, harness=older)  # JAX's records made by another trainer
+    assert first_repeat(runs, same_sitting) == 3  # the same sitting, yet none of them resumed
