@@ -5,9 +5,11 @@ A file under ``results/harness/<machine-id>/<stamp>.json`` holds one sitting's c
 ``{"made_at": ISO time, "command": str, "checks": [check, …]}``, each check naming the framework, workload, device,
 precision and batch size it measured, the harness digest of fwbench's trainer (``runners.measure.harness``), the
 minimal loop it was set against (``reference``), ``ratio`` (trainer ÷ minimal loop, the median of ``pairs`` paired
-runs) and its 95 % interval (``ratio_interval``, null where there were too few pairs for one), and ``mode`` where
-the check says which (none: compiled). A check may hold more (its rounds, images/s, MFU), kept and not read here.
-Writing and reading check every field read, so a bad file fails with one line naming it and the field.
+runs) and its 95 % interval (``ratio_interval``, null where there were too few pairs for one), ``mode`` where
+the check says which (none: compiled) and ``size`` where the workload ran at a named size other than its default (the
+GPT at GPT-2 small's shape; a record's ``config.size`` says the same). A check may hold more (its rounds, images/s,
+MFU), kept and not read here. Writing and reading check every field read, so a bad file fails with one line naming
+it and the field.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class HarnessCheck:
     pairs: int
     made_at: str = ""  # the file's: which of two checks is newer
     mode: str | None = None  # the trainer's mode where the check says (a CPU's eager runs); None: compiled only
+    size: str | None = None  # the workload's named size where not its default (runners/workloads/gpt/arch.py SIZES)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -126,6 +129,8 @@ def _problem(document: Any) -> str | None:
                 return f"field 'checks[{index}].{name}': expected {expected}, got {check[name]!r:.80}"
         if check.get("mode") not in (None, *TRAINING_MODES):
             return f"field 'checks[{index}].mode': expected null or one of {', '.join(TRAINING_MODES)}"
+        if check.get("size") is not None and _text(check["size"]):
+            return f"field 'checks[{index}].size': expected null or a non-empty string, got {check['size']!r:.80}"
     return None
 
 
@@ -148,8 +153,9 @@ def _row(check: HarnessCheck | Mapping[str, Any]) -> dict[str, Any]:
     """A check's fields as a file holds them (the file's own ``made_at`` apart)."""
     row = asdict(check) if isinstance(check, HarnessCheck) else dict(check)
     row.pop("made_at", None)
-    if row.get("mode", "") is None:
-        del row["mode"]
+    for optional in ("mode", "size"):
+        if row.get(optional, "") is None:
+            del row[optional]
     if isinstance(row.get("ratio_interval"), tuple):
         row["ratio_interval"] = list(row["ratio_interval"])
     return row
@@ -167,7 +173,7 @@ def _check(fields: dict[str, Any], made_at: str) -> HarnessCheck:
     """A check of a file made at ``made_at`` from its fields, the others left out."""
     interval = fields["ratio_interval"]
     read = {name: fields[name] for name in FIELDS} | {"ratio_interval": tuple(interval) if interval else None}
-    return HarnessCheck(**read, made_at=made_at, mode=fields.get("mode"))
+    return HarnessCheck(**read, made_at=made_at, mode=fields.get("mode"), size=fields.get("size"))
 
 
 def check_files(results: Path) -> list[Path]:

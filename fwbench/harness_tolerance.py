@@ -6,9 +6,9 @@ between the minimal loops is then (trainer_A ÷ trainer_B) × (r_B ÷ r_A), so a
 multiplied by the factor r_B ÷ r_A and widened by the checks' own intervals, [B_low ÷ A_high, B_high ÷ A_low].
 A lead stands on the sittings whose widened interval still clears ``MIN_EFFECT`` the same way ("widened"); where none
 does, it is withheld ("within the harness's tolerance": undecided). Where either framework has no check at the
-same device kind, precision, workload and harness digest, the verdict stands as it is and says that its harness was
-not checked. The checks are found on the comparison's machine where it has them, and at its batch size, else at the
-nearest one (``HarnessStanding`` names the checks used, their batch sizes with them).
+same device kind, precision, workload, size and harness digest, the verdict stands as it is and says that its
+harness was not checked. The checks are found on the comparison's machine where it has them, and at its batch size,
+else at the nearest one (``HarnessStanding`` names the checks used, their batch sizes with them).
 """
 
 from __future__ import annotations
@@ -34,17 +34,18 @@ def check_for(
     batch_size: int,
     machine_id: str | None = None,
     mode: str = "compiled",
+    size: str | None = None,
 ) -> HarnessCheck | None:
     """The check of ``framework``'s trainer in ``mode`` at ``digest`` on ``device_kind`` at ``precision`` for
-    ``workload`` (a check that names no mode is of compiled mode): on
+    ``workload`` at its named ``size`` (None: its default; a check that names no mode is of compiled mode): on
     ``machine_id`` where it has one, else on another machine of the kind; at ``batch_size``, else at the nearest (by
     ratio; the larger on a tie); of several there, the newest file's, and of its references (JAX's loops in linen and
     in NNX) the one the trainer falls furthest behind, the fastest idiomatic loop; None where none is."""
     found = [
         c
         for c in checks
-        if (c.framework, c.mode or "compiled", c.workload, c.device_kind, c.precision, c.harness)
-        == (framework, mode, workload, device_kind, precision, digest)
+        if (c.framework, c.mode or "compiled", c.workload, c.size, c.device_kind, c.precision, c.harness)
+        == (framework, mode, workload, size, device_kind, precision, digest)
     ]
     if not found:
         return None

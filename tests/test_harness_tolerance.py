@@ -152,6 +152,22 @@ def test_the_nearest_batch_size_stands_in_and_of_two_references_the_fastest_loop
     assert found(checks, "jax", JAX).reference == "linen"  # the trainer falls furthest behind the fastest loop
 
 
+def test_a_check_at_another_size_of_the_workload_never_stands_in(tmp_path):
+    # the GPT at GPT-2 small's shape and at its default byte shape: one trainer digest, two different steps
+    checks = written(tmp_path, check("torch", TORCH, 0.80, None, size="gpt2-small"))
+    assert checks[0].size == "gpt2-small"
+    assert found(checks, "torch", TORCH) is None
+    at_size = check_for(
+        checks, "torch", workload="resnet18", device_kind="cpu", precision="fp32", digest=harness_digest(TORCH[-1]),
+        batch_size=32, size="gpt2-small",
+    )  # fmt: skip
+    assert at_size.ratio == 0.80
+    with pytest.raises(RecordError, match=r"field 'checks\[0\]\.size': expected null or a non-empty string"):
+        write_checks(
+            checks_path(tmp_path, MACHINE, "2026-12-05T10:00:00Z"), [check("torch", TORCH, 1, None, size="")], "x"
+        )
+
+
 def test_a_bad_check_file_fails_in_one_line_naming_the_file_and_the_field(tmp_path):
     path = checks_path(tmp_path, MACHINE, "2026-12-04T10:00:00Z")
     with pytest.raises(RecordError, match=r"field 'checks\[0\]\.ratio': expected a number above 0, got -1"):

@@ -75,7 +75,7 @@ class Lead:
 
 def _within_harness(table: Table, batch_size: int, first: Summary, second: Summary, verdict: Verdict) -> Verdict:
     """``verdict`` (first ÷ second) set against the two columns' harness checks on the table's device kind, precision
-    and workload, in their mode, at their newest harness (``fwbench.harness_tolerance``)."""
+    and workload at its size, in their mode, at their newest harness (``fwbench.harness_tolerance``)."""
 
     def check(summary: Summary):
         newest = summary.judged[0]
@@ -89,6 +89,7 @@ def _within_harness(table: Table, batch_size: int, first: Summary, second: Summa
             batch_size=batch_size,
             machine_id=table.machine_id,
             mode=summary.key.mode,
+            size=(newest.get("config") or {}).get("size"),
         )
 
     return within_harness(verdict, check(first), check(second))
