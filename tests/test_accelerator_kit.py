@@ -587,6 +587,17 @@ def test_a_kit_that_finds_every_run_made_before_it_says_it_measured_nothing_and_
     check = measured_check(found.runs)
     assert check.ok is False and check.detail.startswith("measured nothing")
     assert run_checks(found.runs, "cpu", PEAKS, {}, frozenset(found.optional))[0].outcome == "n/a"
+    assert "already had its runs" in check.detail
+
+
+def test_a_kit_whose_matrix_started_nothing_before_its_deadline_says_so(tmp_path, monkeypatch):
+    made = KitCall(tmp_path, budget_s=600)
+    fake_matrix(made, monkeypatch)  # the matrix starts nothing (as when its rounds would end past the deadline)
+    plan = planned("--profile smoke --frameworks jax")
+    found = run_plan(made, plan, "cpu", 3)
+    check = measured_check(found.runs)
+    assert check.ok is False and check.detail.startswith("measured nothing: the matrix started no run before")
+    assert "KIT_MINUTES" in check.detail and "already had" not in check.detail
 
 
 def tpu_record(**changes) -> dict:

@@ -298,19 +298,28 @@ def run_checks(
     return checks + scaled
 
 
+#: a configuration's reason for no record where the matrix never ran it (``runners.kit.steps.find_record``)
+NOT_REACHED = "no record (the matrix did not get to it)"
+
+
 def measured_check(runs: list[tuple[RunConfig, dict | str]]) -> Check:
-    """Whether this call measured anything: a kit whose every configuration already had its runs (a matrix resumes
-    them) must not pass checks over records it did not make."""
+    """Whether this call measured anything, and if not, why: a kit whose every configuration already had its runs (a
+    matrix resumes them) must not pass checks over records it did not make, and one whose matrix started nothing
+    before the deadline says so, not that the runs were made before."""
     made = sum(isinstance(record, dict) for _, record in runs)
     if made:
         return Check(MEASURED, "this call", True, f"{made} of {len(runs)} configurations measured by this call")
-    return Check(
-        MEASURED,
-        "this call",
-        False,
-        "measured nothing: every configuration already had its runs under the results folder (a matrix resumes "
-        "them); give a fresh --results folder or more repeats",
-    )
+    if any(record == NOT_REACHED for _, record in runs):
+        why = (
+            "the matrix started no run before the kit's deadline (its 'not started' lines give the time each "
+            "comparison's rounds need); give the kit more minutes (KIT_MINUTES) or fewer rounds (KIT_REPEATS)"
+        )
+    else:
+        why = (
+            "every configuration already had its runs under the results folder (a matrix resumes them); give a "
+            "fresh --results folder or more repeats"
+        )
+    return Check(MEASURED, "this call", False, f"measured nothing: {why}")
 
 
 def parity_checks(captures: dict[str, Capture]) -> tuple[list[Check], list[dict]]:

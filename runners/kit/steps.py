@@ -18,7 +18,7 @@ from fwbench.records import RecordError, read_record
 from runners.executors.local import LocalExecutor
 from runners.kit.call import KitCall
 from runners.kit.carried import REPO, site_missing
-from runners.kit.checks import SITE, STATUS, Capture, Check, check_verdicts
+from runners.kit.checks import NOT_REACHED, SITE, STATUS, Capture, Check, check_verdicts
 from runners.kit.plan import ENTRY_MIN_S, PLAN, Step, entry_command, expected_configs, step_frameworks
 from runners.matrix.store import run_paths
 from runners.measure.profiles import RunConfig
@@ -123,7 +123,7 @@ def find_record(runs: Path, config: RunConfig, since: datetime | None = None) ->
     machines = [folder for folder in runs.iterdir() if folder.is_dir()] if runs.is_dir() else []
     paths = sorted((p for folder in machines for p in run_paths(config, folder)), key=lambda p: p.stat().st_mtime)
     if not paths:
-        return "no record (the matrix did not get to it)"
+        return NOT_REACHED
     try:
         record = read_record(paths[-1], kind=RUN_SCHEMA)
     except RecordError as exc:
