@@ -117,6 +117,7 @@ class Setting:
     protocol: int = FIRST_PROTOCOL
     min_timed_steps: int = 1  # config.min_timed_steps: the batch sizes whose size gave fewer trained this many
     workload: str = RESNET18  # model.workload: runs of two workloads never share a table
+    size: str = ""  # config.size, the workload's named size ("": its default): two sizes never share a table
 
     @property
     def is_article_workload(self) -> bool:
@@ -137,7 +138,9 @@ class Setting:
             images = fill(_("{images} (at least {steps} steps per epoch)"), images=images, steps=self.min_timed_steps)
         precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
         parts = [self.profile, self.dataset, images, epochs, precision]
-        if not self.is_article_workload:
+        if self.size:  # the size's name: a table's own line states the model
+            parts.insert(0, self.size)
+        elif not self.is_article_workload:
             named = WORKLOAD_WORDS.get(self.workload)
             parts.insert(0, translate(named) if named else self.workload)
         if self.tuning:
@@ -161,6 +164,7 @@ class Setting:
         slug += f"-p{self.protocol}" if self.protocol != FIRST_PROTOCOL else ""
         slug += f"-min{self.min_timed_steps}" if self.min_timed_steps > 1 else ""
         slug += "" if self.is_article_workload else f"-{self.workload}"
+        slug += f"-{self.size}" if self.size else ""
         return slug + (f"-tuned-{hashlib.sha256(self.tuning.encode()).hexdigest()[:8]}" if self.tuning else "")
 
 
@@ -177,6 +181,7 @@ def setting_of(record: dict[str, Any]) -> Setting:
         protocol_of(record),
         config.get("min_timed_steps", 1),
         workload_of(record),
+        config.get("size") or "",
     )
 
 

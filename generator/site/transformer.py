@@ -21,6 +21,7 @@ from generator.views.caveats import PageCaveats
 from generator.views.markdown_table import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, views
+from generator.views.transformer_model import model_of, model_words
 
 PAGE = Page(
     "results/transformer.md", "transformer.md.j2", N_("3.5 Beyond the article: a transformer"), N_("3 Results"), 3.5
@@ -38,6 +39,7 @@ class TransformerTable:
     chart: str
     mfu: list[str]
     mfu_basis: str | None
+    mfu_chart: str | None  # MFU against batch size, where the records have it
     model: dict[str, Any]  # the records' ``model``: sizes, trainable_params, flops_per_token
 
 
@@ -72,12 +74,18 @@ def _grids(table: Table, mode: str) -> dict[str, Grid]:
 
 def _table(site: SiteData, view: TableView) -> TransformerTable:
     table = view.table
+    name = f"{table.machine_id}-{table.setting.slug}"
+    title = chart_title(view.machine, table)
     chart = site.add_chart(
-        f"charts/transformer-{table.machine_id}-{table.setting.slug}.png",
-        lambda: chart_data.per_batch(
-            table, lambda s: s.tokens_per_second, _("tokens per second"), title=chart_title(view.machine, table)
-        ),
+        f"charts/transformer-{name}.png",
+        lambda: chart_data.per_batch(table, lambda s: s.tokens_per_second, _("tokens per second"), title=title),
     )
+    mfu_chart = None
+    if any(s.mfu for s in table.summaries):
+        mfu_chart = site.add_chart(
+            f"charts/transformer-mfu-{name}.png",
+            lambda: chart_data.per_batch(table, lambda s: s.mfu, _("MFU (%)"), scale=100, title=title),
+        )
     return TransformerTable(
         view,
         headline.throughput_grid(table, site.throughput_leads(table)),
@@ -85,17 +93,25 @@ def _table(site: SiteData, view: TableView) -> TransformerTable:
         chart,
         [mfu_line(view, s) for s in table.summaries if s.mfu],
         mfu_basis(table),
-        next((r.record["model"] for r in table.runs if r.record.get("model")), {}),
+        mfu_chart,
+        model_of(table),
     )
 
 
 def context(site: SiteData) -> dict[str, Any]:
-    """The transformer page's context: every transformer table, out of the box first, then the tuned ones."""
-    found = site.transformer_tables
-    ordered = [t for t in found if not t.setting.tuning] + [t for t in found if t.setting.tuning]
-    tables = [_table(site, v) for v in views(site, ordered)]
+    """The transformer page's context: every transformer table, machine by machine in the pages' order, on each the
+    largest model (by FLOPs per token) first, out of the box before tuned; the page's model is the workload's default
+    size, and a table of another size says its own."""
+    found = sorted(site.transformer_tables, key=lambda t: (bool(t.setting.tuning), -_flops(t)))
+    tables = [_table(site, v) for v in views(site, found)]
+    default = [t.model for t in tables if t.model.get("sizes") and not t.view.table.setting.size]
     return {
         "tables": tables,
         "caveats": PageCaveats(t.view for t in tables),
-        "model": next((t.model for t in tables if t.model.get("sizes")), None),
+        "model": default[0] if default else None,
+        "model_words": model_words,
     }
+
+
+def _flops(table: Table) -> int:
+    return model_of(table).get("flops_per_token") or 0

@@ -25,8 +25,9 @@ from generator.views.answer_classes import AnswerGroup
 from generator.views.chart_data import machine_tick
 from generator.views.lead_words import measured_gap, pooled_gap, sittings_words
 from generator.views.sitedata import SiteData
-from generator.views.table_view import TableView, device_title, precision_words
+from generator.views.table_view import TableView, device_title, precision_words, views
 from generator.views.this_machine_ends import ends_said
+from generator.views.transformer_model import model_of, model_words
 from generator.views.verdict_text import text
 
 #: one comparison: the table it is read from and its lead at one batch size
@@ -282,10 +283,37 @@ def _heading(group: AnswerGroup) -> str:
     return fill(_("**{group}** · {where}:"), group=_(group.word), where=where)
 
 
+def _transformer(site: SiteData, group: AnswerGroup) -> list[str]:
+    """The transformer's verdicts on the group's machines, one sentence per model size and precision (the largest
+    model first), each naming the model as its records state it; none where it has no comparison there."""
+    tables = [t for t in site.transformer_tables if t.machine_id in group.machine_ids and not t.setting.tuning]
+    settings: dict[tuple, list[Comparison]] = {}
+    for view in views(site, sorted(tables, key=lambda t: -(model_of(t).get("flops_per_token") or 0))):
+        model = model_of(view.table)
+        if model.get("sizes"):
+            key = (model["name"], view.table.setting.precision)
+            settings.setdefault(key, []).extend(
+                (view, lead) for lead in site.throughput_leads(view.table).values() if lead
+            )
+    said = []
+    for found in settings.values():
+        if found:
+            view = found[0][0]
+            said.append(
+                fill(
+                    _("**The transformer**, {model} in {precision}: {verdicts}"),
+                    model=model_words(model_of(view.table)),
+                    precision=precision_words(view.table.setting),
+                    verdicts=" ".join(_verdicts(group, found)),
+                )
+            )
+    return said
+
+
 def paragraph(site: SiteData, group: AnswerGroup) -> str:
-    """One group's paragraph (Markdown)."""
+    """One group's paragraph (Markdown): ResNet-18's verdicts, then the transformer's."""
     found = comparisons(site, group)
     ends = ends_said(site, group) if group.builder else None
     verdicts = [ends] if ends else _verdicts(group, found)
-    said = [_heading(group), *verdicts, _harness(found), _rests_on(group, found)]
+    said = [_heading(group), *verdicts, _harness(found), _rests_on(group, found), *_transformer(site, group)]
     return spaced([*said, *_not_measured(group)])

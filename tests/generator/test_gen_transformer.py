@@ -18,18 +18,22 @@ from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
 from generator.views import chart_data
 from runners.measure.profiles import expand
+from runners.workloads.gpt.arch import SIZES
 
 #: tokens/s of each framework's three rounds: PyTorch's ahead of the others', TensorFlow's and JAX's close
 RATES = {"torch": (5000.0, 5100.0, 4950.0), "tensorflow": (4000.0, 4300.0, 3700.0), "jax": (3900.0, 4000.0, 3950.0)}
 
 
-def gpt_run(framework: str, tokens_per_second: float, repeat: int = 0, mode: str = "compiled") -> dict:
-    """One quick-gpt run on the test CPU as ``runners run`` records it (through ``ok_record``)."""
+def gpt_run(
+    framework: str, tokens_per_second: float, repeat: int = 0, mode: str = "compiled", size: str | None = None
+) -> dict:
+    """One quick-gpt run on the test CPU as ``runners run`` records it (through ``ok_record``); with ``size``, at that
+    named size under the scale-gpt profile's name, as an accelerator's scale-gpt run is a setting of its own."""
     (config,) = expand(
         "quick-gpt", frameworks=[framework], modes=[mode], device="cpu", version_of=gen_records.VERSIONS.get
     )
-    config = dataclasses.replace(config, repeat=repeat)
-    context = 256  # the benchmark model's, which ok_record multiplies sequences/s by
+    config = dataclasses.replace(config, repeat=repeat, **({"size": size, "profile": "scale-gpt"} if size else {}))
+    context = SIZES[size or "bytes-6x384"].context  # which ok_record multiplies sequences/s by
     measured = gen_records.one_epoch(
         config,
         tokens_per_second / context,
@@ -99,6 +103,33 @@ def test_the_transformer_page_and_the_home_line_show_it_and_the_article_pages_do
     assert "(results/transformer.md)" in pages["index.md"]  # the home page points to it
     for article_page in ("results/speed.md", "results/memory.md", "results/accuracy.md", "appendix/claims.md"):
         assert "grammar" not in pages[article_page], article_page
+
+
+def test_the_larger_model_comes_first_another_size_says_its_own_and_the_home_page_names_each(tmp_path):
+    runs = [gpt_run(fw, rate, i) for fw, rates in RATES.items() for i, rate in enumerate(rates)]
+    runs += [gpt_run(fw, rate / 10, i, size="gpt2-tiny") for fw, rates in RATES.items() for i, rate in enumerate(rates)]
+    runs += [gen_records.run(fw, 32) for fw in ("torch", "jax")]  # the home page answers for ResNet-18's machines
+    results = write(tmp_path, runs)
+    pages = pages_undrawn(results)
+    page = pages["results/transformer.md"]
+    tiny = SIZES["gpt2-tiny"]
+    assert page.index("· quick-gpt ·") < page.index("· scale-gpt ·")  # the byte model has more FLOPs per token
+    assert "· gpt2-tiny · scale-gpt ·" in page  # the size names its table
+    assert "10,844,160 trainable parameters" in page  # the page's model is the default size's
+    (here,) = [line for line in page.splitlines() if line.startswith("**The model here**")]
+    assert f"({tiny.layers} layers, {tiny.width} wide, context {tiny.context:,}, vocabulary {tiny.vocab:,})" in here
+    assert page.index("· scale-gpt ·") < page.index(here)  # under its own table's heading
+    assert "![MFU against batch size on" not in page  # a CPU without a known peak: no MFU, no chart
+    home = pages["index.md"]
+    byte_line = home.index("**The transformer**, a GPT of 11M parameters (6 layers, 384 wide, context 256")
+    tiny_line = home.index(f"**The transformer**, a GPT of {tiny_params(results)}M parameters ({tiny.layers} layers")
+    assert byte_line < tiny_line  # the larger model first, each with its verdict
+    assert "PyTorch is ahead of TensorFlow by 1.26× (1.08–1.46×) at batch 8" in home[byte_line:tiny_line]
+
+
+def tiny_params(results) -> str:
+    (params,) = {r.record["model"]["trainable_params"] for r in results.runs if r.record["config"].get("size")}
+    return f"{params / 1e6:.0f}"
 
 
 def test_an_eager_run_shows_its_first_step_overhead_not_a_compile_time(tmp_path):
