@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gen_records
 import pytest
+from one_page import page_alone
 
 from fwbench.decision import AHEAD, UNDECIDED
 from fwbench.harness_checks import checks_path, load_checks, write_checks
@@ -198,3 +199,22 @@ def test_the_sites_leads_are_set_against_the_checks_beside_the_records(tmp_path)
         WIDENED,
     )
     assert all(1.15 < d.lead.ratio < 1.20 for d in lead.verdict.rests_on)  # the gap the page shows, widened
+
+
+def test_the_method_page_lists_the_checks_of_the_trainers_the_newest_records_ran(tmp_path):
+    for record in TORCH + JAX:
+        write_record(tmp_path / "runs" / MACHINE / f"{record['record_id']}.json", record)
+    assert "No check of the trainers the newest records ran" in page_alone(load_results(tmp_path), "method.md")
+    written(
+        tmp_path,
+        check("torch", TORCH, 0.94, (0.93, 0.95)),
+        check("jax", JAX, 0.85, (0.84, 0.86)),
+        check("jax", JAX, 0.70, None, harness="0123456789ab"),  # an older trainer's: it judges no record
+    )
+    page = page_alone(load_results(tmp_path), "method.md")
+    (torch_row,) = [line for line in page.splitlines() if "| minimal torch loop |" in line]
+    assert "| fp32 |" not in torch_row and "| strict FP32 (TF32 off) | 32 | PyTorch | minimal torch loop |" in torch_row
+    assert torch_row.endswith("| 0.940 (0.930–0.950) | 5 |")
+    (jax_row,) = [line for line in page.splitlines() if "| minimal jax loop |" in line]
+    assert "0.850 (0.840–0.860)" in jax_row and "0.700" not in page
+    assert "训练器 ÷ 循环" in page_alone(load_results(tmp_path), "method.md", language="zh")

@@ -16,6 +16,7 @@ from generator.records.machines import Machine
 from generator.site import Page
 from generator.views import text_format
 from generator.views.gpu_stack import gpu_stack
+from generator.views.harness_table import harness_grid
 from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import device_title, setting_label
@@ -107,6 +108,7 @@ def context(site: SiteData) -> dict[str, Any]:
         "model": grid,
         "parameter_counts": counts,
         "parity": load_data("parity_checks.json"),
+        "harness": harness_grid(site),
         "precision": precision_grid(recipes := load_data("precision_recipes.json")),
         "bf16_differences": recipes["bf16_differences"],
     }
