@@ -21,7 +21,7 @@ from generator.views.caveats import PageCaveats
 from generator.views.markdown_table import Grid, batch_grid
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, chart_title, views
-from generator.views.transformer_model import model_of, model_words
+from generator.views.transformer_model import flops_of, model_of, model_words
 
 PAGE = Page(
     "results/transformer.md", "transformer.md.j2", N_("3.5 Beyond the article: a transformer"), N_("3 Results"), 3.5
@@ -102,7 +102,7 @@ def context(site: SiteData) -> dict[str, Any]:
     """The transformer page's context: every transformer table, machine by machine in the pages' order, on each the
     largest model (by FLOPs per token) first, out of the box before tuned; the page's model is the workload's default
     size, and a table of another size says its own."""
-    found = sorted(site.transformer_tables, key=lambda t: (bool(t.setting.tuning), -_flops(t)))
+    found = sorted(site.transformer_tables, key=lambda t: (bool(t.setting.tuning), -flops_of(t)))
     tables = [_table(site, v) for v in views(site, found)]
     default = [t.model for t in tables if t.model.get("sizes") and not t.view.table.setting.size]
     return {
@@ -111,7 +111,3 @@ def context(site: SiteData) -> dict[str, Any]:
         "model": default[0] if default else None,
         "model_words": model_words,
     }
-
-
-def _flops(table: Table) -> int:
-    return model_of(table).get("flops_per_token") or 0

@@ -27,7 +27,7 @@ from generator.views.lead_words import measured_gap, pooled_gap, sittings_words
 from generator.views.sitedata import SiteData
 from generator.views.table_view import TableView, device_title, precision_words, views
 from generator.views.this_machine_ends import ends_said
-from generator.views.transformer_model import model_of, model_words
+from generator.views.transformer_model import flops_of, model_of, model_words
 from generator.views.verdict_text import text
 
 #: one comparison: the table it is read from and its lead at one batch size
@@ -288,7 +288,7 @@ def _transformer(site: SiteData, group: AnswerGroup) -> list[str]:
     model first), each naming the model as its records state it; none where it has no comparison there."""
     tables = [t for t in site.transformer_tables if t.machine_id in group.machine_ids and not t.setting.tuning]
     settings: dict[tuple, list[Comparison]] = {}
-    for view in views(site, sorted(tables, key=lambda t: -(model_of(t).get("flops_per_token") or 0))):
+    for view in views(site, sorted(tables, key=lambda t: -flops_of(t))):
         model = model_of(view.table)
         if model.get("sizes"):
             key = (model["name"], view.table.setting.precision)

@@ -15,6 +15,11 @@ def model_of(table: Table) -> dict[str, Any]:
     return next((r.record["model"] for r in table.runs if r.record.get("model")), {})
 
 
+def flops_of(table: Table) -> int:
+    """The forward FLOPs per token of ``table``'s model (0 where its records do not say): larger models come first."""
+    return model_of(table).get("flops_per_token") or 0
+
+
 def model_words(model: dict[str, Any]) -> str:
     """A model's size in a few words from its record: ``a GPT of 124M parameters (12 layers, 768 wide, context 1,024,
     vocabulary 50,257)``."""
