@@ -17,9 +17,11 @@ from fwbench.harness_standing import NOT_A_LEAD, NOT_CHECKED, WIDENED, WITHHELD
 from fwbench.harness_tolerance import check_for, within_harness
 from fwbench.pairing import compare
 from fwbench.records import RecordError, harness_digest, write_record
+from generator.i18n import language
 from generator.records.aggregate import summarise, tables
 from generator.records.load import load_results
 from generator.verdicts.leads import leads_by_batch
+from generator.views.harness_table import model_words
 from runners.measure.profiles import expand
 
 QUICK = expand("quick", device="cpu", version_of=gen_records.VERSIONS.get)
@@ -163,6 +165,11 @@ def test_a_check_at_another_size_of_the_workload_never_stands_in(tmp_path):
         batch_size=32, size="gpt2-small",
     )  # fmt: skip
     assert at_size.ratio == 0.80
+    # the method page's table names a sized model by its shape, as the default size's words do
+    (gpt,) = written(tmp_path, check("torch", TORCH, 0.80, None, workload="gpt", size="gpt2-small"))
+    assert model_words(gpt) == "GPT (12 × 768, a vocabulary of 50,257)"
+    with language("zh"):
+        assert model_words(gpt) == "GPT（12 × 768，词表 50,257）"
     with pytest.raises(RecordError, match=r"field 'checks\[0\]\.size': expected null or a non-empty string"):
         write_checks(
             checks_path(tmp_path, MACHINE, "2026-12-05T10:00:00Z"), [check("torch", TORCH, 1, None, size="")], "x"

@@ -8,7 +8,8 @@ from fwbench.frameworks import label
 from fwbench.harness_checks import DEVICE_KINDS, HarnessCheck
 from fwbench.pairing import newest_digest
 from generator.i18n import _, translate
-from generator.records.identity import PRECISION_WORDS, WORKLOAD_WORDS, workload_of
+from generator.records.identity import PRECISION_WORDS, WORKLOAD_REGISTRY, WORKLOAD_WORDS, workload_of
+from generator.spacing import fill
 from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 
@@ -55,10 +56,17 @@ def current_checks(site: SiteData) -> list[HarnessCheck]:
     )
 
 
-def _model(check: HarnessCheck) -> str:
-    """The model a check trained: the workload's words, or its named size."""
+def model_words(check: HarnessCheck) -> str:
+    """The model a check trained: the workload's words, or a named size's shape (``GPT (12 × 768, a vocabulary of
+    50,257)``), as the default size's words give it."""
     if check.size:
-        return check.size
+        shape = WORKLOAD_REGISTRY[check.workload].at(check.size).arch_config()
+        return fill(
+            _("GPT ({layers} × {width}, a vocabulary of {vocab:,})"),
+            layers=shape.layers,
+            width=shape.width,
+            vocab=shape.vocab,
+        )
     return translate(WORKLOAD_WORDS[check.workload]) if check.workload in WORKLOAD_WORDS else _("ResNet-18")
 
 
@@ -77,7 +85,7 @@ def harness_grid(site: SiteData) -> Grid | None:
     rows = [
         [
             f"{c.device_name} (`{c.machine_id}`)",
-            _model(c),
+            model_words(c),
             translate(PRECISION_WORDS[c.precision]),
             str(c.batch_size),
             label(c.framework) if (c.mode or "compiled") == "compiled" else f"{label(c.framework)} ({_(c.mode)})",
