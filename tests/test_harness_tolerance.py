@@ -225,3 +225,12 @@ def test_the_method_page_lists_the_checks_of_the_trainers_the_newest_records_ran
     (jax_row,) = [line for line in page.splitlines() if "| minimal jax loop |" in line]
     assert "0.850 (0.840–0.860)" in jax_row and "0.700" not in page
     assert "训练器 ÷ 循环" in page_alone(load_results(tmp_path), "method.md", language="zh")
+
+
+def test_the_home_page_counts_a_withheld_lead_as_its_table_says_not_as_undecided(tmp_path):
+    for record in NEAR + JAX:
+        write_record(tmp_path / "runs" / MACHINE / f"{record['record_id']}.json", record)
+    written(tmp_path, check("torch", NEAR, 1.0, (0.98, 1.02)), check("jax", JAX, 1.0, (0.98, 1.02)))
+    home = page_alone(load_results(tmp_path), "index.md")
+    assert "1 within what fwbench's trainers may add, between PyTorch and JAX (n = 6)" in home
+    assert "undecided" not in home

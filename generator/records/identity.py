@@ -77,6 +77,18 @@ RESNET18, GPT = ARTICLE_WORKLOAD, "gpt"
 WORKLOAD_WORDS = {name: entry.words for name, entry in WORKLOAD_REGISTRY.items() if entry.words}
 
 
+def size_words(workload: str, size: str) -> str:
+    """A named size of a workload by its shape, as the default size's words give it: ``GPT (12 × 768, a vocabulary
+    of 50,257)``."""
+    shape = WORKLOAD_REGISTRY[workload].at(size).arch_config()
+    return fill(
+        _("GPT ({layers} × {width}, a vocabulary of {vocab:,})"),
+        layers=shape.layers,
+        width=shape.width,
+        vocab=shape.vocab,
+    )
+
+
 def version_key(version: str) -> tuple:
     """Sort key of a version string: its numbers in order (``2.10.0`` after ``2.9.1``), the text as a tie-break."""
     return tuple(int(n) for n in re.findall(r"\d+", version)), version
@@ -138,8 +150,8 @@ class Setting:
             images = fill(_("{images} (at least {steps} steps per epoch)"), images=images, steps=self.min_timed_steps)
         precision = translate(PRECISION_WORDS[self.precision]) if self.precision in PRECISION_WORDS else self.precision
         parts = [self.profile, self.dataset, images, epochs, precision]
-        if self.size:  # the size's name: a table's own line states the model
-            parts.insert(0, self.size)
+        if self.size:  # the size's shape: a table's own line states the model
+            parts.insert(0, size_words(self.workload, self.size))
         elif not self.is_article_workload:
             named = WORKLOAD_WORDS.get(self.workload)
             parts.insert(0, translate(named) if named else self.workload)

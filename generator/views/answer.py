@@ -16,6 +16,7 @@ from collections import Counter
 
 from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE
 from fwbench.frameworks import REGISTRY, label, measured_on, why_not_measured
+from fwbench.harness_standing import WITHHELD
 from generator.i18n import _, ngettext, translate
 from generator.message import Message, and_list
 from generator.records.flags import FLAGGED_RUNS
@@ -113,13 +114,16 @@ def _ahead(found: list[Comparison], decided: list[Comparison]) -> str:
 
 def _counted(found: list[Comparison], named: bool) -> list[str]:
     """The comparisons of ``found`` counted by verdict, each kind once: ``PyTorch ahead of TensorFlow in 2``, ``5
-    undecided (n = 3–5)``; a lead ahead, or only one framework finished, always names its frameworks, the others
+    undecided (n = 3–5)``, ``1 within what fwbench's trainers may add (n = 5)`` (a lead the harness checks withhold,
+    as its table says); a lead ahead, or only one framework finished, always names its frameworks, the others
     only with ``named`` (where no leader is said before them)."""
     kinds: Counter = Counter()
     rounds: dict[tuple, list[int]] = {}
     for _view, lead in found:
         names = named or lead.decided or lead.outcome is None
-        key = (lead.outcome, lead.leader if names else "", lead.runner_up if names else "")
+        harness = lead.verdict.harness if lead.verdict else None
+        outcome = WITHHELD if harness and harness.applies == WITHHELD else lead.outcome
+        key = (outcome, lead.leader if names else "", lead.runner_up if names else "")
         kinds[key] += 1
         rounds.setdefault(key, []).append(lead.n)
     said = []
@@ -132,6 +136,12 @@ def _counted(found: list[Comparison], named: bool) -> list[str]:
             msgid = _("{leader} ahead of {runner_up} in {c}")
         elif outcome == ABOUT_EQUAL:
             msgid = _("{c} about equal between {leader} and {runner_up}") if leader else _("{c} about equal")
+        elif outcome == WITHHELD:
+            msgid = (
+                _("{c} within what fwbench's trainers may add, between {leader} and {runner_up} (n = {n})")
+                if leader
+                else _("{c} within what fwbench's trainers may add (n = {n})")
+            )
         elif outcome == DISAGREE:
             msgid = (
                 _("{c} where the sittings disagree on {leader} and {runner_up}")

@@ -8,8 +8,7 @@ from fwbench.frameworks import label
 from fwbench.harness_checks import DEVICE_KINDS, HarnessCheck
 from fwbench.pairing import newest_digest
 from generator.i18n import _, translate
-from generator.records.identity import PRECISION_WORDS, WORKLOAD_REGISTRY, WORKLOAD_WORDS, workload_of
-from generator.spacing import fill
+from generator.records.identity import PRECISION_WORDS, WORKLOAD_WORDS, size_words, workload_of
 from generator.views.markdown_table import Grid
 from generator.views.sitedata import SiteData
 
@@ -57,16 +56,9 @@ def current_checks(site: SiteData) -> list[HarnessCheck]:
 
 
 def model_words(check: HarnessCheck) -> str:
-    """The model a check trained: the workload's words, or a named size's shape (``GPT (12 × 768, a vocabulary of
-    50,257)``), as the default size's words give it."""
+    """The model a check trained: the workload's words, or a named size's shape (``size_words``)."""
     if check.size:
-        shape = WORKLOAD_REGISTRY[check.workload].at(check.size).arch_config()
-        return fill(
-            _("GPT ({layers} × {width}, a vocabulary of {vocab:,})"),
-            layers=shape.layers,
-            width=shape.width,
-            vocab=shape.vocab,
-        )
+        return size_words(check.workload, check.size)
     return translate(WORKLOAD_WORDS[check.workload]) if check.workload in WORKLOAD_WORDS else _("ResNet-18")
 
 

@@ -114,7 +114,7 @@ def test_the_larger_model_comes_first_another_size_says_its_own_and_the_home_pag
     page = pages["results/transformer.md"]
     tiny = SIZES["gpt2-tiny"]
     assert page.index("· quick-gpt ·") < page.index("· scale-gpt ·")  # the byte model has more FLOPs per token
-    assert "· gpt2-tiny · scale-gpt ·" in page  # the size names its table
+    assert "· GPT (2 × 64, a vocabulary of 50,257) · scale-gpt ·" in page  # the size's shape names its table
     assert "10,844,160 trainable parameters" in page  # the page's model is the default size's
     (here,) = [line for line in page.splitlines() if line.startswith("**The model here**")]
     assert f"({tiny.layers} layers, {tiny.width} wide, context {tiny.context:,}, vocabulary {tiny.vocab:,})" in here
