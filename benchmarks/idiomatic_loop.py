@@ -12,9 +12,10 @@ single pairs stray far beyond the 3 % margin.
 
 With ``--device`` (cpu, gpu, tpu or auto) it checks the JAX-based frameworks (``--frameworks``: JAX and PyTorch via
 torchax) in one process, since a TPU admits one process at a time: for each precision policy (``--precisions``) and
-batch size, every loop of every framework is built (fwbench's Trainer and each minimal loop: Flax NNX and Flax
-linen for JAX; torchax's ``make_train_step`` for torchax), then each round runs every loop once, the order rotated
-by one loop each round (a Latin square: every loop holds every position equally often over as many rounds as loops).
+batch size, one framework at a time, every loop of it is built (fwbench's Trainer and each minimal loop: Flax NNX
+and Flax linen for JAX; torchax's ``make_train_step`` for torchax), then each round runs every loop once, the order
+rotated by one loop each round (a Latin square: every loop holds every position equally often over as many rounds
+as loops).
 Prints each loop's images/s and MFU (the records' rule: ``runners.measure.mfu.mfu_section``), and each ratio
 Trainer ÷ minimal with its 95 % interval over the rounds (``fwbench.decision``'s paired interval); ``--out`` writes
 the harness checks as JSON (``fwbench.harness_checks``), which the site reads to know how far each harness may stray.
@@ -28,6 +29,7 @@ the harness checks as JSON (``fwbench.harness_checks``), which the site reads to
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -265,6 +267,25 @@ def interleave(
     return {"rates": rates, "setup": {loop.name: loop.setup_seconds for loop in loops}}
 
 
+def one_framework_at_a_time(
+    make: Callable[[tuple[str, str]], Built | Worker],
+    names: list[tuple[str, str]],
+    rounds: int,
+    profile: Callable[[list[Built]], None] | None = None,
+) -> dict:
+    """``interleave`` over each framework's loops in turn, their results merged: a ratio pairs a trainer with its own
+    framework's loops only, and one framework's loops are closed and collected before the next one's are built, so
+    that a model as large as GPT-2 small need not hold every loop's state at once (all four of its loops built in one
+    process did not fit a 15.7 GiB TPU v5e)."""
+    merged: dict = {"rates": {}, "setup": {}}
+    for framework in dict.fromkeys(name[0] for name in names):
+        found = interleave(make, [name for name in names if name[0] == framework], rounds, profile)
+        for key in merged:
+            merged[key] |= found[key]
+        gc.collect()  # the closed loops' arrays, and with them their device memory
+    return merged
+
+
 def ratio_figures(trainer_rates: list[float], reference_rates: list[float]) -> dict:
     """Trainer ÷ reference per round, their median, and the 95 % interval of the rounds' mean ratio (log scale, as
     ``fwbench.decision`` judges rounds; None with fewer than three rounds)."""
@@ -402,7 +423,7 @@ def in_one_process(args: argparse.Namespace) -> int:
         for batch_size in args.batch_sizes:
             options = {"precision": precision, "device": args.device}
             profiled = None if args.profile is None else args.profile / f"{spec.name}-{precision}-{batch_size}"
-            result = interleave(
+            result = one_framework_at_a_time(
                 lambda name, b=batch_size, o=options: Built(*name[:1], "compiled", name[1], b, args.steps, spec, **o),
                 names,
                 args.rounds,

@@ -42,6 +42,31 @@ def test_each_round_rotates_the_order_by_one_loop_so_every_loop_holds_every_plac
     assert all(sorted(order[place] for order in orders) == loops for place in range(3))
 
 
+def test_one_frameworks_loops_are_closed_before_the_next_frameworks_are_built():
+    events = []
+
+    class Loop:  # a loop's life as ``interleave`` sees it: built, a round at a time, closed
+        def __init__(self, name):
+            self.name, self.setup_seconds, self.rate = name, 1.0, 10.0 * (len(events) + 1)
+            events.append(("built", name))
+
+        def round(self):
+            events.append(("round", self.name))
+            return self.rate
+
+        def close(self):
+            events.append(("closed", self.name))
+
+    names = [("jax", "trainer"), ("torchax", "trainer"), ("jax", "linen"), ("torchax", "minimal")]
+    result = idiomatic_loop.one_framework_at_a_time(Loop, names, rounds=2)
+    jax_done = max(i for i, (what, name) in enumerate(events) if name[0] == "jax")
+    torchax_first = min(i for i, (what, name) in enumerate(events) if name[0] == "torchax")
+    assert events[jax_done] == ("closed", ("jax", "linen")) and torchax_first == jax_done + 1
+    assert [what for what, name in events if name == ("torchax", "minimal")] == ["built", "round", "round", "closed"]
+    assert set(result["rates"]) == set(result["setup"]) == set(names)
+    assert all(len(rates) == 2 for rates in result["rates"].values())
+
+
 def test_a_check_per_reference_loop_names_the_trainers_harness_and_divides_by_the_precisions_peak():
     bf16, fp32 = checks("bf16", V5E), checks("fp32", V5E)
     nnx = bf16[idiomatic_loop.REFERENCES["resnet18", "jax", "minimal"]]
