@@ -34,7 +34,7 @@ from runners.matrix.order import at_ends, in_round, labeller, matrix_plan
 from runners.matrix.outcome import Outcome, Result, Stop
 from runners.matrix.pairs import DECISIVE
 from runners.matrix.repeats import Repeats
-from runners.matrix.store import completed, first_repeat, runs_here, start_here, stored_path
+from runners.matrix.store import completed, first_repeat, of_current_trainer, runs_here, start_here, stored_path
 from runners.matrix.summary import busy_note, status_words
 from runners.measure.profiles import RunConfig
 
@@ -60,10 +60,11 @@ def run_matrix(
     A round ``r`` runs repeat ``r`` of its configurations, so a matrix run again (after a budget stop, a kill)
     resumes where it stopped: its finished runs are not made again, and every record counts in the comparisons. With
     auto repeats, a matrix that starts a new sitting numbers its rounds after the earlier sittings' repeats
-    (``store.first_repeat``), and decides in that sitting alone. A configuration's first run compiles cold; its
-    repeats find the caches it left (``LocalExecutor.run``). Each run is
-    told its place K/N among the runs of its matrix so far. One line per run goes to stderr; the bar
-    (``progress``), naming what runs where, only on a terminal.
+    (``store.first_repeat``), and decides in that sitting alone; so does a matrix after a trainer changed, whose
+    round 0 makes the new trainer's first run where the older one's stands (``Matrix.first_run``). A configuration's
+    first run compiles cold; its repeats find the caches it left (``LocalExecutor.run``). Each run is told its place
+    K/N among the runs of its matrix so far. One line per run goes to stderr; the bar (``progress``), naming what
+    runs where, only on a terminal.
     """
     return Matrix(plan, out, executor, force, repeats or Repeats(), budget or Budget(), progress).run()
 
@@ -83,6 +84,7 @@ class Matrix:
         self.budget_spent = False  # the budget stopped a round
         self.start = {target: start_here(target) for target, _ in plan}  # where each matrix's sitting begins
         self.not_started: dict[tuple[Target, int, str], str] = {}  # the ends with no room for n = 3, and why
+        self.made: set[tuple[str, int]] = set()  # (config id, repeat) of each run this matrix made
 
     def run(self) -> Outcome:
         """Each end (``at_ends``), the cheapest first (``end_costs``), then the others: round 0 (their first runs),
@@ -149,7 +151,8 @@ class Matrix:
         """Round 0 of ``part`` (each target's configurations by id), then its repeats from round ``first`` on,
         round after round, back to back, until none is asked for or the budget stops one."""
         first_round = [
-            (target, [c for c in order if c.config_id in part.get(target, ())]) for target, order in self.plan
+            (target, [self.first_run(target, c, first) for c in order if c.config_id in part.get(target, ())])
+            for target, order in self.plan
         ]
         first_round = [(target, configs) for target, configs in first_round if configs]
         if not first_round:
@@ -167,6 +170,14 @@ class Matrix:
             results += self.round(round_plan)
         return results
 
+    def first_run(self, target: Target, config: RunConfig, first: int) -> RunConfig:
+        """Round 0's run of ``config``: its first run, or, where that was an older trainer's, this trainer's first,
+        numbered ``first`` (after the older trainer's runs, its record beside theirs, which stay), so that a matrix
+        after a trainer change measures the new one instead of taking the old run as done."""
+        if self.force or not (found := completed(config, self.out, target.machine_ids)):
+            return config
+        return config if of_current_trainer(found) else replace(config, repeat=first)
+
     def repeat_round(
         self, runs: dict[Target, dict[str, list[dict]]], repeat: int, part: dict[Target, frozenset[str]]
     ) -> list[tuple[Target, list[RunConfig]]]:
@@ -183,6 +194,7 @@ class Matrix:
                 if config.config_id in chosen
                 and config.config_id in part.get(target, ())
                 and config.framework not in target.not_installed
+                and (config.config_id, repeat) not in self.made  # made in round 0 (``first_run``)
             ]
             if repeats_due:
                 rounds.append((target, in_round(repeats_due, repeat)))
@@ -270,6 +282,7 @@ class Matrix:
         if record is not None:
             record = {**record, "matrix": self.planned[job.target]}
             write_record(stored_path(self.out, record), record)
+            self.made.add((job.config.config_id, job.config.repeat))
         line = f"{status_words(record)} in {event.seconds:.0f} s" if record else f"not run, {event.note}"
         line += f"; {busy}" if record and (busy := busy_note(record)) else ""
         self.report_result(results, job, Result(job.config, record, event.note, event.where, event.seconds), line)

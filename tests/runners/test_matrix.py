@@ -537,6 +537,7 @@ def test_run_matrix_passes_positions_in_the_full_order_also_when_resuming(monkey
     order = interleaved_order(profiles.expand("quick", batch_sizes=[32, 64]))
     resumed = order[0]
     monkeypatch.setattr(matrix, "completed", lambda config, out, ids: {"status": "ok"} if config == resumed else None)
+    monkeypatch.setattr(matrix, "of_current_trainer", lambda record: True)  # the resumed run is this trainer's
     monkeypatch.setattr(matrix, "write_record", lambda path, record: None)
     executor = FakeExecutor()
     target = Target(("m",), {"tensorflow": "tensorflow is not installed in /fake/python"})

@@ -974,3 +974,20 @@ def test_a_profile_that_decides_an_unknown_figure_is_refused_naming_the_field(de
 
     with pytest.raises(ValueError, match=r"^decides: expected throughput, then any of start-up, memory, got"):
         repeats_of({"repeats": "auto", "max_repeats": 5, "decides": decides})
+
+
+def test_after_a_trainer_change_round_0_measures_the_new_trainer_and_keeps_the_older_run(tmp_path, capsys):
+    order = order_of("torch", "jax")
+    out = tmp_path / "runs"
+    older = {"digest": "0123456789ab", "modules": ["runners.frameworks.jax.resnet18"]}
+    for config in order:  # the first round, made before; JAX's by another trainer
+        record = ran(config, 100.0) | ({"harness": older} if config.framework == "jax" else {})
+        write_record(record_path(out, MACHINE, config), record)
+    executor = Runs({("torch", 32): 100, ("jax", 32): 50})
+    run_repeats(out, order, executor, Repeats())
+    # round 0: JAX's new trainer makes its first run, numbered after the older one's; round 1: PyTorch's repeat
+    assert executor.ran() == ["jax/compiled bs32 seed0 r1", "torch/compiled bs32 seed0 r1"]
+    err = capsys.readouterr().err
+    assert "torch/compiled bs32 seed0: done before (resumed)" in err and "jax/compiled bs32 seed0:" not in err
+    jax = next(config for config in order if config.framework == "jax")
+    assert read_record(record_path(out, MACHINE, jax))["harness"] == older  # the older run stays
