@@ -744,6 +744,31 @@ def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_ca
     assert again.returncode == 0 and (tree / "kept.txt").is_file()
 
 
+def test_harness_checks_run_first_each_from_its_commit_and_kit_plan_none_runs_no_matrix(tmp_path):
+    run_shell(tmp_path, KIT_DEVICE="tpu")  # the checkout, its worktree and the installs, as a first call makes them
+    checkout = tmp_path / "checkout"
+    git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "switch", "-q", "-c", "trainer-b"], check=True)
+    (checkout / "README.md").write_text("trainer B\n")
+    subprocess.run([*git, "commit", "-q", "-am", "trainer B"], check=True)
+    subprocess.run([*git, "switch", "-q", "-"], check=True)
+    (tmp_path / "calls.cwd").unlink()
+    (tmp_path / "lib" / "torchax").mkdir(parents=True)  # installed by the first call
+    entry = "--workload gpt --frameworks jax --batch-sizes 8"
+    done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_PLAN="none", KIT_HARNESS=f"{entry} ; @trainer-b {entry}")
+    assert done.returncode == 0, done.stderr
+    out, tree = tmp_path / "out", tmp_path / "tree"
+    assert calls == [
+        ["benchmarks/idiomatic_loop.py", "--device", "tpu", *entry.split(), "--out", str(out / f"harness-{k}.json")]
+        for k in (1, 2)
+    ]  # and no `runners kit`: KIT_PLAN=none
+    *_carried, first, second = map(Path, (tmp_path / "calls.cwd").read_text().splitlines())
+    assert first == tree and (tree / "README.md").read_text() == "committed\n"
+    assert second.name.startswith("tree-") and (second / "README.md").read_text() == "trainer B\n"
+    log = (out / "accelerator_kit.log").read_text()
+    assert log.count("accelerator_kit.sh: harness check ") == 2 and "(@trainer-b --workload gpt" in log
+
+
 def test_elsewhere_the_call_installs_nothing_and_hands_its_arguments_to_the_kit(tmp_path):
     done, calls = run_shell(tmp_path, "--frameworks", "torch,jax")
     assert done.returncode == 0, done.stderr

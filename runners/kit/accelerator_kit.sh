@@ -10,7 +10,9 @@
 # (runners.kit.carried). The kit's matrices run under one deadline, KIT_MINUTES (default 8; a call may run 10) from
 # the call's start, less 20 s for the packing:
 # KIT_PLAN's (`runners matrix` arguments separated by ";"; a TPU's default: the GPT's quick matrix, then ResNet-18's),
-# KIT_REPEATS rounds each (default 3), else a GPU's parts. The log goes live to $OUT/accelerator_kit.log (kept even if
+# KIT_REPEATS rounds each (default 3; KIT_PLAN=none: no matrix), else a GPU's parts. Before them, KIT_HARNESS's harness
+# checks (`benchmarks/idiomatic_loop.py --device` arguments separated by ";", an entry starting "@REF " run from a
+# worktree of REF: trainers A/B in one call), each to $OUT/harness-K.json. The log goes live to $OUT/accelerator_kit.log (kept even if
 # the call is killed); the table and its JSON beside it; $OUT/accelerator_kit-runs.tar.gz holds the machine folders of
 # results/runs that this call wrote to (unpack it into the checkout), and accelerator_kit-site.tar.gz the site and
 # env.json, apart, so that a site past the 16 MiB a file may bring back never holds the records back. A later call on the same
@@ -65,14 +67,38 @@ echo "accelerator_kit.sh: device $device, code $(git rev-parse --short HEAD 2>/d
   "ready in $(( $(date +%s) - start )) s"
 work=${KIT_WORK:-/tmp/accelerator-kit}
 mkdir -p "$work"
+harness_status=0 k=0
+IFS=';' read -ra entries <<< "${KIT_HARNESS:-}"
+for entry in "${entries[@]}"; do
+  read -ra words <<< "$entry"
+  [ ${#words[@]} -gt 0 ] || continue
+  k=$(( k + 1 )) dir=$PWD entry=${words[*]}
+  if [[ ${words[0]} == @* ]]; then  # another trainer's commit, in a worktree of its own
+    entry_ref=${words[0]#@}
+    words=("${words[@]:1}")
+    dir=$tree-$(git rev-parse --short "$entry_ref") || continue
+    [ -d "$dir" ] || git worktree add --detach --force "$dir" "$entry_ref" >/dev/null || continue
+  fi
+  left=$(( end - $(date +%s) ))
+  [ "$left" -gt 60 ] || { echo "accelerator_kit.sh: no time left for harness check $k: $entry"; break; }
+  (cd "$dir" && timeout "$left" "$python" benchmarks/idiomatic_loop.py --device "$device" "${words[@]}" \
+    --out "$out/harness-$k.json")
+  code=$?
+  echo "accelerator_kit.sh: harness check $k ($entry) from $(git -C "$dir" rev-parse --short HEAD): exit $code"
+  [ "$code" -le "$harness_status" ] || harness_status=$code
+done
 # the record files and their times before the kit runs: the machine folders of any record new or changed after it are
 # what this call wrote to (the matrix's lock file beside them is not a record) (a folder's mtime could miss a record written within the clock tick of a marker file's)
 records() { find results/runs -type f -printf '%T@ %p\n' 2>/dev/null | sort; }
 before=$(records)
-"$python" -m runners.cli kit --out "$work" --results results --device "$device" \
-  --deadline "$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" ${KIT_PLAN:+"--plan=$KIT_PLAN"} \
-  ${KIT_REPEATS:+--repeats "$KIT_REPEATS"} "$@"
-status=$?
+if [ "${KIT_PLAN:-}" = none ]; then
+  status=$harness_status
+else
+  "$python" -m runners.cli kit --out "$work" --results results --device "$device" \
+    --deadline "$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" ${KIT_PLAN:+"--plan=$KIT_PLAN"} \
+    ${KIT_REPEATS:+--repeats "$KIT_REPEATS"} "$@"
+  status=$?
+fi
 cp "$work/accelerator_kit.txt" "$work/accelerator_kit.json" "$out/" 2>/dev/null
 mapfile -t written < <(comm -13 <(echo "$before") <(records) | cut -d' ' -f2- | awk -F/ 'NF > 3 { print $1 "/" $2 "/" $3 }' | sort -u)
 mapfile -t made < <(cd "$work" && ls -d site env.json 2>/dev/null)
