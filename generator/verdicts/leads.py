@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, Verdict
 from fwbench.gap import MIN_EFFECT
+from fwbench.harness_standing import WITHHELD
 from fwbench.harness_tolerance import check_for, within_harness
 from fwbench.pairing import compare, ranked, run_throughput
 from fwbench.records import harness_digest
@@ -59,6 +60,12 @@ class Lead:
     def decided(self) -> bool:
         """True when the records name the leader: its sittings decide it ahead (in one sitting or more)."""
         return self.outcome == AHEAD
+
+    @property
+    def withheld(self) -> bool:
+        """True when the harness checks withhold the lead: within what fwbench's trainers may add
+        (``fwbench.harness_tolerance``)."""
+        return bool(self.verdict and self.verdict.harness and self.verdict.harness.applies == WITHHELD)
 
     @property
     def replicated(self) -> bool:

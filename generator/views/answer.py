@@ -121,8 +121,7 @@ def _counted(found: list[Comparison], named: bool) -> list[str]:
     rounds: dict[tuple, list[int]] = {}
     for _view, lead in found:
         names = named or lead.decided or lead.outcome is None
-        harness = lead.verdict.harness if lead.verdict else None
-        outcome = WITHHELD if harness and harness.applies == WITHHELD else lead.outcome
+        outcome = WITHHELD if lead.withheld else lead.outcome
         key = (outcome, lead.leader if names else "", lead.runner_up if names else "")
         kinds[key] += 1
         rounds.setdefault(key, []).append(lead.n)

@@ -14,7 +14,7 @@ import math
 
 from fwbench.decision import ABOUT_EQUAL, AHEAD, DISAGREE, SittingDecision
 from fwbench.gap import Gap
-from fwbench.harness_standing import WIDENED, WITHHELD
+from fwbench.harness_standing import WIDENED
 from generator.i18n import _, ngettext
 from generator.spacing import fill
 from generator.verdicts.leads import EFFECT_PERCENT, Lead
@@ -91,7 +91,7 @@ def statement(lead: Lead) -> str:
     if verdict.outcome == DISAGREE:
         count = len(verdict.rests_on)
         return fill(ngettext("sittings disagree ({n} sitting)", "sittings disagree ({n} sittings)", count), n=count)
-    if verdict.harness is not None and verdict.harness.applies == WITHHELD:
+    if lead.withheld:
         return fill(_("within what fwbench's trainers may add, at n = {n}"), n=lead.n)
     return fill(_("undecided at n = {n}"), n=lead.n)
 
