@@ -217,11 +217,15 @@ def test_the_method_page_lists_the_checks_of_the_trainers_the_newest_records_ran
         check("torch", TORCH, 0.94, (0.93, 0.95)),
         check("jax", JAX, 0.85, (0.84, 0.86)),
         check("jax", JAX, 0.70, None, harness="0123456789ab"),  # an older trainer's: it judges no record
+        # another machine of the kind, whose check stands for this one's records (``check_for``)
+        check("torch", TORCH, 0.96, (0.95, 0.97), machine_id="cpu-other", batch_size=256),
     )
     page = page_alone(load_results(tmp_path), "method.md")
-    (torch_row,) = [line for line in page.splitlines() if "| minimal torch loop |" in line]
+    (torch_row,) = [line for line in page.splitlines() if "| minimal torch loop |" in line and "cpu-other" not in line]
     assert "| fp32 |" not in torch_row and "| strict FP32 (TF32 off) | 32 | PyTorch | minimal torch loop |" in torch_row
     assert torch_row.endswith("| 0.940 (0.930–0.950) | 5 |")
+    (other_row,) = [line for line in page.splitlines() if "(`cpu-other`)" in line]
+    assert other_row.endswith("| 0.960 (0.950–0.970) | 5 |")
     (jax_row,) = [line for line in page.splitlines() if "| minimal jax loop |" in line]
     assert "0.850 (0.840–0.860)" in jax_row and "0.700" not in page
     assert "训练器 ÷ 循环" in page_alone(load_results(tmp_path), "method.md", language="zh")

@@ -17,18 +17,22 @@ Measured = tuple[str, str, str, str | None, str, int, str, str]
 
 
 def current_checks(site: SiteData) -> list[HarnessCheck]:
-    """The checks of the trainers (harness digests) that each framework's newest run of a workload on the check's
-    machine ran, the newest check of each measured thing (``Measured``)."""
+    """The checks of the trainers (harness digests) that each framework's newest run of a workload on some machine of
+    the check's kind ran (a check stands for every machine of its kind: ``fwbench.harness_tolerance.check_for``), the
+    newest check of each measured thing (``Measured``)."""
     runs: dict[tuple[str, str, str], list[dict]] = {}
     for summary in site.summaries:
         for item in summary.runs:
             if item.record["status"] == "ok":
                 key = (summary.key.machine_id, summary.key.framework, workload_of(item.record))
                 runs.setdefault(key, []).append(item.record)
-    newest = {key: newest_digest(records) for key, records in runs.items()}
+    current = {
+        ((records[-1].get("hardware") or {}).get("device_kind"), framework, workload, newest_digest(records))
+        for (_machine, framework, workload), records in runs.items()
+    }
     found: dict[Measured, HarnessCheck] = {}
     for check in sorted(site.results.harness_checks, key=lambda c: c.made_at):
-        if newest.get((check.machine_id, check.framework, check.workload)) == check.harness:
+        if (check.device_kind, check.framework, check.workload, check.harness) in current:
             measured = (
                 check.machine_id,
                 check.workload,
