@@ -45,10 +45,11 @@ COMPILED = parity.planned("compiled", "float32", steps=SMOKE_STEPS)
 #: 1.44e-3 (jax), 0.99e-3 (jax's Pallas kernel)
 FUSED_MEASURED = {"logits": 3.0e-7, "loss": 9.2e-8, "update": 1.44e-3}
 #: the worst bf16-vs-float32 differences measured (the written-out float32 run against bf16 with the precision's
-#: fused attention): the losses 1.3e-5 (torch) to 2.8e-5 (jax), the logits 3.7e-3 (jax) to 4.2e-3 (torch)
-BF16_LOSS_MEASURED = 2.8e-5
+#: fused attention): the losses 1.3e-5 (torch) to 7.1e-5 (jax, its residual stream in bfloat16), the logits 4.1e-3
+#: (tensorflow) to 4.9e-3 (jax)
+BF16_LOSS_MEASURED = 7.1e-5
 #: bfloat16 keeps 8 bits of mantissa: logits computed in it differ from float32's by far more than float32's rounding
-#: (measured at least 3.7e-3), which shows the bf16 run did compute in bfloat16
+#: (measured at least 4.1e-3), which shows the bf16 run did compute in bfloat16
 BF16_LOGITS_AT_LEAST = 1e-3
 
 WRITTEN_OUT = parity.planned("eager", "float32", "fp32", attention="written-out")

@@ -19,8 +19,9 @@ WORKLOAD = Workload(
     trainers="runners.frameworks.{framework}.gpt",
     sample="token",
     flops="flops_per_token",
-    # bf16: the dense layers, attention and the tied head in bfloat16; the residual stream, embeddings, LayerNorms,
-    # softmax and loss in float32, alike in all four (docs/design.md, "Workloads")
+    # bf16: each framework's mixed precision (docs/design.md, "Precision"): the dense layers, attention and the tied
+    # head in bfloat16 in all four, the loss in float32; PyTorch's autocast, torchax's and the Keras trainer keep the
+    # residual stream, embeddings and LayerNorms float32, Flax's dtype makes them bfloat16
     precisions=("fp32", "default", "bf16"),
     model_name="gpt-bytes-6x384",
     samples_per_item="context",
