@@ -651,7 +651,8 @@ fi
 
 def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
     """runners/kit/accelerator_kit.sh, copied into a git checkout whose working tree is edited after its commit, with
-    the stand-in python3; (the call, the stand-in's calls but its look for the carried folder)."""
+    the stand-in python3 and ``KIT_REF=HEAD`` (the commit, the edits aside) unless ``env`` says otherwise; (the call,
+    the stand-in's calls but its look for the carried folder)."""
     checkout = tmp_path / "checkout"
     if not checkout.is_dir():
         (checkout / "runners" / "kit").mkdir(parents=True)
@@ -683,11 +684,12 @@ def run_shell(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.Comple
             "KIT_LIB": str(tmp_path / "lib"),
             "KIT_TREE": str(tmp_path / "tree"),
             "KIT_WORK": str(tmp_path / "work"),
+            "KIT_REF": "HEAD",
             **env,
         },
         timeout=60,
     )
-    made = [call.splitlines() for call in calls.read_text().split("\n\n") if call]
+    made = [call.splitlines() for call in calls.read_text().split("\n\n") if call] if calls.exists() else []
     return done, [call for call in made if call != ["-m", "runners.kit.carried"]]
 
 
@@ -723,6 +725,17 @@ def test_a_later_call_on_the_same_machine_installs_nothing_and_gives_the_kit_the
     assert kit_args([*kit_call[3:], "--repeats", "auto"]).repeats == "auto", "as runners matrix takes it"
 
 
+def test_files_newer_than_the_checkouts_commit_stop_the_kit_before_it_installs_or_measures_unless_kit_ref_is_set(
+    tmp_path,
+):
+    # a machine handed the tree with an older .git: measuring HEAD would measure the old trainers
+    done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="")
+    assert done.returncode == 2 and calls == []
+    assert "files differ from HEAD" in done.stdout and "git bundle create, git fetch" in done.stdout
+    assert "measured nothing (KIT_REF=HEAD measures HEAD's code anyway)" in done.stdout
+    assert not (tmp_path / "tree").exists()
+
+
 def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_call_wrote(tmp_path):
     done, _calls = run_shell(tmp_path, KIT_DEVICE="tpu")
     assert done.returncode == 0, done.stderr
@@ -730,7 +743,7 @@ def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_ca
     assert set((tmp_path / "calls.cwd").read_text().splitlines()) == {str(tree)}
     assert (tree / "README.md").read_text() == "committed\n"
     log = (tmp_path / "out" / "accelerator_kit.log").read_text()
-    assert "this checkout's files differ from HEAD" in log and "in 1 tracked files: the runs measure HEAD's code" in log
+    assert "this checkout's files differ from HEAD" in log and "the runs measure HEAD's code, not the edits" in log
     assert (tree / ".whl-tpu" / "torchax-0.0.13-py3-none-any.whl").is_file()
     with tarfile.open(tmp_path / "out" / "accelerator_kit-runs.tar.gz") as packed:
         assert packed.getnames() == ["results/runs/tpu-v5-lite-1x1", "results/runs/tpu-v5-lite-1x1/new.json"]

@@ -32,13 +32,17 @@ fi
 # the carried folder of `make gpu-kit` (jsonschema, MkDocs), seen from the worktree
 export FWBENCH_KIT_DIR=${FWBENCH_KIT_DIR:-$PWD/build/gpu-kit}
 ref=${KIT_REF:-HEAD}  # a machine given the tree without its latest commits fetches them first (a git bundle)
+# a copy of a checkout whose .git lags its files (a machine sent the tree with an older .git) would measure old code:
+# without KIT_REF the kit stops before it spends device time; KIT_REF names the commit to measure (HEAD: edits aside)
+edited=$(git diff --name-only "$ref" -- . 2>/dev/null | wc -l)
+if [ "$edited" -gt 0 ]; then
+  echo "accelerator_kit.sh: this checkout's files differ from $ref ($(git rev-parse --short "$ref")) in $edited" \
+    "tracked files: commit them, or bring the commits this machine lacks (git bundle create, git fetch) and set KIT_REF"
+  [ -n "${KIT_REF:-}" ] || { echo "accelerator_kit.sh: measured nothing (KIT_REF=HEAD measures HEAD's code anyway)"; exit 2; }
+  echo "accelerator_kit.sh: the runs measure $ref's code, not the edits"
+fi
 tree=${KIT_TREE:-/tmp/fwbench-kit-$(git rev-parse --short "$ref")}
 [ -d "$tree" ] || git worktree add --detach --force "$tree" "$ref" >/dev/null || exit 1
-# a copy of a checkout whose .git lags its files (a machine sent the tree with an older .git) would measure old code
-edited=$(git diff --name-only "$ref" -- . 2>/dev/null | wc -l)
-[ "$edited" -gt 0 ] && echo "accelerator_kit.sh: this checkout's files differ from $ref ($(git rev-parse --short "$ref"))" \
-  "in $edited tracked files: the runs measure $ref's code, not them; commit them, or bring the commits this machine" \
-  "lacks (a git bundle) and set KIT_REF"
 [ -d .whl-tpu ] && cp -r .whl-tpu "$tree"/
 cd "$tree" || exit 1
 python=${PYTHON:-python3}
