@@ -60,7 +60,7 @@ def test_scale_gpt_runs_gpt2_small_with_fused_attention_in_bf16_and_default_at_t
         ("gpt2-small", "fused", "fused")
     }
     assert {(c.epoch_train_images, c.test_images, c.workload, c.dataset) for c in configs} == {
-        (512, 8, "gpt", "grammar")
+        (512, 2, "gpt", "grammar")
     }
     options = configs[0].spec.trainer_options(configs[0].attention, configs[0].precision)
     assert options == {"config": arch.GPT2_SMALL, "attention": "fused"}
