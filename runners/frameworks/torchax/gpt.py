@@ -64,9 +64,10 @@ class Trainer(resnet18.Trainer):
 
     def _step(self, params, buffers, opt_state, x, y, lr):
         """ResNet-18's torchax step with PyTorch's own loss, ``F.cross_entropy`` run by torchax, as the PyTorch
-        trainer and a torchax user's ``loss_fn`` compute it: at GPT-2 small's vocabulary it costs the step about a
-        sixth more than optax's loss (the harness check against ``make_train_step``), a cost a PyTorch user on a TPU
-        pays. ResNet-18's step keeps optax's loss, the same computation at 10 classes."""
+        trainer and a torchax user's ``loss_fn`` compute it: on a TPU v5e at GPT-2 small, batch 8, the step took 1.31
+        times as long as with optax's loss in bf16 and 1.15 times in ``default`` (91,479 → 69,959 and 64,744 → 56,055
+        tokens/s, ``benchmarks/idiomatic_loop.py --device tpu``), a cost a PyTorch user on a TPU pays. ResNet-18's
+        step keeps optax's loss, the same computation at 10 classes."""
 
         def loss_fn(params, buffers):
             logits, buffers = self._forward(params, buffers, x, training=True)
