@@ -99,9 +99,12 @@ lint: setup-dev $(ACTIONLINT)
 # The wheels a borrowed TPU machine without a package registry lacks (torchax: pure Python), for the accelerator
 # kit (runners/kit/accelerator_kit.sh; RUNNING.md, "Accelerator kit"), which installs them there from .whl-tpu, carried
 # beside the checkout.
+# The torchax wheel, and HEAD as a git bundle: a device machine handed this tree with an older .git measures HEAD's
+# code from it (runners/kit/accelerator_kit.sh). Run it after the last commit before a device call.
 tpu-wheels: setup
 	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --dest .whl-tpu \
 	  "torchax==$$(sed -n 's/^torchax==//p' constraints.txt)"
+	git bundle create .whl-tpu/head.bundle HEAD 2>/dev/null
 
 site: setup cjk-font
 	$(BIN)/runners probes --out $(RESULTS)/probes

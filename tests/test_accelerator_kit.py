@@ -731,9 +731,30 @@ def test_files_newer_than_the_checkouts_commit_stop_the_kit_before_it_installs_o
     # a machine handed the tree with an older .git: measuring HEAD would measure the old trainers
     done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="")
     assert done.returncode == 2 and calls == []
-    assert "files differ from HEAD" in done.stdout and "git bundle create, git fetch" in done.stdout
+    assert "files differ from HEAD" in done.stdout and "run make tpu-wheels (which carries HEAD)" in done.stdout
     assert "measured nothing (KIT_REF=HEAD measures HEAD's code anyway)" in done.stdout
     assert not (tmp_path / "tree").exists()
+
+
+def test_a_carried_bundle_of_the_files_commit_is_measured_where_the_checkouts_git_lags_them(tmp_path):
+    run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="", KIT_PLAN="none")  # makes the checkout
+    checkout = tmp_path / "checkout"
+    git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
+    (checkout / "runners" / "added.py").write_text("a file the older commit lacks\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "newer"], check=True)
+    subprocess.run([*git, "bundle", "create", "-q", str(checkout / ".whl-tpu" / "head.bundle"), "HEAD"], check=True)
+    newer = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    # the machine's copy: the newer files, its .git and index at the older commit
+    subprocess.run([*git, "reset", "-q", "HEAD~1"], check=True)
+    done, _calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="", KIT_PLAN="none", KIT_TREE=str(tmp_path / "t2"))
+    assert done.returncode == 0, done.stdout
+    assert f"measuring the carried commit {newer}, whose files these are" in done.stdout
+    assert (tmp_path / "t2" / "runners" / "added.py").is_file()
+    assert (tmp_path / "t2" / "README.md").read_text() == "edited, not committed\n"
+    (checkout / "README.md").write_text("edited after the bundle\n")  # a bundle older than the files: stop
+    stale, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="", KIT_PLAN="none", KIT_TREE=str(tmp_path / "t3"))
+    assert stale.returncode == 2 and calls == [] and "run make tpu-wheels (which carries HEAD)" in stale.stdout
 
 
 def test_the_kit_runs_from_a_clean_checkout_of_the_commit_and_packs_what_this_call_wrote(tmp_path):

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The accelerator kit in one call of a borrowed GPU or TPU machine without a package registry (RUNNING.md,
 # "Accelerator kit"): `python -m runners.cli kit`, run from a clean checkout of the commit at hand (KIT_TREE, a git
-# worktree of KIT_REF, default HEAD), so that its records name that commit unmodified, whatever else the working tree
-# holds. On a TPU machine (KIT_DEVICE=tpu, or auto: /opt/pypi/simple and a Google PCI device, the test of
-# runners.measure.provenance.tpu_info, which needs psutil, not there yet) it first installs what the machine lacks,
+# worktree of KIT_REF, default the commit .whl-tpu/head.bundle carries where the files are its, else HEAD), so that
+# its records name that commit unmodified, whatever else the working tree holds. On a TPU machine (KIT_DEVICE=tpu,
+# or auto: /opt/pypi/simple and a Google PCI device, the test of runners.measure.provenance.tpu_info, which needs
+# psutil, not there yet) it first installs what the machine lacks,
 # once per machine, into KIT_LIB: flax, optax and fwbench's own needs from the machine's own package index, its
 # PyTorch CPU wheel (/opt/wheels) and the wheels carried in .whl-tpu (torchax: `make tpu-wheels`). Where the
 # interpreter still lacks jsonschema or MkDocs, the carried folder of `make gpu-kit` goes on its path
@@ -31,13 +32,33 @@ if [ "$device" = auto ] && [ -d /opt/pypi/simple ] && grep -qsx 0x1ae0 /sys/bus/
 fi
 # the carried folder of `make gpu-kit` (jsonschema, MkDocs), seen from the worktree
 export FWBENCH_KIT_DIR=${FWBENCH_KIT_DIR:-$PWD/build/gpu-kit}
-ref=${KIT_REF:-HEAD}  # a machine given the tree without its latest commits fetches them first (a git bundle)
+# how many tracked files of commit $1 this checkout's files differ from, -1 where $1 is no commit here (a scratch
+# index holds $1's tree, so that files the checkout's own index lacks are compared too)
+differing() {
+  local scratch count=-1
+  scratch=$(mktemp -d)
+  if GIT_INDEX_FILE=$scratch/index git read-tree "$1" 2>/dev/null; then
+    GIT_INDEX_FILE=$scratch/index git update-index -q --refresh
+    count=$(GIT_INDEX_FILE=$scratch/index git diff --name-only -- . | wc -l)
+  fi
+  rm -rf "$scratch"
+  echo "$count"
+}
 # a copy of a checkout whose .git lags its files (a machine sent the tree with an older .git) would measure old code:
-# without KIT_REF the kit stops before it spends device time; KIT_REF names the commit to measure (HEAD: edits aside)
-edited=$(git diff --name-only "$ref" -- . 2>/dev/null | wc -l)
+# the commit `make tpu-wheels` carries (.whl-tpu/head.bundle) is measured where these files are exactly its tree
+carried=.whl-tpu/head.bundle
+if [ -z "${KIT_REF:-}" ] && [ -f "$carried" ] && git fetch -q "$carried" "+HEAD:refs/heads/fwbench-kit-carried" 2>/dev/null \
+  && [ "$(differing fwbench-kit-carried)" -eq 0 ]; then
+  KIT_REF=fwbench-kit-carried
+  echo "accelerator_kit.sh: measuring the carried commit $(git rev-parse --short "$KIT_REF"), whose files these are"
+fi
+ref=${KIT_REF:-HEAD}
+# otherwise, without KIT_REF, the kit stops before it spends device time; KIT_REF names the commit to measure
+edited=$(differing "$ref")
+[ "$edited" -ge 0 ] || { echo "accelerator_kit.sh: KIT_REF=$ref: no such commit here"; exit 2; }
 if [ "$edited" -gt 0 ]; then
   echo "accelerator_kit.sh: this checkout's files differ from $ref ($(git rev-parse --short "$ref")) in $edited" \
-    "tracked files: commit them, or bring the commits this machine lacks (git bundle create, git fetch) and set KIT_REF"
+    "tracked files: commit them and run make tpu-wheels (which carries HEAD), or set KIT_REF"
   [ -n "${KIT_REF:-}" ] || { echo "accelerator_kit.sh: measured nothing (KIT_REF=HEAD measures HEAD's code anyway)"; exit 2; }
   echo "accelerator_kit.sh: the runs measure $ref's code, not the edits"
 fi
