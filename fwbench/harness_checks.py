@@ -18,10 +18,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from fwbench.field_rules import count, interval, one_of, positive, stamped, text
 from fwbench.frameworks import FRAMEWORKS, TRAINING_MODES
 from fwbench.records import RecordError, atomic_write_text, read_json
 from fwbench.timestamps import utc_now
@@ -60,61 +60,32 @@ class HarnessCheck:
         return self.ratio_interval or (self.ratio, self.ratio)
 
 
-def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "a non-empty string"
-
-
-def _one_of(choices: Sequence[str]):
-    return lambda value: None if value in choices else f"one of {', '.join(choices)}"
-
-
-def _count(value: Any) -> str | None:
-    return None if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else "an integer ≥ 1"
-
-
-def _positive(value: Any) -> str | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    return None if ok else "a number above 0"
-
-
-def _interval(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, list) and len(value) == 2 and not any(map(_positive, value)) and value[0] <= value[1]:
-        return None
-    return "null or [low, high] with 0 < low ≤ high"
-
-
 def _digest(value: Any) -> str | None:
     return None if isinstance(value, str) and DIGEST.match(value) else "12 hexadecimal digits"
 
 
 #: each field of a check and what it must be (None: fine; else the words for what it must be)
 FIELDS = {
-    "framework": _one_of(FRAMEWORKS),
-    "workload": _one_of(WORKLOADS),
-    "device_kind": _one_of(DEVICE_KINDS),
-    "device_name": _text,
-    "machine_id": _text,
-    "precision": _one_of(PRECISIONS),
-    "batch_size": _count,
+    "framework": one_of(FRAMEWORKS),
+    "workload": one_of(WORKLOADS),
+    "device_kind": one_of(DEVICE_KINDS),
+    "device_name": text,
+    "machine_id": text,
+    "precision": one_of(PRECISIONS),
+    "batch_size": count,
     "harness": _digest,
-    "reference": _text,
-    "ratio": _positive,
-    "ratio_interval": _interval,
-    "pairs": _count,
+    "reference": text,
+    "ratio": positive,
+    "ratio_interval": interval,
+    "pairs": count,
 }
 
 
 def _problem(document: Any) -> str | None:
     """What is wrong with a checks document, naming the field; None where nothing is."""
-    if not isinstance(document, dict):
-        return "expected a JSON object with made_at, command and checks"
-    try:
-        datetime.fromisoformat(document.get("made_at", ""))
-    except (TypeError, ValueError):
-        return f"field 'made_at': expected an ISO 8601 time, got {document.get('made_at')!r:.80}"
-    if _text(document.get("command")):
+    if problem := stamped(document):
+        return problem
+    if text(document.get("command")):
         return "field 'command': expected a non-empty string"
     checks = document.get("checks")
     if not isinstance(checks, list) or not checks:
@@ -129,7 +100,7 @@ def _problem(document: Any) -> str | None:
                 return f"field 'checks[{index}].{name}': expected {expected}, got {check[name]!r:.80}"
         if check.get("mode") not in (None, *TRAINING_MODES):
             return f"field 'checks[{index}].mode': expected null or one of {', '.join(TRAINING_MODES)}"
-        if check.get("size") is not None and _text(check["size"]):
+        if check.get("size") is not None and text(check["size"]):
             return f"field 'checks[{index}].size': expected null or a non-empty string, got {check['size']!r:.80}"
     return None
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from fwbench.cliargs import UsageError
 from fwbench.harness_checks import read_checks
+from fwbench.parity_files import PARITY_DIR, read_parity
 from fwbench.records import RUN_SCHEMA, RecordError, read_record
 from generator.records import check_rules, derivations, replay
 from generator.records.check_rules import Commits, Finding, References
@@ -61,6 +62,8 @@ class Report:
 
 #: the folder of the trainers' checks against the frameworks' minimal loops (``fwbench.harness_checks``)
 HARNESS = "harness"
+#: the folders of files that are not run records, each with its reader and the words for what it holds
+NOT_RUNS = {HARNESS: (read_checks, "harness checks"), PARITY_DIR: (read_parity, "attention parity checks")}
 
 
 def counted(count: int, noun: str) -> str:
@@ -94,9 +97,9 @@ def layout_kind(folder: Path, path: Path) -> str:
     where ``folder`` is named like a kind (results/probes), the one above it; ``runs`` anywhere else, as in a
     submission's own folder."""
     parts = path.relative_to(folder).parts
-    parts = (folder.name, *parts) if folder.name in (*KINDS, HARNESS) else parts
-    if len(parts) > 1 and parts[0] == HARNESS:
-        return HARNESS
+    parts = (folder.name, *parts) if folder.name in (*KINDS, *NOT_RUNS) else parts
+    if len(parts) > 1 and parts[0] in NOT_RUNS:
+        return parts[0]
     kind = parts[0] if len(parts) > 1 and parts[0] in KINDS else "runs"
     return BISECT_RUNS if kind == "bisect" and path.parent.name == "runs" else kind
 
@@ -142,9 +145,10 @@ def check_paths(paths: list[Path], repo: Path | None, references: References | N
     for path, kind in submission_files(paths):
         report.files.append(path)
         try:
-            if kind == HARNESS:
-                read_checks(path)
-                report.notes.append((NOT_A_RUN, "valid harness checks in harness/; the submission rules judge runs"))
+            if kind in NOT_RUNS:
+                read, words = NOT_RUNS[kind]
+                read(path)
+                report.notes.append((NOT_A_RUN, f"valid {words} in {kind}/; the submission rules judge runs"))
                 continue
             record = read_one(path, SCHEMAS[kind])
             if SCHEMAS[kind] != RUN_SCHEMA:

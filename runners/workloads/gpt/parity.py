@@ -96,12 +96,15 @@ def capture(
     batch_size: int = PARITY_BATCH,
     attention: str | None = None,
     context: int = arch.TINY.context,
+    config: arch.GPTConfig | None = None,
+    device: str = "cpu",
 ) -> dict[str, np.ndarray]:
     """Logits on one batch and on the batch with a later token changed, then the weights after each AdamW step, of
-    ``arch.TINY`` at ``context`` tokens; ``attention`` the path (None: the precision's, fp32's written out)."""
-    config = dataclasses.replace(arch.TINY, context=context)
+    ``arch.TINY`` at ``context`` tokens (or of ``config``) on ``device``; ``attention`` the path (None: the
+    precision's, fp32's written out)."""
+    config = config or dataclasses.replace(arch.TINY, context=context)
     weights, tokens, targets = inputs(steps, batch_size, config=config)
-    trainer = make_trainer("gpt", name, weights, mode, "cpu", dtype, precision, config=config, attention=attention)
+    trainer = make_trainer("gpt", name, weights, mode, device, dtype, precision, config=config, attention=attention)
     batches = trainer.to_device(tokens, targets)
     ((changed, _),) = trainer.to_device(with_changed_token(tokens[0])[None], targets[:1])
     out = {"logits": trainer.logits(batches[0][0]), "logits.changed": trainer.logits(changed)}
@@ -116,7 +119,7 @@ def capture(
 def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray], steps: int = PARITY_STEPS) -> dict[str, float]:
     """Worst relative differences between two captures: logits, losses and per-step updates (w_t − w_{t−1}, so that
     a difference in the update rule is not hidden by the weights' own size)."""
-    names = arch.weight_names(arch.TINY)
+    names = [key.removeprefix("step0.") for key in a if key.startswith("step0.")]
     return {
         "logits": relative_difference(a["logits"], b["logits"]),
         "loss": max(relative_difference(a[f"loss{s}"], b[f"loss{s}"]) for s in range(1, steps + 1)),
