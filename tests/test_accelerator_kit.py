@@ -803,6 +803,25 @@ def test_harness_checks_run_first_each_from_its_commit_and_kit_plan_none_runs_no
     assert log.count("accelerator_kit.sh: harness check ") == 2 and "(@trainer-b --workload gpt" in log
 
 
+def test_kit_parity_runs_the_attention_parity_before_the_harness_checks_with_its_arguments(tmp_path):
+    run_shell(tmp_path, KIT_DEVICE="tpu")  # the checkout, its worktree and the installs, as a first call makes them
+    (tmp_path / "lib" / "torchax").mkdir(parents=True)  # installed by the first call
+    out = tmp_path / "out"
+    entry = "--workload gpt --frameworks jax --batch-sizes 8"
+    done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_PLAN="none", KIT_PARITY="", KIT_HARNESS=entry)
+    assert done.returncode == 0, done.stderr
+    assert calls == [
+        ["benchmarks/attention_parity.py", "--device", "tpu", "--out", str(out / "parity.json")],
+        ["benchmarks/idiomatic_loop.py", "--device", "tpu", *entry.split(), "--out", str(out / "harness-1.json")],
+    ]
+    assert "accelerator_kit.sh: attention parity (its defaults): exit 0" in (out / "accelerator_kit.log").read_text()
+    _done, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_PLAN="none", KIT_PARITY="--frameworks jax --steps 2")
+    assert calls == [
+        ["benchmarks/attention_parity.py", "--device", "tpu", "--frameworks", "jax", "--steps", "2", "--out",
+         str(out / "parity.json")],
+    ]  # fmt: skip
+
+
 def test_elsewhere_the_call_installs_nothing_and_hands_its_arguments_to_the_kit(tmp_path):
     done, calls = run_shell(tmp_path, "--frameworks", "torch,jax")
     assert done.returncode == 0, done.stderr

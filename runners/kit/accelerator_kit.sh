@@ -11,14 +11,15 @@
 # (runners.kit.carried). The kit's matrices run under one deadline, KIT_MINUTES (default 8; a call may run 10) from
 # the call's start, less 20 s for the packing:
 # KIT_PLAN's (`runners matrix` arguments separated by ";"; a TPU's default: the GPT's quick matrix, then ResNet-18's),
-# KIT_REPEATS rounds each (default 3; KIT_PLAN=none: no matrix), else a GPU's parts. Before them, KIT_HARNESS's harness
-# checks (`benchmarks/idiomatic_loop.py --device` arguments separated by ";", an entry starting "@REF " run from a
-# worktree of REF: trainers A/B in one call), each to $OUT/harness-K.json. The log goes live to $OUT/accelerator_kit.log (kept even if
-# the call is killed); the table and its JSON beside it; $OUT/accelerator_kit-runs.tar.gz holds the machine folders of
-# results/runs that this call wrote to (unpack it into the checkout), and accelerator_kit-site.tar.gz the site and
-# env.json, apart, so that a site past the 16 MiB a file may bring back never holds the records back. A later call on the same
-# machine installs nothing, reuses the worktree and KIT_WORK, and goes on where this one stopped. Arguments go to
-# `runners kit`.
+# KIT_REPEATS rounds each (default 3; KIT_PLAN=none: no matrix), else a GPU's parts. Before them, where KIT_PARITY is
+# set (even empty), `benchmarks/attention_parity.py` with its arguments, to $OUT/parity.json; then KIT_HARNESS's
+# harness checks (`benchmarks/idiomatic_loop.py --device` arguments separated by ";", an entry starting "@REF " run
+# from a worktree of REF: trainers A/B in one call), each to $OUT/harness-K.json. The log goes live to
+# $OUT/accelerator_kit.log (kept even if the call is killed); the table and its JSON beside it;
+# $OUT/accelerator_kit-runs.tar.gz holds the machine folders of results/runs that this call wrote to (unpack it into
+# the checkout), and accelerator_kit-site.tar.gz the site and env.json, apart, so that a site past the 16 MiB a file
+# may bring back never holds the records back. A later call on the same machine installs nothing, reuses the worktree
+# and KIT_WORK, and goes on where this one stopped. Arguments go to `runners kit`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/accelerator-kit-out}
@@ -93,6 +94,13 @@ echo "accelerator_kit.sh: device $device, code $(git rev-parse --short HEAD 2>/d
 work=${KIT_WORK:-/tmp/accelerator-kit}
 mkdir -p "$work"
 harness_status=0 k=0
+if [ -n "${KIT_PARITY+set}" ]; then  # set, even empty: the fused attention against the written-out one, first
+  read -ra words <<< "$KIT_PARITY"
+  timeout "$(( end - $(date +%s) ))" "$python" benchmarks/attention_parity.py --device "$device" "${words[@]}" \
+    --out "$out/parity.json"
+  harness_status=$?
+  echo "accelerator_kit.sh: attention parity (${KIT_PARITY:-its defaults}): exit $harness_status"
+fi
 IFS=';' read -ra entries <<< "${KIT_HARNESS:-}"
 for entry in "${entries[@]}"; do
   read -ra words <<< "$entry"
