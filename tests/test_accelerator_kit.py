@@ -734,6 +734,8 @@ def test_files_newer_than_the_checkouts_commit_stop_the_kit_before_it_installs_o
     assert "files differ from HEAD" in done.stdout and "run make tpu-wheels (which carries HEAD)" in done.stdout
     assert "measured nothing (KIT_REF=HEAD measures HEAD's code anyway)" in done.stdout
     assert not (tmp_path / "tree").exists()
+    unknown, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_REF="no-such-ref")
+    assert unknown.returncode == 2 and calls == [] and "KIT_REF=no-such-ref: no such commit here" in unknown.stdout
 
 
 def test_a_carried_bundle_of_the_files_commit_is_measured_where_the_checkouts_git_lags_them(tmp_path):
