@@ -822,6 +822,8 @@ def test_kit_parity_runs_the_attention_parity_before_the_harness_checks_with_its
         ["benchmarks/attention_parity.py", "--device", "tpu", "--frameworks", "jax", "--steps", "2", "--out",
          str(out / "parity.json")],
     ]  # fmt: skip
+    late, calls = run_shell(tmp_path, KIT_DEVICE="tpu", KIT_PLAN="none", KIT_PARITY="", KIT_MINUTES="1")
+    assert calls == [] and "no time left for the attention parity" in late.stdout  # 40 s: never `timeout 0`
 
 
 def test_elsewhere_the_call_installs_nothing_and_hands_its_arguments_to_the_kit(tmp_path):
